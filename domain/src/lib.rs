@@ -1,0 +1,24 @@
+//! Amora's domain: the values the rest of the system passes around, each parsed once at
+//! the edge so that code past the edge cannot hold an invalid one. No I/O, no framework.
+
+pub mod character;
+pub mod gender;
+pub mod money;
+pub mod paging;
+pub mod telemetry;
+pub mod text;
+pub mod viewer;
+
+/// A value that failed to parse, with the field it came from and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct Invalid {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl Invalid {
+    pub fn new(field: &'static str, reason: impl Into<String>) -> Self {
+        Self { field, reason: reason.into() }
+    }
+}

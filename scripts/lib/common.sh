@@ -1,0 +1,51 @@
+# Shared by scripts/run and scripts/test: where things are, and installing what is missing.
+# Heavy downloads are cached outside the repository, in ~/.cache/amora.
+
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+AMORA_CACHE="${AMORA_CACHE:-$HOME/.cache/amora}"
+mkdir -p "$AMORA_CACHE"
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# apt-get update at most once per script run, and only when something is missing.
+APT_UPDATED=0
+apt_install() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || die "apt-get is needed to install: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    $sudo apt-get update -qq
+    APT_UPDATED=1
+  fi
+  say "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+require_toolchains() {
+  command -v cargo >/dev/null || die "Rust (cargo) is required: https://rustup.rs"
+  command -v node >/dev/null || apt_install nodejs npm
+  command -v npm >/dev/null || apt_install npm
+  # rusqlite's bundled SQLite and some crates build C code.
+  command -v cc >/dev/null || apt_install build-essential
+  command -v pkg-config >/dev/null || apt_install pkg-config
+}
+
+# Installs the frontend's packages when the lock file changed since the last install.
+frontend_install() {
+  local stamp="$REPO_ROOT/frontend/node_modules/.amora-lock-hash"
+  local hash
+  hash="$(sha256sum "$REPO_ROOT/frontend/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$hash" ]; then
+    say "installing frontend packages"
+    (cd "$REPO_ROOT/frontend" && npm ci --no-audit --no-fund --cache "$AMORA_CACHE/npm")
+    echo "$hash" > "$stamp"
+  fi
+}

@@ -1,0 +1,94 @@
+//! The one API error type. Every layer's error converts into it here, and it renders as
+//! an envelope with the code of API.md §1.3. Causes go to the log, never to the client.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use amora_store::StoreError;
+use serde_json::json;
+
+use super::code::ApiCode;
+use crate::envelope::EnvelopeError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// A payload field is missing or invalid; the text names the field.
+    #[error("{0}")]
+    Param(String),
+    #[error("{0}")]
+    Envelope(String),
+    #[error("rate limited")]
+    RateLimited,
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The body is larger than the endpoint accepts: HTTP 413, no envelope (API.md §1.4).
+    #[error("payload too large")]
+    PayloadTooLarge,
+    /// An internal fault; the cause is logged and the client sees only the code.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn code(&self) -> ApiCode {
+        match self {
+            ApiError::Param(_) => ApiCode::ParamError,
+            ApiError::Envelope(_) => ApiCode::EnvelopeError,
+            ApiError::RateLimited => ApiCode::RateLimited,
+            ApiError::NotFound(_) => ApiCode::NotFound,
+            ApiError::PayloadTooLarge => ApiCode::ParamError,
+            ApiError::Internal(_) => ApiCode::ServerError,
+        }
+    }
+
+    /// The text sent in `msg`: specific where it helps the caller fix the request.
+    fn message(&self) -> String {
+        match self {
+            ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
+            other => other.code().default_message().to_owned(),
+        }
+    }
+}
+
+/// The plaintext envelope of an error; the envelope middleware encrypts it.
+pub fn error_envelope(code: ApiCode, msg: &str) -> serde_json::Value {
+    json!({ "code": code.value(), "msg": msg, "success": false, "data": null })
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::OK,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        if let ApiError::PayloadTooLarge = self {
+            return HttpResponse::PayloadTooLarge().json(
+                json!({ "code": ApiCode::ParamError.value(), "msg": "Request body too large.", "success": false }),
+            );
+        }
+        HttpResponse::Ok().json(error_envelope(self.code(), &self.message()))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}
+
+impl From<EnvelopeError> for ApiError {
+    fn from(error: EnvelopeError) -> Self {
+        ApiError::Envelope(error.to_string())
+    }
+}
+
+impl From<amora_domain::Invalid> for ApiError {
+    fn from(error: amora_domain::Invalid) -> Self {
+        ApiError::Param(error.to_string())
+    }
+}

@@ -1,0 +1,12 @@
+//! Amora's HTTP server: routing, the encrypted envelope, the static app, health and
+//! metrics. `startup::Application` is the whole server; `main` only reads the command line.
+
+pub mod api;
+pub mod envelope;
+pub mod observability;
+pub mod rate_limit;
+pub mod routes;
+pub mod settings;
+pub mod startup;
+pub mod state;
+pub mod web;

@@ -1,0 +1,245 @@
+//! Configuration: `config/default.toml`, then a file named on the command line, then
+//! `AMORA_<SECTION>__<KEY>` environment variables (e.g. `AMORA_HTTP__PORT=9000`). Unknown
+//! keys are an error, so a typo never silently falls back to a default.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use config::{Config, Environment, File, FileFormat};
+use serde::Deserialize;
+
+/// The embedded defaults, compiled in so the binary runs from anywhere.
+const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
+const ENV_PREFIX: &str = "AMORA_";
+/// Between sections in variable names: `AMORA_STORE__DATA_DIR` is `store.data_dir`.
+const ENV_SEPARATOR: &str = "__";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub http: HttpSettings,
+    pub store: StoreSettings,
+    pub log: LogSettings,
+    pub limits: LimitSettings,
+    pub web: WebSettings,
+    pub catalogue: CatalogueSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSettings {
+    pub host: String,
+    /// 0 picks a free port (tests).
+    pub port: u16,
+    /// Worker threads; 0 means one per core.
+    pub workers: usize,
+    /// The built frontend (`frontend/dist`), relative to the working directory.
+    pub static_dir: PathBuf,
+    /// The address people reach the site at; links in mail are built from it.
+    pub public_base_url: String,
+    /// Seconds in-flight requests get to finish after SIGTERM.
+    pub shutdown_timeout_secs: u64,
+    /// Use `X-Forwarded-For` for the client address; only behind a trusted proxy.
+    pub trust_forwarded_for: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    Embedded,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSettings {
+    pub kind: StoreKind,
+    pub data_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSettings {
+    pub format: LogFormat,
+    /// A `tracing` filter, e.g. `info,amora_server=debug`; `RUST_LOG` wins when set.
+    pub filter: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// `/webError` and `/spm` calls allowed per client address per minute.
+    pub reports_per_minute: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSettings {
+    /// Coins a voice generation costs (integer units; the UI divides by 10).
+    pub gen_voice_coin: i64,
+    /// Coins an image generation costs.
+    pub gen_picture_coin: i64,
+    pub android_download_url: Option<String>,
+    pub social: SocialLinks,
+}
+
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocialLinks {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discord: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twitter: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub youtube: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiktok: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reddit: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogueSettings {
+    pub currency: String,
+    pub plans: Vec<PlanSettings>,
+    pub coin_packages: Vec<CoinPackageSettings>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanSettings {
+    pub product_id: String,
+    pub price_cents: u64,
+    pub original_price_cents: u64,
+    pub coins_per_period: i64,
+    /// Percent off the first period, e.g. 70.
+    pub first_subscription_discount: u8,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoinPackageSettings {
+    pub product_id: String,
+    pub coins: i64,
+    pub price_cents: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("configuration: {0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    /// Loads the defaults, `file` if given, and the process environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, SettingsError> {
+        Self::load_from(file, std::env::vars())
+    }
+
+    /// Like `load`, with the environment given (tests pass their own).
+    pub fn load_from(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, SettingsError> {
+        let mut builder = Config::builder().add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml));
+        if let Some(path) = file {
+            builder = builder.add_source(File::from(path).format(FileFormat::Toml).required(true));
+        }
+        // Only `AMORA_<SECTION>__<KEY>` names are configuration; other AMORA_ variables
+        // (a test harness's, say) are not ours to reject.
+        let overrides: HashMap<String, String> = env
+            .into_iter()
+            .filter(|(name, _)| name.starts_with(ENV_PREFIX) && name[ENV_PREFIX.len()..].contains(ENV_SEPARATOR))
+            .collect();
+        let environment = Environment::with_prefix("AMORA")
+            .prefix_separator("_")
+            .separator(ENV_SEPARATOR)
+            .try_parsing(true)
+            .source(Some(overrides));
+        let settings: Settings = builder
+            .add_source(environment)
+            .build()
+            .and_then(Config::try_deserialize)
+            .map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    fn validate(&self) -> Result<(), SettingsError> {
+        let expect_ids = |found: Vec<&str>, wanted: &[&str], what: &str| {
+            let mut found = found;
+            found.sort_unstable();
+            if found != wanted {
+                return Err(SettingsError::Invalid(format!("{what} must be exactly {wanted:?}, got {found:?}")));
+            }
+            Ok(())
+        };
+        expect_ids(
+            self.catalogue.plans.iter().map(|p| p.product_id.as_str()).collect(),
+            &["month_1", "quarter_1", "year_1"],
+            "catalogue.plans product ids",
+        )?;
+        expect_ids(
+            self.catalogue.coin_packages.iter().map(|p| p.product_id.as_str()).collect(),
+            &["coin_1", "coin_2", "coin_3", "coin_4", "coin_5", "coin_6"],
+            "catalogue.coin_packages product ids",
+        )?;
+        if self.web.gen_voice_coin < 0 || self.web.gen_picture_coin < 0 {
+            return Err(SettingsError::Invalid("web costs must not be negative".into()));
+        }
+        if self.limits.reports_per_minute == 0 {
+            return Err(SettingsError::Invalid("limits.reports_per_minute must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn the_defaults_run_everything_embedded_on_8080() {
+        let settings = Settings::load_from(None, env(&[])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(settings.http.port, 8080);
+        assert_eq!(settings.store.kind, StoreKind::Embedded);
+        assert_eq!(settings.web.gen_voice_coin, 2);
+        assert_eq!(settings.web.gen_picture_coin, 20);
+    }
+
+    #[test]
+    fn environment_variables_override_nested_keys() {
+        let settings = Settings::load_from(
+            None,
+            env(&[("AMORA_HTTP__PORT", "9123"), ("AMORA_STORE__DATA_DIR", "/tmp/x"), ("AMORA_BIN", "ignored")]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(settings.http.port, 9123);
+        assert_eq!(settings.store.data_dir, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error() {
+        let error = Settings::load_from(None, env(&[("AMORA_HTTP__PROT", "1")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("prot")));
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("extra.toml");
+        std::fs::write(&path, "[store]\ndata_dri = \"x\"\n").unwrap_or_else(|e| panic!("{e}"));
+        assert!(Settings::load_from(Some(&path), env(&[])).is_err());
+    }
+}

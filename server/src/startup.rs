@@ -1,0 +1,120 @@
+//! Builds the application from settings: opens the store, seeds the catalogue, binds the
+//! listener and assembles the routes. `main` and the tests start the server the same way.
+
+use std::net::TcpListener;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{DefaultHeaders, from_fn};
+use actix_web::{App, HttpServer, web};
+use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
+use amora_store::Store;
+use amora_store::embedded::EmbeddedStore;
+use tracing_actix_web::TracingLogger;
+
+use crate::envelope::middleware::envelope;
+use crate::rate_limit::AddressLimiter;
+use crate::routes;
+use crate::settings::{Settings, StoreKind};
+use crate::state::AppState;
+use crate::web::{health, media, spa};
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    store: Store,
+}
+
+impl Application {
+    /// Opens everything and binds the port; the server runs once `run_until_stopped` is awaited.
+    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        let store = open_store(&settings).await?;
+        amora_store::seed::ensure_catalogue(&store).await?;
+        if !settings.http.static_dir.join("index.html").is_file() {
+            tracing::warn!(dir = %settings.http.static_dir.display(), "the frontend is not built; pages will say so");
+        }
+
+        let listener = TcpListener::bind((settings.http.host.as_str(), settings.http.port))?;
+        let port = listener.local_addr()?.port();
+        let per_minute = NonZeroU32::new(settings.limits.reports_per_minute)
+            .ok_or_else(|| anyhow::anyhow!("limits.reports_per_minute must be at least 1"))?;
+        let state = AppState {
+            report_limiter: AddressLimiter::per_minute(per_minute, settings.http.trust_forwarded_for),
+            store: store.clone(),
+            settings: Arc::new(settings.clone()),
+        };
+        let metrics = PrometheusMetricsBuilder::new("amora")
+            .endpoint("/metrics")
+            .build()
+            .map_err(|e| anyhow::anyhow!("metrics: {e}"))?;
+
+        let server = HttpServer::new(move || app(state.clone(), metrics.clone()))
+            .workers(match settings.http.workers {
+                0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+                n => n,
+            })
+            // SIGTERM and SIGINT stop accepting at once and give requests this long to finish.
+            .shutdown_timeout(settings.http.shutdown_timeout_secs)
+            .client_request_timeout(Duration::from_secs(30))
+            .listen(listener)?
+            .run();
+        tracing::info!(port, "amora is listening");
+        Ok(Self { port, server, store })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The store the application runs on; tests inspect it.
+    pub fn store(&self) -> Store {
+        self.store.clone()
+    }
+
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
+    match settings.store.kind {
+        StoreKind::Embedded => {
+            let data_dir = settings.store.data_dir.clone();
+            // Opening applies migrations, which blocks: keep it off the async threads.
+            let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(&data_dir)).await??;
+            tracing::info!(path = %store.path().display(), "embedded store open");
+            Ok(store.into_store())
+        }
+    }
+}
+
+fn app(
+    state: AppState,
+    metrics: PrometheusMetrics,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .wrap(metrics)
+        .wrap(TracingLogger::default())
+        .wrap(
+            DefaultHeaders::new()
+                .add(("X-Content-Type-Options", "nosniff"))
+                .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
+        )
+        .app_data(web::Data::new(state))
+        .route("/healthz", web::get().to(health::healthz))
+        .route("/readyz", web::get().to(health::readyz))
+        .route("/media/{id}", web::get().to(media::get_media))
+        .route("/locales/{lng}/{file}", web::get().to(spa::locale))
+        .service(web::scope("/lust/api").wrap(from_fn(envelope)).configure(routes::configure))
+        .default_service(web::get().to(spa::static_or_index))
+}

@@ -1,0 +1,6 @@
+//! Everything served outside the encrypted API: health probes, media, translations and
+//! the built single-page app.
+
+pub mod health;
+pub mod media;
+pub mod spa;

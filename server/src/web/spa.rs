@@ -1,0 +1,97 @@
+//! The built React app (`frontend/dist`): files as they are, `index.html` for client
+//! routes, and `/locales/{lng}/{ns}.json` for i18next.
+
+use std::path::{Path, PathBuf};
+
+use actix_files::NamedFile;
+use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::state::AppState;
+
+/// The ten languages of the product (spec §1).
+pub const LANGUAGES: [&str; 10] = ["en", "de", "es", "fr", "id", "it", "ja", "ko", "pl", "pt"];
+
+/// `/locales/{lng}/{ns}.json`: only known languages and plain namespace names, so the path
+/// can never leave the locales folder.
+pub async fn locale(req: HttpRequest, state: web::Data<AppState>, path: web::Path<(String, String)>) -> HttpResponse {
+    let (language, file) = path.into_inner();
+    let Some(namespace) = file.strip_suffix(".json") else {
+        return HttpResponse::NotFound().finish();
+    };
+    let plain = |text: &str| {
+        !text.is_empty()
+            && text.len() <= 40
+            && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    if !LANGUAGES.contains(&language.as_str()) || !plain(namespace) {
+        return HttpResponse::NotFound().finish();
+    }
+    let path = state.settings.http.static_dir.join("locales").join(&language).join(format!("{namespace}.json"));
+    // Translations change with each release; revalidate instead of caching blindly.
+    serve_file(&req, &path, "no-cache")
+}
+
+/// Any other GET: a file of the build, or `index.html` for a client route.
+pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let root = &state.settings.http.static_dir;
+    let relative = req.path().trim_start_matches('/');
+    if let Some(file) = safe_join(root, relative).filter(|p| p.is_file()) {
+        // Vite fingerprints everything under assets/, so those never change.
+        let cache = if relative.starts_with("assets/") {
+            "public, max-age=31536000, immutable"
+        } else {
+            "public, max-age=3600"
+        };
+        return serve_file(&req, &file, cache);
+    }
+    // A missing file with an extension is a real 404, not a client route.
+    let last_segment = relative.rsplit('/').next().unwrap_or_default();
+    if last_segment.contains('.') {
+        return HttpResponse::NotFound().finish();
+    }
+    let index = root.join("index.html");
+    if !index.is_file() {
+        return HttpResponse::ServiceUnavailable()
+            .content_type("text/plain; charset=utf-8")
+            .body("The web app is not built yet: run ./scripts/run, or `npm run build` in frontend/.");
+    }
+    serve_file(&req, &index, "no-cache")
+}
+
+fn serve_file(req: &HttpRequest, path: &Path, cache_control: &'static str) -> HttpResponse {
+    match NamedFile::open(path) {
+        Ok(file) => {
+            let mut response = file.use_last_modified(true).into_response(req);
+            response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+            response
+        }
+        Err(_) => HttpResponse::NotFound().finish(),
+    }
+}
+
+/// Joins a URL path under `root`, refusing anything that could climb out of it.
+fn safe_join(root: &Path, relative: &str) -> Option<PathBuf> {
+    let mut path = root.to_path_buf();
+    for segment in relative.split('/').filter(|s| !s.is_empty()) {
+        if segment == ".." || segment == "." || segment.contains('\\') || segment.starts_with('.') {
+            return None;
+        }
+        path.push(segment);
+    }
+    Some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_cannot_climb_out_of_the_build() {
+        let root = Path::new("/srv/dist");
+        assert_eq!(safe_join(root, "assets/app.js"), Some(PathBuf::from("/srv/dist/assets/app.js")));
+        assert_eq!(safe_join(root, "../etc/passwd"), None);
+        assert_eq!(safe_join(root, "assets/../../x"), None);
+        assert_eq!(safe_join(root, ".env"), None);
+    }
+}

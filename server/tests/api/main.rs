@@ -1,0 +1,11 @@
+//! Integration tests against the real server: one binary, one module per feature.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod characters;
+mod crosscheck;
+mod envelope;
+mod helpers;
+mod site;
+mod telemetry;
+mod vectors;
+mod web_config;

@@ -1,0 +1,145 @@
+//! The character catalogue in SQLite.
+
+use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::gender::Gender;
+use amora_domain::paging::PageRequest;
+use amora_domain::viewer::Viewer;
+use async_trait::async_trait;
+use rusqlite::{Row, params};
+
+use super::EmbeddedStore;
+use crate::{CatalogueEntry, CharacterRepo, StoreError, StoreResult};
+
+const CARD_COLUMNS: &str = "character_id, name, age, introduction, photo, image_list, used_type, gender";
+
+#[async_trait]
+impl CharacterRepo for EmbeddedStore {
+    async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>> {
+        let include_restricted = viewer.may_see(Exposure::Restricted);
+        self.with_conn(move |conn| {
+            let sql = format!(
+                "SELECT {CARD_COLUMNS} FROM characters
+                 WHERE gender = ?1 AND (restricted = 0 OR ?2)
+                 ORDER BY rank, character_id LIMIT ?3 OFFSET ?4"
+            );
+            let mut statement = conn.prepare_cached(&sql)?;
+            let rows = statement.query_map(
+                params![gender.code(), include_restricted, page.page_size(), page.offset() as i64],
+                read_card,
+            )?;
+            rows.map(|row| row?).collect()
+        })
+        .await
+    }
+
+    async fn get(&self, id: &CharacterId) -> StoreResult<Option<Character>> {
+        let id = id.clone();
+        self.with_conn(move |conn| {
+            let sql = format!(
+                "SELECT {CARD_COLUMNS}, personality, scenario, greeting, tags, creator_id, restricted
+                 FROM characters WHERE character_id = ?1"
+            );
+            let mut statement = conn.prepare_cached(&sql)?;
+            let mut rows = statement.query(params![id.as_str()])?;
+            match rows.next()? {
+                Some(row) => read_character(row).map(Some),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()> {
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            {
+                let mut statement = tx.prepare_cached(
+                    "INSERT OR REPLACE INTO characters (character_id, gender, restricted, rank, name, age,
+                        introduction, photo, image_list, used_type, personality, scenario, greeting, tags, creator_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                )?;
+                for CatalogueEntry { character, rank } in entries {
+                    let card = &character.card;
+                    statement.execute(params![
+                        card.character_id.as_str(),
+                        card.gender.code(),
+                        character.exposure == Exposure::Restricted,
+                        rank,
+                        card.character_name,
+                        card.character_age.years(),
+                        card.introduction,
+                        card.character_photo,
+                        to_json(&card.character_image_list)?,
+                        u8::from(card.used_type),
+                        character.personality,
+                        character.scenario,
+                        character.greeting,
+                        to_json(&character.tags)?,
+                        character.creator_id,
+                    ])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn count(&self) -> StoreResult<u64> {
+        self.with_conn(|conn| {
+            let count: i64 = conn.query_row("SELECT COUNT(*) FROM characters", [], |row| row.get(0))?;
+            Ok(count.max(0) as u64)
+        })
+        .await
+    }
+}
+
+fn to_json(list: &[String]) -> StoreResult<String> {
+    serde_json::to_string(list).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn from_json(text: &str) -> StoreResult<Vec<String>> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("bad list column: {e}")))
+}
+
+fn corrupt(error: amora_domain::Invalid) -> StoreError {
+    StoreError::Corrupt(error.to_string())
+}
+
+fn read_card(row: &Row<'_>) -> rusqlite::Result<StoreResult<CharacterCard>> {
+    let id: String = row.get(0)?;
+    let name: String = row.get(1)?;
+    let age: i64 = row.get(2)?;
+    let introduction: String = row.get(3)?;
+    let photo: String = row.get(4)?;
+    let image_list: String = row.get(5)?;
+    let used_type: i64 = row.get(6)?;
+    let gender: i64 = row.get(7)?;
+    Ok((|| {
+        Ok(CharacterCard {
+            character_id: CharacterId::parse(&id).map_err(corrupt)?,
+            character_name: name,
+            character_age: CharacterAge::parse(age).map_err(corrupt)?,
+            introduction,
+            character_photo: photo,
+            character_image_list: from_json(&image_list)?,
+            used_type: UsedType::from_code(used_type).map_err(corrupt)?,
+            gender: Gender::try_from(gender).map_err(corrupt)?,
+        })
+    })())
+}
+
+fn read_character(row: &Row<'_>) -> StoreResult<Character> {
+    let card = read_card(row)??;
+    let tags: String = row.get(11)?;
+    let restricted: bool = row.get(13)?;
+    Ok(Character {
+        card,
+        personality: row.get(8)?,
+        scenario: row.get(9)?,
+        greeting: row.get(10)?,
+        tags: from_json(&tags)?,
+        creator_id: row.get(12)?,
+        exposure: if restricted { Exposure::Restricted } else { Exposure::Everyone },
+    })
+}

@@ -1,0 +1,67 @@
+//! Schema migrations of the embedded store, applied in order at start-up. Append new
+//! steps; never edit one that has shipped.
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+use crate::StoreError;
+
+const STEPS: &[&str] = &[
+    // 1: character catalogue, media objects, browser telemetry.
+    "CREATE TABLE characters (
+        character_id   TEXT PRIMARY KEY,
+        gender         INTEGER NOT NULL,
+        restricted     INTEGER NOT NULL,
+        rank           INTEGER NOT NULL,
+        name           TEXT NOT NULL,
+        age            INTEGER NOT NULL,
+        introduction   TEXT NOT NULL,
+        photo          TEXT NOT NULL,
+        image_list     TEXT NOT NULL,
+        used_type      INTEGER NOT NULL,
+        personality    TEXT NOT NULL,
+        scenario       TEXT NOT NULL,
+        greeting       TEXT NOT NULL,
+        tags           TEXT NOT NULL,
+        creator_id     TEXT
+    ) STRICT;
+    CREATE INDEX characters_by_gender_rank ON characters (gender, rank, character_id);
+
+    CREATE TABLE media (
+        media_id       TEXT PRIMARY KEY,
+        content_type   TEXT NOT NULL,
+        bytes          BLOB NOT NULL
+    ) STRICT;
+
+    CREATE TABLE page_events (
+        event_id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        received_at    INTEGER NOT NULL DEFAULT (unixepoch()),
+        location TEXT NOT NULL, screen TEXT NOT NULL, version TEXT NOT NULL,
+        user_id TEXT NOT NULL, time TEXT NOT NULL, client TEXT NOT NULL, system TEXT NOT NULL,
+        utm_source TEXT NOT NULL, utm_medium TEXT NOT NULL, distinct_id TEXT NOT NULL,
+        info TEXT NOT NULL
+    ) STRICT;
+
+    CREATE TABLE error_reports (
+        report_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        received_at    INTEGER NOT NULL DEFAULT (unixepoch()),
+        error_type TEXT NOT NULL, message TEXT NOT NULL, user_agent TEXT NOT NULL,
+        url TEXT NOT NULL, user_id TEXT NOT NULL, timestamp INTEGER NOT NULL, stack TEXT NOT NULL
+    ) STRICT;",
+];
+
+pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {
+    let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
+    migrations.to_latest(conn).map_err(|e| StoreError::Unavailable(format!("schema migration failed: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_valid() {
+        let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
+        assert!(migrations.validate().is_ok());
+    }
+}

@@ -1,0 +1,108 @@
+//! The embedded store: one SQLite file under `store.data_dir`, durable on commit, no
+//! server to start. SQLite calls block, so each runs on tokio's blocking pool with a
+//! pooled connection; WAL mode lets readers proceed while one writer commits.
+
+mod characters;
+mod media;
+mod migrations;
+mod telemetry;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+
+use crate::{Health, Store, StoreError, StoreResult};
+
+/// The database file's name inside the data directory.
+pub const DATABASE_FILE: &str = "amora.db";
+/// Readers share the pool with the one writer SQLite allows at a time; a handful covers
+/// two cores with room for requests waiting on I/O.
+const POOL_SIZE: u32 = 8;
+/// How long a writer waits for another writer's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    pool: Pool<SqliteConnectionManager>,
+    path: PathBuf,
+}
+
+impl EmbeddedStore {
+    /// Opens (creating if needed) the database in `data_dir` and applies migrations.
+    pub fn open(data_dir: &Path) -> StoreResult<Self> {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", data_dir.display())))?;
+        let path = data_dir.join(DATABASE_FILE);
+        let manager = SqliteConnectionManager::file(&path).with_init(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = NORMAL;
+                 PRAGMA foreign_keys = ON;",
+            )
+        });
+        let pool = Pool::builder()
+            .max_size(POOL_SIZE)
+            .build(manager)
+            .map_err(|e| StoreError::Unavailable(format!("cannot open {}: {e}", path.display())))?;
+        let mut conn = pool.get().map_err(unavailable)?;
+        migrations::apply(&mut conn)?;
+        Ok(Self { pool, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// All repositories of this store.
+    pub fn into_store(self) -> Store {
+        let shared = Arc::new(self);
+        Store { characters: shared.clone(), media: shared.clone(), telemetry: shared.clone(), health: shared }
+    }
+
+    /// Runs `work` with a pooled connection on the blocking pool.
+    async fn with_conn<T, F>(&self, work: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(unavailable)?;
+            work(&mut conn)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("store task failed: {e}")))?
+    }
+}
+
+fn unavailable(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(error.to_string())
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        match error {
+            rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::InvalidColumnType(..) => {
+                StoreError::Corrupt(error.to_string())
+            }
+            other => StoreError::Unavailable(other.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl Health for EmbeddedStore {
+    async fn ping(&self) -> StoreResult<()> {
+        self.with_conn(|conn| {
+            conn.query_row("SELECT 1", [], |_| Ok(()))?;
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,141 @@
+//! The seeded character catalogue, loaded on first start: the characters of
+//! `characters.json` and their portraits, drawn offline by `portrait` as SVG and kept in
+//! the media repository so that nothing is fetched at run time.
+
+pub mod portrait;
+
+use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::gender::Gender;
+use serde::Deserialize;
+
+use crate::{CatalogueEntry, MediaObject, Store, StoreError, StoreResult};
+use portrait::{Look, Shot, render_portrait};
+
+const CATALOGUE_JSON: &str = include_str!("characters.json");
+const SVG: &str = "image/svg+xml";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedCharacter {
+    key: String,
+    name: String,
+    age: i64,
+    gender: i64,
+    introduction: String,
+    personality: String,
+    scenario: String,
+    greeting: String,
+    tags: Vec<String>,
+    #[serde(rename = "usedType")]
+    used_type: i64,
+    restricted: bool,
+    look: Look,
+}
+
+/// The media id of a seeded character's portrait (`Portrait`) or secondary image.
+pub fn portrait_media_id(key: &str, shot: Shot) -> String {
+    match shot {
+        Shot::Portrait => format!("portrait-{key}-1"),
+        Shot::Secondary => format!("portrait-{key}-2"),
+    }
+}
+
+/// Seeds the catalogue when the store has no characters yet; returns how many were added.
+pub async fn ensure_catalogue(store: &Store) -> StoreResult<usize> {
+    if store.characters.count().await? > 0 {
+        return Ok(0);
+    }
+    let seeds: Vec<SeedCharacter> =
+        serde_json::from_str(CATALOGUE_JSON).map_err(|e| StoreError::Corrupt(format!("characters.json: {e}")))?;
+    let mut entries = Vec::with_capacity(seeds.len());
+    for (rank, seed) in seeds.into_iter().enumerate() {
+        let gender = Gender::try_from(seed.gender).map_err(invalid_seed)?;
+        for shot in [Shot::Portrait, Shot::Secondary] {
+            let svg = render_portrait(&seed.look, gender.code(), shot);
+            let object = MediaObject { content_type: SVG.to_owned(), bytes: svg.into_bytes() };
+            store.media.put(&portrait_media_id(&seed.key, shot), object).await?;
+        }
+        entries.push(CatalogueEntry { character: seed_to_character(seed, gender)?, rank: rank as i64 });
+    }
+    let added = entries.len();
+    store.characters.upsert(entries).await?;
+    tracing::info!(characters = added, "seeded the character catalogue");
+    Ok(added)
+}
+
+fn seed_to_character(seed: SeedCharacter, gender: Gender) -> StoreResult<Character> {
+    let photo = format!("/media/{}", portrait_media_id(&seed.key, Shot::Portrait));
+    let secondary = format!("/media/{}", portrait_media_id(&seed.key, Shot::Secondary));
+    Ok(Character {
+        card: CharacterCard {
+            character_id: CharacterId::parse(&seed.key).map_err(invalid_seed)?,
+            character_name: seed.name,
+            character_age: CharacterAge::parse(seed.age).map_err(invalid_seed)?,
+            introduction: seed.introduction,
+            character_photo: photo,
+            character_image_list: vec![secondary],
+            used_type: UsedType::from_code(seed.used_type).map_err(invalid_seed)?,
+            gender,
+        },
+        personality: seed.personality,
+        scenario: seed.scenario,
+        greeting: seed.greeting,
+        tags: seed.tags,
+        creator_id: None,
+        exposure: if seed.restricted { Exposure::Restricted } else { Exposure::Everyone },
+    })
+}
+
+fn invalid_seed(error: amora_domain::Invalid) -> StoreError {
+    StoreError::Corrupt(format!("characters.json: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    fn seeds() -> Vec<SeedCharacter> {
+        serde_json::from_str(CATALOGUE_JSON).unwrap_or_else(|e| panic!("characters.json: {e}"))
+    }
+
+    #[test]
+    fn the_catalogue_has_sixty_of_each_gender_with_distinct_names() {
+        let seeds = seeds();
+        let girls = seeds.iter().filter(|s| s.gender == 0).count();
+        let guys = seeds.iter().filter(|s| s.gender == 1).count();
+        assert!(girls >= 60 && guys >= 60, "{girls} girls, {guys} guys");
+        let names: HashSet<_> = seeds.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), seeds.len(), "names repeat");
+        let keys: HashSet<_> = seeds.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys.len(), seeds.len(), "keys repeat");
+    }
+
+    #[test]
+    fn every_seeded_character_is_an_adult_of_at_most_45() {
+        for seed in seeds() {
+            assert!((18..=45).contains(&seed.age), "{} is {}", seed.name, seed.age);
+        }
+    }
+
+    #[test]
+    fn the_catalogue_has_premium_and_restricted_characters_of_both_genders() {
+        let seeds = seeds();
+        for gender in [0, 1] {
+            assert!(seeds.iter().any(|s| s.gender == gender && s.used_type == 1));
+            assert!(seeds.iter().any(|s| s.gender == gender && s.restricted));
+        }
+    }
+
+    #[test]
+    fn every_seed_becomes_a_valid_character() {
+        for seed in seeds() {
+            let gender = Gender::try_from(seed.gender).unwrap_or_else(|e| panic!("{e}"));
+            let name = seed.name.clone();
+            let character = seed_to_character(seed, gender).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!character.card.introduction.is_empty() && !character.greeting.is_empty());
+            assert!(!character.tags.is_empty());
+        }
+    }
+}
