@@ -5,6 +5,7 @@ mod characters;
 mod crosscheck;
 mod envelope;
 mod helpers;
+mod shutdown;
 mod site;
 mod telemetry;
 mod vectors;
