@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Runs the Playwright journeys (e2e/*.test.mjs, node's test runner) against the real server:
+// starts `amora` from the repository root on a free port with a fresh data directory, waits
+// for /healthz, runs the journeys, stops the server. Needs `npm run build` (frontend/dist)
+// and the server binary: AMORA_BIN, default ../target/debug/amora (relative to frontend/).
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const frontend = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = resolve(frontend, '..');
+const outputDir = join(frontend, 'test-output');
+const serverBin = resolve(frontend, process.env.AMORA_BIN ?? '../target/debug/amora');
+const HEALTH_TIMEOUT_MS = Number(process.env.AMORA_HEALTH_TIMEOUT_MS ?? 180_000);
+
+function fail(message) {
+  console.error(`test:e2e: ${message}`);
+  console.log('e2e: 0 passed, 1 failed');
+  process.exit(1);
+}
+
+if (!existsSync(serverBin)) fail(`server binary not found at ${serverBin} (build it, or set AMORA_BIN)`);
+if (!existsSync(join(frontend, 'dist', 'index.html'))) fail('frontend/dist is missing; run "npm run build" first');
+if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) fail('Chromium not found at /usr/bin/chromium (apt-get install chromium)');
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForHealth(baseUrl, server) {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`server exited early with code ${server.exitCode}`);
+    try {
+      const response = await fetch(`${baseUrl}/healthz`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no 200 from ${baseUrl}/healthz within ${HEALTH_TIMEOUT_MS / 1000} s`);
+}
+
+function stop(server) {
+  return new Promise((resolveStop) => {
+    if (server.exitCode !== null || server.signalCode !== null) return resolveStop();
+    const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    server.once('exit', () => {
+      clearTimeout(killer);
+      resolveStop();
+    });
+    server.kill('SIGTERM');
+  });
+}
+
+mkdirSync(outputDir, { recursive: true });
+const dataDir = mkdtempSync(join(tmpdir(), 'amora-e2e-'));
+const port = await freePort();
+const baseUrl = `http://127.0.0.1:${port}`;
+const serverLog = createWriteStream(join(outputDir, 'server.log'));
+
+console.log(`test:e2e: starting ${serverBin} on port ${port} (data ${dataDir})`);
+const server = spawn(serverBin, [], {
+  cwd: repoRoot,
+  env: { ...process.env, AMORA_HTTP__PORT: String(port), AMORA_STORE__DATA_DIR: dataDir },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+server.stdout.pipe(serverLog);
+server.stderr.pipe(serverLog);
+
+let exitCode = 1;
+const cleanUp = async () => {
+  await stop(server);
+  serverLog.end();
+  rmSync(dataDir, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+
+try {
+  await waitForHealth(baseUrl, server);
+  console.log(`test:e2e: server ready at ${baseUrl}`);
+  const tapFile = join(outputDir, 'e2e.tap');
+  exitCode = await new Promise((resolveRun) => {
+    const runner = spawn(
+      process.execPath,
+      [
+        '--test',
+        '--test-concurrency=1',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tapFile}`,
+        ...(process.env.E2E_ONLY ? ['--test-name-pattern', process.env.E2E_ONLY] : []),
+        'e2e/',
+      ],
+      { cwd: frontend, stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_OUTPUT_DIR: outputDir } },
+    );
+    runner.on('exit', (code) => resolveRun(code ?? 1));
+  });
+  const tap = existsSync(tapFile) ? readFileSync(tapFile, 'utf8') : '';
+  const count = (name) => Number(tap.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+  const passed = count('pass');
+  const failed = count('fail') + (exitCode !== 0 && count('fail') === 0 ? 1 : 0);
+  console.log(`screenshots and server log: ${outputDir}`);
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+} catch (error) {
+  console.error(`test:e2e: ${error.message}; see ${join(outputDir, 'server.log')}`);
+  console.log('e2e: 0 passed, 1 failed');
+  exitCode = 1;
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);

@@ -1,0 +1,21 @@
+import { Provider } from 'jotai';
+import { Suspense } from 'react';
+import { RouterProvider } from 'react-router/dom';
+import { AppErrorBoundary } from '@/app/error-boundary';
+import { createAppRouter } from '@/app/router';
+import { Splash } from '@/components/splash';
+import { store } from '@/lib/store';
+
+type AppRouter = ReturnType<typeof createAppRouter>;
+
+export function App({ router }: { router: AppRouter }) {
+  return (
+    <AppErrorBoundary>
+      <Provider store={store}>
+        <Suspense fallback={<Splash />}>
+          <RouterProvider router={router} />
+        </Suspense>
+      </Provider>
+    </AppErrorBoundary>
+  );
+}

@@ -1,0 +1,51 @@
+import { lazy } from 'react';
+import { createBrowserRouter, Outlet, useParams, type RouteObject } from 'react-router';
+import { RouteErrorScreen } from '@/app/error-boundary';
+import { RootLayout } from '@/app/root-layout';
+import { AppShell } from '@/features/shell/components/app-shell';
+import { Gender } from '@/lib/api-types';
+import { isLanguage } from '@/lib/languages';
+
+// Screens load on demand; the first screen's chunks are measured by scripts/check-size.mjs.
+const HomePage = lazy(() => import('@/features/home/components/home-page'));
+const NotFoundPage = lazy(() => import('@/app/routes/not-found'));
+
+/** `/:lng/...`: a supported language code, or else the path is simply unknown. */
+function LanguageGate() {
+  const { lng } = useParams();
+  return isLanguage(lng) ? <Outlet /> : <NotFoundPage />;
+}
+
+/**
+ * Screens inside the main frame. Chat, gallery, image generation, creation, pricing,
+ * payments, settings, blog, legal and landing screens are added by their own issues.
+ */
+const framedRoutes: RouteObject[] = [
+  { index: true, element: <HomePage gender={Gender.girls} /> },
+  { path: 'ai-boyfriend', element: <HomePage gender={Gender.guys} /> },
+];
+
+/** Screens outside the main frame. */
+const standaloneRoutes: RouteObject[] = [{ path: '404', element: <NotFoundPage /> }];
+
+export const routes: RouteObject[] = [
+  {
+    element: <RootLayout />,
+    errorElement: <RouteErrorScreen />,
+    children: [
+      { element: <AppShell />, children: framedRoutes },
+      ...standaloneRoutes,
+      {
+        // The first path segment may be a language code (spec section 2).
+        path: ':lng',
+        element: <LanguageGate />,
+        children: [{ element: <AppShell />, children: framedRoutes }, ...standaloneRoutes, { path: '*', element: <NotFoundPage /> }],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}

@@ -1,0 +1,166 @@
+import { useSetAtom } from 'jotai';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router';
+import { Button } from '@/components/button';
+import { GenderSwitch } from '@/components/gender-switch';
+import { Spinner } from '@/components/splash';
+import { CharacterCard, CharacterCardSkeleton } from '@/features/home/components/character-card';
+import { CreateBanner } from '@/features/home/components/create-banner';
+import { CreateCta } from '@/features/home/components/create-cta';
+import { FaqSection } from '@/features/home/components/faq-section';
+import styles from '@/features/home/components/home-page.module.css';
+import { InterestedModal } from '@/features/home/components/interested-modal';
+import { MarketingSection } from '@/features/home/components/marketing-section';
+import { PromoBanner } from '@/features/home/components/promo-banner';
+import { useCharacterFeed } from '@/features/home/hooks/use-character-feed';
+import { useLocalizedPath } from '@/hooks/use-localized-path';
+import { useIsMobile } from '@/hooks/use-media-query';
+import { usePageMeta } from '@/hooks/use-page-meta';
+import { Gender, type CharacterCard as CharacterCardData, type GenderValue } from '@/lib/api-types';
+import { chatBeforePagePathAtom, homePageCacheDataAtom, interestedGenderAtom } from '@/lib/app-state';
+import { notify } from '@/lib/notifications';
+import { chatPathFor, homePathFor, ROUTES } from '@/lib/routes';
+import { STORAGE_KEYS, storage } from '@/lib/storage';
+import { trackClick, trackPageView } from '@/lib/telemetry';
+
+const ACCOUNT_DELETED_NOTICE_DELAY_MS = 1000;
+const SKELETON_COUNT = 10;
+
+/** The explore page: `/` forces girls (0), `/ai-boyfriend` forces guys (1). */
+export default function HomePage({ gender }: { gender: GenderValue }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const localize = useLocalizedPath();
+  const mobile = useIsMobile();
+  const [searchParams] = useSearchParams();
+  const setInterestedGender = useSetAtom(interestedGenderAtom);
+  const setChatBeforePath = useSetAtom(chatBeforePagePathAtom);
+  const setHomeCache = useSetAtom(homePageCacheDataAtom);
+  const endRef = useRef<HTMLDivElement>(null);
+  const feed = useCharacterFeed(gender, endRef);
+  const [askInterest, setAskInterest] = useState(() => storage.get(STORAGE_KEYS.userLikeGender) === null);
+  const guys = gender === Gender.guys;
+
+  usePageMeta({
+    title: guys ? t('seo.homeGuys.title') : t('seo.homeGirls.title'),
+    description: guys ? t('seo.homeGuys.description') : t('seo.homeGirls.description'),
+    keywords: guys ? t('seo.homeGuys.keywords') : t('seo.homeGirls.keywords'),
+    breadcrumbs: guys
+      ? [
+          { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) },
+          { name: t('landing.aiBoyfriend'), path: localize(ROUTES.boyfriendHome) },
+        ]
+      : [{ name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) }],
+  });
+
+  useEffect(() => {
+    setInterestedGender(gender);
+    trackPageView(guys ? 'aiBoyfriend' : 'home');
+  }, [gender, guys, setInterestedGender]);
+
+  // ?showNoAccountError=1: the account was deleted; tell the visitor, then clean the URL.
+  useEffect(() => {
+    if (searchParams.get('showNoAccountError') !== '1') return;
+    const timer = setTimeout(() => {
+      notify.error(t('errors.accountDeleted'));
+      navigate(localize(ROUTES.home), { replace: true });
+    }, ACCOUNT_DELETED_NOTICE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [searchParams, navigate, localize, t]);
+
+  const chooseInterest = (choice: GenderValue) => {
+    storage.set(STORAGE_KEYS.userLikeGender, String(choice));
+    setInterestedGender(choice);
+    setAskInterest(false);
+    trackClick('interestedGender', { gender: choice });
+    if (choice !== gender) navigate(localize(homePathFor(choice)));
+  };
+
+  // Read through a ref so the cards' click handler stays stable while pages append.
+  const feedRef = useRef(feed);
+  feedRef.current = feed;
+  const openCharacter = useCallback(
+    (character: CharacterCardData) => {
+      const { list, pageNo, hasMore } = feedRef.current;
+      setHomeCache({ gender, pageNo, list, hasMore, scrollY: window.scrollY });
+      setChatBeforePath(window.location.pathname);
+      trackClick('homeCharacter', { characterId: character.characterId });
+      navigate(localize(chatPathFor(character.characterId)));
+    },
+    [gender, setHomeCache, setChatBeforePath, navigate, localize],
+  );
+
+  const firstLoad = feed.loading && feed.list.length === 0;
+  const bannerPortraits = useMemo(
+    () => feed.list.filter((c) => c.usedType !== 1).slice(0, 3).map((c) => c.characterPhoto),
+    [feed.list],
+  );
+  const finished = !feed.hasMore && !feed.loading;
+
+  return (
+    <div className={styles.page} data-testid={`home-${guys ? 'guys' : 'girls'}`}>
+      <div className={styles.stack}>
+        <CreateBanner gender={gender} portraits={bannerPortraits} />
+        <PromoBanner />
+      </div>
+      {mobile && (
+        <div className={styles.tabs}>
+          <GenderSwitch
+            value={gender}
+            onChange={(next) => navigate(localize(homePathFor(next)))}
+            spacing={160}
+            labels={{ group: t('gender.label'), girls: t('gender.girls'), guys: t('gender.guys') }}
+            testId="page-gender-switch"
+          />
+        </div>
+      )}
+      <div className={styles.headingRow}>
+        <h2 className={styles.heading}>{guys ? t('home.headingGuys') : t('home.headingGirls')}</h2>
+      </div>
+
+      {firstLoad ? (
+        <div className={styles.grid} aria-busy="true">
+          {Array.from({ length: SKELETON_COUNT }, (_, i) => (
+            <CharacterCardSkeleton key={i} />
+          ))}
+        </div>
+      ) : feed.list.length > 0 ? (
+        <div className={styles.grid} data-testid="character-grid">
+          {feed.list.map((character, index) => (
+            <CharacterCard key={character.characterId} character={character} onOpen={openCharacter} eager={index < 10} />
+          ))}
+        </div>
+      ) : feed.failed ? (
+        <div className={styles.empty}>
+          <p>{t('home.loadFailed')}</p>
+          <Button variant="secondary" size="small" onClick={feed.retry}>
+            {t('home.retry')}
+          </Button>
+        </div>
+      ) : finished ? (
+        <div className={styles.empty} data-testid="no-result">
+          {t('home.noResult')}
+        </div>
+      ) : null}
+      <div ref={endRef} className={styles.end} aria-hidden="true" />
+      {feed.loading && feed.list.length > 0 && <Spinner label={t('common.loading')} />}
+      {feed.failed && feed.list.length > 0 && (
+        <div className={styles.empty}>
+          <Button variant="secondary" size="small" onClick={feed.retry}>
+            {t('home.retry')}
+          </Button>
+        </div>
+      )}
+
+      {finished && (
+        <>
+          <MarketingSection gender={gender} />
+          <FaqSection gender={gender} />
+          <CreateCta gender={gender} />
+        </>
+      )}
+      <InterestedModal open={askInterest} onChoose={chooseInterest} />
+    </div>
+  );
+}

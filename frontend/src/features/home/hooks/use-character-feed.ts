@@ -1,0 +1,123 @@
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { getCharacterList, HOME_PAGE_SIZE } from '@/features/home/api/get-character-list';
+import {
+  appendPage,
+  EMPTY_FEED,
+  failPage,
+  shouldLoadMore,
+  startLoading,
+  type FeedState,
+} from '@/features/home/stores/character-feed';
+import type { GenderValue } from '@/lib/api-types';
+import { homePageCacheDataAtom } from '@/lib/app-state';
+import { store } from '@/lib/store';
+import { trackExposure } from '@/lib/telemetry';
+
+export const SCROLL_THRESHOLD_PX = 400;
+export const SCROLL_THROTTLE_MS = 100;
+export const CACHE_RESTORE_DELAY_MS = 500;
+
+/**
+ * The endless home grid for one gender: loads page 1, then the next page whenever the end
+ * of the list comes within 400 px (checked at most every 100 ms); a gender change starts
+ * over. Returning with a cached list restores it and, after 500 ms, the scroll position.
+ */
+export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElement | null>) {
+  const [state, setState] = useState<FeedState>(EMPTY_FEED);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  // Each gender gets a generation; answers for an older one are dropped.
+  const generation = useRef(0);
+  const inFlight = useRef(false);
+
+  const loadPage = useCallback(
+    async (pageNo: number) => {
+      if (inFlight.current) return;
+      inFlight.current = true;
+      const myGeneration = generation.current;
+      setState((s) => startLoading(s));
+      let next: (s: FeedState) => FeedState;
+      try {
+        const envelope = await getCharacterList({ pageNo, pageSize: HOME_PAGE_SIZE, gender });
+        const page = envelope.success && Array.isArray(envelope.data) ? envelope.data : null;
+        next = page ? (s) => appendPage(s, page, pageNo, HOME_PAGE_SIZE) : failPage;
+        if (page && page.length > 0 && myGeneration === generation.current) {
+          trackExposure('homeCharacters', { characterIds: page.map((c) => c.characterId), gender, pageNo });
+        }
+      } catch {
+        next = failPage;
+      }
+      if (myGeneration === generation.current) {
+        inFlight.current = false;
+        setState(next);
+      }
+    },
+    [gender],
+  );
+
+  const checkScroll = useCallback(() => {
+    const end = endRef.current;
+    if (!end) return;
+    const distance = end.getBoundingClientRect().top - window.innerHeight;
+    if (shouldLoadMore(stateRef.current, distance, SCROLL_THRESHOLD_PX)) void loadPage(stateRef.current.pageNo + 1);
+  }, [endRef, loadPage]);
+
+  // Start (or restart on a gender change), from the cache when returning from a chat.
+  useEffect(() => {
+    generation.current += 1;
+    inFlight.current = false;
+    const cache = store.get(homePageCacheDataAtom);
+    if (cache && cache.gender === gender) {
+      setState({ list: cache.list, pageNo: cache.pageNo, hasMore: cache.hasMore, loading: false, failed: false });
+      const timer = setTimeout(() => {
+        window.scrollTo(0, cache.scrollY);
+        store.set(homePageCacheDataAtom, null);
+      }, CACHE_RESTORE_DELAY_MS);
+      return () => clearTimeout(timer);
+    }
+    if (cache) store.set(homePageCacheDataAtom, null);
+    setState(EMPTY_FEED);
+    stateRef.current = EMPTY_FEED;
+    void loadPage(1);
+    return undefined;
+  }, [gender, loadPage]);
+
+  // Throttled scroll and resize checks, with a trailing call so the last position counts.
+  useEffect(() => {
+    let last = 0;
+    let trailing: ReturnType<typeof setTimeout> | undefined;
+    const onScroll = () => {
+      const now = Date.now();
+      const wait = SCROLL_THROTTLE_MS - (now - last);
+      if (wait <= 0) {
+        last = now;
+        checkScroll();
+      } else if (trailing === undefined) {
+        trailing = setTimeout(() => {
+          trailing = undefined;
+          last = Date.now();
+          checkScroll();
+        }, wait);
+      }
+    };
+    window.addEventListener('scroll', onScroll, { passive: true });
+    window.addEventListener('resize', onScroll);
+    return () => {
+      window.removeEventListener('scroll', onScroll);
+      window.removeEventListener('resize', onScroll);
+      if (trailing !== undefined) clearTimeout(trailing);
+    };
+  }, [checkScroll]);
+
+  // A page that does not fill the screen cannot be scrolled: check again after each load.
+  useEffect(() => {
+    if (!state.loading && state.pageNo > 0) checkScroll();
+  }, [state.loading, state.pageNo, checkScroll]);
+
+  const retry = useCallback(() => {
+    setState((s) => ({ ...s, hasMore: true, failed: false }));
+    void loadPage(stateRef.current.pageNo + 1);
+  }, [loadPage]);
+
+  return { ...state, retry };
+}

@@ -1,0 +1,40 @@
+import { useAtomValue } from 'jotai';
+import { useTranslation } from 'react-i18next';
+import { useLocation, useNavigate } from 'react-router';
+import { ChevronDownIcon, GlobeIcon } from '@/components/icons';
+import styles from '@/features/shell/components/language-select.module.css';
+import { languageAtom } from '@/lib/app-state';
+import { i18n } from '@/lib/i18n';
+import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
+
+/** Switches language by moving to the same page under `/{lng}/` (spec section 2). */
+export function LanguageSelect() {
+  const { t } = useTranslation();
+  const language = useAtomValue(languageAtom);
+  const { pathname, search } = useLocation();
+  const navigate = useNavigate();
+  return (
+    <label className={styles.wrap}>
+      <GlobeIcon size={16} />
+      <span className="visually-hidden">{t('footer.language')}</span>
+      <select
+        className={styles.select}
+        value={language}
+        data-testid="language-select"
+        onChange={(event) => {
+          const next = event.target.value;
+          if (!isLanguage(next)) return;
+          // Load the strings first, so the page does not blank out while they arrive.
+          void i18n.loadLanguages(next).then(() => navigate(`${withLanguage(stripLanguage(pathname), next)}${search}`));
+        }}
+      >
+        {LANGUAGES.map((lng) => (
+          <option key={lng} value={lng}>
+            {LANGUAGE_NAMES[lng]}
+          </option>
+        ))}
+      </select>
+      <ChevronDownIcon size={14} className={styles.chevron} />
+    </label>
+  );
+}

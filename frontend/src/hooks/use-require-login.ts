@@ -1,0 +1,18 @@
+import { useAtomValue, useSetAtom } from 'jotai';
+import { useCallback } from 'react';
+import { showLoginTipAtom } from '@/lib/app-state';
+import { isLoggedInAtom } from '@/lib/user';
+
+/**
+ * Menu guard (spec section 5): returns a function that tells whether the visitor may go on;
+ * when signed out it opens the login prompt instead.
+ */
+export function useRequireLogin(): () => boolean {
+  const loggedIn = useAtomValue(isLoggedInAtom);
+  const openLogin = useSetAtom(showLoginTipAtom);
+  return useCallback(() => {
+    if (loggedIn) return true;
+    openLogin(true);
+    return false;
+  }, [loggedIn, openLogin]);
+}

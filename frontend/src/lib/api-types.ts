@@ -1,0 +1,92 @@
+/** Wire shapes of API.md sections 1.3 and 4, shared by every feature. */
+
+export interface ApiEnvelope<T> {
+  code: number;
+  msg: string;
+  success: boolean;
+  data: T;
+}
+
+/** The codes of API.md 1.3. */
+export const ApiCode = {
+  success: 200,
+  paramError: 10001,
+  envelopeError: 10002,
+  rateLimited: 10003,
+  tokenInvalid: 10004,
+  forbidden: 10005,
+  notFound: 10006,
+  reRegisterWait: 10007,
+  botCheckFailed: 10008,
+  accountPwdError: 10012,
+  cannotPurchasePlan: 10018,
+  inputContentIllegal: 10070,
+  needPay: 40004,
+  serverError: 50000,
+} as const;
+
+export type ApiCodeValue = (typeof ApiCode)[keyof typeof ApiCode];
+
+export interface UserInfo {
+  userId: string;
+  userNo: string;
+  userName: string;
+  email: string | null;
+  discordEmail: string | null;
+  appleEmail: string | null;
+  /** 0 free, above 0 paid. */
+  userVipType: number;
+  /** Token balance in integer units; shown divided by 10. */
+  coin: number;
+  userAvatar: string | null;
+  utmSource: string | null;
+  interestedGender?: number;
+  nsfw?: boolean | number;
+}
+
+export interface CharacterCard {
+  characterId: string;
+  characterName: string;
+  characterAge: number;
+  introduction: string;
+  characterPhoto: string;
+  characterImageList: string[];
+  /** 1 marks a locked character (lock icon on the card). */
+  usedType: number;
+  gender: number;
+}
+
+export interface SocialLinks {
+  discord?: string;
+  twitter?: string;
+  youtube?: string;
+  tiktok?: string;
+  reddit?: string;
+}
+
+export interface WebConfig {
+  defaultEnergy: { genVoiceCoin: number; genPictureCoin: number };
+  social: SocialLinks;
+  andoridDownloadUrl?: string;
+  /** OAuth client ids and the bot-check site key, when the deployment configures them. */
+  googleClientId?: string;
+  discordClientId?: string;
+  turnstileSiteKey?: string;
+}
+
+export interface ErrorReport {
+  errorType: string;
+  message: string;
+  userAgent: string;
+  url: string;
+  userId: string;
+  timestamp: number;
+  stack: string;
+}
+
+export const Gender = { girls: 0, guys: 1 } as const;
+export type GenderValue = (typeof Gender)[keyof typeof Gender];
+
+export function isGender(value: unknown): value is GenderValue {
+  return value === 0 || value === 1;
+}

@@ -1,0 +1,81 @@
+/**
+ * Client-side state of product spec section 3, as jotai atoms read and written through the
+ * one store (src/lib/store.ts). Atoms owned by screens of later issues carry `unknown`
+ * payloads until those screens give them a shape.
+ */
+import { atom } from 'jotai';
+import { isGender, type CharacterCard, type GenderValue, type WebConfig } from '@/lib/api-types';
+import { DEFAULT_LANGUAGE, type Language } from '@/lib/languages';
+import { STORAGE_KEYS, storage } from '@/lib/storage';
+
+export interface HomePageCache {
+  /** Which catalogue the cache belongs to; a cache of the other gender is dropped. */
+  gender: GenderValue;
+  pageNo: number;
+  list: CharacterCard[];
+  hasMore: boolean;
+  scrollY: number;
+}
+
+export const DEFAULT_WEB_CONFIG: WebConfig = {
+  defaultEnergy: { genVoiceCoin: 2, genPictureCoin: 20 },
+  social: {},
+};
+
+export const showLoginTipAtom = atom(false);
+export const globalLoadingAtom = atom(false);
+export const globalLoadingTextAtom = atom('');
+export const loadingForChatAtom = atom(false);
+/** Where the chat screen's back button returns to; recorded before a chat is opened from a list. */
+export const chatBeforePagePathAtom = atom('/');
+export const systemDataAtom = atom<unknown>(null);
+export const pcMenuCollapsedAtom = atom(false);
+export const homeActiveTabAtom = atom('1');
+export const homeNsfwSwitchChangedAtom = atom(false);
+export const beforeTopicInfoAtom = atom<unknown>(null);
+export const eighteenTipModalShowedAtom = atom(false);
+export const hasCoinToBeCollectedAtom = atom(false);
+export const languageAtom = atom<Language>(DEFAULT_LANGUAGE);
+export const homePageCacheDataAtom = atom<HomePageCache | null>(null);
+export const globalWebConfigAtom = atom<WebConfig>(DEFAULT_WEB_CONFIG);
+/** Whether the deployment configured any social link (the header and footer hide the block otherwise). */
+export const hasSocialLinksAtom = atom((get) => Object.values(get(globalWebConfigAtom).social).some(Boolean));
+export const promptVoiceTagAtom = atom<unknown>(null);
+export const andoridDownloadUrlAtom = atom('');
+export const photoPlazaCacheAtom = atom<unknown>(null);
+export const photoPlazaViewDataAtom = atom<unknown>(null);
+export const myCreationCacheAtom = atom<unknown>(null);
+export const userPhotoPlazaCacheAtom = atom<unknown>(null);
+export const showPyusdAtom = atom(false);
+export const countryInfoAtom = atom<unknown>(null);
+
+/** Memories state (spec section 3). */
+export const isMemoriesSavingAtom = atom(false);
+export const saveMemoryTypeAtom = atom<'save' | string>('save');
+
+function readStoredGender(): GenderValue {
+  const stored = Number(storage.get(STORAGE_KEYS.interestedGender));
+  return isGender(stored) && storage.get(STORAGE_KEYS.interestedGender) !== null ? stored : 0;
+}
+
+const interestedGenderBaseAtom = atom<GenderValue>(readStoredGender());
+
+/** Girls = 0, Guys = 1; read from storage (else 0) and persisted on every change. */
+export const interestedGenderAtom = atom(
+  (get) => get(interestedGenderBaseAtom),
+  (_get, set, gender: GenderValue) => {
+    set(interestedGenderBaseAtom, gender);
+    storage.set(STORAGE_KEYS.interestedGender, String(gender));
+  },
+);
+
+/** NSFW preference: `sfw=1` stores false, `nsfw=1` stores true (spec section 4). */
+export function captureNsfwFlag(search: string): void {
+  const params = new URLSearchParams(search);
+  if (params.get('sfw') === '1') storage.set(STORAGE_KEYS.localNsfw, 'false');
+  else if (params.get('nsfw') === '1') storage.set(STORAGE_KEYS.localNsfw, 'true');
+}
+
+export function nsfwEnabled(): boolean {
+  return storage.get(STORAGE_KEYS.localNsfw) === 'true';
+}

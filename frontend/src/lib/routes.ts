@@ -1,0 +1,75 @@
+/** The route paths of spec section 2 and the route rules the shell applies to them. */
+import { Gender, type GenderValue } from '@/lib/api-types';
+
+export const ROUTES = {
+  home: '/',
+  boyfriendHome: '/ai-boyfriend',
+  chat: '/chat',
+  gallery: '/gallery',
+  generateImage: '/generateimage',
+  createCharacter: '/createcharacter',
+  myAi: '/myai',
+  pricing: '/pricing',
+  buyTokens: '/buytokens',
+  setting: '/setting',
+  blog: '/blog',
+  privacyPolicy: '/privacy-policy',
+  termsOfService: '/terms-of-service',
+  termsOfUse: '/legal-information',
+  communityGuidelines: '/communityguidelines',
+  payDisclaimer: '/pay-disclaimer',
+  refundPolicy: '/refund-policy',
+  complaintPolicy: '/complaint-policy',
+  compliance2257: '/2257',
+  membershipPolicy: '/membership-policy',
+  notFound: '/404',
+} as const;
+
+export const LANDING_ROUTES = [
+  { path: '/ai-sex', key: 'aiSex' },
+  { path: '/ai-porn', key: 'aiPorn' },
+  { path: '/ai-nude', key: 'aiNude' },
+  { path: '/spicy-ai', key: 'spicyAi' },
+  { path: '/hentai-ai', key: 'hentaiAi' },
+  { path: '/ai-gay', key: 'aiGay' },
+  { path: '/ai-incest', key: 'aiIncest' },
+  { path: '/ai-futa', key: 'aiFuta' },
+] as const;
+
+const LEGAL_PATHS: readonly string[] = [
+  ROUTES.privacyPolicy,
+  ROUTES.termsOfService,
+  ROUTES.termsOfUse,
+  ROUTES.communityGuidelines,
+  ROUTES.payDisclaimer,
+  ROUTES.refundPolicy,
+  ROUTES.complaintPolicy,
+  ROUTES.compliance2257,
+  ROUTES.membershipPolicy,
+];
+
+export function homePathFor(gender: GenderValue): string {
+  return gender === Gender.guys ? ROUTES.boyfriendHome : ROUTES.home;
+}
+
+export function isHomePath(path: string): boolean {
+  return path === ROUTES.home || path === ROUTES.boyfriendHome;
+}
+
+export function isChatPath(path: string): boolean {
+  return path === ROUTES.chat || path.startsWith(`${ROUTES.chat}/`);
+}
+
+export function chatPathFor(characterId: string): string {
+  return `${ROUTES.chat}/${encodeURIComponent(characterId)}`;
+}
+
+/** The header's gender switch shows on the homes and on character creation (wide screens). */
+export function showsHeaderGenderSwitch(path: string): boolean {
+  return isHomePath(path) || path === ROUTES.createCharacter;
+}
+
+/** The logo is a plain block on legal pages, /chat/ and /generateimage; a top heading elsewhere. */
+export function logoIsHeading(path: string): boolean {
+  return !(LEGAL_PATHS.includes(path) || isChatPath(path) || path === ROUTES.generateImage);
+}

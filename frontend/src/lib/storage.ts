@@ -1,0 +1,78 @@
+/**
+ * Persistent key/value storage: local storage when the browser allows it, otherwise a
+ * cookie that lasts 365 days (product spec section 3).
+ */
+
+export const STORAGE_KEYS = {
+  chatBackgroundSwitch: 'chatBgSwitch',
+  appVoucher: 'appVoucher',
+  secretKey: 'secretKey',
+  localNsfw: 'localNSFW',
+  utmSource: 'utm_source',
+  utmMedium: 'utm_medium',
+  userLikeGender: 'user_like_gender',
+  countdownDeadline: 'countdownDeadline',
+  createCharacterData: 'createCharacterData',
+  createCharacterDataGuy: 'createCharacterDataGuy',
+  createCharacterDataGeneric: 'createCharacterDataGeneric',
+  interestedGender: 'interestedGender',
+  paymentSuccessTime: 'paySuccessTime',
+  eighteenTipShow: 'eighteenTipShow',
+  /** The analytics distinct id sent in the `distinctId` header and with telemetry. */
+  distinctId: 'distinctId',
+} as const;
+
+export type StorageKey = (typeof STORAGE_KEYS)[keyof typeof STORAGE_KEYS];
+
+export const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+
+export interface KeyValueStorage {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+  remove(key: string): void;
+}
+
+function localStorageUsable(): boolean {
+  try {
+    const probe = '__amora_probe__';
+    window.localStorage.setItem(probe, probe);
+    window.localStorage.removeItem(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function createCookieStorage(doc: Document = document): KeyValueStorage {
+  return {
+    get(key) {
+      const prefix = `${encodeURIComponent(key)}=`;
+      for (const part of doc.cookie.split(';')) {
+        const cookie = part.trim();
+        if (cookie.startsWith(prefix)) return decodeURIComponent(cookie.slice(prefix.length));
+      }
+      return null;
+    },
+    set(key, value) {
+      doc.cookie = `${encodeURIComponent(key)}=${encodeURIComponent(value)}; max-age=${COOKIE_MAX_AGE_SECONDS}; path=/; SameSite=Lax`;
+    },
+    remove(key) {
+      doc.cookie = `${encodeURIComponent(key)}=; max-age=0; path=/; SameSite=Lax`;
+    },
+  };
+}
+
+function createLocalStorage(): KeyValueStorage {
+  return {
+    get: (key) => window.localStorage.getItem(key),
+    set: (key, value) => window.localStorage.setItem(key, value),
+    remove: (key) => window.localStorage.removeItem(key),
+  };
+}
+
+/** Picks the backend once; exported for tests that simulate a browser without local storage. */
+export function createStorage(): KeyValueStorage {
+  return localStorageUsable() ? createLocalStorage() : createCookieStorage();
+}
+
+export const storage: KeyValueStorage = createStorage();

@@ -1,0 +1,67 @@
+/**
+ * The signed-in user (spec section 3 "User state"): who it is, whether it is being fetched,
+ * and the session actions every screen shares (refresh, logout).
+ */
+import { atom } from 'jotai';
+import { apiGet, resetDistinctId } from '@/lib/api-client';
+import type { UserInfo } from '@/lib/api-types';
+import { i18n } from '@/lib/i18n';
+import { notify } from '@/lib/notifications';
+import { STORAGE_KEYS, storage } from '@/lib/storage';
+import { store } from '@/lib/store';
+
+export const userInfoAtom = atom<UserInfo | null>(null);
+/** True until the first user-info request has answered (the spec's `geting`). */
+export const gettingUserAtom = atom(true);
+/** True once user info has been fetched at least once (the spec's `userInfoGeted`). */
+export const userInfoFetchedAtom = atom(false);
+
+export const isLoggedInAtom = atom((get) => get(userInfoAtom) !== null);
+/** Paid users have userVipType above 0. */
+export const isPaidUserAtom = atom((get) => (get(userInfoAtom)?.userVipType ?? 0) > 0);
+
+export function fetchUserInfo() {
+  return apiGet<UserInfo | null>('/user/v1/getUserInfo');
+}
+
+/** Fetches the current user; a failure leaves the visitor signed out. */
+export async function loadUserInfo(): Promise<UserInfo | null> {
+  store.set(gettingUserAtom, true);
+  try {
+    const envelope = await fetchUserInfo();
+    const user = envelope.success ? envelope.data ?? null : null;
+    store.set(userInfoAtom, user);
+    return user;
+  } catch {
+    store.set(userInfoAtom, null);
+    return null;
+  } finally {
+    store.set(gettingUserAtom, false);
+    store.set(userInfoFetchedAtom, true);
+  }
+}
+
+/** The first e-mail the user has, which telemetry sends hashed (spec section 3). */
+export function trackingEmail(user: UserInfo | null): string | null {
+  return user?.email || user?.discordEmail || user?.appleEmail || null;
+}
+
+/**
+ * Signs out: revokes the session, forgets the analytics identity and the app voucher,
+ * and reloads the home page (spec section 4).
+ */
+export async function logout(): Promise<void> {
+  try {
+    const envelope = await apiGet<boolean>('/login/v1/signOut', undefined, { quiet: true });
+    if (!envelope.success) {
+      notify.error(envelope.msg || i18n.t('CommonErrorMsg'));
+      return;
+    }
+  } catch {
+    notify.error(i18n.t('CommonErrorMsg'));
+    return;
+  }
+  resetDistinctId();
+  storage.remove(STORAGE_KEYS.appVoucher);
+  window.location.assign('/');
+}

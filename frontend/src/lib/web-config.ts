@@ -1,0 +1,27 @@
+/** The deployment's web configuration (POST /user/v1/config/getWebConfig, API.md section 4). */
+import { apiPost } from '@/lib/api-client';
+import type { WebConfig } from '@/lib/api-types';
+import { andoridDownloadUrlAtom, DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
+import { store } from '@/lib/store';
+
+export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): WebConfig {
+  return {
+    ...DEFAULT_WEB_CONFIG,
+    ...data,
+    defaultEnergy: { ...DEFAULT_WEB_CONFIG.defaultEnergy, ...data?.defaultEnergy },
+    social: { ...data?.social },
+  };
+}
+
+/** Loads the config into the store; on failure the defaults (voice 2, picture 20) stay. */
+export async function loadWebConfig(): Promise<void> {
+  try {
+    const envelope = await apiPost<WebConfig>('/user/v1/config/getWebConfig', {}, { quiet: true });
+    if (!envelope.success) return;
+    const config = mergeWebConfig(envelope.data);
+    store.set(globalWebConfigAtom, config);
+    if (config.andoridDownloadUrl) store.set(andoridDownloadUrlAtom, config.andoridDownloadUrl);
+  } catch {
+    // The defaults are usable; the header simply shows no social links.
+  }
+}

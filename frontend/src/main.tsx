@@ -1,0 +1,33 @@
+import '@/app/global.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from '@/app/app';
+import { createAppRouter } from '@/app/router';
+import { captureLandingParameters } from '@/lib/api-client';
+import { languageAtom } from '@/lib/app-state';
+import { installGlobalErrorReporting } from '@/lib/error-report';
+import { initI18n } from '@/lib/i18n';
+import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
+import { store } from '@/lib/store';
+import { loadUserInfo } from '@/lib/user';
+import { loadWebConfig } from '@/lib/web-config';
+
+window.prerenderReady = false;
+
+const language = languageFromPath(window.location.pathname) ?? DEFAULT_LANGUAGE;
+store.set(languageAtom, language);
+document.documentElement.lang = language;
+
+captureLandingParameters(window.location.search);
+installGlobalErrorReporting();
+void initI18n(language);
+void loadUserInfo();
+void loadWebConfig();
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+createRoot(container).render(
+  <StrictMode>
+    <App router={createAppRouter()} />
+  </StrictMode>,
+);

@@ -1,0 +1,20 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup } from '@testing-library/react';
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import { afterEach } from 'vitest';
+import en from '../../public/locales/en/translation.json';
+
+// Components under test read the English strings synchronously instead of over HTTP.
+await i18n.use(initReactI18next).init({
+  lng: 'en',
+  fallbackLng: 'en',
+  resources: { en: { translation: en } },
+  interpolation: { escapeValue: false },
+  react: { useSuspense: false },
+});
+
+afterEach(() => {
+  cleanup();
+  window.localStorage.clear();
+});

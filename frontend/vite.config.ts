@@ -1,0 +1,35 @@
+import { fileURLToPath, URL } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+// In development the SPA talks to a locally running `amora` server through /proxy
+// (product spec section 7); media URLs like /media/<id> go to the same server.
+const devServer = process.env.AMORA_DEV_SERVER ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+  },
+  server: {
+    proxy: {
+      '/proxy': { target: devServer, changeOrigin: true, rewrite: (path) => path.replace(/^\/proxy/, '') },
+      '/media': { target: devServer, changeOrigin: true },
+    },
+  },
+  build: {
+    // The manifest lets scripts/check-size.mjs find exactly the chunks of the first screen.
+    manifest: true,
+    // The login modal's decorative images stay separate, cacheable files.
+    assetsInlineLimit: (file) => (file.includes('login-art-') ? false : undefined),
+    target: 'es2022',
+    chunkSizeWarningLimit: 300,
+  },
+  test: {
+    environment: 'jsdom',
+    globals: true,
+    setupFiles: ['./src/test/setup.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    restoreMocks: true,
+  },
+});
