@@ -1,6 +1,7 @@
 //! Amora's domain: the values the rest of the system passes around, each parsed once at
 //! the edge so that code past the edge cannot hold an invalid one. No I/O, no framework.
 
+pub mod account;
 pub mod character;
 pub mod gender;
 pub mod money;

@@ -49,3 +49,20 @@ frontend_install() {
     echo "$hash" > "$stamp"
   fi
 }
+
+# A virtualenv in the cache with the test command's Python packages (the SMTP server).
+python_test_env() {
+  local venv="$AMORA_CACHE/venv"
+  local stamp="$venv/.amora-requirements-hash"
+  local hash
+  hash="$(sha256sum "$REPO_ROOT/scripts/requirements-test.txt" | cut -d' ' -f1)"
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
+  fi
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$hash" ]; then
+    say "installing Python test packages"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$REPO_ROOT/scripts/requirements-test.txt"
+    echo "$hash" > "$stamp"
+  fi
+  export AMORA_PYTHON="$venv/bin/python"
+}

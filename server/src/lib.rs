@@ -2,6 +2,7 @@
 //! metrics. `startup::Application` is the whole server; `main` only reads the command line.
 
 pub mod api;
+pub mod auth;
 pub mod envelope;
 pub mod observability;
 pub mod rate_limit;

@@ -1,10 +1,13 @@
-//! Per-client-address rate limits, so that one browser (or one script) cannot flood the
-//! telemetry tables. Kept in memory per node: a limit is a courtesy to the store, not a
-//! security boundary, so a client spreading over nodes getting N× the rate is acceptable.
+//! Keyed rate limits (per client address, per account, per email), so that one client
+//! cannot flood the telemetry tables, guess passwords or mail-bomb an inbox. Kept in
+//! memory per node: with N nodes a client spreading its requests gets at most N× the
+//! budget, which still bounds every abuse above by a small constant.
 
+use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::HttpRequest;
 use governor::clock::DefaultClock;
@@ -13,23 +16,32 @@ use governor::{Quota, RateLimiter};
 
 use crate::api::ApiError;
 
-#[derive(Clone)]
-pub struct AddressLimiter {
-    limiter: Arc<RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, DefaultClock>>,
-    trust_forwarded_for: bool,
+/// Past this many tracked keys, keys whose budget has refilled are forgotten.
+const MAX_TRACKED_KEYS: usize = 100_000;
+
+pub struct KeyedLimiter<K: Hash + Eq + Clone> {
+    limiter: Arc<RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock>>,
 }
 
-impl AddressLimiter {
-    pub fn per_minute(per_minute: NonZeroU32, trust_forwarded_for: bool) -> Self {
-        Self { limiter: Arc::new(RateLimiter::keyed(Quota::per_minute(per_minute))), trust_forwarded_for }
+impl<K: Hash + Eq + Clone> Clone for KeyedLimiter<K> {
+    fn clone(&self) -> Self {
+        Self { limiter: self.limiter.clone() }
+    }
+}
+
+impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
+    /// `count` requests per `period` per key, all of which may come at once.
+    pub fn new(count: u32, period: Duration) -> Self {
+        let burst = NonZeroU32::new(count.max(1)).unwrap_or(NonZeroU32::MIN);
+        let quota =
+            Quota::with_period(period / burst.get()).unwrap_or_else(|| Quota::per_second(burst)).allow_burst(burst);
+        Self { limiter: Arc::new(RateLimiter::keyed(quota)) }
     }
 
-    /// Takes one unit for the request's client address, or answers `rateLimited`.
-    pub fn check(&self, req: &HttpRequest) -> Result<(), ApiError> {
-        let address = client_address(req, self.trust_forwarded_for);
-        self.limiter.check_key(&address).map_err(|_| ApiError::RateLimited)?;
-        // Forget addresses whose budget has refilled so the map stays bounded.
-        if self.limiter.len() > 100_000 {
+    /// Takes one unit for `key`, or answers `rateLimited`.
+    pub fn check(&self, key: &K) -> Result<(), ApiError> {
+        self.limiter.check_key(key).map_err(|_| ApiError::RateLimited)?;
+        if self.limiter.len() > MAX_TRACKED_KEYS {
             self.limiter.retain_recent();
         }
         Ok(())
@@ -42,4 +54,51 @@ pub fn client_address(req: &HttpRequest, trust_forwarded_for: bool) -> IpAddr {
         .then(|| req.connection_info().realip_remote_addr().and_then(|text| text.parse::<IpAddr>().ok()))
         .flatten();
     forwarded.or_else(|| req.peer_addr().map(|addr| addr.ip())).unwrap_or(IpAddr::from([0, 0, 0, 0]))
+}
+
+/// Every limiter of the node, built from `limits.*`.
+#[derive(Clone)]
+pub struct Limiters {
+    pub trust_forwarded_for: bool,
+    /// `/webError` and `/spm`, per address.
+    pub reports: KeyedLimiter<IpAddr>,
+    pub password_login_by_ip: KeyedLimiter<IpAddr>,
+    pub password_login_by_account: KeyedLimiter<String>,
+    pub sign_in_links_by_ip: KeyedLimiter<IpAddr>,
+    pub sign_in_links_by_email: KeyedLimiter<String>,
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+const HOUR: Duration = Duration::from_secs(3600);
+
+impl Limiters {
+    pub fn from_settings(limits: &crate::settings::LimitSettings, trust_forwarded_for: bool) -> Self {
+        Self {
+            trust_forwarded_for,
+            reports: KeyedLimiter::new(limits.reports_per_minute, MINUTE),
+            password_login_by_ip: KeyedLimiter::new(limits.password_login_per_ip_per_minute, MINUTE),
+            password_login_by_account: KeyedLimiter::new(limits.password_login_per_account_per_hour, HOUR),
+            sign_in_links_by_ip: KeyedLimiter::new(limits.sign_in_links_per_ip_per_hour, HOUR),
+            sign_in_links_by_email: KeyedLimiter::new(limits.sign_in_links_per_email_per_hour, HOUR),
+        }
+    }
+
+    pub fn address(&self, req: &HttpRequest) -> IpAddr {
+        client_address(req, self.trust_forwarded_for)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_after_the_budget_is_refused() {
+        let limiter = KeyedLimiter::new(3, HOUR);
+        for _ in 0..3 {
+            assert!(limiter.check(&"a").is_ok());
+        }
+        assert!(matches!(limiter.check(&"a"), Err(ApiError::RateLimited)));
+        assert!(limiter.check(&"b").is_ok(), "keys have separate budgets");
+    }
 }

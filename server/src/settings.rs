@@ -23,6 +23,79 @@ pub struct Settings {
     pub limits: LimitSettings,
     pub web: WebSettings,
     pub catalogue: CatalogueSettings,
+    pub accounts: AccountSettings,
+    pub mail: MailSettings,
+    pub bot_check: BotCheckSettings,
+    pub oauth: OAuthSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountSettings {
+    /// How long a sign-in lasts.
+    pub session_ttl_secs: i64,
+    /// How long a mailed sign-in link works (once).
+    pub sign_in_link_ttl_secs: i64,
+    /// Accounts younger than this still do not see restricted-exposure characters.
+    pub established_after_secs: i64,
+    /// How long a deleted account's email may not register again.
+    pub deletion_block_secs: i64,
+    /// Coins every new account starts with.
+    pub new_account_coins: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailSettings {
+    /// Sender of sign-in mail.
+    pub from: String,
+    /// `smtp://host:port` (plain, for a local relay), `smtp://user:pass@host:587` (STARTTLS
+    /// required) or `smtps://user:pass@host:465`. Empty: write `.eml` files to
+    /// `<store.data_dir>/outbox/` and log the link.
+    pub smtp_url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotCheckSettings {
+    /// Cloudflare Turnstile secret. Empty: a development check that accepts any token.
+    pub turnstile_secret: String,
+    /// Turnstile site key, handed to the browser.
+    pub turnstile_site_key: String,
+    pub verify_url: String,
+    /// Accept the marker token sent by browsers the widget cannot run in.
+    pub allow_unsupported_browsers: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthSettings {
+    pub google: GoogleSettings,
+    pub discord: DiscordSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoogleSettings {
+    /// Empty disables Google sign-in.
+    pub client_id: String,
+    pub client_secret: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub jwks_url: String,
+    /// Accepted `iss` values of ID tokens.
+    pub issuers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscordSettings {
+    /// Empty disables Discord sign-in.
+    pub client_id: String,
+    pub client_secret: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub user_url: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,6 +149,14 @@ pub struct LogSettings {
 pub struct LimitSettings {
     /// `/webError` and `/spm` calls allowed per client address per minute.
     pub reports_per_minute: u32,
+    /// Password sign-in attempts per client address per minute.
+    pub password_login_per_ip_per_minute: u32,
+    /// Password sign-in attempts per ID per hour, wherever they come from.
+    pub password_login_per_account_per_hour: u32,
+    /// Sign-in links requested per client address per hour.
+    pub sign_in_links_per_ip_per_hour: u32,
+    /// Sign-in links sent to one address per hour.
+    pub sign_in_links_per_email_per_hour: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -194,9 +275,24 @@ impl Settings {
         if self.web.gen_voice_coin < 0 || self.web.gen_picture_coin < 0 {
             return Err(SettingsError::Invalid("web costs must not be negative".into()));
         }
-        if self.limits.reports_per_minute == 0 {
-            return Err(SettingsError::Invalid("limits.reports_per_minute must be at least 1".into()));
+        let limits = &self.limits;
+        for (name, value) in [
+            ("reports_per_minute", limits.reports_per_minute),
+            ("password_login_per_ip_per_minute", limits.password_login_per_ip_per_minute),
+            ("password_login_per_account_per_hour", limits.password_login_per_account_per_hour),
+            ("sign_in_links_per_ip_per_hour", limits.sign_in_links_per_ip_per_hour),
+            ("sign_in_links_per_email_per_hour", limits.sign_in_links_per_email_per_hour),
+        ] {
+            if value == 0 {
+                return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));
+            }
         }
+        let accounts = &self.accounts;
+        if accounts.session_ttl_secs <= 0 || accounts.sign_in_link_ttl_secs <= 0 || accounts.deletion_block_secs < 0 {
+            return Err(SettingsError::Invalid("accounts durations must be positive".into()));
+        }
+        url::Url::parse(&self.http.public_base_url)
+            .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;
         Ok(())
     }
 }

@@ -2,7 +2,6 @@
 //! listener and assembles the routes. `main` and the tests start the server the same way.
 
 use std::net::TcpListener;
-use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,12 +13,15 @@ use amora_store::Store;
 use amora_store::embedded::EmbeddedStore;
 use tracing_actix_web::TracingLogger;
 
+use crate::auth::bot_check::BotCheck;
+use crate::auth::mail::Mailer;
+use crate::auth::oauth::IdentityProviders;
 use crate::envelope::middleware::envelope;
-use crate::rate_limit::AddressLimiter;
+use crate::rate_limit::Limiters;
 use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
-use crate::web::{health, media, spa};
+use crate::web::{health, media, sign_in, spa};
 
 pub struct Application {
     port: u16,
@@ -38,10 +40,11 @@ impl Application {
 
         let listener = TcpListener::bind((settings.http.host.as_str(), settings.http.port))?;
         let port = listener.local_addr()?.port();
-        let per_minute = NonZeroU32::new(settings.limits.reports_per_minute)
-            .ok_or_else(|| anyhow::anyhow!("limits.reports_per_minute must be at least 1"))?;
         let state = AppState {
-            report_limiter: AddressLimiter::per_minute(per_minute, settings.http.trust_forwarded_for),
+            limits: Limiters::from_settings(&settings.limits, settings.http.trust_forwarded_for),
+            mailer: Mailer::from_settings(&settings)?,
+            bot_check: BotCheck::from_settings(&settings.bot_check)?,
+            identity: IdentityProviders::from_settings(&settings.oauth)?,
             store: store.clone(),
             settings: Arc::new(settings.clone()),
         };
@@ -115,6 +118,12 @@ fn app(
         .route("/readyz", web::get().to(health::readyz))
         .route("/media/{id}", web::get().to(media::get_media))
         .route("/locales/{lng}/{file}", web::get().to(spa::locale))
+        // Reached by navigation (links, provider redirects), so outside the envelope.
+        .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))
+        .route("/lust/api/googleLogin", web::get().to(sign_in::google_login))
+        .route("/lust/api/googleLoginBack", web::get().to(sign_in::google_login_back))
+        .route("/lust/api/discordLogin", web::get().to(sign_in::discord_login))
+        .route("/lust/api/discordLoginBack", web::get().to(sign_in::discord_login_back))
         .service(web::scope("/lust/api").wrap(from_fn(envelope)).configure(routes::configure))
         .default_service(web::get().to(spa::static_or_index))
 }

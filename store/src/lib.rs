@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use amora_domain::account::{EmailAddress, User, UserId, UserNo};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
@@ -24,6 +25,9 @@ pub enum StoreError {
     /// Stored data could not be read back into a domain value.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// A unique field (named) already holds this value.
+    #[error("{0} is already taken")]
+    Conflict(&'static str),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -70,6 +74,82 @@ pub trait TelemetryRepo: Send + Sync {
     async fn recent_page_events(&self, limit: u32) -> StoreResult<Vec<PageEvent>>;
 }
 
+/// A new account's fields; the store fills in the defaults of the rest.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub user_id: UserId,
+    pub user_no: UserNo,
+    pub user_name: String,
+    pub email: Option<EmailAddress>,
+    pub discord_email: Option<EmailAddress>,
+    pub google_subject: Option<String>,
+    pub discord_id: Option<String>,
+    pub utm_source: String,
+    pub language: String,
+    pub created_at: i64,
+}
+
+/// One change to an account.
+#[derive(Debug, Clone)]
+pub enum UserChange {
+    Profile { user_name: Option<String>, user_avatar: Option<String> },
+    Preferences { interested_gender: Option<Gender>, nsfw: Option<bool>, language: Option<String> },
+    PasswordHash(String),
+    LinkGoogle { subject: String },
+    LinkDiscord { discord_id: String, discord_email: Option<EmailAddress> },
+}
+
+/// Accounts, unique by id, `userNo`, email and provider identities.
+#[async_trait]
+pub trait UserRepo: Send + Sync {
+    /// Creates the account, or `Conflict("email")` / `Conflict("userNo")` / … when taken.
+    async fn create(&self, user: NewUser) -> StoreResult<User>;
+    async fn by_id(&self, id: &UserId) -> StoreResult<Option<User>>;
+    async fn by_email(&self, email: &EmailAddress) -> StoreResult<Option<User>>;
+    async fn by_user_no(&self, user_no: &UserNo) -> StoreResult<Option<User>>;
+    async fn by_google_subject(&self, subject: &str) -> StoreResult<Option<User>>;
+    async fn by_discord_id(&self, discord_id: &str) -> StoreResult<Option<User>>;
+    /// Applies the change and returns the account as it now is (`None` when it is gone).
+    async fn update(&self, id: &UserId, change: UserChange) -> StoreResult<Option<User>>;
+    /// Deletes the account and everything that is only its own (sessions included).
+    async fn delete(&self, id: &UserId) -> StoreResult<bool>;
+}
+
+/// A signed-in session. Only the SHA-256 of its token is stored, so a copy of the
+/// database cannot be used to sign in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub token_hash: String,
+    pub user_id: UserId,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+#[async_trait]
+pub trait SessionRepo: Send + Sync {
+    async fn create(&self, session: SessionRecord) -> StoreResult<()>;
+    /// The session, if it exists and has not expired at `now`.
+    async fn find_live(&self, token_hash: &str, now: i64) -> StoreResult<Option<SessionRecord>>;
+    async fn revoke(&self, token_hash: &str) -> StoreResult<()>;
+    async fn revoke_all(&self, user_id: &UserId) -> StoreResult<()>;
+}
+
+/// One-time sign-in links sent by mail (hash of the token, as for sessions).
+#[async_trait]
+pub trait SignInLinkRepo: Send + Sync {
+    async fn create(&self, token_hash: &str, email: &EmailAddress, expires_at: i64) -> StoreResult<()>;
+    /// Uses the link: its email if it existed, was unused and live at `now`. Works once.
+    async fn consume(&self, token_hash: &str, now: i64) -> StoreResult<Option<EmailAddress>>;
+}
+
+/// Emails whose account was deleted recently and may not register again until a time.
+#[async_trait]
+pub trait DeletionBlockRepo: Send + Sync {
+    async fn block(&self, email: &EmailAddress, until: i64) -> StoreResult<()>;
+    /// When the block ends, if one is in force at `now`.
+    async fn blocked_until(&self, email: &EmailAddress, now: i64) -> StoreResult<Option<i64>>;
+}
+
 /// Whether the store answers at all; `/readyz` asks this.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -82,5 +162,9 @@ pub struct Store {
     pub characters: Arc<dyn CharacterRepo>,
     pub media: Arc<dyn MediaRepo>,
     pub telemetry: Arc<dyn TelemetryRepo>,
+    pub users: Arc<dyn UserRepo>,
+    pub sessions: Arc<dyn SessionRepo>,
+    pub sign_in_links: Arc<dyn SignInLinkRepo>,
+    pub deletion_blocks: Arc<dyn DeletionBlockRepo>,
     pub health: Arc<dyn Health>,
 }

@@ -18,6 +18,17 @@ pub enum ApiError {
     Envelope(String),
     #[error("rate limited")]
     RateLimited,
+    /// No live session where one is required.
+    #[error("no valid session")]
+    TokenInvalid,
+    /// The email's account was deleted less than the block period ago.
+    #[error("re-registration blocked")]
+    ReRegisterWait,
+    #[error("bot check failed")]
+    BotCheckFailed,
+    /// Wrong ID or password; the same answer for both so IDs cannot be enumerated.
+    #[error("wrong ID or password")]
+    AccountPwdError,
     #[error("not found: {0}")]
     NotFound(String),
     /// The body is larger than the endpoint accepts: HTTP 413, no envelope (API.md §1.4).
@@ -34,6 +45,10 @@ impl ApiError {
             ApiError::Param(_) => ApiCode::ParamError,
             ApiError::Envelope(_) => ApiCode::EnvelopeError,
             ApiError::RateLimited => ApiCode::RateLimited,
+            ApiError::TokenInvalid => ApiCode::TokenInvalid,
+            ApiError::ReRegisterWait => ApiCode::ReRegisterWait,
+            ApiError::BotCheckFailed => ApiCode::BotCheckFailed,
+            ApiError::AccountPwdError => ApiCode::AccountPwdError,
             ApiError::NotFound(_) => ApiCode::NotFound,
             ApiError::PayloadTooLarge => ApiCode::ParamError,
             ApiError::Internal(_) => ApiCode::ServerError,

@@ -4,10 +4,10 @@ use actix_web::web;
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
-use amora_domain::viewer::Viewer;
 use serde::Deserialize;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
+use crate::auth::session::MaybeSignedIn;
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -22,13 +22,13 @@ pub struct ListRequest {
 /// `pageSize` is the last.
 pub async fn get_character_list(
     state: web::Data<AppState>,
+    signed_in: MaybeSignedIn,
     payload: Payload<ListRequest>,
 ) -> ApiResult<Vec<CharacterCard>> {
     let request = payload.into_inner();
     let page = PageRequest::parse(request.page_no, request.page_size)?;
     let gender = Gender::try_from(request.gender)?;
-    // No session exists before sign-in lands, so every caller is a signed-out viewer.
-    let viewer = Viewer::SignedOut;
+    let viewer = signed_in.viewer(&state);
     let cards = state.store.characters.list_cards(gender, viewer, page).await?;
     Ok(ApiReply(cards))
 }
@@ -40,11 +40,15 @@ pub struct InfoRequest {
 }
 
 /// `getCharacterInfo {characterId}` → `Character`.
-pub async fn get_character_info(state: web::Data<AppState>, payload: Payload<InfoRequest>) -> ApiResult<Character> {
+pub async fn get_character_info(
+    state: web::Data<AppState>,
+    signed_in: MaybeSignedIn,
+    payload: Payload<InfoRequest>,
+) -> ApiResult<Character> {
     let id = CharacterId::parse(&payload.into_inner().character_id)?;
     let character = state.store.characters.get(&id).await?;
     match character {
-        Some(character) if Viewer::SignedOut.may_see(character.exposure) => Ok(ApiReply(character)),
+        Some(character) if signed_in.viewer(&state).may_see(character.exposure) => Ok(ApiReply(character)),
         _ => Err(ApiError::NotFound(format!("no character {id}"))),
     }
 }

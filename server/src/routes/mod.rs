@@ -2,6 +2,7 @@
 //! inside the envelope middleware; anything unmatched answers `notFound` in an envelope.
 
 mod characters;
+pub mod login;
 mod telemetry;
 mod user;
 mod web_config;
@@ -17,6 +18,15 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/config/getWebConfig", web::post().to(web_config::get_web_config))
         .route("/user/v1/getVipData", web::post().to(web_config::get_vip_data))
         .route("/user/v1/getUserInfo", web::get().to(user::get_user_info))
+        .route("/user/v1/getOwnUserInfoDetail", web::get().to(user::get_own_user_info_detail))
+        .route("/user/v1/updateUserInfo", web::post().to(user::update_user_info))
+        .route("/user/v1/updateUserPassword", web::post().to(user::update_user_password))
+        .route("/user/v1/updateWebData", web::post().to(user::update_web_data))
+        .route("/user/v1/deleteUser", web::post().to(user::delete_user))
+        .route("/login/v1/sendRegisterUserEmail", web::post().to(login::send_register_user_email))
+        .route("/login/v1/userPasswordLogin", web::post().to(login::user_password_login))
+        .route("/login/v1/googleSignUp", web::post().to(login::google_sign_up))
+        .route("/login/v1/signOut", web::get().to(login::sign_out))
         .route("/spm", web::get().to(telemetry::spm))
         .route("/webError", web::post().to(telemetry::web_error))
         .default_service(web::to(unknown_endpoint));

@@ -29,7 +29,7 @@ pub struct SpmQuery {
 
 /// `GET /spm?...` → `true`.
 pub async fn spm(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<bool> {
-    state.report_limiter.check(&req)?;
+    state.limits.reports.check(&state.limits.address(&req))?;
     let query = web::Query::<SpmQuery>::from_query(req.query_string())
         .map_err(|e| ApiError::Param(format!("query: {e}")))?
         .into_inner();
@@ -90,7 +90,7 @@ pub async fn web_error(
     state: web::Data<AppState>,
     payload: Payload<ErrorReportRequest>,
 ) -> ApiResult<bool> {
-    state.report_limiter.check(&req)?;
+    state.limits.reports.check(&state.limits.address(&req))?;
     let report = payload.into_inner();
     let report = ErrorReport::bounded(
         &report.error_type,

@@ -16,6 +16,19 @@ pub struct WebConfig {
     #[serde(rename = "andoridDownloadUrl", skip_serializing_if = "Option::is_none")]
     android_download_url: Option<String>,
     app_version: &'static str,
+    sign_in: SignInConfig,
+}
+
+/// Which sign-in methods work on this install, so the login modal can say so.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SignInConfig {
+    google_enabled: bool,
+    discord_enabled: bool,
+    /// "turnstile" or "development" (any token passes; the modal labels it).
+    bot_check_mode: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    turnstile_site_key: String,
 }
 
 #[derive(Serialize)]
@@ -33,6 +46,12 @@ pub async fn get_web_config(state: web::Data<AppState>, _empty: Payload<serde_js
         social: web.social.clone(),
         android_download_url: web.android_download_url.clone(),
         app_version: env!("CARGO_PKG_VERSION"),
+        sign_in: SignInConfig {
+            google_enabled: state.identity.google.is_some(),
+            discord_enabled: state.identity.discord.is_some(),
+            bot_check_mode: state.bot_check.mode(),
+            turnstile_site_key: state.settings.bot_check.turnstile_site_key.clone(),
+        },
     }))
 }
 

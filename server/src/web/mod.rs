@@ -3,4 +3,5 @@
 
 pub mod health;
 pub mod media;
+pub mod sign_in;
 pub mod spa;

@@ -37,6 +37,11 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts the app with extra `AMORA_*` overrides.
 pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
+    spawn_app_env(overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).await
+}
+
+/// Starts the app with extra `AMORA_*` overrides given as owned pairs.
+pub async fn spawn_app_env(overrides: Vec<(String, String)>) -> TestApp {
     let temp = tempfile::tempdir().expect("temp dir");
     let static_dir = temp.path().join("dist");
     std::fs::create_dir_all(static_dir.join("locales/en")).expect("static dir");
@@ -54,7 +59,7 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
         ("AMORA_STORE__DATA_DIR".into(), data_dir.display().to_string()),
         ("AMORA_LOG__FILTER".into(), "warn".into()),
     ];
-    env.extend(overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    env.extend(overrides);
     let settings = Settings::load_from(None, env).expect("settings");
     amora_server::observability::init_logging(&settings.log);
 
@@ -65,7 +70,8 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
 
     TestApp {
         address,
-        client: reqwest::Client::new(),
+        // Redirects are part of what sign-in tests look at, so they are never followed.
+        client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client"),
         store,
         data_dir,
         key: EnvelopeKey::from_secret(SECRET).expect("key"),
@@ -109,21 +115,56 @@ impl TestApp {
 
     /// POSTs an encrypted payload and opens the encrypted answer.
     pub async fn post_api(&self, path: &str, payload: Value) -> Envelope {
+        self.post_api_as(None, path, payload).await.0
+    }
+
+    /// POSTs as the holder of `voucher` (if any); returns the envelope and the response headers.
+    pub async fn post_api_as(
+        &self,
+        voucher: Option<&str>,
+        path: &str,
+        payload: Value,
+    ) -> (Envelope, reqwest::header::HeaderMap) {
         let body = json!({ "requestData": self.key.encrypt(payload.to_string().as_bytes()) });
-        let response = self.post_raw(path, body.to_string()).await;
+        let mut request = self
+            .client
+            .post(self.url(&format!("/lust/api{path}")))
+            .header("secretKey", SECRET)
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(voucher) = voucher {
+            request = request.header("voucher", voucher);
+        }
+        let response = request.send().await.expect("request");
         assert_eq!(response.status(), 200, "{path}");
-        self.open(&response.json().await.expect("JSON body"))
+        let headers = response.headers().clone();
+        (self.open(&response.json().await.expect("JSON body")), headers)
     }
 
     pub async fn get_api(&self, path_and_query: &str) -> Envelope {
+        self.get_api_as(None, path_and_query).await
+    }
+
+    pub async fn get_api_as(&self, voucher: Option<&str>, path_and_query: &str) -> Envelope {
+        let mut request = self.client.get(self.url(&format!("/lust/api{path_and_query}"))).header("secretKey", SECRET);
+        if let Some(voucher) = voucher {
+            request = request.header("voucher", voucher);
+        }
+        let response = request.send().await.expect("request");
+        assert_eq!(response.status(), 200, "{path_and_query}");
+        self.open(&response.json().await.expect("JSON body"))
+    }
+
+    /// GETs with a session cookie instead of a voucher.
+    pub async fn get_api_with_cookie(&self, cookie: &str, path_and_query: &str) -> Envelope {
         let response = self
             .client
             .get(self.url(&format!("/lust/api{path_and_query}")))
             .header("secretKey", SECRET)
+            .header("cookie", cookie)
             .send()
             .await
             .expect("request");
-        assert_eq!(response.status(), 200, "{path_and_query}");
         self.open(&response.json().await.expect("JSON body"))
     }
 
@@ -153,6 +194,37 @@ impl TestApp {
 
     pub async fn user_info(&self) -> Envelope {
         self.get_api("/user/v1/getUserInfo").await
+    }
+
+    pub async fn user_info_as(&self, voucher: &str) -> Envelope {
+        self.get_api_as(Some(voucher), "/user/v1/getUserInfo").await
+    }
+
+    pub async fn send_sign_in_link(&self, email: &str) -> Envelope {
+        self.post_api("/login/v1/sendRegisterUserEmail", json!({ "emailAddress": email, "cfToken": "test-token" }))
+            .await
+    }
+
+    pub async fn password_login(&self, user_no: &str, password: &str) -> Envelope {
+        self.post_api("/login/v1/userPasswordLogin", json!({ "userNo": user_no, "password": password })).await
+    }
+
+    pub async fn set_password(&self, voucher: &str, old: Option<&str>, new: &str) -> Envelope {
+        self.post_api_as(
+            Some(voucher),
+            "/user/v1/updateUserPassword",
+            json!({ "oldPassword": old, "newPassword": new }),
+        )
+        .await
+        .0
+    }
+
+    pub async fn sign_out(&self, voucher: &str) -> Envelope {
+        self.get_api_as(Some(voucher), "/login/v1/signOut").await
+    }
+
+    pub async fn delete_user(&self, voucher: &str) -> Envelope {
+        self.post_api_as(Some(voucher), "/user/v1/deleteUser", json!({})).await.0
     }
 
     pub async fn web_error(&self, report: Value) -> Envelope {

@@ -1,12 +1,14 @@
 //! Integration tests against the real server: one binary, one module per feature.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod accounts;
 mod characters;
 mod crosscheck;
 mod envelope;
 mod helpers;
 mod shutdown;
 mod site;
+mod support;
 mod telemetry;
 mod vectors;
 mod web_config;

@@ -48,6 +48,46 @@ const STEPS: &[&str] = &[
         error_type TEXT NOT NULL, message TEXT NOT NULL, user_agent TEXT NOT NULL,
         url TEXT NOT NULL, user_id TEXT NOT NULL, timestamp INTEGER NOT NULL, stack TEXT NOT NULL
     ) STRICT;",
+    // 2: accounts, sessions, sign-in links, deletion blocks.
+    "CREATE TABLE users (
+        user_id           TEXT PRIMARY KEY,
+        user_no           TEXT NOT NULL UNIQUE,
+        user_name         TEXT NOT NULL,
+        email             TEXT UNIQUE,
+        discord_email     TEXT,
+        apple_email       TEXT,
+        google_subject    TEXT UNIQUE,
+        discord_id        TEXT UNIQUE,
+        user_vip_type     INTEGER NOT NULL DEFAULT 0,
+        coin              INTEGER NOT NULL DEFAULT 0,
+        user_avatar       TEXT NOT NULL DEFAULT '',
+        utm_source        TEXT NOT NULL DEFAULT '',
+        interested_gender INTEGER NOT NULL DEFAULT 0,
+        nsfw              INTEGER NOT NULL DEFAULT 0,
+        language          TEXT NOT NULL DEFAULT 'en',
+        password_hash     TEXT,
+        created_at        INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE sessions (
+        token_hash  TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+        created_at  INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX sessions_by_user ON sessions (user_id);
+
+    CREATE TABLE sign_in_links (
+        token_hash  TEXT PRIMARY KEY,
+        email       TEXT NOT NULL,
+        expires_at  INTEGER NOT NULL,
+        used_at     INTEGER
+    ) STRICT;
+
+    CREATE TABLE deletion_blocks (
+        email       TEXT PRIMARY KEY,
+        until       INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

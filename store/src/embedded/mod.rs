@@ -2,6 +2,7 @@
 //! server to start. SQLite calls block, so each runs on tokio's blocking pool with a
 //! pooled connection; WAL mode lets readers proceed while one writer commits.
 
+mod accounts;
 mod characters;
 mod media;
 mod migrations;
@@ -62,7 +63,16 @@ impl EmbeddedStore {
     /// All repositories of this store.
     pub fn into_store(self) -> Store {
         let shared = Arc::new(self);
-        Store { characters: shared.clone(), media: shared.clone(), telemetry: shared.clone(), health: shared }
+        Store {
+            characters: shared.clone(),
+            media: shared.clone(),
+            telemetry: shared.clone(),
+            users: shared.clone(),
+            sessions: shared.clone(),
+            sign_in_links: shared.clone(),
+            deletion_blocks: shared.clone(),
+            health: shared,
+        }
     }
 
     /// Runs `work` with a pooled connection on the blocking pool.
@@ -81,6 +91,21 @@ impl EmbeddedStore {
     }
 }
 
+/// Names the field of a UNIQUE failure ("UNIQUE constraint failed: users.email").
+fn unique_field(message: &str) -> &'static str {
+    if message.contains("users.email") {
+        "email"
+    } else if message.contains("users.user_no") {
+        "userNo"
+    } else if message.contains("users.google_subject") {
+        "google"
+    } else if message.contains("users.discord_id") {
+        "discord"
+    } else {
+        "a unique field"
+    }
+}
+
 fn unavailable(error: impl std::fmt::Display) -> StoreError {
     StoreError::Unavailable(error.to_string())
 }
@@ -90,6 +115,11 @@ impl From<rusqlite::Error> for StoreError {
         match error {
             rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::InvalidColumnType(..) => {
                 StoreError::Corrupt(error.to_string())
+            }
+            rusqlite::Error::SqliteFailure(ref failure, Some(ref message))
+                if failure.code == rusqlite::ErrorCode::ConstraintViolation =>
+            {
+                StoreError::Conflict(unique_field(message))
             }
             other => StoreError::Unavailable(other.to_string()),
         }

@@ -1,0 +1,264 @@
+//! Accounts: who a person is to Amora, and the values they type to become that person.
+
+use serde::Serialize;
+
+use crate::Invalid;
+use crate::gender::Gender;
+
+/// Longest ID (`userNo`) and password a person can type (spec §5, §9).
+pub const MAX_USER_NO_LEN: usize = 10;
+pub const MAX_PASSWORD_LEN: usize = 20;
+pub const MIN_PASSWORD_LEN: usize = 6;
+const MAX_EMAIL_LEN: usize = 254;
+pub const MAX_USER_NAME_CHARS: usize = 30;
+
+/// An opaque user id, assigned by the server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct UserId(String);
+
+impl UserId {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        if raw.is_empty() || raw.len() > 40 || !raw.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(Invalid::new("userId", "must be 1 to 40 letters or digits"));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for UserId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A normalised email address: trimmed, lower-cased, one `@`, a dotted domain.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let email = raw.trim().to_lowercase();
+        let invalid = || Invalid::new("emailAddress", "is not a valid email address");
+        if email.is_empty() || email.len() > MAX_EMAIL_LEN {
+            return Err(invalid());
+        }
+        let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
+        let local_ok = !local.is_empty()
+            && local.len() <= 64
+            && !local.starts_with('.')
+            && !local.ends_with('.')
+            && !local.contains("..")
+            && local.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~.-".contains(c));
+        let labels: Vec<&str> = domain.split('.').collect();
+        let domain_ok = labels.len() >= 2
+            && labels.iter().all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            })
+            && labels.last().is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()));
+        if !local_ok || !domain_ok {
+            return Err(invalid());
+        }
+        Ok(Self(email))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The short ID a person signs in with (at most 10 characters, letters and digits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct UserNo(String);
+
+impl UserNo {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.chars().count() > MAX_USER_NO_LEN {
+            return Err(Invalid::new("userNo", format!("must be 1 to {MAX_USER_NO_LEN} characters")));
+        }
+        if !trimmed.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(Invalid::new("userNo", "must be letters and digits"));
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    /// Builds the ID of a new account from random digits; the first is never 0 so the ID
+    /// reads the same as a number.
+    pub fn from_random(random: u32) -> Self {
+        Self(format!("{}", 10_000_000 + random % 90_000_000))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A password as typed: 6 to 20 characters. Never stored; only its Argon2id hash is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(..)")
+    }
+}
+
+impl Password {
+    /// For a new password: the length rules apply.
+    pub fn parse_new(raw: &str, field: &'static str) -> Result<Self, Invalid> {
+        let length = raw.chars().count();
+        if !(MIN_PASSWORD_LEN..=MAX_PASSWORD_LEN).contains(&length) {
+            return Err(Invalid::new(field, format!("must be {MIN_PASSWORD_LEN} to {MAX_PASSWORD_LEN} characters")));
+        }
+        if raw.chars().any(char::is_control) {
+            return Err(Invalid::new(field, "must not contain control characters"));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    /// For a sign-in attempt: anything up to the maximum may be tried.
+    pub fn parse_attempt(raw: &str) -> Result<Self, Invalid> {
+        let length = raw.chars().count();
+        if length == 0 || length > MAX_PASSWORD_LEN {
+            return Err(Invalid::new("password", format!("must be 1 to {MAX_PASSWORD_LEN} characters")));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The display name a person chooses.
+pub fn parse_user_name(raw: &str) -> Result<String, Invalid> {
+    let name = raw.trim();
+    let count = name.chars().count();
+    if count == 0 || count > MAX_USER_NAME_CHARS {
+        return Err(Invalid::new("userName", format!("must be 1 to {MAX_USER_NAME_CHARS} characters")));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Invalid::new("userName", "must not contain control characters"));
+    }
+    Ok(name.to_owned())
+}
+
+/// One of the ten interface languages (spec §1).
+pub const LANGUAGES: [&str; 10] = ["en", "de", "es", "fr", "id", "it", "ja", "ko", "pl", "pt"];
+
+pub fn parse_language(raw: &str) -> Result<String, Invalid> {
+    if LANGUAGES.contains(&raw) {
+        Ok(raw.to_owned())
+    } else {
+        Err(Invalid::new("language", format!("must be one of {}", LANGUAGES.join(" "))))
+    }
+}
+
+/// How a person proved who they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SignInMethod {
+    EmailLink,
+    Password,
+    Google,
+    Discord,
+}
+
+/// A person's account as the rest of the system sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub user_id: UserId,
+    pub user_no: UserNo,
+    pub user_name: String,
+    pub email: Option<EmailAddress>,
+    pub discord_email: Option<EmailAddress>,
+    pub apple_email: Option<EmailAddress>,
+    pub google_subject: Option<String>,
+    pub discord_id: Option<String>,
+    /// 0 free, above 0 paid.
+    pub user_vip_type: i64,
+    pub coin: i64,
+    pub user_avatar: String,
+    pub utm_source: String,
+    pub interested_gender: Gender,
+    pub nsfw: bool,
+    pub language: String,
+    pub password_hash: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+impl User {
+    /// Every address this account is known by; each is blocked for 7 days after deletion.
+    pub fn emails(&self) -> Vec<EmailAddress> {
+        [&self.email, &self.discord_email, &self.apple_email].into_iter().flatten().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_addresses_are_normalised_and_checked() {
+        assert_eq!(
+            EmailAddress::parse("  Ann.Lee+x@Example.COM ").map(|e| e.to_string()),
+            Ok("ann.lee+x@example.com".into())
+        );
+        for bad in [
+            "",
+            "ann",
+            "ann@",
+            "@example.com",
+            "ann@example",
+            "ann@@example.com",
+            "a..b@example.com",
+            "ann@-x.com",
+            "ann@example.c0m",
+        ] {
+            assert!(EmailAddress::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_id_is_at_most_ten_letters_or_digits() {
+        assert!(UserNo::parse("1234567890").is_ok());
+        assert!(UserNo::parse("12345678901").is_err());
+        assert!(UserNo::parse("12 34").is_err());
+        assert_eq!(UserNo::from_random(0).as_str(), "10000000");
+        assert_eq!(UserNo::from_random(u32::MAX).as_str().len(), 8);
+    }
+
+    #[test]
+    fn a_new_password_is_six_to_twenty_characters() {
+        assert!(Password::parse_new("12345", "newPassword").is_err());
+        assert!(Password::parse_new("123456", "newPassword").is_ok());
+        assert!(Password::parse_new(&"x".repeat(21), "newPassword").is_err());
+        assert!(Password::parse_attempt(&"x".repeat(21)).is_err());
+        assert_eq!(format!("{:?}", Password::parse_attempt("secret").ok()), "Some(Password(..))");
+    }
+
+    #[test]
+    fn user_names_are_trimmed_and_bounded() {
+        assert_eq!(parse_user_name("  Mia "), Ok("Mia".into()));
+        assert!(parse_user_name("   ").is_err());
+        assert!(parse_user_name(&"n".repeat(31)).is_err());
+    }
+}

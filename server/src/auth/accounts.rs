@@ -1,0 +1,242 @@
+//! Finding, creating and deleting accounts, and the shapes the browser sees of them.
+
+use amora_domain::account::{EmailAddress, User, UserId, UserNo};
+use amora_store::{NewUser, StoreError, UserChange};
+use rand::Rng;
+use serde::Serialize;
+
+use super::now;
+use crate::api::ApiError;
+use crate::state::AppState;
+
+/// `UserInfo` of API.md §4.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInfo {
+    user_id: String,
+    user_no: String,
+    user_name: String,
+    email: Option<String>,
+    discord_email: Option<String>,
+    apple_email: Option<String>,
+    user_vip_type: i64,
+    coin: i64,
+    user_avatar: String,
+    utm_source: String,
+    interested_gender: u8,
+    nsfw: bool,
+}
+
+impl From<&User> for UserInfo {
+    fn from(user: &User) -> Self {
+        let text = |email: &Option<EmailAddress>| email.as_ref().map(ToString::to_string);
+        Self {
+            user_id: user.user_id.to_string(),
+            user_no: user.user_no.as_str().to_owned(),
+            user_name: user.user_name.clone(),
+            email: text(&user.email),
+            discord_email: text(&user.discord_email),
+            apple_email: text(&user.apple_email),
+            user_vip_type: user.user_vip_type,
+            coin: user.coin,
+            user_avatar: user.user_avatar.clone(),
+            utm_source: user.utm_source.clone(),
+            interested_gender: user.interested_gender.code(),
+            nsfw: user.nsfw,
+        }
+    }
+}
+
+/// `UserDetail`: what the settings screen needs beyond `UserInfo` (docs/api.md).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserDetail {
+    #[serde(flatten)]
+    info: UserInfo,
+    language: String,
+    has_password: bool,
+    google_linked: bool,
+    discord_linked: bool,
+    created_at: i64,
+}
+
+impl From<&User> for UserDetail {
+    fn from(user: &User) -> Self {
+        Self {
+            info: UserInfo::from(user),
+            language: user.language.clone(),
+            has_password: user.password_hash.is_some(),
+            google_linked: user.google_subject.is_some(),
+            discord_linked: user.discord_id.is_some(),
+            created_at: user.created_at,
+        }
+    }
+}
+
+/// What is known about a person signing up, besides how they proved who they are.
+pub struct Signup {
+    pub email: Option<EmailAddress>,
+    pub discord_email: Option<EmailAddress>,
+    pub google_subject: Option<String>,
+    pub discord_id: Option<String>,
+    pub user_name: String,
+    pub utm_source: String,
+    pub language: String,
+}
+
+/// Answers `reRegisterWait` when any of the addresses was deleted within the block period.
+pub async fn ensure_not_blocked(state: &AppState, emails: &[&EmailAddress]) -> Result<(), ApiError> {
+    for email in emails {
+        if state.store.deletion_blocks.blocked_until(email, now()).await?.is_some() {
+            return Err(ApiError::ReRegisterWait);
+        }
+    }
+    Ok(())
+}
+
+/// Creates an account with a fresh id and `userNo`, retrying on the rare `userNo` clash.
+pub async fn create(state: &AppState, signup: Signup) -> Result<User, ApiError> {
+    let blocked: Vec<&EmailAddress> = signup.email.iter().chain(signup.discord_email.iter()).collect();
+    ensure_not_blocked(state, &blocked).await?;
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        let (id, number) = {
+            let mut rng = rand::thread_rng();
+            let id: String = (0..20).map(|_| rng.sample(rand::distributions::Alphanumeric) as char).collect();
+            (id, rng.r#gen::<u32>())
+        };
+        let new_user = NewUser {
+            user_id: UserId::parse(&id)?,
+            user_no: UserNo::from_random(number),
+            user_name: signup.user_name.clone(),
+            email: signup.email.clone(),
+            discord_email: signup.discord_email.clone(),
+            google_subject: signup.google_subject.clone(),
+            discord_id: signup.discord_id.clone(),
+            utm_source: signup.utm_source.clone(),
+            language: signup.language.clone(),
+            created_at: now(),
+        };
+        match state.store.users.create(new_user).await {
+            Ok(user) => {
+                tracing::info!(user = %user.user_id, "account created");
+                return Ok(user);
+            }
+            Err(StoreError::Conflict("userNo")) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(ApiError::Internal("no free userNo after several attempts".into()))
+}
+
+/// The account of `email`, created on first use. Two first uses racing end with one account.
+pub async fn find_or_create_by_email(
+    state: &AppState,
+    email: &EmailAddress,
+    utm_source: &str,
+) -> Result<User, ApiError> {
+    if let Some(user) = state.store.users.by_email(email).await? {
+        return Ok(user);
+    }
+    let signup = Signup {
+        email: Some(email.clone()),
+        discord_email: None,
+        google_subject: None,
+        discord_id: None,
+        user_name: default_name(email),
+        utm_source: utm_source.to_owned(),
+        language: "en".into(),
+    };
+    match create(state, signup).await {
+        Ok(user) => Ok(user),
+        // A concurrent first use created it between our look-up and insert.
+        Err(error) => match state.store.users.by_email(email).await? {
+            Some(user) => Ok(user),
+            None => Err(error),
+        },
+    }
+}
+
+/// The part of the address before the `@`, as a first display name.
+pub fn default_name(email: &EmailAddress) -> String {
+    let local = email.as_str().split('@').next().unwrap_or("friend");
+    amora_domain::text::truncate_chars(local, amora_domain::account::MAX_USER_NAME_CHARS).to_owned()
+}
+
+/// Deletes the account and its data, revokes its sessions everywhere, and blocks its
+/// addresses from registering again for the block period.
+pub async fn delete(state: &AppState, user: &User) -> Result<(), ApiError> {
+    let until = now() + state.settings.accounts.deletion_block_secs;
+    for email in user.emails() {
+        state.store.deletion_blocks.block(&email, until).await?;
+    }
+    state.store.sessions.revoke_all(&user.user_id).await?;
+    state.store.users.delete(&user.user_id).await?;
+    tracing::info!(user = %user.user_id, "account deleted");
+    Ok(())
+}
+
+/// Applies a change and returns the account as it now is.
+pub async fn update(state: &AppState, user: &User, change: UserChange) -> Result<User, ApiError> {
+    state.store.users.update(&user.user_id, change).await?.ok_or(ApiError::TokenInvalid)
+}
+
+/// Which provider vouched for an identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Google,
+    Discord,
+}
+
+/// The account of a provider identity: found by the provider's id, else by its verified
+/// email (and linked), else created.
+pub async fn find_or_create_by_identity(
+    state: &AppState,
+    provider: Provider,
+    identity: super::oauth::ProvenIdentity,
+    utm_source: &str,
+) -> Result<User, ApiError> {
+    let users = &state.store.users;
+    let existing = match provider {
+        Provider::Google => users.by_google_subject(&identity.subject).await?,
+        Provider::Discord => users.by_discord_id(&identity.subject).await?,
+    };
+    if let Some(user) = existing {
+        return Ok(user);
+    }
+    let link = match provider {
+        Provider::Google => UserChange::LinkGoogle { subject: identity.subject.clone() },
+        Provider::Discord => UserChange::LinkDiscord {
+            discord_id: identity.subject.clone(),
+            discord_email: identity.verified_email.clone(),
+        },
+    };
+    if let Some(email) = &identity.verified_email
+        && let Some(user) = users.by_email(email).await?
+    {
+        return update(state, &user, link).await;
+    }
+    let name = identity
+        .name
+        .as_deref()
+        .and_then(|name| amora_domain::account::parse_user_name(name).ok())
+        .or_else(|| identity.verified_email.as_ref().map(default_name))
+        .unwrap_or_else(|| "friend".into());
+    let (email, discord_email, google_subject, discord_id) = match provider {
+        Provider::Google => (identity.verified_email, None, Some(identity.subject), None),
+        Provider::Discord => (None, identity.verified_email, None, Some(identity.subject)),
+    };
+    create(
+        state,
+        Signup {
+            email,
+            discord_email,
+            google_subject,
+            discord_id,
+            user_name: name,
+            utm_source: utm_source.to_owned(),
+            language: "en".into(),
+        },
+    )
+    .await
+}

@@ -1,0 +1,142 @@
+//! Sessions: created at sign-in, returned as an HttpOnly cookie (web) and a `voucher`
+//! (embedded app views, sent back in the `voucher` header); either signs a request in.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::cookie::time::Duration as CookieDuration;
+use actix_web::cookie::{Cookie, SameSite};
+use actix_web::{FromRequest, HttpRequest, web};
+use amora_domain::account::User;
+use amora_domain::viewer::Viewer;
+use amora_store::SessionRecord;
+
+use super::{now, random_token, token_hash};
+use crate::api::ApiError;
+use crate::state::AppState;
+
+pub const SESSION_COOKIE: &str = "amora_session";
+pub const VOUCHER_HEADER: &str = "voucher";
+
+/// A new session's secret, to hand to the browser once.
+pub struct NewSession {
+    pub voucher: String,
+    pub cookie: Cookie<'static>,
+}
+
+pub async fn start(state: &AppState, user: &User) -> Result<NewSession, ApiError> {
+    let voucher = random_token();
+    let created_at = now();
+    let ttl = state.settings.accounts.session_ttl_secs;
+    state
+        .store
+        .sessions
+        .create(SessionRecord {
+            token_hash: token_hash(&voucher),
+            user_id: user.user_id.clone(),
+            created_at,
+            expires_at: created_at + ttl,
+        })
+        .await?;
+    let cookie = session_cookie(state, voucher.clone(), CookieDuration::seconds(ttl));
+    Ok(NewSession { voucher, cookie })
+}
+
+/// The cookie that removes the session cookie from the browser.
+pub fn clearing_cookie(state: &AppState) -> Cookie<'static> {
+    session_cookie(state, String::new(), CookieDuration::ZERO)
+}
+
+fn session_cookie(state: &AppState, value: String, max_age: CookieDuration) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, value)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        // Secure only where served over HTTPS, or a local http:// install could never sign in.
+        .secure(state.settings.http.public_base_url.starts_with("https://"))
+        .max_age(max_age)
+        .finish()
+}
+
+/// The session token a request carries: the `voucher` header first (app views), else the cookie.
+pub fn presented_token(req: &HttpRequest) -> Option<String> {
+    let header = req
+        .headers()
+        .get(VOUCHER_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && v.len() <= 100);
+    header
+        .map(str::to_owned)
+        .or_else(|| req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned()).filter(|v| !v.is_empty()))
+}
+
+/// A signed-in request: the account and the hash of the session it came with.
+pub struct SignedIn {
+    pub user: User,
+    pub session_hash: String,
+}
+
+impl SignedIn {
+    /// How the catalogue treats this person.
+    pub fn viewer(&self, state: &AppState) -> Viewer {
+        if now() - self.user.created_at >= state.settings.accounts.established_after_secs {
+            Viewer::Member
+        } else {
+            Viewer::NewUser
+        }
+    }
+}
+
+/// Looks the request's session up; `None` when it has none or it is dead.
+pub async fn lookup(state: &AppState, req: &HttpRequest) -> Result<Option<SignedIn>, ApiError> {
+    let Some(token) = presented_token(req) else {
+        return Ok(None);
+    };
+    let hash = token_hash(&token);
+    let Some(session) = state.store.sessions.find_live(&hash, now()).await? else {
+        return Ok(None);
+    };
+    let user = state.store.users.by_id(&session.user_id).await?;
+    Ok(user.map(|user| SignedIn { user, session_hash: hash }))
+}
+
+fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
+    req.app_data::<web::Data<AppState>>().cloned().ok_or_else(|| ApiError::Internal("no application state".into()))
+}
+
+/// Extracting `SignedIn` answers `tokenInvalid` (10004) when there is no live session.
+impl FromRequest for SignedIn {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = app_state(&req)?;
+            lookup(&state, &req).await?.ok_or(ApiError::TokenInvalid)
+        })
+    }
+}
+
+/// A request that may or may not be signed in.
+pub struct MaybeSignedIn(pub Option<SignedIn>);
+
+impl MaybeSignedIn {
+    pub fn viewer(&self, state: &AppState) -> Viewer {
+        self.0.as_ref().map_or(Viewer::SignedOut, |signed_in| signed_in.viewer(state))
+    }
+}
+
+impl FromRequest for MaybeSignedIn {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = app_state(&req)?;
+            Ok(MaybeSignedIn(lookup(&state, &req).await?))
+        })
+    }
+}
