@@ -1,6 +1,147 @@
-//! Amora's actors: per-user and per-character state in front of the store and the AI
-//! providers (ARCHITECTURE.md, "Actors: who owns what"). They arrive with the coin ledger
-//! and realtime events; this crate holds their place in the dependency graph
-//! `server → actors → {ai, store} → domain`.
+//! Amora's actors (ARCHITECTURE.md, "Actors: who owns what"): a `UserActor` per active
+//! user holds the balance cache and the user's open sockets on this node; the `Registry`
+//! spawns them on demand and passivates idle ones; the `EventBus` carries events to a
+//! user's sockets on every node. Actors are caches in front of the store, never the only
+//! copy of anything: every balance change is a ledger row before anyone is told.
+
+pub mod bus;
+pub mod events;
+pub mod registry;
+pub mod user;
 
 pub use amora_store as store;
+
+use std::time::Duration;
+
+use actix::{Actor, Addr};
+use amora_domain::account::UserId;
+use amora_store::{LedgerOutcome, Store, StoreError};
+
+use crate::bus::EventBus;
+use crate::registry::{AttachBus, Registry, RegistryLimits, UserAddr};
+use crate::user::{Credit, Debit, UserActor};
+
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    #[error("actor unavailable: {0}")]
+    Mailbox(#[from] actix::MailboxError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// This node's actors and bus, handed to the server.
+#[derive(Clone)]
+pub struct Node {
+    pub registry: Addr<Registry>,
+    pub bus: EventBus,
+}
+
+impl Node {
+    /// Starts the registry and the bus (Redis when `redis_url` is given). Call inside an actix system.
+    pub async fn start(
+        store: Store,
+        limits: RegistryLimits,
+        redis_url: Option<&str>,
+    ) -> Result<Self, redis::RedisError> {
+        let registry = Registry::new(store, limits).start();
+        let bus = match redis_url {
+            Some(url) => EventBus::with_redis(registry.clone().recipient(), url)?,
+            None => EventBus::local(registry.clone().recipient()),
+        };
+        // Processed before any UserAddr sent after it, so every actor gets the bus.
+        let _ = registry.send(AttachBus(bus.clone())).await;
+        Ok(Self { registry, bus })
+    }
+
+    pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
+        Ok(self.registry.send(UserAddr(user_id.clone())).await?)
+    }
+
+    pub async fn credit(
+        &self,
+        user_id: &UserId,
+        amount: i64,
+        reason: &str,
+        txn_id: &str,
+    ) -> Result<LedgerOutcome, NodeError> {
+        let actor = self.user(user_id).await?;
+        Ok(actor.send(Credit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
+    }
+
+    pub async fn debit(
+        &self,
+        user_id: &UserId,
+        amount: i64,
+        reason: &str,
+        txn_id: &str,
+    ) -> Result<LedgerOutcome, NodeError> {
+        let actor = self.user(user_id).await?;
+        Ok(actor.send(Debit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
+    }
+}
+
+/// Defaults that suit one node of modest size.
+pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(300);
+
+#[cfg(test)]
+mod tests {
+    use amora_domain::account::UserNo;
+    use amora_store::NewUser;
+    use amora_store::embedded::EmbeddedStore;
+
+    use super::*;
+    use crate::registry::ActorCount;
+
+    async fn node(limits: RegistryLimits) -> (tempfile::TempDir, Store, Node) {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("{e}")).into_store();
+        let node = Node::start(store.clone(), limits, None).await.unwrap_or_else(|e| panic!("{e}"));
+        (dir, store, node)
+    }
+
+    async fn user(store: &Store, n: u32) -> UserId {
+        let id = UserId::parse(&format!("user{n}")).unwrap_or_else(|e| panic!("{e}"));
+        let new_user = NewUser {
+            user_id: id.clone(),
+            user_no: UserNo::from_random(n),
+            user_name: format!("user {n}"),
+            email: None,
+            discord_email: None,
+            google_subject: None,
+            discord_id: None,
+            utm_source: String::new(),
+            language: "en".into(),
+            created_at: 0,
+        };
+        store.users.create(new_user).await.unwrap_or_else(|e| panic!("{e}"));
+        id
+    }
+
+    async fn count(node: &Node) -> usize {
+        node.registry.send(ActorCount).await.unwrap_or(usize::MAX)
+    }
+
+    #[actix_rt::test]
+    async fn idle_actors_stop_and_come_back_on_demand_with_nothing_lost() {
+        let limits = RegistryLimits { max_users: 100, idle_after: Duration::from_millis(100), max_sockets_per_user: 4 };
+        let (_dir, store, node) = node(limits).await;
+        let id = user(&store, 1).await;
+        assert!(matches!(node.credit(&id, 40, "test", "t1").await, Ok(LedgerOutcome::Applied { balance: 40 })));
+        assert_eq!(count(&node).await, 1);
+        actix_rt::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(count(&node).await, 0, "the idle actor passivated");
+        assert!(matches!(node.debit(&id, 15, "test", "t2").await, Ok(LedgerOutcome::Applied { balance: 25 })));
+        assert!(matches!(node.debit(&id, 30, "test", "t3").await, Ok(LedgerOutcome::Insufficient { balance: 25 })));
+    }
+
+    #[actix_rt::test]
+    async fn the_registry_holds_at_most_max_users_actors() {
+        let limits = RegistryLimits { max_users: 3, idle_after: DEFAULT_IDLE_AFTER, max_sockets_per_user: 4 };
+        let (_dir, store, node) = node(limits).await;
+        for n in 0..10 {
+            let id = user(&store, n).await;
+            let _ = node.user(&id).await;
+            assert!(count(&node).await <= 3);
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Amora's HTTP server: routing, the encrypted envelope, the static app, health and
 //! metrics. `startup::Application` is the whole server; `main` only reads the command line.
 
+pub mod admin;
 pub mod api;
 pub mod auth;
 pub mod envelope;

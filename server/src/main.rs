@@ -1,27 +1,110 @@
-//! `amora [CONFIG]`: serves Amora with `config/default.toml`, overridden by CONFIG and by
-//! `AMORA_*` environment variables.
+//! `amora [CONFIG]` serves Amora with `config/default.toml`, overridden by CONFIG and by
+//! `AMORA_*` environment variables. `amora admin …` calls the operator API of a running
+//! server, so that changes flow through its actors and event bus like any other.
 
 use std::path::PathBuf;
 
 use amora_server::observability::init_logging;
 use amora_server::settings::Settings;
 use amora_server::startup::Application;
-use clap::Parser;
+use clap::{Parser, Subcommand};
+use serde_json::{Value, json};
 
 #[derive(Parser)]
-#[command(name = "amora", version, about = "Amora, the AI companion chat server")]
+#[command(
+    name = "amora",
+    version,
+    about = "Amora, the AI companion chat server",
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     /// A TOML file overriding config/default.toml.
     config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Operator actions on a running server (needs `admin.token`).
+    Admin {
+        #[command(flatten)]
+        target: AdminTarget,
+        #[command(subcommand)]
+        action: AdminAction,
+    },
+}
+
+#[derive(clap::Args)]
+struct AdminTarget {
+    /// The server's address; default http://127.0.0.1:<http.port>.
+    #[arg(long, global = true)]
+    url: Option<String>,
+    /// The admin token; default `admin.token` from the configuration (AMORA_ADMIN__TOKEN).
+    #[arg(long, global = true)]
+    token: Option<String>,
+    /// A configuration file to read the port and token from.
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum AdminAction {
+    /// Credits (or, with a negative amount, debits) coins: `amora admin credit 12345678 500`.
+    Credit {
+        /// The user's ID (userNo) or email.
+        user: String,
+        /// Coin units; negative to debit.
+        #[arg(allow_hyphen_values = true)]
+        coins: i64,
+        #[arg(long)]
+        reason: Option<String>,
+        /// Idempotency id: repeating a call with the same id changes nothing.
+        #[arg(long)]
+        txn_id: Option<String>,
+    },
+    /// Sets the VIP type (0 free, above 0 paid): `amora admin set-vip a@b.com 1`.
+    SetVip { user: String, vip_type: i64 },
 }
 
 #[actix_web::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let settings = Settings::load(cli.config.as_deref())?;
+    match cli.command {
+        Some(Command::Admin { target, action }) => admin(target, action).await,
+        None => serve(cli.config).await,
+    }
+}
+
+async fn serve(config: Option<PathBuf>) -> anyhow::Result<()> {
+    let settings = Settings::load(config.as_deref())?;
     init_logging(&settings.log);
     let application = Application::build(settings).await?;
     application.run_until_stopped().await?;
     tracing::info!("stopped");
+    Ok(())
+}
+
+async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
+    let settings = Settings::load(target.config.as_deref())?;
+    let url = target.url.unwrap_or_else(|| format!("http://127.0.0.1:{}", settings.http.port));
+    let token = target.token.unwrap_or(settings.admin.token);
+    anyhow::ensure!(!token.is_empty(), "no admin token: pass --token or set admin.token (AMORA_ADMIN__TOKEN)");
+    let (path, body) = match action {
+        AdminAction::Credit { user, coins, reason, txn_id } => {
+            ("credit", json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id }))
+        }
+        AdminAction::SetVip { user, vip_type } => ("setVip", json!({ "user": user, "vipType": vip_type })),
+    };
+    let response = reqwest::Client::new()
+        .post(format!("{}/lust/admin/{path}", url.trim_end_matches('/')))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await?;
+    let status = response.status();
+    let answer: Value = response.json().await.unwrap_or(Value::Null);
+    println!("{}", serde_json::to_string_pretty(&answer)?);
+    anyhow::ensure!(status.is_success(), "the server answered {status}");
     Ok(())
 }

@@ -27,6 +27,48 @@ pub struct Settings {
     pub mail: MailSettings,
     pub bot_check: BotCheckSettings,
     pub oauth: OAuthSettings,
+    pub realtime: RealtimeSettings,
+    pub actors: ActorSettings,
+    pub redis: RedisSettings,
+    pub admin: AdminSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RealtimeSettings {
+    /// The server pings every socket this often (API.md §5: 15 s).
+    pub heartbeat_secs: u64,
+    /// A socket that answered nothing for this long is closed (API.md §5: 45 s).
+    pub client_timeout_secs: u64,
+    pub max_sockets_per_user: usize,
+    pub max_sockets_per_node: usize,
+    /// Events queued for one socket; a socket that falls this far behind is dropped.
+    pub outgoing_queue: usize,
+    /// A write that cannot finish in this long means the client stopped reading.
+    pub write_timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActorSettings {
+    /// User actors one node keeps at most.
+    pub max_users: usize,
+    /// A user actor with no sockets stops after this long without activity.
+    pub idle_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSettings {
+    /// `redis://host:6379/0`; empty keeps events on this node (one-node installs).
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminSettings {
+    /// Bearer token of the operator API under `/lust/admin`; empty turns it off.
+    pub token: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -9,6 +9,8 @@ use actix_web::dev::Server;
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
+use amora_actors::Node;
+use amora_actors::registry::RegistryLimits;
 use amora_store::Store;
 use amora_store::embedded::EmbeddedStore;
 use tracing_actix_web::TracingLogger;
@@ -21,7 +23,7 @@ use crate::rate_limit::Limiters;
 use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
-use crate::web::{health, media, sign_in, spa};
+use crate::web::{health, media, sign_in, socket, spa};
 
 pub struct Application {
     port: u16,
@@ -40,7 +42,20 @@ impl Application {
 
         let listener = TcpListener::bind((settings.http.host.as_str(), settings.http.port))?;
         let port = listener.local_addr()?.port();
+        let limits = RegistryLimits {
+            max_users: settings.actors.max_users.max(1),
+            idle_after: Duration::from_secs(settings.actors.idle_secs),
+            max_sockets_per_user: settings.realtime.max_sockets_per_user.max(1),
+        };
+        let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
+        let node = Node::start(store.clone(), limits, redis_url).await?;
+        tracing::info!(bus = node.bus.mode(), "actors and event bus started");
+        if !settings.admin.token.is_empty() {
+            tracing::info!("the operator API is on at /lust/admin");
+        }
         let state = AppState {
+            node,
+            socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
             limits: Limiters::from_settings(&settings.limits, settings.http.trust_forwarded_for),
             mailer: Mailer::from_settings(&settings)?,
             bot_check: BotCheck::from_settings(&settings.bot_check)?,
@@ -118,6 +133,8 @@ fn app(
         .route("/readyz", web::get().to(health::readyz))
         .route("/media/{id}", web::get().to(media::get_media))
         .route("/locales/{lng}/{file}", web::get().to(spa::locale))
+        .route("/lust/api/ws", web::get().to(socket::connect))
+        .service(web::scope("/lust/admin").configure(crate::admin::configure))
         // Reached by navigation (links, provider redirects), so outside the envelope.
         .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))
         .route("/lust/api/googleLogin", web::get().to(sign_in::google_login))

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use amora_actors::Node;
 use amora_store::Store;
 
 use crate::auth::bot_check::BotCheck;
@@ -19,4 +20,8 @@ pub struct AppState {
     pub mailer: Mailer,
     pub bot_check: BotCheck,
     pub identity: IdentityProviders,
+    /// This node's actors and event bus.
+    pub node: Node,
+    /// Caps open sockets on this node; each socket holds a permit.
+    pub socket_permits: Arc<tokio::sync::Semaphore>,
 }

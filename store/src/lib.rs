@@ -95,6 +95,7 @@ pub enum UserChange {
     Profile { user_name: Option<String>, user_avatar: Option<String> },
     Preferences { interested_gender: Option<Gender>, nsfw: Option<bool>, language: Option<String> },
     PasswordHash(String),
+    VipType(i64),
     LinkGoogle { subject: String },
     LinkDiscord { discord_id: String, discord_email: Option<EmailAddress> },
 }
@@ -150,6 +151,40 @@ pub trait DeletionBlockRepo: Send + Sync {
     async fn blocked_until(&self, email: &EmailAddress, now: i64) -> StoreResult<Option<i64>>;
 }
 
+/// One change of a balance, keyed by an idempotency id: the same `txn_id` applied twice
+/// changes the balance once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    pub user_id: UserId,
+    pub txn_id: String,
+    /// Positive credits, negative debits, in coin units.
+    pub delta: i64,
+    pub reason: String,
+    pub created_at: i64,
+}
+
+/// What applying an entry did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LedgerOutcome {
+    /// The entry is new and the balance is now `balance`.
+    Applied { balance: i64 },
+    /// An entry with this `txn_id` exists already; nothing changed.
+    Replayed { balance: i64 },
+    /// The debit would overdraw; nothing changed.
+    Insufficient { balance: i64 },
+    /// No such account.
+    NoAccount,
+}
+
+/// The append-only coin ledger; the account's balance changes only with a new row, by
+/// compare-and-set, so the balance always equals the sum of the rows.
+#[async_trait]
+pub trait LedgerRepo: Send + Sync {
+    async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome>;
+    /// Every row of the account, oldest first.
+    async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>>;
+}
+
 /// Whether the store answers at all; `/readyz` asks this.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -166,5 +201,6 @@ pub struct Store {
     pub sessions: Arc<dyn SessionRepo>,
     pub sign_in_links: Arc<dyn SignInLinkRepo>,
     pub deletion_blocks: Arc<dyn DeletionBlockRepo>,
+    pub ledger: Arc<dyn LedgerRepo>,
     pub health: Arc<dyn Health>,
 }

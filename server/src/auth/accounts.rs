@@ -120,7 +120,7 @@ pub async fn create(state: &AppState, signup: Signup) -> Result<User, ApiError> 
         match state.store.users.create(new_user).await {
             Ok(user) => {
                 tracing::info!(user = %user.user_id, "account created");
-                return Ok(user);
+                return grant_new_account_coins(state, user).await;
             }
             Err(StoreError::Conflict("userNo")) => continue,
             Err(other) => return Err(other.into()),
@@ -239,4 +239,19 @@ pub async fn find_or_create_by_identity(
         },
     )
     .await
+}
+
+/// New accounts start with `accounts.new_account_coins`, granted through the ledger like
+/// any other credit (idempotent per account).
+async fn grant_new_account_coins(state: &AppState, user: User) -> Result<User, ApiError> {
+    let coins = state.settings.accounts.new_account_coins;
+    if coins <= 0 {
+        return Ok(user);
+    }
+    state
+        .node
+        .credit(&user.user_id, coins, "new account grant", "new-account-grant")
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(state.store.users.by_id(&user.user_id).await?.unwrap_or(user))
 }

@@ -90,10 +90,18 @@ impl SignedIn {
 
 /// Looks the request's session up; `None` when it has none or it is dead.
 pub async fn lookup(state: &AppState, req: &HttpRequest) -> Result<Option<SignedIn>, ApiError> {
-    let Some(token) = presented_token(req) else {
+    match presented_token(req) {
+        Some(token) => lookup_token(state, &token).await,
+        None => Ok(None),
+    }
+}
+
+/// Looks a session token (voucher) up.
+pub async fn lookup_token(state: &AppState, token: &str) -> Result<Option<SignedIn>, ApiError> {
+    if token.is_empty() || token.len() > 100 {
         return Ok(None);
-    };
-    let hash = token_hash(&token);
+    }
+    let hash = token_hash(token);
     let Some(session) = state.store.sessions.find_live(&hash, now()).await? else {
         return Ok(None);
     };

@@ -9,8 +9,11 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok")
 }
 
-/// `/readyz`: 503 until the store answers, so traffic is only routed to a node that can serve it.
+/// `/readyz`: 503 until the store and the event bus answer, so traffic is only routed to a node that can serve it.
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    if !state.node.bus.is_healthy() {
+        return HttpResponse::ServiceUnavailable().content_type("text/plain").body("event bus (Redis) unavailable");
+    }
     match state.store.health.ping().await {
         Ok(()) => HttpResponse::Ok().content_type("text/plain").body("ready"),
         Err(error) => {

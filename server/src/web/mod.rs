@@ -4,4 +4,5 @@
 pub mod health;
 pub mod media;
 pub mod sign_in;
+pub mod socket;
 pub mod spa;

@@ -3,9 +3,11 @@
 
 mod accounts;
 mod characters;
+mod cluster;
 mod crosscheck;
 mod envelope;
 mod helpers;
+mod realtime;
 mod shutdown;
 mod site;
 mod support;

@@ -150,6 +150,9 @@ impl UserRepo for EmbeddedStore {
                 UserChange::PasswordHash(hash) => {
                     conn.prepare_cached("UPDATE users SET password_hash = ?2 WHERE user_id = ?1")?.execute(params![id, hash])?
                 }
+                UserChange::VipType(vip_type) => conn
+                    .prepare_cached("UPDATE users SET user_vip_type = ?2 WHERE user_id = ?1")?
+                    .execute(params![id, vip_type])?,
                 UserChange::LinkGoogle { subject } => conn
                     .prepare_cached("UPDATE users SET google_subject = ?2 WHERE user_id = ?1")?
                     .execute(params![id, subject])?,
@@ -169,6 +172,7 @@ impl UserRepo for EmbeddedStore {
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
             tx.execute("DELETE FROM sessions WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM ledger WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM characters WHERE creator_id = ?1", params![id])?;
             let deleted = tx.execute("DELETE FROM users WHERE user_id = ?1", params![id])?;
             tx.commit()?;

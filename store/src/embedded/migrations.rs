@@ -88,6 +88,18 @@ const STEPS: &[&str] = &[
         email       TEXT PRIMARY KEY,
         until       INTEGER NOT NULL
     ) STRICT;",
+    // 3: the coin ledger, append-only, one row per idempotency id and account.
+    "CREATE TABLE ledger (
+        user_id        TEXT NOT NULL,
+        txn_id         TEXT NOT NULL,
+        delta          INTEGER NOT NULL,
+        reason         TEXT NOT NULL,
+        balance_after  INTEGER NOT NULL,
+        created_at     INTEGER NOT NULL,
+        seq            INTEGER NOT NULL,
+        PRIMARY KEY (user_id, txn_id)
+    ) STRICT;
+    CREATE INDEX ledger_by_user_seq ON ledger (user_id, seq);",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod characters;
+mod ledger;
 mod media;
 mod migrations;
 mod telemetry;
@@ -71,6 +72,7 @@ impl EmbeddedStore {
             sessions: shared.clone(),
             sign_in_links: shared.clone(),
             deletion_blocks: shared.clone(),
+            ledger: shared.clone(),
             health: shared,
         }
     }

@@ -1,0 +1,171 @@
+//! The operator API under `/lust/admin` (plain JSON, not the browser envelope): credit or
+//! debit coins and set the VIP type of a user found by `userNo` or email. Off unless
+//! `admin.token` is set; the token comes as `Authorization: Bearer …`; every call is
+//! logged. Changes go through the actors and the bus like any other.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use amora_domain::account::{EmailAddress, User, UserNo};
+use amora_store::{LedgerOutcome, UserChange};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::state::AppState;
+
+pub fn configure(scope: &mut web::ServiceConfig) {
+    scope.route("/credit", web::post().to(credit)).route("/setVip", web::post().to(set_vip));
+}
+
+/// Compares without an early exit, so response times say nothing about the token.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), HttpResponse> {
+    let expected = &state.settings.admin.token;
+    if expected.is_empty() {
+        return Err(HttpResponse::NotFound().finish());
+    }
+    let presented = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    if same_secret(presented.as_bytes(), expected.as_bytes()) {
+        Ok(())
+    } else {
+        tracing::warn!(target: "admin", path = req.path(), "admin call refused: bad token");
+        Err(HttpResponse::Unauthorized().json(json!({ "error": "bad admin token" })))
+    }
+}
+
+async fn find_user(state: &AppState, who: &str) -> Result<User, HttpResponse> {
+    let found = if who.contains('@') {
+        match EmailAddress::parse(who) {
+            Ok(email) => state.store.users.by_email(&email).await,
+            Err(e) => return Err(HttpResponse::BadRequest().json(json!({ "error": e.to_string() }))),
+        }
+    } else {
+        match UserNo::parse(who) {
+            Ok(user_no) => state.store.users.by_user_no(&user_no).await,
+            Err(e) => return Err(HttpResponse::BadRequest().json(json!({ "error": e.to_string() }))),
+        }
+    };
+    match found {
+        Ok(Some(user)) => Ok(user),
+        Ok(None) => Err(HttpResponse::NotFound().json(json!({ "error": format!("no user {who}") }))),
+        Err(error) => Err(internal(error)),
+    }
+}
+
+fn internal(error: impl std::fmt::Display) -> HttpResponse {
+    tracing::error!(target: "admin", %error, "admin call failed");
+    HttpResponse::InternalServerError().json(json!({ "error": "internal error; see the server log" }))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreditRequest {
+    /// A `userNo` or an email address.
+    user: String,
+    /// Positive to credit, negative to debit.
+    coins: i64,
+    reason: Option<String>,
+    /// Idempotency id; repeat it to make a retry safe. Generated when absent.
+    txn_id: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AccountAnswer {
+    user_id: String,
+    user_no: String,
+    coin: i64,
+    user_vip_type: i64,
+    outcome: &'static str,
+}
+
+async fn credit(req: HttpRequest, state: web::Data<AppState>, body: web::Json<CreditRequest>) -> HttpResponse {
+    if let Err(refused) = authorised(&req, &state) {
+        return refused;
+    }
+    let request = body.into_inner();
+    if request.coins == 0 {
+        return HttpResponse::BadRequest().json(json!({ "error": "coins must not be 0" }));
+    }
+    let user = match find_user(&state, &request.user).await {
+        Ok(user) => user,
+        Err(response) => return response,
+    };
+    let reason = request.reason.unwrap_or_else(|| "admin".into());
+    let txn_id = request.txn_id.unwrap_or_else(|| format!("admin-{}", crate::auth::random_token()));
+    tracing::info!(target: "admin", user = %user.user_id, coins = request.coins, %reason, %txn_id, "admin credit");
+    let outcome = if request.coins > 0 {
+        state.node.credit(&user.user_id, request.coins, &reason, &txn_id).await
+    } else {
+        state.node.debit(&user.user_id, -request.coins, &reason, &txn_id).await
+    };
+    let (coin, label, status) = match outcome {
+        Ok(LedgerOutcome::Applied { balance }) => (balance, "applied", actix_web::http::StatusCode::OK),
+        Ok(LedgerOutcome::Replayed { balance }) => (balance, "replayed", actix_web::http::StatusCode::OK),
+        Ok(LedgerOutcome::Insufficient { balance }) => (balance, "insufficient", actix_web::http::StatusCode::CONFLICT),
+        Ok(LedgerOutcome::NoAccount) => return HttpResponse::NotFound().json(json!({ "error": "no such user" })),
+        Err(error) => return internal(error),
+    };
+    HttpResponse::build(status).json(AccountAnswer {
+        user_id: user.user_id.to_string(),
+        user_no: user.user_no.as_str().to_owned(),
+        coin,
+        user_vip_type: user.user_vip_type,
+        outcome: label,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetVipRequest {
+    user: String,
+    vip_type: i64,
+}
+
+async fn set_vip(req: HttpRequest, state: web::Data<AppState>, body: web::Json<SetVipRequest>) -> HttpResponse {
+    if let Err(refused) = authorised(&req, &state) {
+        return refused;
+    }
+    let request = body.into_inner();
+    if !(0..=100).contains(&request.vip_type) {
+        return HttpResponse::BadRequest().json(json!({ "error": "vipType must be from 0 to 100" }));
+    }
+    let user = match find_user(&state, &request.user).await {
+        Ok(user) => user,
+        Err(response) => return response,
+    };
+    tracing::info!(target: "admin", user = %user.user_id, vip_type = request.vip_type, "admin set-vip");
+    let updated = match state.store.users.update(&user.user_id, UserChange::VipType(request.vip_type)).await {
+        Ok(Some(updated)) => updated,
+        Ok(None) => return HttpResponse::NotFound().json(json!({ "error": "no such user" })),
+        Err(error) => return internal(error),
+    };
+    // The client refetches its user info on tokenCount (spec §4), which shows the new plan.
+    state.node.bus.publish(&updated.user_id, amora_actors::events::Frame::token_count(updated.coin)).await;
+    HttpResponse::Ok().json(AccountAnswer {
+        user_id: updated.user_id.to_string(),
+        user_no: updated.user_no.as_str().to_owned(),
+        coin: updated.coin,
+        user_vip_type: updated.user_vip_type,
+        outcome: "applied",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_compare_equal_only_when_identical() {
+        assert!(same_secret(b"token", b"token"));
+        assert!(!same_secret(b"token", b"tokem"));
+        assert!(!same_secret(b"token", b"token2"));
+        assert!(!same_secret(b"", b"x"));
+    }
+}

@@ -1,0 +1,163 @@
+//! `GET /lust/api/ws` (API.md §5): one task per socket. It signs the socket in by cookie or
+//! `voucher`, registers a bounded outgoing queue with the user's actor, says `hello`,
+//! pings on a heartbeat, closes silent or slow sockets, and answers client actions.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use actix_ws::{CloseCode, CloseReason, Session};
+use amora_actors::events::Frame;
+use amora_actors::user::{Balance, Connect, ConnectError, Disconnect, UserActor};
+use futures_util::StreamExt;
+use serde::Deserialize;
+
+use crate::api::ApiCode;
+use crate::auth::session::{self, SignedIn};
+use crate::state::AppState;
+
+/// Largest client frame accepted; actions are small JSON objects.
+const MAX_CLIENT_FRAME: usize = 16 * 1024;
+static NEXT_SOCKET_ID: AtomicU64 = AtomicU64::new(1);
+
+#[derive(Deserialize)]
+struct VoucherQuery {
+    voucher: Option<String>,
+}
+
+pub async fn connect(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+) -> actix_web::Result<HttpResponse> {
+    let Some(signed_in) = sign_in(&req, &state).await else {
+        return Ok(HttpResponse::Unauthorized().body("sign in first"));
+    };
+    let Ok(permit) = state.socket_permits.clone().try_acquire_owned() else {
+        tracing::warn!("socket refused: this node holds its maximum");
+        return Ok(HttpResponse::ServiceUnavailable().body("too many sockets on this node"));
+    };
+    let (response, session, stream) = actix_ws::handle(&req, body)?;
+    let stream =
+        stream.max_frame_size(MAX_CLIENT_FRAME).aggregate_continuations().max_continuation_size(MAX_CLIENT_FRAME);
+    let state = state.into_inner();
+    actix_web::rt::spawn(async move {
+        run(state, signed_in, session, stream).await;
+        drop(permit);
+    });
+    Ok(response)
+}
+
+/// Sockets cannot carry custom headers from a browser, so the voucher may come in the query.
+async fn sign_in(req: &HttpRequest, state: &AppState) -> Option<SignedIn> {
+    if let Ok(query) = web::Query::<VoucherQuery>::from_query(req.query_string())
+        && let Some(voucher) = query.into_inner().voucher
+    {
+        return session::lookup_token(state, &voucher).await.ok().flatten();
+    }
+    session::lookup(state, req).await.ok().flatten()
+}
+
+/// Client → server frames: `{"action": NAME, "data": {...}}`.
+#[derive(Deserialize)]
+struct ClientFrame {
+    action: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    data: serde_json::Value,
+}
+
+async fn run(
+    state: std::sync::Arc<AppState>,
+    signed_in: SignedIn,
+    mut session: Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+) {
+    let realtime = &state.settings.realtime;
+    let write_timeout = Duration::from_secs(realtime.write_timeout_secs);
+    let client_timeout = Duration::from_secs(realtime.client_timeout_secs);
+    let socket_id = NEXT_SOCKET_ID.fetch_add(1, Ordering::Relaxed);
+    let user_id = signed_in.user.user_id.clone();
+
+    let actor: actix::Addr<UserActor> = match state.node.user(&user_id).await {
+        Ok(actor) => actor,
+        Err(error) => {
+            tracing::error!(%error, "no user actor for a socket");
+            let _ = session.close(Some(CloseReason { code: CloseCode::Error, description: None })).await;
+            return;
+        }
+    };
+    let (sender, mut outgoing) = tokio::sync::mpsc::channel::<Frame>(realtime.outgoing_queue.max(1));
+    let coin = match actor.send(Connect { socket_id, sender }).await {
+        Ok(Ok(coin)) => coin,
+        Ok(Err(ConnectError::TooManySockets)) => {
+            let reason =
+                CloseReason { code: CloseCode::Policy, description: Some("too many sockets for this user".into()) };
+            let _ = session.close(Some(reason)).await;
+            return;
+        }
+        other => {
+            tracing::warn!(result = ?other.map(|r| r.map(|_| ())), "socket connect refused");
+            let _ = session.close(Some(CloseReason { code: CloseCode::Error, description: None })).await;
+            return;
+        }
+    };
+
+    let mut heartbeat = tokio::time::interval(Duration::from_secs(realtime.heartbeat_secs.max(1)));
+    heartbeat.tick().await;
+    let mut last_heard = Instant::now();
+    let mut open = send(&mut session, &Frame::hello(user_id.as_str(), coin), write_timeout).await;
+
+    while open {
+        tokio::select! {
+            message = stream.next() => {
+                last_heard = Instant::now();
+                open = match message {
+                    Some(Ok(actix_ws::AggregatedMessage::Text(text))) => {
+                        let reply = answer(&actor, &text).await;
+                        send(&mut session, &reply, write_timeout).await
+                    }
+                    Some(Ok(actix_ws::AggregatedMessage::Binary(_))) => {
+                        send(&mut session, &Frame::error(ApiCode::ParamError.value(), "frames are JSON text"), write_timeout).await
+                    }
+                    Some(Ok(actix_ws::AggregatedMessage::Ping(bytes))) => session.pong(&bytes).await.is_ok(),
+                    Some(Ok(actix_ws::AggregatedMessage::Pong(_))) => true,
+                    Some(Ok(actix_ws::AggregatedMessage::Close(_))) | Some(Err(_)) | None => false,
+                };
+            }
+            frame = outgoing.recv() => {
+                open = match frame {
+                    Some(frame) => send(&mut session, &frame, write_timeout).await,
+                    // The actor dropped this socket (too slow) or stopped.
+                    None => false,
+                };
+            }
+            _ = heartbeat.tick() => {
+                open = last_heard.elapsed() < client_timeout
+                    && tokio::time::timeout(write_timeout, session.ping(b"")).await.is_ok_and(|r| r.is_ok());
+            }
+        }
+    }
+    actor.do_send(Disconnect { socket_id });
+    let _ = tokio::time::timeout(write_timeout, session.close(None)).await;
+}
+
+/// Sends one frame; false when the socket is gone or the client stopped reading.
+async fn send(session: &mut Session, frame: &Frame, write_timeout: Duration) -> bool {
+    matches!(tokio::time::timeout(write_timeout, session.text(frame.as_str().to_owned())).await, Ok(Ok(())))
+}
+
+/// The reply to a client action (docs/api.md lists them).
+async fn answer(actor: &actix::Addr<UserActor>, text: &str) -> Frame {
+    let Ok(frame) = serde_json::from_str::<ClientFrame>(text) else {
+        return Frame::error(ApiCode::ParamError.value(), "a frame is {\"action\": NAME, \"data\": {...}}");
+    };
+    match frame.action.as_str() {
+        "ping" => Frame::new("pong", serde_json::json!({})),
+        "getBalance" => match actor.send(Balance).await {
+            Ok(Ok(coin)) => Frame::token_count(coin),
+            _ => Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()),
+        },
+        other => Frame::error(ApiCode::NotFound.value(), &format!("unknown action {other:?}")),
+    }
+}

@@ -1,0 +1,278 @@
+//! Realtime events and the coin ledger across two real nodes sharing a store and Redis.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::cluster::{Redis, ServerProcess, data_dir, make_user, shared_store};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn two_nodes(redis: &Redis, dir: &std::path::Path, extra: &[(&str, String)]) -> (ServerProcess, ServerProcess) {
+    let mut env = vec![("AMORA_REDIS__URL", redis.url())];
+    env.extend(extra.iter().cloned());
+    let a = ServerProcess::start(dir, &env).await;
+    let b = ServerProcess::start(dir, &env).await;
+    (a, b)
+}
+
+/// Balance = sum of ledger rows, the audit invariant of ARCHITECTURE.md.
+async fn assert_ledger_balances(store: &amora_store::Store, user_id: &amora_domain::account::UserId) -> i64 {
+    let rows = store.ledger.rows(user_id).await.unwrap();
+    let sum: i64 = rows.iter().map(|row| row.delta).sum();
+    let balance = store.users.by_id(user_id).await.unwrap().unwrap().coin;
+    assert_eq!(balance, sum, "balance must equal the sum of the ledger rows");
+    balance
+}
+
+#[actix_rt::test]
+async fn a_credit_on_node_a_reaches_a_socket_on_node_b() {
+    let redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (a, b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let (user_id, user_no, voucher) = make_user(&store, "Ana").await;
+
+    let mut on_b = b.socket(&voucher).await;
+    let hello = on_b.next_event(WAIT).await.unwrap();
+    assert_eq!(hello, json!({ "event": "hello", "data": { "userId": user_id.as_str(), "coin": 0 } }));
+
+    let client = reqwest::Client::new();
+    let (status, answer) = a.admin_credit(&client, &user_no, 500, None).await;
+    assert_eq!((status, answer["coin"].clone(), answer["outcome"].clone()), (200, json!(500), json!("applied")));
+    let event = on_b.wait_for("tokenCount", WAIT).await.expect("tokenCount on node B");
+    assert_eq!(event["data"]["coin"], 500);
+}
+
+#[actix_rt::test]
+async fn a_thousand_concurrent_debits_over_two_nodes_never_overdraw() {
+    let redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (a, b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let client = reqwest::Client::new();
+    let mut users = Vec::new();
+    for name in ["Bea", "Cid"] {
+        let (user_id, user_no, _) = make_user(&store, name).await;
+        assert_eq!(a.admin_credit(&client, &user_no, 300, Some("opening")).await.0, 200);
+        users.push((user_id, user_no));
+    }
+
+    // 1,000 debits of 1 coin, 500 per user, alternating nodes, all in flight at once.
+    let debits = (0..1000).map(|n| {
+        let node = if n % 2 == 0 { &a } else { &b };
+        let (_, user_no) = &users[(n / 2) % 2];
+        let client = client.clone();
+        async move { node.admin_credit(&client, user_no, -1, Some(&format!("debit-{n}"))).await.0 }
+    });
+    let statuses = futures_util::future::join_all(debits).await;
+    let applied = statuses.iter().filter(|s| **s == 200).count();
+    let refused = statuses.iter().filter(|s| **s == 409).count();
+    assert_eq!(applied + refused, 1000, "every debit answered applied or insufficient: {statuses:?}");
+    assert_eq!(applied, 600, "exactly the 2 × 300 coins could be spent");
+
+    for (user_id, _) in &users {
+        assert_eq!(assert_ledger_balances(&store, user_id).await, 0, "no balance went below zero");
+    }
+}
+
+#[actix_rt::test]
+async fn replaying_a_txn_id_changes_nothing() {
+    let redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (a, b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let client = reqwest::Client::new();
+    let (user_id, user_no, _) = make_user(&store, "Dan").await;
+
+    let (_, first) = a.admin_credit(&client, &user_no, 250, Some("order-77")).await;
+    let (_, again) = b.admin_credit(&client, &user_no, 250, Some("order-77")).await;
+    assert_eq!((first["outcome"].clone(), first["coin"].clone()), (json!("applied"), json!(250)));
+    assert_eq!((again["outcome"].clone(), again["coin"].clone()), (json!("replayed"), json!(250)));
+    assert_eq!(store.ledger.rows(&user_id).await.unwrap().len(), 1);
+    assert_eq!(assert_ledger_balances(&store, &user_id).await, 250);
+}
+
+#[actix_rt::test]
+async fn killing_redis_loses_no_ledger_row_and_delivery_resumes() {
+    let mut redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (mut a, mut b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let client = reqwest::Client::new();
+    let (user_id, user_no, voucher) = make_user(&store, "Eva").await;
+    let mut on_b = b.socket(&voucher).await;
+    on_b.wait_for("hello", WAIT).await.unwrap();
+    a.admin_credit(&client, &user_no, 10, None).await;
+    assert_eq!(on_b.wait_for("tokenCount", WAIT).await.unwrap()["data"]["coin"], 10);
+
+    redis.kill();
+    for n in 0..20 {
+        let (status, answer) = a.admin_credit(&client, &user_no, 1, Some(&format!("outage-{n}"))).await;
+        assert_eq!((status, answer["outcome"].clone()), (200, json!("applied")), "credits go on without Redis");
+    }
+    assert_eq!(store.ledger.rows(&user_id).await.unwrap().len(), 21, "no ledger row lost");
+    let deadline = std::time::Instant::now() + WAIT;
+    while a.readiness().await != 503 {
+        assert!(std::time::Instant::now() < deadline, "readyz should report the bus down");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    redis.restart().await;
+    a.wait_ready(Duration::from_secs(20)).await;
+    b.wait_ready(Duration::from_secs(20)).await;
+    a.admin_credit(&client, &user_no, 5, Some("after-outage")).await;
+    let mut coin = None;
+    while let Some(event) = on_b.wait_for("tokenCount", WAIT).await {
+        coin = Some(event["data"]["coin"].clone());
+        if coin == Some(json!(35)) {
+            break;
+        }
+    }
+    assert_eq!(coin, Some(json!(35)), "delivery to node B resumed");
+    assert_eq!(assert_ledger_balances(&store, &user_id).await, 35);
+}
+
+#[actix_rt::test]
+async fn malformed_frames_get_an_error_event_and_the_socket_stays_open() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(&dir, &[]).await;
+    let store = shared_store(&dir);
+    let (_, _, voucher) = make_user(&store, "Fay").await;
+    let mut socket = node.socket(&voucher).await;
+    socket.wait_for("hello", WAIT).await.unwrap();
+
+    socket.stream.send(Message::Text("not json".into())).await.unwrap();
+    assert_eq!(socket.wait_for("error", WAIT).await.unwrap()["data"]["code"], 10001);
+    socket.send_action("fly").await;
+    assert_eq!(socket.wait_for("error", WAIT).await.unwrap()["data"]["code"], 10006);
+    socket.send_action("ping").await;
+    assert!(socket.wait_for("pong", WAIT).await.is_some(), "still open after bad frames");
+    socket.send_action("getBalance").await;
+    assert_eq!(socket.wait_for("tokenCount", WAIT).await.unwrap()["data"]["coin"], 0);
+}
+
+#[actix_rt::test]
+async fn a_socket_without_a_session_is_refused_with_401() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(&dir, &[]).await;
+    let url = format!("ws://127.0.0.1:{}/lust/api/ws?voucher=forged", node.port);
+    match tokio_tungstenite::connect_async(url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => assert_eq!(response.status(), 401),
+        other => panic!("expected HTTP 401, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[actix_rt::test]
+async fn a_user_cannot_open_more_sockets_than_the_cap() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(&dir, &[("AMORA_REALTIME__MAX_SOCKETS_PER_USER", "2".into())]).await;
+    let store = shared_store(&dir);
+    let (_, _, voucher) = make_user(&store, "Gus").await;
+    let mut first = node.socket(&voucher).await;
+    let mut second = node.socket(&voucher).await;
+    assert!(first.wait_for("hello", WAIT).await.is_some());
+    assert!(second.wait_for("hello", WAIT).await.is_some());
+    let mut third = node.socket(&voucher).await;
+    assert!(third.next_event(WAIT).await.is_none(), "the third socket is closed without hello");
+}
+
+#[actix_rt::test]
+async fn a_slow_socket_is_dropped_without_growing_the_servers_memory() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(
+        &dir,
+        &[("AMORA_REALTIME__WRITE_TIMEOUT_SECS", "2".into()), ("AMORA_REALTIME__OUTGOING_QUEUE", "8".into())],
+    )
+    .await;
+    let store = shared_store(&dir);
+    let (_, _, voucher) = make_user(&store, "Hal").await;
+
+    // A client that writes but never reads, with a small receive buffer so the server's
+    // writes back to it block soon.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let tcp = socket.connect(([127, 0, 0, 1], node.port).into()).await.unwrap();
+    let url = format!("ws://127.0.0.1:{}/lust/api/ws?voucher={voucher}", node.port);
+    let (stream, _) = tokio_tungstenite::client_async(url, tcp).await.unwrap();
+    let (mut writer, mut reader) = stream.split();
+
+    let before = node.rss_kib();
+    let ping = json!({ "action": "ping" }).to_string();
+    let mut sent = 0u64;
+    let started = std::time::Instant::now();
+    // Each ping asks for a pong nobody reads; the server must give up, not buffer.
+    while started.elapsed() < Duration::from_secs(30) {
+        let batch = futures_util::stream::iter((0..1000).map(|_| Ok(Message::Text(ping.clone().into()))));
+        match tokio::time::timeout(Duration::from_secs(5), writer.send_all(&mut batch.map(|m| m))).await {
+            Ok(Ok(())) => sent += 1000,
+            _ => break,
+        }
+    }
+    let after = node.rss_kib();
+    eprintln!("slow socket: {sent} pings sent; server RSS {before} KiB -> {after} KiB");
+    assert!(after < before + 32 * 1024, "server memory grew from {before} KiB to {after} KiB");
+
+    // Reading now drains what the kernel held and then finds the socket closed by the server.
+    let closed = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(Ok(message)) = reader.next().await {
+            if let Message::Close(_) = message {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the server never dropped the slow socket");
+}
+
+#[actix_rt::test]
+async fn two_thousand_idle_sockets_stay_connected_through_heartbeats() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(
+        &dir,
+        &[
+            ("AMORA_REALTIME__HEARTBEAT_SECS", "1".into()),
+            ("AMORA_REALTIME__CLIENT_TIMEOUT_SECS", "3".into()),
+            ("AMORA_REALTIME__MAX_SOCKETS_PER_USER", "20".into()),
+        ],
+    )
+    .await;
+    let store = shared_store(&dir);
+    let mut vouchers = Vec::new();
+    for n in 0..100 {
+        vouchers.push(make_user(&store, &format!("idle{n}")).await.2);
+    }
+    // Each socket gets a reader at once, as a browser tab would: reading is what lets
+    // the client answer the server's pings.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut readers = Vec::new();
+    for n in 0..2000 {
+        let mut socket = node.socket(&vouchers[n % 100]).await;
+        assert!(socket.wait_for("hello", WAIT).await.is_some(), "socket {n} got no hello");
+        let mut stopped = stopped.clone();
+        readers.push(tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stopped.changed() => {
+                        socket.send_action("ping").await;
+                        return socket.wait_for("pong", WAIT).await.is_some();
+                    }
+                    message = socket.stream.next() => match message {
+                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return false,
+                        Some(Ok(_)) => continue,
+                    }
+                }
+            }
+        }));
+    }
+    // Idle for several client timeouts: only the heartbeat (server ping, client pong) runs.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    stop.send(true).unwrap();
+    let mut open = 0;
+    for reader in readers {
+        open += usize::from(reader.await.unwrap());
+    }
+    assert_eq!(open, 2000, "{} sockets were dropped while idle", 2000 - open);
+}

@@ -1,0 +1,77 @@
+//! The coin ledger in SQLite: a row and the balance change in one IMMEDIATE transaction,
+//! so concurrent debits from any number of processes on the same file serialise and the
+//! balance never goes below zero.
+
+use amora_domain::account::UserId;
+use async_trait::async_trait;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use super::EmbeddedStore;
+use crate::{LedgerEntry, LedgerOutcome, LedgerRepo, StoreError, StoreResult};
+
+#[async_trait]
+impl LedgerRepo for EmbeddedStore {
+    async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome> {
+        self.with_conn(move |conn| {
+            // IMMEDIATE takes the write lock up front: two writers never both read a
+            // balance and then race to change it.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let user = entry.user_id.as_str();
+            let balance: Option<i64> = tx
+                .query_row("SELECT coin FROM users WHERE user_id = ?1", params![user], |row| row.get(0))
+                .optional()?;
+            let Some(balance) = balance else {
+                return Ok(LedgerOutcome::NoAccount);
+            };
+            let replayed: Option<i64> = tx
+                .query_row(
+                    "SELECT 1 FROM ledger WHERE user_id = ?1 AND txn_id = ?2",
+                    params![user, entry.txn_id],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if replayed.is_some() {
+                return Ok(LedgerOutcome::Replayed { balance });
+            }
+            let after =
+                balance.checked_add(entry.delta).ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
+            if after < 0 {
+                return Ok(LedgerOutcome::Insufficient { balance });
+            }
+            let seq: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM ledger WHERE user_id = ?1",
+                params![user],
+                |row| row.get(0),
+            )?;
+            tx.execute(
+                "INSERT INTO ledger (user_id, txn_id, delta, reason, balance_after, created_at, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![user, entry.txn_id, entry.delta, entry.reason, after, entry.created_at, seq],
+            )?;
+            tx.execute("UPDATE users SET coin = ?2 WHERE user_id = ?1 AND coin = ?3", params![user, after, balance])?;
+            tx.commit()?;
+            Ok(LedgerOutcome::Applied { balance: after })
+        })
+        .await
+    }
+
+    async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>> {
+        let user = user_id.clone();
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT txn_id, delta, reason, created_at FROM ledger WHERE user_id = ?1 ORDER BY seq",
+            )?;
+            let rows = statement.query_map(params![user.as_str()], |row| {
+                Ok(LedgerEntry {
+                    user_id: user.clone(),
+                    txn_id: row.get(0)?,
+                    delta: row.get(1)?,
+                    reason: row.get(2)?,
+                    created_at: row.get(3)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+}
