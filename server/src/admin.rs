@@ -20,10 +20,42 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), HttpResponse> {
+/// What an operator call can fail with; each maps to an HTTP status and a JSON reason.
+#[derive(Debug, thiserror::Error)]
+enum AdminError {
+    #[error("the operator API is off")]
+    Off,
+    #[error("bad admin token")]
+    BadToken,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("internal error; see the server log")]
+    Internal,
+}
+
+impl actix_web::ResponseError for AdminError {
+    fn status_code(&self) -> actix_web::http::StatusCode {
+        use actix_web::http::StatusCode;
+        match self {
+            AdminError::Off => StatusCode::NOT_FOUND,
+            AdminError::BadToken => StatusCode::UNAUTHORIZED,
+            AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).json(json!({ "error": self.to_string() }))
+    }
+}
+
+fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), AdminError> {
     let expected = &state.settings.admin.token;
     if expected.is_empty() {
-        return Err(HttpResponse::NotFound().finish());
+        return Err(AdminError::Off);
     }
     let presented = req
         .headers()
@@ -35,32 +67,24 @@ fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), HttpResponse> {
         Ok(())
     } else {
         tracing::warn!(target: "admin", path = req.path(), "admin call refused: bad token");
-        Err(HttpResponse::Unauthorized().json(json!({ "error": "bad admin token" })))
+        Err(AdminError::BadToken)
     }
 }
 
-async fn find_user(state: &AppState, who: &str) -> Result<User, HttpResponse> {
+async fn find_user(state: &AppState, who: &str) -> Result<User, AdminError> {
     let found = if who.contains('@') {
-        match EmailAddress::parse(who) {
-            Ok(email) => state.store.users.by_email(&email).await,
-            Err(e) => return Err(HttpResponse::BadRequest().json(json!({ "error": e.to_string() }))),
-        }
+        let email = EmailAddress::parse(who).map_err(|e| AdminError::BadRequest(e.to_string()))?;
+        state.store.users.by_email(&email).await
     } else {
-        match UserNo::parse(who) {
-            Ok(user_no) => state.store.users.by_user_no(&user_no).await,
-            Err(e) => return Err(HttpResponse::BadRequest().json(json!({ "error": e.to_string() }))),
-        }
+        let user_no = UserNo::parse(who).map_err(|e| AdminError::BadRequest(e.to_string()))?;
+        state.store.users.by_user_no(&user_no).await
     };
-    match found {
-        Ok(Some(user)) => Ok(user),
-        Ok(None) => Err(HttpResponse::NotFound().json(json!({ "error": format!("no user {who}") }))),
-        Err(error) => Err(internal(error)),
-    }
+    found.map_err(internal)?.ok_or_else(|| AdminError::NotFound(format!("no user {who}")))
 }
 
-fn internal(error: impl std::fmt::Display) -> HttpResponse {
+fn internal(error: impl std::fmt::Display) -> AdminError {
     tracing::error!(target: "admin", %error, "admin call failed");
-    HttpResponse::InternalServerError().json(json!({ "error": "internal error; see the server log" }))
+    AdminError::Internal
 }
 
 #[derive(Deserialize)]
@@ -85,18 +109,17 @@ struct AccountAnswer {
     outcome: &'static str,
 }
 
-async fn credit(req: HttpRequest, state: web::Data<AppState>, body: web::Json<CreditRequest>) -> HttpResponse {
-    if let Err(refused) = authorised(&req, &state) {
-        return refused;
-    }
+async fn credit(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<CreditRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
     let request = body.into_inner();
     if request.coins == 0 {
-        return HttpResponse::BadRequest().json(json!({ "error": "coins must not be 0" }));
+        return Err(AdminError::BadRequest("coins must not be 0".into()));
     }
-    let user = match find_user(&state, &request.user).await {
-        Ok(user) => user,
-        Err(response) => return response,
-    };
+    let user = find_user(&state, &request.user).await?;
     let reason = request.reason.unwrap_or_else(|| "admin".into());
     let txn_id = request.txn_id.unwrap_or_else(|| format!("admin-{}", crate::auth::random_token()));
     tracing::info!(target: "admin", user = %user.user_id, coins = request.coins, %reason, %txn_id, "admin credit");
@@ -109,16 +132,16 @@ async fn credit(req: HttpRequest, state: web::Data<AppState>, body: web::Json<Cr
         Ok(LedgerOutcome::Applied { balance }) => (balance, "applied", actix_web::http::StatusCode::OK),
         Ok(LedgerOutcome::Replayed { balance }) => (balance, "replayed", actix_web::http::StatusCode::OK),
         Ok(LedgerOutcome::Insufficient { balance }) => (balance, "insufficient", actix_web::http::StatusCode::CONFLICT),
-        Ok(LedgerOutcome::NoAccount) => return HttpResponse::NotFound().json(json!({ "error": "no such user" })),
-        Err(error) => return internal(error),
+        Ok(LedgerOutcome::NoAccount) => return Err(AdminError::NotFound("no such user".into())),
+        Err(error) => return Err(internal(error)),
     };
-    HttpResponse::build(status).json(AccountAnswer {
+    Ok(HttpResponse::build(status).json(AccountAnswer {
         user_id: user.user_id.to_string(),
         user_no: user.user_no.as_str().to_owned(),
         coin,
         user_vip_type: user.user_vip_type,
         outcome: label,
-    })
+    }))
 }
 
 #[derive(Deserialize)]
@@ -128,33 +151,34 @@ pub struct SetVipRequest {
     vip_type: i64,
 }
 
-async fn set_vip(req: HttpRequest, state: web::Data<AppState>, body: web::Json<SetVipRequest>) -> HttpResponse {
-    if let Err(refused) = authorised(&req, &state) {
-        return refused;
-    }
+async fn set_vip(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<SetVipRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
     let request = body.into_inner();
     if !(0..=100).contains(&request.vip_type) {
-        return HttpResponse::BadRequest().json(json!({ "error": "vipType must be from 0 to 100" }));
+        return Err(AdminError::BadRequest("vipType must be from 0 to 100".into()));
     }
-    let user = match find_user(&state, &request.user).await {
-        Ok(user) => user,
-        Err(response) => return response,
-    };
+    let user = find_user(&state, &request.user).await?;
     tracing::info!(target: "admin", user = %user.user_id, vip_type = request.vip_type, "admin set-vip");
-    let updated = match state.store.users.update(&user.user_id, UserChange::VipType(request.vip_type)).await {
-        Ok(Some(updated)) => updated,
-        Ok(None) => return HttpResponse::NotFound().json(json!({ "error": "no such user" })),
-        Err(error) => return internal(error),
-    };
+    let updated = state
+        .store
+        .users
+        .update(&user.user_id, UserChange::VipType(request.vip_type))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| AdminError::NotFound("no such user".into()))?;
     // The client refetches its user info on tokenCount (spec §4), which shows the new plan.
     state.node.bus.publish(&updated.user_id, amora_actors::events::Frame::token_count(updated.coin)).await;
-    HttpResponse::Ok().json(AccountAnswer {
+    Ok(HttpResponse::Ok().json(AccountAnswer {
         user_id: updated.user_id.to_string(),
         user_no: updated.user_no.as_str().to_owned(),
         coin: updated.coin,
         user_vip_type: updated.user_vip_type,
         outcome: "applied",
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -276,3 +276,50 @@ async fn two_thousand_idle_sockets_stay_connected_through_heartbeats() {
     }
     assert_eq!(open, 2000, "{} sockets were dropped while idle", 2000 - open);
 }
+
+#[actix_rt::test]
+async fn the_admin_command_credits_and_sets_vip_through_a_running_node() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(&dir, &[]).await;
+    let store = shared_store(&dir);
+    let (user_id, user_no, voucher) = make_user(&store, "Ivy").await;
+    let mut socket = node.socket(&voucher).await;
+    socket.wait_for("hello", WAIT).await.unwrap();
+
+    let admin = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_amora"))
+            .arg("admin")
+            .args(args)
+            .args(["--url", &node.url(""), "--token", crate::cluster::ADMIN_TOKEN])
+            .output()
+            .unwrap()
+    };
+    let output = admin(&["credit", &user_no, "70"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((answer["coin"].clone(), answer["outcome"].clone()), (json!(70), json!("applied")));
+    assert_eq!(socket.wait_for("tokenCount", WAIT).await.unwrap()["data"]["coin"], 70);
+
+    let output = admin(&["credit", &user_no, "-100"]);
+    assert!(!output.status.success(), "overdrawing is refused");
+    let output = admin(&["set-vip", &user_no, "1"]);
+    assert!(output.status.success());
+    assert_eq!(store.users.by_id(&user_id).await.unwrap().unwrap().user_vip_type, 1);
+    assert!(socket.wait_for("tokenCount", WAIT).await.is_some(), "clients are told to refetch");
+
+    let refused = reqwest::Client::new()
+        .post(node.url("/lust/admin/credit"))
+        .bearer_auth("wrong-token")
+        .json(&json!({ "user": user_no, "coins": 5 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+}
+
+#[actix_rt::test]
+async fn the_admin_api_is_off_without_a_token() {
+    let app = crate::helpers::spawn_app().await;
+    let response = app.client.post(app.url("/lust/admin/credit")).json(&json!({ "user": "1", "coins": 1 })).send().await.unwrap();
+    assert_eq!(response.status(), 404);
+}
