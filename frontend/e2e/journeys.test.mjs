@@ -203,6 +203,9 @@ describe('login prompt', () => {
       await email.fill('not-an-email');
       assert.equal(await page.getByTestId('login-email-submit').isDisabled(), true);
       await email.fill('visitor@example.com');
+      // Without Turnstile the server runs a development check, labelled as such.
+      assert.equal(await page.getByTestId('login-email-submit').isDisabled(), true);
+      await page.getByTestId('bot-check-development-checkbox').check();
       assert.equal(await page.getByTestId('login-email-submit').isDisabled(), false);
 
       await page.keyboard.press('Escape');

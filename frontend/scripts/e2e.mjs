@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Runs the Playwright journeys (e2e/*.test.mjs, node's test runner) against the real server:
-// starts `amora` from the repository root on a free port with a fresh data directory, waits
-// for /healthz, runs the journeys, stops the server. Needs `npm run build` (frontend/dist)
-// and the server binary: AMORA_BIN, default ../target/debug/amora (relative to frontend/).
+// starts a real SMTP server (server/tests/support/smtp_sink.py, aiosmtpd, with AMORA_PYTHON,
+// default python3) that writes each received mail as JSON into a folder, then `amora` from
+// the repository root on a free port with a fresh data directory, sending mail to that SMTP
+// server; waits for /healthz, runs the journeys, stops both. Needs `npm run build`
+// (frontend/dist) and the server binary: AMORA_BIN, default ../target/debug/amora (relative
+// to frontend/).
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +18,9 @@ const repoRoot = resolve(frontend, '..');
 const outputDir = join(frontend, 'test-output');
 const serverBin = resolve(frontend, process.env.AMORA_BIN ?? '../target/debug/amora');
 const HEALTH_TIMEOUT_MS = Number(process.env.AMORA_HEALTH_TIMEOUT_MS ?? 180_000);
+const SMTP_READY_TIMEOUT_MS = 30_000;
+const python = process.env.AMORA_PYTHON || 'python3';
+const smtpSink = join(repoRoot, 'server', 'tests', 'support', 'smtp_sink.py');
 
 function fail(message) {
   console.error(`test:e2e: ${message}`);
@@ -25,6 +31,7 @@ function fail(message) {
 if (!existsSync(serverBin)) fail(`server binary not found at ${serverBin} (build it, or set AMORA_BIN)`);
 if (!existsSync(join(frontend, 'dist', 'index.html'))) fail('frontend/dist is missing; run "npm run build" first');
 if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) fail('Chromium not found at /usr/bin/chromium (apt-get install chromium)');
+if (!existsSync(smtpSink)) fail(`SMTP sink not found at ${smtpSink}`);
 
 function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -52,6 +59,38 @@ async function waitForHealth(baseUrl, server) {
   throw new Error(`no 200 from ${baseUrl}/healthz within ${HEALTH_TIMEOUT_MS / 1000} s`);
 }
 
+/**
+ * Starts the SMTP sink and resolves with its port once it prints `ready <port>`. Closing its
+ * stdin (or SIGTERM) stops it, so it never outlives this script.
+ */
+function startSmtpSink(mailDir, log) {
+  const sink = spawn(python, [smtpSink, mailDir], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Ending stdin of a sink that already died must not crash this script.
+  sink.stdin.on('error', () => undefined);
+  sink.stderr.pipe(log, { end: false });
+  const ready = new Promise((resolveReady, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`the SMTP sink did not start within ${SMTP_READY_TIMEOUT_MS / 1000} s`)), SMTP_READY_TIMEOUT_MS);
+    sink.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const match = buffered.match(/^ready (\d+)$/m);
+      if (match) {
+        clearTimeout(timer);
+        resolveReady(Number(match[1]));
+      }
+    });
+    sink.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${python}: ${error.message} (set AMORA_PYTHON to a Python with aiosmtpd)`));
+    });
+    sink.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the SMTP sink exited with code ${code} (does ${python} have aiosmtpd? set AMORA_PYTHON); see server.log`));
+    });
+  });
+  return { sink, ready };
+}
+
 function stop(server) {
   return new Promise((resolveStop) => {
     if (server.exitCode !== null || server.signalCode !== null) return resolveStop();
@@ -66,22 +105,20 @@ function stop(server) {
 
 mkdirSync(outputDir, { recursive: true });
 const dataDir = mkdtempSync(join(tmpdir(), 'amora-e2e-'));
+const mailDir = join(dataDir, 'mail');
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 const serverLog = createWriteStream(join(outputDir, 'server.log'));
 
-console.log(`test:e2e: starting ${serverBin} on port ${port} (data ${dataDir})`);
-const server = spawn(serverBin, [], {
-  cwd: repoRoot,
-  env: { ...process.env, AMORA_HTTP__PORT: String(port), AMORA_STORE__DATA_DIR: dataDir },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-server.stdout.pipe(serverLog);
-server.stderr.pipe(serverLog);
+let server = null;
+const { sink, ready: smtpReady } = startSmtpSink(mailDir, serverLog);
+smtpReady.catch(() => undefined);
 
 let exitCode = 1;
 const cleanUp = async () => {
-  await stop(server);
+  if (server) await stop(server);
+  sink.stdin.end();
+  await stop(sink);
   serverLog.end();
   rmSync(dataDir, { recursive: true, force: true });
 };
@@ -90,6 +127,23 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 try {
+  const smtpPort = await smtpReady;
+  console.log(`test:e2e: SMTP server on port ${smtpPort} (mail in ${mailDir})`);
+  console.log(`test:e2e: starting ${serverBin} on port ${port} (data ${dataDir})`);
+  server = spawn(serverBin, [], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      AMORA_HTTP__PORT: String(port),
+      // Mailed sign-in links point here, and cookies are set for this origin.
+      AMORA_HTTP__PUBLIC_BASE_URL: baseUrl,
+      AMORA_STORE__DATA_DIR: dataDir,
+      AMORA_MAIL__SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout.pipe(serverLog, { end: false });
+  server.stderr.pipe(serverLog, { end: false });
   await waitForHealth(baseUrl, server);
   console.log(`test:e2e: server ready at ${baseUrl}`);
   const tapFile = join(outputDir, 'e2e.tap');
@@ -106,7 +160,7 @@ try {
         ...(process.env.E2E_ONLY ? ['--test-name-pattern', process.env.E2E_ONLY] : []),
         'e2e/',
       ],
-      { cwd: frontend, stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_OUTPUT_DIR: outputDir } },
+      { cwd: frontend, stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_OUTPUT_DIR: outputDir, E2E_MAIL_DIR: mailDir } },
     );
     runner.on('exit', (code) => resolveRun(code ?? 1));
   });

@@ -51,9 +51,18 @@ export async function openPage(browser, { viewport = DESKTOP, firstVisit = false
   return { context, page, errors };
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = false } = {}) {
   mkdirSync(OUTPUT_DIR, { recursive: true });
-  await page.screenshot({ path: join(OUTPUT_DIR, `${name}.png`) });
+  // Let finite transitions end (a button turning enabled, a dialog rising); spinners loop forever.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
+  await page.screenshot({ path: join(OUTPUT_DIR, `${name}.png`), fullPage });
 }
 
 /** The character ids currently in the grid, in order. */

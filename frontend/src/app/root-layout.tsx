@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useLayoutEffect, useState } from 'react';
 import { Outlet, useLocation, useNavigationType } from 'react-router';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
+import { SignInNotices } from '@/features/auth/components/sign-in-notices';
 import { languageAtom, showLoginTipAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
@@ -56,6 +57,7 @@ export function RootLayout() {
         <Outlet />
       </Suspense>
       <NotificationHost />
+      <SignInNotices />
       <LoginPrompt />
     </>
   );

@@ -9,6 +9,7 @@ import { isLanguage } from '@/lib/languages';
 // Screens load on demand; the first screen's chunks are measured by scripts/check-size.mjs.
 const HomePage = lazy(() => import('@/features/home/components/home-page'));
 const NotFoundPage = lazy(() => import('@/app/routes/not-found'));
+const SettingsPage = lazy(() => import('@/features/settings/components/settings-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -18,11 +19,12 @@ function LanguageGate() {
 
 /**
  * Screens inside the main frame. Chat, gallery, image generation, creation, pricing,
- * payments, settings, blog, legal and landing screens are added by their own issues.
+ * payments, blog, legal and landing screens are added by their own issues.
  */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
   { path: 'ai-boyfriend', element: <HomePage gender={Gender.guys} /> },
+  { path: 'setting', element: <SettingsPage /> },
 ];
 
 /** Screens outside the main frame. */

@@ -68,9 +68,18 @@ export interface WebConfig {
   defaultEnergy: { genVoiceCoin: number; genPictureCoin: number };
   social: SocialLinks;
   andoridDownloadUrl?: string;
-  /** OAuth client ids and the bot-check site key, when the deployment configures them. */
-  googleClientId?: string;
-  discordClientId?: string;
+  /** Which sign-in methods this deployment offers; null until the config has loaded. */
+  signIn: SignInConfig | null;
+}
+
+/**
+ * The sign-in part of WebConfig (docs/api.md): providers without a client id are off, and
+ * without a Turnstile secret the server runs a development-only bot check (any token passes).
+ */
+export interface SignInConfig {
+  googleEnabled: boolean;
+  discordEnabled: boolean;
+  botCheckMode: 'turnstile' | 'development';
   turnstileSiteKey?: string;
 }
 

@@ -20,6 +20,7 @@ export interface HomePageCache {
 export const DEFAULT_WEB_CONFIG: WebConfig = {
   defaultEnergy: { genVoiceCoin: 2, genPictureCoin: 20 },
   social: {},
+  signIn: null,
 };
 
 export const showLoginTipAtom = atom(false);

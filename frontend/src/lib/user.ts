@@ -6,7 +6,9 @@ import { atom } from 'jotai';
 import { apiGet, resetDistinctId } from '@/lib/api-client';
 import type { UserInfo } from '@/lib/api-types';
 import { i18n } from '@/lib/i18n';
+import { languageFromPath, withLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
+import { pageNavigation } from '@/lib/page-navigation';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { store } from '@/lib/store';
 
@@ -47,8 +49,20 @@ export function trackingEmail(user: UserInfo | null): string | null {
 }
 
 /**
+ * What every way out of an account ends with: the analytics identity and the app voucher
+ * are forgotten and the page reloads signed out at `target` (by default the home page, in
+ * the current language).
+ */
+export function leaveSignedOut(target = withLanguage('/', languageFromPath(window.location.pathname))): void {
+  resetDistinctId();
+  storage.remove(STORAGE_KEYS.appVoucher);
+  pageNavigation.assign(target);
+}
+
+/**
  * Signs out: revokes the session, forgets the analytics identity and the app voucher,
- * and reloads the home page (spec section 4).
+ * and reloads the home page (spec section 4). A failure shows the server's message or the
+ * generic one, and the visitor stays signed in.
  */
 export async function logout(): Promise<void> {
   try {
@@ -61,7 +75,5 @@ export async function logout(): Promise<void> {
     notify.error(i18n.t('CommonErrorMsg'));
     return;
   }
-  resetDistinctId();
-  storage.remove(STORAGE_KEYS.appVoucher);
-  window.location.assign('/');
+  leaveSignedOut();
 }

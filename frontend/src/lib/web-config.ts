@@ -10,6 +10,7 @@ export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): Web
     ...data,
     defaultEnergy: { ...DEFAULT_WEB_CONFIG.defaultEnergy, ...data?.defaultEnergy },
     social: { ...data?.social },
+    signIn: data?.signIn ?? null,
   };
 }
 

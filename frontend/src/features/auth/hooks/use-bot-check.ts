@@ -1,30 +1,34 @@
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
 /**
- * The bot check of the e-mail step (Cloudflare Turnstile). Clicking Email starts it; its
- * token is then sent with the address. A browser Turnstile does not support answers with
- * a marker token instead, which the server recognises (spec section 5); so does a
- * deployment without a site key, where the server runs no check either.
+ * The bot check of the e-mail step (spec sections 4 and 5). With a Turnstile site key the
+ * Cloudflare widget is rendered explicitly and its token is sent with the address; a
+ * browser Turnstile does not support answers with a marker token the server recognises; a
+ * failure shows 'Error occurred, please try again.' and a timeout resets the widget.
+ * Without Turnstile (the server's development mode) a local, clearly labelled check stands
+ * in for it, yielding the token `development`.
  */
 export const BOT_CHECK_UNSUPPORTED_TOKEN = 'unsupported-browser';
+export const BOT_CHECK_DEVELOPMENT_TOKEN = 'development';
 
-const SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
 
-interface TurnstileOptions {
+export interface TurnstileOptions {
   sitekey: string;
-  execution: 'execute' | 'render';
-  appearance: 'always' | 'execute' | 'interaction-only';
   theme: 'dark' | 'light' | 'auto';
+  language: string;
+  /** 'never': a failure stays failed and reaches error-callback, which offers a retry. */
+  retry: 'auto' | 'never';
+  'refresh-expired': 'auto' | 'manual' | 'never';
   callback: (token: string) => void;
-  'error-callback': () => void;
+  'error-callback': (code?: string) => boolean;
   'expired-callback': () => void;
   'timeout-callback': () => void;
   'unsupported-callback': () => void;
 }
 
-interface Turnstile {
-  render(container: HTMLElement, options: TurnstileOptions): string;
-  execute(widgetId: string): void;
+export interface Turnstile {
+  render(container: HTMLElement, options: TurnstileOptions): string | undefined;
   reset(widgetId: string): void;
   remove(widgetId: string): void;
 }
@@ -41,11 +45,13 @@ function loadTurnstile(): Promise<Turnstile> {
   if (window.turnstile) return Promise.resolve(window.turnstile);
   scriptPromise ??= new Promise<Turnstile>((resolve, reject) => {
     const script = document.createElement('script');
-    script.src = SCRIPT_URL;
+    script.src = TURNSTILE_SCRIPT_URL;
     script.async = true;
     script.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('turnstile missing')));
     script.onerror = () => {
+      // A later attempt may load it (a flaky network, a blocker switched off).
       scriptPromise = null;
+      script.remove();
       reject(new Error('turnstile failed to load'));
     };
     document.head.appendChild(script);
@@ -53,67 +59,68 @@ function loadTurnstile(): Promise<Turnstile> {
   return scriptPromise;
 }
 
-export class BotCheckError extends Error {
-  /** A timeout only resets the widget; it is not reported to the visitor as an error. */
-  readonly timedOut: boolean;
-  constructor(message: string, timedOut = false) {
-    super(message);
-    this.timedOut = timedOut;
-  }
-}
+/**
+ * idle: waiting for the visitor (development check not ticked) or for the config;
+ * running: the check is working; verified: `token` may be sent; failed: show the error.
+ */
+export type BotCheckState =
+  | { status: 'idle' | 'running' | 'failed'; token: null }
+  | { status: 'verified'; token: string };
 
-export function useBotCheck(siteKey: string | undefined) {
+export const BOT_CHECK_IDLE: BotCheckState = { status: 'idle', token: null };
+
+/**
+ * Renders the Turnstile widget into `containerRef` while mounted and enabled, and reports
+ * its state. Unmounting removes the widget; remounting renders a fresh one.
+ */
+export function useTurnstile(siteKey: string | null, language: string) {
   const containerRef = useRef<HTMLDivElement>(null);
-  const widgetId = useRef<string | null>(null);
-  const pending = useRef<{ resolve: (token: string) => void; reject: (error: Error) => void } | null>(null);
+  const [state, setState] = useState<BotCheckState>(siteKey ? { status: 'running', token: null } : BOT_CHECK_IDLE);
+  const [attempt, setAttempt] = useState(0);
 
-  const remove = useCallback(() => {
-    if (widgetId.current && window.turnstile) window.turnstile.remove(widgetId.current);
-    widgetId.current = null;
-  }, []);
-
-  useEffect(() => remove, [remove]);
-
-  /** Runs the check and resolves with the token to send; rejects when the check fails. */
-  const run = useCallback(async (): Promise<string> => {
-    if (!siteKey) return BOT_CHECK_UNSUPPORTED_TOKEN;
-    let turnstile: Turnstile;
-    try {
-      turnstile = await loadTurnstile();
-    } catch {
-      return BOT_CHECK_UNSUPPORTED_TOKEN;
-    }
-    const container = containerRef.current;
-    if (!container) throw new BotCheckError('bot check is not mounted');
-    return new Promise<string>((resolve, reject) => {
-      pending.current = { resolve, reject };
-      const settle = (outcome: { token: string } | { error: Error }) => {
-        const current = pending.current;
-        pending.current = null;
-        if (!current) return;
-        if ('token' in outcome) current.resolve(outcome.token);
-        else current.reject(outcome.error);
-      };
-      if (!widgetId.current) {
-        widgetId.current = turnstile.render(container, {
+  useEffect(() => {
+    if (!siteKey) return;
+    let cancelled = false;
+    let widgetId: string | undefined;
+    let turnstile: Turnstile | undefined;
+    setState({ status: 'running', token: null });
+    loadTurnstile().then(
+      (loaded) => {
+        const container = containerRef.current;
+        if (cancelled || !container) return;
+        turnstile = loaded;
+        widgetId = loaded.render(container, {
           sitekey: siteKey,
-          execution: 'execute',
-          appearance: 'interaction-only',
           theme: 'dark',
-          callback: (token) => settle({ token }),
-          'error-callback': () => settle({ error: new BotCheckError('bot check failed') }),
-          'expired-callback': () => widgetId.current && turnstile.reset(widgetId.current),
-          // A timed-out challenge is reset so the visitor can simply try again.
-          'timeout-callback': () => {
-            if (widgetId.current) turnstile.reset(widgetId.current);
-            settle({ error: new BotCheckError('bot check timed out', true) });
+          language,
+          retry: 'never',
+          'refresh-expired': 'auto',
+          callback: (token) => !cancelled && setState({ status: 'verified', token }),
+          'error-callback': () => {
+            if (!cancelled) setState({ status: 'failed', token: null });
+            // Handled: the step shows the message and a way to try again.
+            return true;
           },
-          'unsupported-callback': () => settle({ token: BOT_CHECK_UNSUPPORTED_TOKEN }),
+          // An expired token is refreshed by the widget itself; until then none may be sent.
+          'expired-callback': () => !cancelled && setState({ status: 'running', token: null }),
+          'timeout-callback': () => {
+            if (cancelled || !widgetId) return;
+            loaded.reset(widgetId);
+            setState({ status: 'running', token: null });
+          },
+          'unsupported-callback': () => !cancelled && setState({ status: 'verified', token: BOT_CHECK_UNSUPPORTED_TOKEN }),
         });
-      }
-      turnstile.execute(widgetId.current);
-    });
-  }, [siteKey]);
+      },
+      () => !cancelled && setState({ status: 'failed', token: null }),
+    );
+    return () => {
+      cancelled = true;
+      if (turnstile && widgetId) turnstile.remove(widgetId);
+    };
+  }, [siteKey, language, attempt]);
 
-  return { containerRef, run, remove };
+  /** A new widget: after a failure, or because a sent token cannot be used twice. */
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+
+  return { containerRef, state, retry };
 }

@@ -1,7 +1,7 @@
 import { useSetAtom } from 'jotai';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate, useSearchParams } from 'react-router';
+import { useNavigate } from 'react-router';
 import { Button } from '@/components/button';
 import { GenderSwitch } from '@/components/gender-switch';
 import { Spinner } from '@/components/splash';
@@ -19,12 +19,10 @@ import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender, type CharacterCard as CharacterCardData, type GenderValue } from '@/lib/api-types';
 import { chatBeforePagePathAtom, homePageCacheDataAtom, interestedGenderAtom } from '@/lib/app-state';
-import { notify } from '@/lib/notifications';
 import { chatPathFor, homePathFor, ROUTES } from '@/lib/routes';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { trackClick, trackPageView } from '@/lib/telemetry';
 
-const ACCOUNT_DELETED_NOTICE_DELAY_MS = 1000;
 const SKELETON_COUNT = 10;
 
 /** The explore page: `/` forces girls (0), `/ai-boyfriend` forces guys (1). */
@@ -33,7 +31,6 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
   const navigate = useNavigate();
   const localize = useLocalizedPath();
   const mobile = useIsMobile();
-  const [searchParams] = useSearchParams();
   const setInterestedGender = useSetAtom(interestedGenderAtom);
   const setChatBeforePath = useSetAtom(chatBeforePagePathAtom);
   const setHomeCache = useSetAtom(homePageCacheDataAtom);
@@ -58,16 +55,6 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
     setInterestedGender(gender);
     trackPageView(guys ? 'aiBoyfriend' : 'home');
   }, [gender, guys, setInterestedGender]);
-
-  // ?showNoAccountError=1: the account was deleted; tell the visitor, then clean the URL.
-  useEffect(() => {
-    if (searchParams.get('showNoAccountError') !== '1') return;
-    const timer = setTimeout(() => {
-      notify.error(t('errors.accountDeleted'));
-      navigate(localize(ROUTES.home), { replace: true });
-    }, ACCOUNT_DELETED_NOTICE_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [searchParams, navigate, localize, t]);
 
   const chooseInterest = (choice: GenderValue) => {
     storage.set(STORAGE_KEYS.userLikeGender, String(choice));
