@@ -13,7 +13,8 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/proxy': { target: devServer, changeOrigin: true, rewrite: (path) => path.replace(/^\/proxy/, '') },
+      // ws: the realtime socket (/proxy/lust/api/ws) goes the same way as the API calls.
+      '/proxy': { target: devServer, changeOrigin: true, ws: true, rewrite: (path) => path.replace(/^\/proxy/, '') },
       '/media': { target: devServer, changeOrigin: true },
     },
   },

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { BASE_URL, DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
 import { signInLink, waitForMail } from './support/mailbox.mjs';
+import { openLogin, requestLink } from './support/sign-in.mjs';
 
 const en = JSON.parse(readFileSync(new URL('../public/locales/en/translation.json', import.meta.url), 'utf8'));
 const RUN = Date.now().toString(36);
@@ -35,29 +36,6 @@ async function markPage(page) {
     window.__beforeReload = true;
   });
   return () => page.waitForFunction(() => window.__beforeReload === undefined && document.readyState === 'complete', null, { timeout: 15_000 });
-}
-
-/** Waits until the modal has finished opening and its image has loaded. */
-async function settled(page) {
-  const modal = page.getByTestId('login-modal');
-  await modal.waitFor();
-  await modal.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)));
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="login-modal"] img')].every((img) => img.complete));
-  return modal;
-}
-
-async function openLogin(page) {
-  await page.getByTestId('sign-in').click();
-  return settled(page);
-}
-
-async function requestLink(page, address) {
-  await page.getByTestId('login-email-method').click();
-  await page.getByTestId('login-email-input').fill(address);
-  const submit = page.getByTestId('login-email-submit');
-  assert.equal(await submit.isDisabled(), true, 'Email is enabled before the bot check');
-  await page.getByTestId('bot-check-development-checkbox').check();
-  await page.waitForFunction(() => document.querySelector('[data-testid="login-email-submit"]')?.disabled === false);
 }
 
 function notification(page, text) {

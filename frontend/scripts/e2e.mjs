@@ -5,8 +5,10 @@
 // the repository root on a free port with a fresh data directory, sending mail to that SMTP
 // server; waits for /healthz, runs the journeys, stops both. Needs `npm run build`
 // (frontend/dist) and the server binary: AMORA_BIN, default ../target/debug/amora (relative
-// to frontend/).
+// to frontend/). The server gets a random operator token, which the journeys receive with
+// the binary's path (E2E_ADMIN_TOKEN, E2E_AMORA_BIN) to run `amora admin …` against it.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,6 +110,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'amora-e2e-'));
 const mailDir = join(dataDir, 'mail');
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
+const adminToken = randomBytes(24).toString('hex');
 const serverLog = createWriteStream(join(outputDir, 'server.log'));
 
 let server = null;
@@ -139,6 +142,8 @@ try {
       AMORA_HTTP__PUBLIC_BASE_URL: baseUrl,
       AMORA_STORE__DATA_DIR: dataDir,
       AMORA_MAIL__SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      // Turns the operator API on, for journeys that credit coins or make a user paid.
+      AMORA_ADMIN__TOKEN: adminToken,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -160,7 +165,18 @@ try {
         ...(process.env.E2E_ONLY ? ['--test-name-pattern', process.env.E2E_ONLY] : []),
         'e2e/',
       ],
-      { cwd: frontend, stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_OUTPUT_DIR: outputDir, E2E_MAIL_DIR: mailDir } },
+      {
+        cwd: frontend,
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          E2E_BASE_URL: baseUrl,
+          E2E_OUTPUT_DIR: outputDir,
+          E2E_MAIL_DIR: mailDir,
+          E2E_ADMIN_TOKEN: adminToken,
+          E2E_AMORA_BIN: serverBin,
+        },
+      },
     );
     runner.on('exit', (code) => resolveRun(code ?? 1));
   });

@@ -8,6 +8,7 @@ import { languageAtom } from '@/lib/app-state';
 import { installGlobalErrorReporting } from '@/lib/error-report';
 import { initI18n } from '@/lib/i18n';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
+import { startRealtime } from '@/lib/realtime';
 import { store } from '@/lib/store';
 import { loadUserInfo } from '@/lib/user';
 import { loadWebConfig } from '@/lib/web-config';
@@ -22,6 +23,8 @@ captureLandingParameters(window.location.search);
 installGlobalErrorReporting();
 void initI18n(language);
 void loadUserInfo();
+// The socket follows the user: it opens once user info says someone is signed in.
+startRealtime();
 void loadWebConfig();
 
 const container = document.getElementById('root');

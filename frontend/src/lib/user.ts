@@ -4,7 +4,7 @@
  */
 import { atom } from 'jotai';
 import { apiGet, resetDistinctId } from '@/lib/api-client';
-import type { UserInfo } from '@/lib/api-types';
+import { ApiCode, type UserInfo } from '@/lib/api-types';
 import { i18n } from '@/lib/i18n';
 import { languageFromPath, withLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
@@ -22,8 +22,8 @@ export const isLoggedInAtom = atom((get) => get(userInfoAtom) !== null);
 /** Paid users have userVipType above 0. */
 export const isPaidUserAtom = atom((get) => (get(userInfoAtom)?.userVipType ?? 0) > 0);
 
-export function fetchUserInfo() {
-  return apiGet<UserInfo | null>('/user/v1/getUserInfo');
+export function fetchUserInfo(options: { quiet?: boolean } = {}) {
+  return apiGet<UserInfo | null>('/user/v1/getUserInfo', undefined, options);
 }
 
 /** Fetches the current user; a failure leaves the visitor signed out. */
@@ -40,6 +40,43 @@ export async function loadUserInfo(): Promise<UserInfo | null> {
   } finally {
     store.set(gettingUserAtom, false);
     store.set(userInfoFetchedAtom, true);
+  }
+}
+
+/**
+ * Refetches the current user without the loading state of the first fetch, so that the
+ * header only changes where the data did (spec section 4: the balance refreshes on a
+ * token-count event by refetching user info). Calls while one is running ask for one more
+ * round after it instead of racing it, so the last answer applied is never older than the
+ * last call. A signed-out answer (no session, or `tokenInvalid`) signs the visitor out; a
+ * failure to reach the server keeps what is shown.
+ */
+export function refreshUserInfo(): Promise<void> {
+  if (refreshInFlight) {
+    refreshAgain = true;
+    return refreshInFlight;
+  }
+  refreshInFlight = (async () => {
+    do {
+      refreshAgain = false;
+      await refreshOnce();
+    } while (refreshAgain);
+  })().finally(() => {
+    refreshInFlight = null;
+  });
+  return refreshInFlight;
+}
+
+let refreshInFlight: Promise<void> | null = null;
+let refreshAgain = false;
+
+async function refreshOnce(): Promise<void> {
+  try {
+    const envelope = await fetchUserInfo({ quiet: true });
+    if (envelope.success) store.set(userInfoAtom, envelope.data ?? null);
+    else if (envelope.code === ApiCode.tokenInvalid) store.set(userInfoAtom, null);
+  } catch {
+    // Offline for a moment: the next event or reconnect refetches.
   }
 }
 

@@ -1,0 +1,81 @@
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Provider } from 'jotai';
+import { MemoryRouter } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HeaderAccount } from '@/features/shell/components/header-account';
+import type { UserInfo } from '@/lib/api-types';
+import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
+import { store } from '@/lib/store';
+import { gettingUserAtom, userInfoAtom } from '@/lib/user';
+
+const PAID: UserInfo = {
+  userId: 'u1',
+  userNo: 'AB12CD',
+  userName: 'mira',
+  email: 'mira@example.com',
+  discordEmail: null,
+  appleEmail: null,
+  userVipType: 1,
+  coin: 500,
+  userAvatar: null,
+  utmSource: null,
+};
+
+function renderHeader() {
+  return render(
+    <Provider store={store}>
+      <MemoryRouter>
+        <HeaderAccount compact={false} />
+      </MemoryRouter>
+    </Provider>,
+  );
+}
+
+beforeEach(() => {
+  store.set(gettingUserAtom, false);
+  store.set(globalWebConfigAtom, DEFAULT_WEB_CONFIG);
+});
+
+afterEach(() => {
+  store.set(userInfoAtom, null);
+});
+
+describe('HeaderAccount', () => {
+  it('shows a paid user the balance divided by 10, and follows the user atom without a reload', () => {
+    store.set(userInfoAtom, PAID);
+    renderHeader();
+    expect(screen.getByTestId('token-balance')).toHaveTextContent(/^50$/);
+    // What a tokenCount refetch does from outside React.
+    act(() => store.set(userInfoAtom, { ...PAID, coin: 1235 }));
+    expect(screen.getByTestId('token-balance')).toHaveTextContent(/^123\.5$/);
+    expect(screen.queryByTestId('promo-link')).toBeNull();
+  });
+
+  it('lists the voice and image costs of the web config, divided by 10', () => {
+    store.set(userInfoAtom, PAID);
+    renderHeader();
+    fireEvent.click(screen.getByTestId('token-balance'));
+    const popover = screen.getByRole('dialog', { name: 'Token balance' });
+    // The defaults: voice 2, image 20.
+    expect(popover).toHaveTextContent('Voice message: 0.2 tokens');
+    expect(popover).toHaveTextContent('Image: 2 tokens');
+    act(() => store.set(globalWebConfigAtom, { ...DEFAULT_WEB_CONFIG, defaultEnergy: { genVoiceCoin: 5, genPictureCoin: 30 } }));
+    expect(popover).toHaveTextContent('Voice message: 0.5 tokens');
+    expect(popover).toHaveTextContent('Image: 3 tokens');
+    expect(screen.getByRole('link', { name: 'Get more tokens' })).toHaveAttribute('href', '/buytokens');
+    fireEvent.keyDown(document, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('shows the promo instead of a balance when the user becomes free, or is signed out', () => {
+    store.set(userInfoAtom, { ...PAID, userVipType: 0 });
+    renderHeader();
+    expect(screen.queryByTestId('token-balance')).toBeNull();
+    expect(screen.getByTestId('promo-link')).toBeInTheDocument();
+    act(() => store.set(userInfoAtom, PAID));
+    expect(screen.getByTestId('token-balance')).toHaveTextContent('50');
+    act(() => store.set(userInfoAtom, null));
+    expect(screen.queryByTestId('token-balance')).toBeNull();
+    expect(screen.getByTestId('sign-in')).toBeInTheDocument();
+  });
+});
