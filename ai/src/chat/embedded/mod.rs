@@ -1,0 +1,529 @@
+//! The embedded chat model: a llama-architecture GGUF (SmolLM2-135M-Instruct by default)
+//! run in-process on the CPU with candle.
+//!
+//! One worker thread owns the generation: it takes replies from a bounded queue and runs
+//! up to `concurrent_replies` of them at once, one token of each in turn, so a long reply
+//! does not hold the next conversation's first token back. Every reply has its own KV
+//! cache over one shared copy of the weights (cloning `ModelWeights` clones `Arc`s, not
+//! tensors). The async side only tokenizes the prompt and forwards the tokens as they come.
+
+mod convert;
+mod tokenizer;
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use candle_core::quantized::gguf_file;
+use candle_core::{DType, Device, Tensor};
+use candle_transformers::generation::{LogitsProcessor, Sampling};
+use candle_transformers::models::quantized_llama::{MAX_SEQ_LEN, ModelWeights};
+use tokio::sync::mpsc;
+
+pub use convert::{SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file};
+pub use tokenizer::{GgufTokenizer, Utf8Decoder};
+
+use super::stop::StopMatcher;
+use super::{
+    AiError, CancellationToken, ChatMessage, ChatModel, ChatRequest, Finish, FinishReason, ModelInfo, ModelSettings,
+    Role, StreamEvent, TokenStream, Usage,
+};
+
+/// Prompt tokens fed to the model per step; between steps other replies get a token and
+/// cancellation is checked.
+const PREFILL_CHUNK: usize = 64;
+const DEFAULT_TEMPERATURE: f32 = 0.7;
+const DEFAULT_TOP_P: f32 = 0.9;
+const TOP_K: usize = 40;
+
+/// The candle thread count in force for this process (its kernels' pool is sized once, from
+/// `CANDLE_NUM_THREADS`, else `RAYON_NUM_THREADS`, else the physical cores).
+pub fn candle_threads() -> usize {
+    std::env::var("CANDLE_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(candle_core::utils::get_num_threads)
+}
+
+/// A loaded model and its tokenizer, shared by all replies.
+struct Shared {
+    weights: ModelWeights,
+    tokenizer: GgufTokenizer,
+    context_window: usize,
+    repeat_penalty: f32,
+    repeat_last_n: usize,
+}
+
+/// One reply waiting for, or holding, a slot.
+struct Job {
+    prompt: Vec<u32>,
+    max_tokens: usize,
+    sampling: Sampling,
+    seed: u64,
+    stop: Vec<String>,
+    cancel: CancellationToken,
+    events: mpsc::UnboundedSender<Result<StreamEvent, AiError>>,
+}
+
+impl Job {
+    fn abandoned(&self) -> bool {
+        self.cancel.is_cancelled() || self.events.is_closed()
+    }
+    fn cancelled(&self) {
+        let _ = self.events.send(Ok(StreamEvent::Done(Finish { reason: FinishReason::Cancelled, usage: None })));
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<Job>,
+    active: usize,
+    closed: bool,
+}
+
+struct Scheduler {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    capacity: usize,
+    concurrent: usize,
+}
+
+impl Scheduler {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn submit(&self, job: Job) -> Result<(), AiError> {
+        let mut queue = self.lock();
+        if queue.closed {
+            return Err(AiError::Unavailable("the model's worker has stopped".into()));
+        }
+        drop_abandoned(&mut queue.waiting);
+        // Free slots take replies at once; past them, `capacity` may wait.
+        if queue.waiting.len() >= self.capacity + self.concurrent.saturating_sub(queue.active) {
+            return Err(AiError::QueueFull);
+        }
+        queue.waiting.push_back(job);
+        drop(queue);
+        self.ready.notify_one();
+        Ok(())
+    }
+}
+
+fn drop_abandoned(waiting: &mut VecDeque<Job>) {
+    waiting.retain(|job| {
+        let keep = !job.abandoned();
+        if !keep {
+            job.cancelled();
+        }
+        keep
+    });
+}
+
+/// The embedded provider. Cheap to share (`Arc<dyn ChatModel>`); dropping the last handle
+/// lets the worker finish the replies it has and stop.
+pub struct EmbeddedChatModel {
+    shared: Arc<Shared>,
+    scheduler: Arc<Scheduler>,
+    name: String,
+    path: PathBuf,
+    max_tokens: u32,
+}
+
+impl std::fmt::Debug for EmbeddedChatModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedChatModel").field("name", &self.name).field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Drop for EmbeddedChatModel {
+    fn drop(&mut self) {
+        self.scheduler.lock().closed = true;
+        self.scheduler.ready.notify_all();
+    }
+}
+
+impl EmbeddedChatModel {
+    /// Loads the model that `settings.embedded` names (converting its weights once, see
+    /// [`prepare_model`]) and starts its worker thread. Blocking.
+    pub fn load(settings: &ModelSettings) -> Result<Self, AiError> {
+        let e = &settings.embedded;
+        let original = e.resolved_model_path();
+        if !original.is_file() {
+            return Err(AiError::Unavailable(format!(
+                "no chat model at {} (scripts/lib/model.sh fetches it)",
+                original.display()
+            )));
+        }
+        if let Some(threads) = e.threads
+            && threads != candle_threads()
+        {
+            return Err(AiError::BadRequest(format!(
+                "chat.embedded.threads is {threads} but candle runs {} threads in this process: \
+                 candle reads its thread count once, from the environment, so start the server \
+                 with CANDLE_NUM_THREADS={threads}",
+                candle_threads()
+            )));
+        }
+        let path = match prepare_model(&original, e.requantize) {
+            Ok(path) => path,
+            Err(error) => {
+                tracing::warn!(%error, "could not convert the chat model; loading it as it is (slower)");
+                original.clone()
+            }
+        };
+        let started = Instant::now();
+        let (weights, tokenizer, name, trained_context) = load_gguf(&path)?;
+        let context_window = [MAX_SEQ_LEN, trained_context, e.context_size.unwrap_or(usize::MAX)]
+            .into_iter()
+            .min()
+            .unwrap_or(MAX_SEQ_LEN);
+        tracing::info!(
+            model = %name,
+            path = %path.display(),
+            context_window,
+            threads = candle_threads(),
+            ms = started.elapsed().as_millis() as u64,
+            "loaded the embedded chat model"
+        );
+        let shared = Arc::new(Shared {
+            weights,
+            tokenizer,
+            context_window,
+            repeat_penalty: e.repeat_penalty,
+            repeat_last_n: e.repeat_last_n,
+        });
+        let scheduler = Arc::new(Scheduler {
+            queue: Mutex::new(Queue::default()),
+            ready: Condvar::new(),
+            capacity: e.queue_size,
+            concurrent: e.concurrent_replies,
+        });
+        {
+            let shared = shared.clone();
+            let scheduler = scheduler.clone();
+            std::thread::Builder::new()
+                .name("amora-chat-model".into())
+                .spawn(move || run_worker(&shared, &scheduler))
+                .map_err(|e| AiError::Internal(format!("cannot start the model's worker thread: {e}")))?;
+        }
+        Ok(Self { shared, scheduler, name, path, max_tokens: settings.max_tokens })
+    }
+
+    /// The model's tokenizer (built from the GGUF's metadata).
+    pub fn tokenizer(&self) -> &GgufTokenizer {
+        &self.shared.tokenizer
+    }
+
+    /// The GGUF file loaded (the converted copy when there is one).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The prompt for `messages` as token ids, trimmed to leave room for the reply: the
+    /// oldest messages after the system prompt go first, the last message always stays.
+    fn prompt(&self, messages: &[ChatMessage], max_tokens: usize) -> Result<Vec<u32>, AiError> {
+        let tokenizer = &self.shared.tokenizer;
+        let window = self.shared.context_window;
+        let reserve = max_tokens.min(window / 4).max(1);
+        let mut head = Vec::new();
+        let mut turns = messages.iter();
+        match messages.first() {
+            Some(first) if first.role == Role::System => {
+                head = tokenizer.encode_turn(first.role.as_str(), &first.content)?;
+                turns.next();
+            }
+            _ => {
+                if let Some(system) = tokenizer.default_system_prompt() {
+                    head = tokenizer.encode_turn("system", system)?;
+                }
+            }
+        }
+        let turns = turns.map(|m| tokenizer.encode_turn(m.role.as_str(), &m.content)).collect::<Result<Vec<_>, _>>()?;
+        let tail = tokenizer.encode_reply_start()?;
+        let mut total = head.len() + tail.len() + turns.iter().map(Vec::len).sum::<usize>();
+        let mut dropped = 0;
+        while total + reserve > window {
+            if dropped + 1 >= turns.len() {
+                return Err(AiError::BadRequest(format!(
+                    "the prompt takes {total} tokens; the context window is {window}"
+                )));
+            }
+            total -= turns[dropped].len();
+            dropped += 1;
+        }
+        if dropped > 0 {
+            tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
+        }
+        let mut ids = Vec::with_capacity(total);
+        ids.extend(head);
+        turns.into_iter().skip(dropped).for_each(|turn| ids.extend(turn));
+        ids.extend(tail);
+        Ok(ids)
+    }
+}
+
+fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
+    let mut reader =
+        BufReader::new(File::open(path).map_err(|e| AiError::Unavailable(format!("{}: {e}", path.display())))?);
+    let content = gguf_file::Content::read(&mut reader)
+        .map_err(|e| AiError::BadRequest(format!("{} is not a GGUF file: {e}", path.display())))?;
+    let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned();
+    if architecture.as_deref() != Some("llama") {
+        return Err(AiError::BadRequest(format!(
+            "the embedded provider runs llama-architecture models; {} is {architecture:?}",
+            path.display()
+        )));
+    }
+    let name = content
+        .metadata
+        .get("general.name")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let trained_context =
+        content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).map_or(MAX_SEQ_LEN, |n| n as usize);
+    let tokenizer = GgufTokenizer::from_gguf(&content)?;
+    let weights = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu)?;
+    Ok((weights, tokenizer, name, trained_context))
+}
+
+#[async_trait::async_trait]
+impl ChatModel for EmbeddedChatModel {
+    async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError> {
+        request.validate()?;
+        if request.cancel.is_cancelled() {
+            return Ok(TokenStream::finished(FinishReason::Cancelled));
+        }
+        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens) as usize;
+        let prompt = self.prompt(&request.messages, max_tokens)?;
+        let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
+        let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
+        let sampling = if temperature <= 1e-4 {
+            Sampling::ArgMax
+        } else {
+            Sampling::TopKThenTopP { k: TOP_K, p: f64::from(top_p), temperature: f64::from(temperature) }
+        };
+        let seed = request
+            .seed
+            .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
+        let (events, receiver) = mpsc::unbounded_channel();
+        let cancel = request.cancel.clone();
+        self.scheduler.submit(Job {
+            prompt,
+            max_tokens,
+            sampling,
+            seed,
+            stop: request.stop,
+            cancel: cancel.clone(),
+            events,
+        })?;
+        Ok(event_stream(receiver, cancel))
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            provider: "embedded",
+            model: self.name.clone(),
+            context_window: Some(self.shared.context_window),
+            max_tokens: self.max_tokens,
+        }
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.shared.tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
+    }
+}
+
+/// The caller's side of a reply: the worker's events, ended at once by cancellation.
+pub(crate) fn event_stream(
+    receiver: mpsc::UnboundedReceiver<Result<StreamEvent, AiError>>,
+    cancel: CancellationToken,
+) -> TokenStream {
+    TokenStream::new(futures_util::stream::unfold(Some((receiver, cancel)), |state| async move {
+        let (mut receiver, cancel) = state?;
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                Some((Ok(StreamEvent::Done(Finish { reason: FinishReason::Cancelled, usage: None })), None))
+            }
+            event = receiver.recv() => match event {
+                Some(Ok(StreamEvent::Delta(text))) => Some((Ok(StreamEvent::Delta(text)), Some((receiver, cancel)))),
+                Some(last) => Some((last, None)),
+                None => Some((Err(AiError::Internal("the model's worker dropped the reply".into())), None)),
+            },
+        }
+    }))
+}
+
+/// Closes the queue when the worker ends, even by a panic, so that no reply waits forever:
+/// waiting replies fail with `Unavailable`, running ones see their channel close.
+struct WorkerGuard<'a>(&'a Scheduler);
+
+impl Drop for WorkerGuard<'_> {
+    fn drop(&mut self) {
+        let mut queue = self.0.lock();
+        queue.closed = true;
+        for job in queue.waiting.drain(..) {
+            let _ = job.events.send(Err(AiError::Unavailable("the model's worker has stopped".into())));
+        }
+        if std::thread::panicking() {
+            tracing::error!("the embedded chat model's worker panicked; the model is unavailable");
+        }
+    }
+}
+
+fn run_worker(shared: &Shared, scheduler: &Scheduler) {
+    let _guard = WorkerGuard(scheduler);
+    let mut active: Vec<Session> = Vec::new();
+    loop {
+        {
+            let mut queue = scheduler.lock();
+            loop {
+                drop_abandoned(&mut queue.waiting);
+                while active.len() < scheduler.concurrent
+                    && let Some(job) = queue.waiting.pop_front()
+                {
+                    active.push(Session::new(job, shared));
+                }
+                queue.active = active.len();
+                if !active.is_empty() {
+                    break;
+                }
+                if queue.closed {
+                    return;
+                }
+                queue = scheduler.ready.wait(queue).unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+        }
+        // One step of each reply in turn.
+        active.retain_mut(|session| !session.step(shared));
+    }
+}
+
+/// A reply being generated.
+struct Session {
+    job: Job,
+    model: ModelWeights,
+    sampler: LogitsProcessor,
+    tokens: Vec<u32>,
+    prompt_len: usize,
+    /// Tokens already in the KV cache (the next position).
+    fed: usize,
+    generated: usize,
+    utf8: Utf8Decoder,
+    stop: StopMatcher,
+    started: Instant,
+}
+
+impl Session {
+    fn new(job: Job, shared: &Shared) -> Self {
+        Self {
+            model: shared.weights.clone(),
+            sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
+            tokens: job.prompt.clone(),
+            prompt_len: job.prompt.len(),
+            fed: 0,
+            generated: 0,
+            utf8: Utf8Decoder::default(),
+            stop: StopMatcher::new(&job.stop),
+            started: Instant::now(),
+            job,
+        }
+    }
+
+    /// Runs one step; true when the reply is over.
+    fn step(&mut self, shared: &Shared) -> bool {
+        if self.job.abandoned() {
+            self.job.cancelled();
+            return true;
+        }
+        match self.advance(shared) {
+            Ok(None) => false,
+            Ok(Some(reason)) => {
+                self.finish(reason);
+                true
+            }
+            Err(error) => {
+                tracing::error!(%error, "the embedded chat model failed");
+                let _ = self.job.events.send(Err(error));
+                true
+            }
+        }
+    }
+
+    fn advance(&mut self, shared: &Shared) -> Result<Option<FinishReason>, AiError> {
+        let (start, end) = if self.fed < self.prompt_len {
+            (self.fed, (self.fed + PREFILL_CHUNK).min(self.prompt_len))
+        } else {
+            (self.fed, self.fed + 1)
+        };
+        let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
+        let logits = self.model.forward(&input, start)?;
+        self.fed = end;
+        if self.fed < self.prompt_len {
+            return Ok(None);
+        }
+
+        let mut logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
+        if shared.repeat_penalty != 1.0 {
+            let from = self.tokens.len().saturating_sub(shared.repeat_last_n);
+            logits =
+                candle_transformers::utils::apply_repeat_penalty(&logits, shared.repeat_penalty, &self.tokens[from..])?;
+        }
+        let next = self.sampler.sample(&logits)?;
+        self.generated += 1;
+        if self.generated == 1 {
+            tracing::debug!(
+                prompt_tokens = self.prompt_len,
+                ms = self.started.elapsed().as_millis() as u64,
+                "first token of the embedded model"
+            );
+        }
+        let tokenizer = &shared.tokenizer;
+        if tokenizer.ends_turn(next) {
+            return Ok(Some(FinishReason::Stop));
+        }
+        self.tokens.push(next);
+        let text = self.utf8.push(tokenizer.token_bytes(next));
+        if !text.is_empty() {
+            let (text, stopped) = self.stop.push(&text);
+            self.emit(text);
+            if stopped {
+                return Ok(Some(FinishReason::Stop));
+            }
+        }
+        if self.generated >= self.job.max_tokens || self.fed >= shared.context_window {
+            return Ok(Some(FinishReason::Length));
+        }
+        Ok(None)
+    }
+
+    fn emit(&self, text: String) {
+        if !text.is_empty() {
+            let _ = self.job.events.send(Ok(StreamEvent::Delta(text)));
+        }
+    }
+
+    fn finish(&mut self, reason: FinishReason) {
+        let tail = self.utf8.finish();
+        let (mut text, stopped) = self.stop.push(&tail);
+        if !stopped {
+            text.push_str(&self.stop.flush());
+        }
+        self.emit(text);
+        let usage = Usage { prompt_tokens: self.prompt_len as u32, completion_tokens: self.generated as u32 };
+        let _ = self.job.events.send(Ok(StreamEvent::Done(Finish { reason, usage: Some(usage) })));
+        tracing::debug!(
+            ?reason,
+            prompt_tokens = self.prompt_len,
+            completion_tokens = self.generated,
+            ms = self.started.elapsed().as_millis() as u64,
+            "embedded reply done"
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! Chat models: a conversation in, a reply streamed out token by token.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), amora_ai::AiError> {
+//! use amora_ai::chat::{self, ChatMessage, ChatRequest, ModelSettings, StreamEvent};
+//! use futures_util::StreamExt;
+//!
+//! let model = chat::build_async(&ModelSettings::default()).await?;
+//! let request = ChatRequest::new(vec![
+//!     ChatMessage::system("You are Mia, a cheerful barista."),
+//!     ChatMessage::user("Hi! What do you recommend?"),
+//! ])
+//! .max_tokens(200);
+//! let cancel = request.cancel.clone(); // cancel.cancel() stops the reply in flight
+//! let mut reply = model.stream(request).await?;
+//! while let Some(event) = reply.next().await {
+//!     match event? {
+//!         StreamEvent::Delta(text) => print!("{text}"),
+//!         StreamEvent::Done(done) => println!("\n[{:?}]", done.reason),
+//!     }
+//! }
+//! # drop(cancel);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures_util::{Stream, StreamExt};
+use serde::{Deserialize, Serialize};
+pub use tokio_util::sync::CancellationToken;
+
+pub use crate::AiError;
+
+pub mod embedded;
+pub mod openai;
+mod settings;
+mod stop;
+
+pub use settings::{EmbeddedSettings, ModelKind, ModelSettings, OpenAiSettings, Requantize};
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    /// The role's name in chat templates and the OpenAI API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self { role, content: content.into() }
+    }
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new(Role::System, content)
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content)
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, content)
+    }
+}
+
+/// A request for one reply. Build it with [`ChatRequest::new`] and the setters.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    /// The conversation so far, oldest first; the reply continues it as the assistant.
+    pub messages: Vec<ChatMessage>,
+    /// Most tokens in the reply; `None` takes the provider's configured limit, and a
+    /// larger value is lowered to it.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature; `None` takes the provider's default (0.7); 0 is greedy.
+    pub temperature: Option<f32>,
+    /// Nucleus sampling; `None` takes the provider's default (0.9).
+    pub top_p: Option<f32>,
+    /// The reply ends (with [`FinishReason::Stop`]) before the first of these strings,
+    /// which is not part of the reply.
+    pub stop: Vec<String>,
+    /// Seed for sampling, for repeatable replies; `None` picks one.
+    pub seed: Option<u64>,
+    /// Cancelling this token stops the reply in flight: the stream ends with
+    /// [`FinishReason::Cancelled`], the embedded model frees its slot at the next token
+    /// and the OpenAI-compatible request is dropped.
+    pub cancel: CancellationToken,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<ChatMessage>) -> Self {
+        Self {
+            messages,
+            max_tokens: None,
+            temperature: None,
+            top_p: None,
+            stop: Vec::new(),
+            seed: None,
+            cancel: CancellationToken::new(),
+        }
+    }
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+    pub fn top_p(mut self, top_p: f32) -> Self {
+        self.top_p = Some(top_p);
+        self
+    }
+    pub fn stop(mut self, stop: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.stop = stop.into_iter().map(Into::into).collect();
+        self
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+    pub fn cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), AiError> {
+        if self.messages.is_empty() {
+            return Err(AiError::BadRequest("the conversation has no message".into()));
+        }
+        if self.max_tokens == Some(0) {
+            return Err(AiError::BadRequest("max_tokens must be at least 1".into()));
+        }
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(AiError::BadRequest(format!("temperature {t} is outside 0..=2")));
+        }
+        if let Some(p) = self.top_p
+            && !(p > 0.0 && p <= 1.0)
+        {
+            return Err(AiError::BadRequest(format!("top_p {p} is outside (0, 1]")));
+        }
+        if self.stop.iter().any(String::is_empty) {
+            return Err(AiError::BadRequest("a stop string is empty".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Why a reply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FinishReason {
+    /// The model ended its turn, or a stop string came.
+    Stop,
+    /// The token limit (the request's, the provider's or the context window) was reached.
+    Length,
+    /// The request's cancellation token fired (or the stream was dropped).
+    Cancelled,
+}
+
+/// Token counts of one reply, when the provider knows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+/// The end of a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finish {
+    pub reason: FinishReason,
+    /// Known for embedded replies that were not cancelled; for OpenAI-compatible services
+    /// when they send it (`stream_usage`).
+    pub usage: Option<Usage>,
+}
+
+/// One item of a streamed reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// The next piece of the reply's text: never empty, always whole UTF-8 characters.
+    Delta(String),
+    /// The reply is over; always the last item of a stream that did not fail.
+    Done(Finish),
+}
+
+/// A whole reply, gathered by [`TokenStream::collect_reply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    pub finish: Finish,
+    /// How many deltas carried the text.
+    pub deltas: usize,
+}
+
+/// A reply being streamed: zero or more [`StreamEvent::Delta`] then one
+/// [`StreamEvent::Done`], or an error as the last item. Dropping it stops generation.
+pub struct TokenStream {
+    inner: Pin<Box<dyn Stream<Item = Result<StreamEvent, AiError>> + Send>>,
+}
+
+impl TokenStream {
+    pub fn new(stream: impl Stream<Item = Result<StreamEvent, AiError>> + Send + 'static) -> Self {
+        Self { inner: Box::pin(stream) }
+    }
+
+    /// A stream that ends at once with `reason` and no text.
+    pub(crate) fn finished(reason: FinishReason) -> Self {
+        Self::new(futures_util::stream::iter([Ok(StreamEvent::Done(Finish { reason, usage: None }))]))
+    }
+
+    /// Reads the whole reply (for uses that need no streaming, such as memory extraction).
+    pub async fn collect_reply(mut self) -> Result<Reply, AiError> {
+        let mut text = String::new();
+        let mut deltas = 0;
+        while let Some(event) = self.next().await {
+            match event? {
+                StreamEvent::Delta(delta) => {
+                    text.push_str(&delta);
+                    deltas += 1;
+                }
+                StreamEvent::Done(finish) => return Ok(Reply { text, finish, deltas }),
+            }
+        }
+        Err(AiError::Internal("the reply stream ended without a finish".into()))
+    }
+}
+
+impl Stream for TokenStream {
+    type Item = Result<StreamEvent, AiError>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+impl std::fmt::Debug for TokenStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenStream")
+    }
+}
+
+/// What a model is, for logs, metrics and prompt budgets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// `"embedded"` or `"openai"`.
+    pub provider: &'static str,
+    /// The model's name (the GGUF's `general.name`, or the configured remote model).
+    pub model: String,
+    /// Most tokens of prompt and reply together, when known.
+    pub context_window: Option<usize>,
+    /// The reply limit applied when a request asks for none or for more.
+    pub max_tokens: u32,
+}
+
+/// A chat model. Object safe: the chat feature holds an `Arc<dyn ChatModel>`.
+#[async_trait::async_trait]
+pub trait ChatModel: Send + Sync {
+    /// Starts a reply to `request.messages`. Fails at once when the request is bad, the
+    /// queue is full or the service cannot be reached; later failures come as the last
+    /// item of the stream.
+    async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError>;
+
+    /// Describes the model.
+    fn info(&self) -> ModelInfo;
+
+    /// Tokens that `text` takes in a prompt: exact for the embedded model, an estimate
+    /// (about four bytes a token) for remote services. For fitting history into a budget.
+    fn count_tokens(&self, text: &str) -> usize {
+        estimate_tokens(text)
+    }
+}
+
+/// About four bytes a token: what English text averages with today's BPE vocabularies.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// Makes the chat model that `settings` describe: loads the embedded model (converting
+/// its weights once, see [`embedded::prepare_model`]) or checks the OpenAI settings.
+///
+/// Blocking: loading the embedded model reads about 100 MB and takes a second or two.
+/// Call it before the server starts serving, or use [`build_async`] from async code.
+pub fn build(settings: &ModelSettings) -> Result<Arc<dyn ChatModel>, AiError> {
+    settings.validate()?;
+    match settings.kind {
+        ModelKind::Embedded => Ok(Arc::new(embedded::EmbeddedChatModel::load(settings)?)),
+        ModelKind::Openai => Ok(Arc::new(openai::OpenAiChatModel::new(settings)?)),
+    }
+}
+
+/// [`build`] on a blocking thread, for async callers.
+pub async fn build_async(settings: &ModelSettings) -> Result<Arc<dyn ChatModel>, AiError> {
+    let settings = settings.clone();
+    tokio::task::spawn_blocking(move || build(&settings))
+        .await
+        .map_err(|e| AiError::Internal(format!("the model loader panicked: {e}")))?
+}
