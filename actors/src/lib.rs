@@ -1,16 +1,20 @@
 //! Amora's actors (ARCHITECTURE.md, "Actors: who owns what"): a `UserActor` per active
-//! user holds the balance cache and the user's open sockets on this node; the `Registry`
+//! user holds the balance cache and the user's open sockets on this node; a
+//! `CharacterActor` per active character holds the replies in flight; the `Registry`
 //! spawns them on demand and passivates idle ones; the `EventBus` carries events to a
-//! user's sockets on every node. Actors are caches in front of the store, never the only
+//! user's sockets on every node; the `ChatEngine` writes replies. Actors are caches in front of the store, never the only
 //! copy of anything: every balance change is a ledger row before anyone is told.
 
 pub mod bus;
+pub mod character;
+pub mod chat;
 pub mod events;
 pub mod registry;
 pub mod user;
 
 pub use amora_store as store;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{Actor, Addr};
@@ -18,8 +22,11 @@ use amora_domain::account::UserId;
 use amora_store::{LedgerOutcome, Store, StoreError};
 
 use crate::bus::EventBus;
-use crate::registry::{AttachBus, Registry, RegistryLimits, UserAddr};
+use crate::character::CharacterActor;
+use crate::chat::{ChatEngine, ChatSettings};
+use crate::registry::{AttachBus, AttachChat, CharacterAddr, Registry, RegistryLimits, UserAddr};
 use crate::user::{Credit, Debit, UserActor};
+use amora_domain::character::CharacterId;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
@@ -27,6 +34,8 @@ pub enum NodeError {
     Mailbox(#[from] actix::MailboxError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("chat is not started on this node")]
+    NoChat,
 }
 
 /// This node's actors and bus, handed to the server.
@@ -34,23 +43,38 @@ pub enum NodeError {
 pub struct Node {
     pub registry: Addr<Registry>,
     pub bus: EventBus,
+    pub chat: Arc<ChatEngine>,
 }
 
 impl Node {
-    /// Starts the registry and the bus (Redis when `redis_url` is given). Call inside an actix system.
+    /// Starts the registry, the bus (Redis when `redis_url` is given) and the chat engine.
+    /// Call inside an actix system.
     pub async fn start(
         store: Store,
         limits: RegistryLimits,
         redis_url: Option<&str>,
+        chat: ChatSettings,
     ) -> Result<Self, redis::RedisError> {
-        let registry = Registry::new(store, limits).start();
+        let registry = Registry::new(store.clone(), limits).start();
         let bus = match redis_url {
             Some(url) => EventBus::with_redis(registry.clone().recipient(), url)?,
             None => EventBus::local(registry.clone().recipient()),
         };
-        // Processed before any UserAddr sent after it, so every actor gets the bus.
+        let chat = Arc::new(ChatEngine::new(store, bus.clone(), chat));
+        // Processed before any UserAddr or CharacterAddr sent after them.
         let _ = registry.send(AttachBus(bus.clone())).await;
-        Ok(Self { registry, bus })
+        let _ = registry.send(AttachChat(chat.clone())).await;
+        if chat.settings().preload {
+            let preload = chat.clone();
+            actix::spawn(async move {
+                let _ = preload.model().await;
+            });
+        }
+        Ok(Self { registry, bus, chat })
+    }
+
+    pub async fn character(&self, character_id: &CharacterId) -> Result<Addr<CharacterActor>, NodeError> {
+        self.registry.send(CharacterAddr(character_id.clone())).await?.ok_or(NodeError::NoChat)
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
@@ -95,7 +119,8 @@ mod tests {
     async fn node(limits: RegistryLimits) -> (tempfile::TempDir, Store, Node) {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("{e}")).into_store();
-        let node = Node::start(store.clone(), limits, None).await.unwrap_or_else(|e| panic!("{e}"));
+        let chat = ChatSettings { preload: false, ..ChatSettings::default() };
+        let node = Node::start(store.clone(), limits, None, chat).await.unwrap_or_else(|e| panic!("{e}"));
         (dir, store, node)
     }
 

@@ -1,15 +1,21 @@
-//! The per-node `Registry`: a bounded map user id → `UserActor`, spawning actors on
-//! demand across a few arbiters (threads) and forgetting them when they passivate.
+//! The per-node `Registry`: bounded maps user id → `UserActor` and character id →
+//! `CharacterActor`, spawning actors on demand across a few arbiters (threads) and
+//! forgetting them when they passivate.
 //! Passivation loses nothing: actors hold only caches of what the store already has.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
+use std::sync::Arc;
+
 use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
 use amora_store::Store;
 
 use crate::bus::EventBus;
+use crate::character::CharacterActor;
+use crate::chat::ChatEngine;
 use crate::events::Frame;
 use crate::user::{Deliver, UserActor};
 
@@ -45,6 +51,24 @@ pub struct Unregister {
     pub incarnation: u64,
 }
 
+/// The actor of a character, spawned if this node has none. `None` until the chat engine is attached.
+#[derive(Message)]
+#[rtype(result = "Option<Addr<CharacterActor>>")]
+pub struct CharacterAddr(pub CharacterId);
+
+/// Sent by a stopping character actor.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct UnregisterCharacter {
+    pub character_id: CharacterId,
+    pub incarnation: u64,
+}
+
+/// Hands the registry the chat engine once it exists (it needs the bus).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AttachChat(pub Arc<ChatEngine>);
+
 /// How many user actors run on this node.
 #[derive(Message)]
 #[rtype(result = "usize")]
@@ -56,11 +80,19 @@ struct Entry {
     last_used: Instant,
 }
 
+struct CharacterEntry {
+    addr: Addr<CharacterActor>,
+    incarnation: u64,
+    last_used: Instant,
+}
+
 pub struct Registry {
     store: Store,
     bus: Option<EventBus>,
+    chat: Option<Arc<ChatEngine>>,
     limits: RegistryLimits,
     users: HashMap<UserId, Entry>,
+    characters: HashMap<CharacterId, CharacterEntry>,
     arbiters: Vec<Arbiter>,
     next_incarnation: u64,
 }
@@ -72,8 +104,10 @@ impl Registry {
         Self {
             store,
             bus: None,
+            chat: None,
             limits,
             users: HashMap::new(),
+            characters: HashMap::new(),
             arbiters: (0..threads).map(|_| Arbiter::new()).collect(),
             next_incarnation: 0,
         }
@@ -140,6 +174,70 @@ impl Handler<UserAddr> for Registry {
         });
         self.users.insert(user_id, Entry { addr: addr.clone(), incarnation, last_used: Instant::now() });
         MessageResult(addr)
+    }
+}
+
+impl Handler<CharacterAddr> for Registry {
+    type Result = MessageResult<CharacterAddr>;
+
+    fn handle(&mut self, CharacterAddr(character_id): CharacterAddr, ctx: &mut Self::Context) -> Self::Result {
+        let Some(engine) = self.chat.clone() else {
+            return MessageResult(None);
+        };
+        if let Some(entry) = self.characters.get_mut(&character_id)
+            && entry.addr.connected()
+        {
+            entry.last_used = Instant::now();
+            return MessageResult(Some(entry.addr.clone()));
+        }
+        // The catalogue is bounded, but created characters are not: the same cap as users.
+        if self.characters.len() >= self.limits.max_users {
+            let oldest = self.characters.iter().min_by_key(|(_, e)| e.last_used).map(|(id, _)| id.clone());
+            if let Some(entry) = oldest.and_then(|id| self.characters.remove(&id)) {
+                entry.addr.do_send(StopCharacter);
+            }
+        }
+        self.next_incarnation += 1;
+        let incarnation = self.next_incarnation;
+        let arbiter = &self.arbiters[(incarnation as usize) % self.arbiters.len()];
+        let (registry, idle_after, id) = (ctx.address(), self.limits.idle_after, character_id.clone());
+        let addr = CharacterActor::start_in_arbiter(&arbiter.handle(), move |_| {
+            CharacterActor::new(id, engine, registry, incarnation, idle_after)
+        });
+        self.characters
+            .insert(character_id, CharacterEntry { addr: addr.clone(), incarnation, last_used: Instant::now() });
+        MessageResult(Some(addr))
+    }
+}
+
+/// Asks a character actor to stop (eviction); a reply in flight finishes on its own task.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct StopCharacter;
+
+impl Handler<StopCharacter> for CharacterActor {
+    type Result = ();
+
+    fn handle(&mut self, _: StopCharacter, ctx: &mut Self::Context) {
+        ctx.stop();
+    }
+}
+
+impl Handler<UnregisterCharacter> for Registry {
+    type Result = ();
+
+    fn handle(&mut self, message: UnregisterCharacter, _: &mut Self::Context) {
+        if self.characters.get(&message.character_id).is_some_and(|e| e.incarnation == message.incarnation) {
+            self.characters.remove(&message.character_id);
+        }
+    }
+}
+
+impl Handler<AttachChat> for Registry {
+    type Result = ();
+
+    fn handle(&mut self, AttachChat(engine): AttachChat, _: &mut Self::Context) {
+        self.chat = Some(engine);
     }
 }
 

@@ -3,7 +3,10 @@
 
 pub mod account;
 pub mod character;
+pub mod chat;
+pub mod code;
 pub mod gender;
+pub mod moderation;
 pub mod money;
 pub mod paging;
 pub mod telemetry;

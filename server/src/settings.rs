@@ -31,6 +31,8 @@ pub struct Settings {
     pub actors: ActorSettings,
     pub redis: RedisSettings,
     pub admin: AdminSettings,
+    /// Chat: free message credits, reply and prompt sizes, memories, the chat model.
+    pub chat: amora_actors::chat::ChatSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -335,6 +337,12 @@ impl Settings {
         }
         url::Url::parse(&self.http.public_base_url)
             .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;
+        self.chat.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        if self.chat.max_reply_tokens == 0 || self.chat.history_budget_tokens < 64 {
+            return Err(SettingsError::Invalid(
+                "chat.max_reply_tokens must be at least 1 and chat.history_budget_tokens at least 64".into(),
+            ));
+        }
         Ok(())
     }
 }

@@ -48,7 +48,7 @@ impl Application {
             max_sockets_per_user: settings.realtime.max_sockets_per_user.max(1),
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
-        let node = Node::start(store.clone(), limits, redis_url).await?;
+        let node = Node::start(store.clone(), limits, redis_url, settings.chat.clone()).await?;
         tracing::info!(bus = node.bus.mode(), "actors and event bus started");
         if !settings.admin.token.is_empty() {
             tracing::info!("the operator API is on at /lust/admin");

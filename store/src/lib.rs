@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use amora_domain::account::{EmailAddress, User, UserId, UserNo};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
+use amora_domain::chat::{MemoryId, MessageId, Speaker};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::telemetry::{ErrorReport, PageEvent};
@@ -185,6 +186,100 @@ pub trait LedgerRepo: Send + Sync {
     async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>>;
 }
 
+/// One message of a conversation as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMessage {
+    pub message_id: MessageId,
+    pub speaker: Speaker,
+    pub content: String,
+}
+
+/// A conversation in the user's chat list: the character and its newest message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationSummary {
+    pub character_id: CharacterId,
+    pub last_message: StoredMessage,
+}
+
+/// Conversations, one per user–character pair, partitioned by that pair and clustered by
+/// message id (time), newest first. A conversation exists while it has messages.
+#[async_trait]
+pub trait ConversationRepo: Send + Sync {
+    async fn append(&self, user_id: &UserId, character_id: &CharacterId, message: StoredMessage) -> StoreResult<()>;
+    /// Newest first: the messages older than `before` (all when `None`), at most `limit`.
+    async fn messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        before: Option<MessageId>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredMessage>>;
+    /// Replaces a message's text; false when there is no such message.
+    async fn update_message(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_id: MessageId,
+        content: &str,
+    ) -> StoreResult<bool>;
+    /// Deletes messages by id; how many existed.
+    async fn delete_messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_ids: &[MessageId],
+    ) -> StoreResult<u64>;
+    /// The user's conversations, the most recently active first.
+    async fn list(&self, user_id: &UserId) -> StoreResult<Vec<ConversationSummary>>;
+    /// Deletes the conversation with all its messages; false when it had none.
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<bool>;
+}
+
+/// How a memory came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryOrigin {
+    /// Extracted from the conversation by the chat model.
+    Extracted,
+    /// Written or edited by the user.
+    User,
+}
+
+/// A fact about the user that a character keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Memory {
+    pub memory_id: MemoryId,
+    pub content: String,
+    pub origin: MemoryOrigin,
+}
+
+/// Long-term memories, partitioned by user–character pair, newest first.
+#[async_trait]
+pub trait MemoryRepo: Send + Sync {
+    async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()>;
+    /// Newest first.
+    async fn list(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<Vec<Memory>>;
+    /// Replaces the text (the memory becomes the user's); false when there is no such memory.
+    async fn update(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        content: &str,
+    ) -> StoreResult<bool>;
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool>;
+}
+
+/// Free message credits: how many messages a user sent on a UTC day.
+#[async_trait]
+pub trait MessageCreditRepo: Send + Sync {
+    /// Takes one of `limit` credits of `day` (days since the epoch): the number used
+    /// afterwards, or `None` when all were used already. Atomic across nodes.
+    async fn take(&self, user_id: &UserId, day: i64, limit: u32) -> StoreResult<Option<u32>>;
+    /// Gives a credit back (the message was refused or its reply failed).
+    async fn give_back(&self, user_id: &UserId, day: i64) -> StoreResult<()>;
+    async fn used(&self, user_id: &UserId, day: i64) -> StoreResult<u32>;
+}
+
 /// Whether the store answers at all; `/readyz` asks this.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -202,5 +297,8 @@ pub struct Store {
     pub sign_in_links: Arc<dyn SignInLinkRepo>,
     pub deletion_blocks: Arc<dyn DeletionBlockRepo>,
     pub ledger: Arc<dyn LedgerRepo>,
+    pub conversations: Arc<dyn ConversationRepo>,
+    pub memories: Arc<dyn MemoryRepo>,
+    pub message_credits: Arc<dyn MessageCreditRepo>,
     pub health: Arc<dyn Health>,
 }

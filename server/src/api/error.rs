@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use amora_store::StoreError;
 use serde_json::json;
 
-use super::code::ApiCode;
+use super::ApiCode;
 use crate::envelope::EnvelopeError;
 
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +34,9 @@ pub enum ApiError {
     /// The body is larger than the endpoint accepts: HTTP 413, no envelope (API.md §1.4).
     #[error("payload too large")]
     PayloadTooLarge,
+    /// A chat action was refused or failed; the chat error knows its code.
+    #[error("chat: {0}")]
+    Chat(amora_actors::chat::ChatError),
     /// An internal fault; the cause is logged and the client sees only the code.
     #[error("internal: {0}")]
     Internal(String),
@@ -51,6 +54,7 @@ impl ApiError {
             ApiError::AccountPwdError => ApiCode::AccountPwdError,
             ApiError::NotFound(_) => ApiCode::NotFound,
             ApiError::PayloadTooLarge => ApiCode::ParamError,
+            ApiError::Chat(error) => error.code(),
             ApiError::Internal(_) => ApiCode::ServerError,
         }
     }
@@ -59,6 +63,7 @@ impl ApiError {
     fn message(&self) -> String {
         match self {
             ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
+            ApiError::Chat(error) => error.public_message(),
             other => other.code().default_message().to_owned(),
         }
     }
@@ -80,6 +85,11 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if let ApiError::Internal(cause) = self {
             tracing::error!(%cause, "request failed");
+        }
+        if let ApiError::Chat(error) = self
+            && error.code() == ApiCode::ServerError
+        {
+            tracing::error!(%error, "chat request failed");
         }
         if let ApiError::PayloadTooLarge = self {
             return HttpResponse::PayloadTooLarge().json(
@@ -105,5 +115,17 @@ impl From<EnvelopeError> for ApiError {
 impl From<amora_domain::Invalid> for ApiError {
     fn from(error: amora_domain::Invalid) -> Self {
         ApiError::Param(error.to_string())
+    }
+}
+
+impl From<amora_actors::chat::ChatError> for ApiError {
+    fn from(error: amora_actors::chat::ChatError) -> Self {
+        ApiError::Chat(error)
+    }
+}
+
+impl From<amora_actors::NodeError> for ApiError {
+    fn from(error: amora_actors::NodeError) -> Self {
+        ApiError::Internal(error.to_string())
     }
 }

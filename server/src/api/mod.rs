@@ -1,12 +1,11 @@
-//! The API's vocabulary: the code table, the one error type, the payload extractor and
-//! the reply type. Every handler under `/lust/api` speaks through these.
+//! The API's vocabulary: the code table (from `domain::code`), the one error type, the
+//! payload extractor and the reply type. Every handler under `/lust/api` speaks through these.
 
-pub mod code;
 pub mod error;
 pub mod payload;
 pub mod reply;
 
-pub use code::ApiCode;
+pub use amora_domain::code::ApiCode;
 pub use error::ApiError;
 pub use payload::Payload;
 pub use reply::ApiReply;

@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, Responder};
 use serde::Serialize;
 use serde_json::json;
 
-use super::code::ApiCode;
+use super::ApiCode;
 
 pub struct ApiReply<T>(pub T);
 

@@ -78,6 +78,17 @@ pub struct SignedIn {
 }
 
 impl SignedIn {
+    /// Who is chatting, as the chat engine needs it.
+    pub fn chatter(&self, state: &AppState) -> amora_actors::chat::Chatter {
+        amora_actors::chat::Chatter {
+            user_id: self.user.user_id.clone(),
+            user_name: self.user.user_name.clone(),
+            nsfw: self.user.nsfw,
+            paid: self.user.user_vip_type > 0,
+            viewer: self.viewer(state),
+        }
+    }
+
     /// How the catalogue treats this person.
     pub fn viewer(&self, state: &AppState) -> Viewer {
         if now() - self.user.created_at >= state.settings.accounts.established_after_secs {

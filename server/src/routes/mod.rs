@@ -2,6 +2,7 @@
 //! inside the envelope middleware; anything unmatched answers `notFound` in an envelope.
 
 mod characters;
+mod chat;
 pub mod login;
 mod telemetry;
 mod user;
@@ -27,6 +28,15 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/login/v1/userPasswordLogin", web::post().to(login::user_password_login))
         .route("/login/v1/googleSignUp", web::post().to(login::google_sign_up))
         .route("/login/v1/signOut", web::get().to(login::sign_out))
+        .route("/user/v1/chat/getChatList", web::post().to(chat::get_chat_list))
+        .route("/user/v1/chat/getMessageList", web::post().to(chat::get_message_list))
+        .route("/user/v1/chat/deleteChat", web::post().to(chat::delete_chat))
+        .route("/user/v1/chat/editMessage", web::post().to(chat::edit_message))
+        .route("/user/v1/chat/deleteMessage", web::post().to(chat::delete_message))
+        .route("/user/v1/memory/getMemoryList", web::post().to(chat::get_memory_list))
+        .route("/user/v1/memory/addMemory", web::post().to(chat::add_memory))
+        .route("/user/v1/memory/updateMemory", web::post().to(chat::update_memory))
+        .route("/user/v1/memory/deleteMemory", web::post().to(chat::delete_memory))
         .route("/spm", web::get().to(telemetry::spm))
         .route("/webError", web::post().to(telemetry::web_error))
         .default_service(web::to(unknown_endpoint));

@@ -7,8 +7,12 @@ use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{CloseCode, CloseReason, Session};
+use amora_actors::character::{Regenerate, SaveMemories, SendMessage, StopReply};
+use amora_actors::chat::ChatError;
 use amora_actors::events::Frame;
 use amora_actors::user::{Balance, Connect, ConnectError, Disconnect, UserActor};
+use amora_domain::character::CharacterId;
+use amora_domain::chat::MessageText;
 use futures_util::StreamExt;
 use serde::Deserialize;
 
@@ -63,8 +67,16 @@ async fn sign_in(req: &HttpRequest, state: &AppState) -> Option<SignedIn> {
 struct ClientFrame {
     action: String,
     #[serde(default)]
-    #[allow(dead_code)]
     data: serde_json::Value,
+}
+
+/// `data` of the chat actions.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChatAction {
+    character_id: String,
+    #[serde(default)]
+    content: Option<String>,
 }
 
 async fn run(
@@ -114,8 +126,10 @@ async fn run(
                 last_heard = Instant::now();
                 open = match message {
                     Some(Ok(actix_ws::AggregatedMessage::Text(text))) => {
-                        let reply = answer(&actor, &text).await;
-                        send(&mut session, &reply, write_timeout).await
+                        match answer(&state, &signed_in, &actor, &text).await {
+                            Some(reply) => send(&mut session, &reply, write_timeout).await,
+                            None => true,
+                        }
                     }
                     Some(Ok(actix_ws::AggregatedMessage::Binary(_))) => {
                         send(&mut session, &Frame::error(ApiCode::ParamError.value(), "frames are JSON text"), write_timeout).await
@@ -147,17 +161,76 @@ async fn send(session: &mut Session, frame: &Frame, write_timeout: Duration) -> 
     matches!(tokio::time::timeout(write_timeout, session.text(frame.as_str().to_owned())).await, Ok(Ok(())))
 }
 
-/// The reply to a client action (docs/api.md lists them).
-async fn answer(actor: &actix::Addr<UserActor>, text: &str) -> Frame {
+/// The direct answer to a client action (docs/api.md lists them), if it has one: chat
+/// actions are answered by the chat events that every socket of the user receives.
+async fn answer(state: &AppState, signed_in: &SignedIn, actor: &actix::Addr<UserActor>, text: &str) -> Option<Frame> {
     let Ok(frame) = serde_json::from_str::<ClientFrame>(text) else {
-        return Frame::error(ApiCode::ParamError.value(), "a frame is {\"action\": NAME, \"data\": {...}}");
+        return Some(Frame::error(ApiCode::ParamError.value(), "a frame is {\"action\": NAME, \"data\": {...}}"));
     };
     match frame.action.as_str() {
-        "ping" => Frame::new("pong", serde_json::json!({})),
-        "getBalance" => match actor.send(Balance).await {
+        "ping" => Some(Frame::new("pong", serde_json::json!({}))),
+        "getBalance" => Some(match actor.send(Balance).await {
             Ok(Ok(coin)) => Frame::token_count(coin),
             _ => Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()),
-        },
-        other => Frame::error(ApiCode::NotFound.value(), &format!("unknown action {other:?}")),
+        }),
+        action @ ("chatSend" | "chatStop" | "chatRegenerate" | "saveMemories") => {
+            chat_action(state, signed_in, action, frame.data).await
+        }
+        other => Some(Frame::error(ApiCode::NotFound.value(), &format!("unknown action {other:?}"))),
     }
+}
+
+/// Runs a chat action through the character's actor; a refusal comes back as `chatError`.
+async fn chat_action(state: &AppState, signed_in: &SignedIn, action: &str, data: serde_json::Value) -> Option<Frame> {
+    let request = match serde_json::from_value::<ChatAction>(data) {
+        Ok(request) => request,
+        Err(error) => return Some(Frame::error(ApiCode::ParamError.value(), &format!("data: {error}"))),
+    };
+    let character_id = match CharacterId::parse(&request.character_id) {
+        Ok(id) => id,
+        Err(error) => return Some(Frame::error(ApiCode::ParamError.value(), &error.to_string())),
+    };
+    // The account as it is now: a plan bought or a preference changed since the socket opened counts.
+    let user = match state.store.users.by_id(&signed_in.user.user_id).await {
+        Ok(Some(user)) => user,
+        Ok(None) => return Some(Frame::error(ApiCode::TokenInvalid.value(), ApiCode::TokenInvalid.default_message())),
+        Err(error) => {
+            tracing::error!(%error, "chat action: the account could not be read");
+            return Some(Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()));
+        }
+    };
+    let chatter = SignedIn { user, session_hash: String::new() }.chatter(state);
+    let actor = match state.node.character(&character_id).await {
+        Ok(actor) => actor,
+        Err(error) => {
+            tracing::error!(%error, "chat action: no character actor");
+            return Some(Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()));
+        }
+    };
+    let result: Result<(), ChatError> = match action {
+        "chatSend" => match MessageText::parse(request.content.as_deref().unwrap_or_default()) {
+            Ok(text) => flatten(actor.send(SendMessage { chatter, text }).await).map(|_| ()),
+            Err(error) => Err(ChatError::Invalid(error.to_string())),
+        },
+        "chatStop" => match actor.send(StopReply { user_id: chatter.user_id }).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ChatError::Invalid("no reply is being written".into())),
+            Err(error) => Err(ChatError::Model(error.to_string())),
+        },
+        "chatRegenerate" => flatten(actor.send(Regenerate { chatter }).await),
+        _ => flatten(actor.send(SaveMemories { chatter }).await),
+    };
+    result.err().map(|error| {
+        let data = serde_json::json!({
+            "characterId": character_id,
+            "replyId": null,
+            "code": error.code().value(),
+            "msg": error.public_message(),
+        });
+        Frame::new("chatError", data)
+    })
+}
+
+fn flatten<T>(result: Result<Result<T, ChatError>, actix::MailboxError>) -> Result<T, ChatError> {
+    result.map_err(|error| ChatError::Model(format!("character actor: {error}")))?
 }

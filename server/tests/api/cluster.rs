@@ -84,6 +84,7 @@ impl ServerProcess {
             .env("AMORA_STORE__DATA_DIR", data_dir)
             .env("AMORA_ADMIN__TOKEN", ADMIN_TOKEN)
             .env("AMORA_LOG__FILTER", "warn")
+            .env("AMORA_CHAT__PRELOAD", "false")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         for (key, value) in extra {

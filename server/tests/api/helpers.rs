@@ -58,6 +58,8 @@ pub async fn spawn_app_env(overrides: Vec<(String, String)>) -> TestApp {
         ("AMORA_HTTP__STATIC_DIR".into(), static_dir.display().to_string()),
         ("AMORA_STORE__DATA_DIR".into(), data_dir.display().to_string()),
         ("AMORA_LOG__FILTER".into(), "warn".into()),
+        // Most tests never chat: the model loads at the first message, not at start-up.
+        ("AMORA_CHAT__PRELOAD".into(), "false".into()),
     ];
     env.extend(overrides);
     let settings = Settings::load_from(None, env).expect("settings");

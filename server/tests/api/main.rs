@@ -3,6 +3,7 @@
 
 mod accounts;
 mod characters;
+mod chat;
 mod cluster;
 mod crosscheck;
 mod envelope;

@@ -320,6 +320,7 @@ async fn the_admin_command_credits_and_sets_vip_through_a_running_node() {
 #[actix_rt::test]
 async fn the_admin_api_is_off_without_a_token() {
     let app = crate::helpers::spawn_app().await;
-    let response = app.client.post(app.url("/lust/admin/credit")).json(&json!({ "user": "1", "coins": 1 })).send().await.unwrap();
+    let response =
+        app.client.post(app.url("/lust/admin/credit")).json(&json!({ "user": "1", "coins": 1 })).send().await.unwrap();
     assert_eq!(response.status(), 404);
 }

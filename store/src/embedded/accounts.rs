@@ -173,6 +173,9 @@ impl UserRepo for EmbeddedStore {
             let tx = conn.transaction()?;
             tx.execute("DELETE FROM sessions WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM ledger WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM messages WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM memories WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM message_credits WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM characters WHERE creator_id = ?1", params![id])?;
             let deleted = tx.execute("DELETE FROM users WHERE user_id = ?1", params![id])?;
             tx.commit()?;

@@ -100,6 +100,31 @@ const STEPS: &[&str] = &[
         PRIMARY KEY (user_id, txn_id)
     ) STRICT;
     CREATE INDEX ledger_by_user_seq ON ledger (user_id, seq);",
+    // 4: conversations, long-term memories, daily free message credits.
+    "CREATE TABLE messages (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        speaker        TEXT NOT NULL,
+        content        TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id, message_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE memories (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        memory_id      INTEGER NOT NULL,
+        content        TEXT NOT NULL,
+        origin         TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id, memory_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE message_credits (
+        user_id        TEXT NOT NULL,
+        day            INTEGER NOT NULL,
+        used           INTEGER NOT NULL,
+        PRIMARY KEY (user_id, day)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod characters;
+mod chat;
 mod ledger;
 mod media;
 mod migrations;
@@ -73,6 +74,9 @@ impl EmbeddedStore {
             sign_in_links: shared.clone(),
             deletion_blocks: shared.clone(),
             ledger: shared.clone(),
+            conversations: shared.clone(),
+            memories: shared.clone(),
+            message_credits: shared.clone(),
             health: shared,
         }
     }

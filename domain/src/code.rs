@@ -1,4 +1,5 @@
-//! The code table of API.md §1.3, defined once.
+//! The response codes of API.md §1.3, defined once: the server renders them in envelopes,
+//! the actors put them in WebSocket `error` events.
 
 /// Every code an envelope can carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

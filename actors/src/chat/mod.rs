@@ -1,0 +1,90 @@
+//! Chat with characters: the engine that writes replies (prompt, model, moderation,
+//! storage, events) and the settings it runs with. The `CharacterActor` decides *when* a
+//! reply may be written (one in flight per user–character pair); the engine writes it.
+
+pub mod engine;
+pub mod memory;
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use amora_domain::chat::{EntryId, Speaker};
+use amora_store::StoredMessage;
+use serde::{Deserialize, Serialize};
+
+pub use engine::{ChatEngine, ChatError, Chatter};
+
+/// How chat behaves on this node (config section `[chat]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChatSettings {
+    /// Messages a free user may send a day (UTC); paid users are unlimited.
+    pub free_messages_per_day: u32,
+    /// Most tokens of one reply.
+    pub max_reply_tokens: u32,
+    /// Most prompt tokens: persona, memories and as much recent history as fits.
+    pub history_budget_tokens: usize,
+    /// Memories are extracted after every this many user messages (0: never automatically).
+    pub memory_every_turns: u32,
+    /// Most memories put into one prompt.
+    pub memories_in_prompt: usize,
+    /// Load the model at start-up rather than at the first message.
+    pub preload: bool,
+    /// The chat model (`ai::chat::ModelSettings`).
+    pub model: amora_ai::chat::ModelSettings,
+}
+
+impl Default for ChatSettings {
+    fn default() -> Self {
+        Self {
+            free_messages_per_day: 30,
+            max_reply_tokens: 160,
+            history_budget_tokens: 1024,
+            memory_every_turns: 6,
+            memories_in_prompt: 8,
+            preload: true,
+            model: amora_ai::chat::ModelSettings::default(),
+        }
+    }
+}
+
+/// A message as clients see it (docs/api.md `ChatMessage`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageView {
+    pub message_id: EntryId,
+    pub speaker: Speaker,
+    pub content: String,
+    /// Milliseconds since the epoch.
+    pub created_at: i64,
+}
+
+impl From<&StoredMessage> for MessageView {
+    fn from(message: &StoredMessage) -> Self {
+        Self {
+            message_id: message.message_id,
+            speaker: message.speaker,
+            content: message.content.clone(),
+            created_at: message.message_id.unix_millis(),
+        }
+    }
+}
+
+/// A fresh, time-ordered id, strictly above every id this process made before (so a
+/// greeting written just before a message sorts first); the random part keeps two nodes apart.
+pub fn new_entry_id() -> EntryId {
+    static LAST: AtomicI64 = AtomicI64::new(0);
+    let micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+    let fresh = EntryId::new(micros, rand::random::<u16>() % 1000).raw();
+    let previous = LAST.fetch_max(fresh, Ordering::Relaxed);
+    if fresh > previous {
+        EntryId::from_raw(fresh)
+    } else {
+        EntryId::from_raw(LAST.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+/// Today's number (days since the epoch, UTC): free message credits renew with it.
+pub fn utc_day() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64) / 86_400
+}

@@ -1,0 +1,398 @@
+//! Conversations between a user and a character (spec §2 `/chat`): message texts and
+//! ids, the placeholders of character texts (spec §3), and the prompt a reply is written
+//! from: persona, scenario, the user's name, memories, and as much recent history as fits
+//! a token budget.
+
+use serde::{Serialize, Serializer};
+
+use crate::Invalid;
+
+/// Longest message a person may send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// A message as a person typed it: trimmed, 1 to 2,000 characters, no control characters
+/// other than line breaks and tabs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageText(String);
+
+impl MessageText {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let text = raw.trim();
+        if text.is_empty() {
+            return Err(Invalid::new("content", "must not be empty"));
+        }
+        if text.chars().count() > MAX_MESSAGE_CHARS {
+            return Err(Invalid::new("content", format!("must be at most {MAX_MESSAGE_CHARS} characters")));
+        }
+        if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+            return Err(Invalid::new("content", "must not hold control characters"));
+        }
+        Ok(Self(text.replace("\r\n", "\n")))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// The id of a message or a memory: microseconds since the epoch times 1,000 plus a
+/// random part, so ids sort by time and two nodes writing one conversation at once do not
+/// collide. Travels as a string, because JavaScript numbers lose integers above 2^53.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryId(i64);
+
+/// A message of a conversation.
+pub type MessageId = EntryId;
+/// A memory about the user.
+pub type MemoryId = EntryId;
+
+impl EntryId {
+    /// An id for a message written at `unix_micros`; `salt` (0..1000) tells apart ids of one microsecond.
+    pub fn new(unix_micros: i64, salt: u16) -> Self {
+        Self(unix_micros.saturating_mul(1000).saturating_add(i64::from(salt % 1000)))
+    }
+
+    pub fn from_raw(raw: i64) -> Self {
+        Self(raw)
+    }
+
+    /// Parses the id sent in `field` (`messageId`, `memoryId`, …).
+    pub fn parse(raw: &str, field: &'static str) -> Result<Self, Invalid> {
+        raw.parse::<i64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(Self)
+            .ok_or_else(|| Invalid::new(field, "must be an id from this conversation"))
+    }
+
+    pub fn raw(self) -> i64 {
+        self.0
+    }
+
+    /// When the message was written, in milliseconds since the epoch.
+    pub fn unix_millis(self) -> i64 {
+        self.0 / 1_000_000
+    }
+}
+
+impl Serialize for EntryId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for EntryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Who wrote a message of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    User,
+    Character,
+}
+
+impl Speaker {
+    pub fn code(self) -> &'static str {
+        match self {
+            Speaker::User => "user",
+            Speaker::Character => "character",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Result<Self, Invalid> {
+        match code {
+            "user" => Ok(Speaker::User),
+            "character" => Ok(Speaker::Character),
+            _ => Err(Invalid::new("speaker", format!("unknown speaker {code:?}"))),
+        }
+    }
+}
+
+/// Replaces the user and character placeholders of a character text: `{{user}}`,
+/// `{{char}}` and the single-brace forms `{user}`, `{char}`, in any letter case (spec §3).
+pub fn fill_placeholders(template: &str, user_name: &str, character_name: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let tail = &rest[start..];
+        match placeholder_at(tail) {
+            Some((Placeholder::User, len)) => {
+                out.push_str(user_name);
+                rest = &tail[len..];
+            }
+            Some((Placeholder::Char, len)) => {
+                out.push_str(character_name);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+enum Placeholder {
+    User,
+    Char,
+}
+
+/// The placeholder that `text` (starting with `{`) opens, and its length in bytes.
+fn placeholder_at(text: &str) -> Option<(Placeholder, usize)> {
+    let (braces, inner) = match text.strip_prefix("{{") {
+        Some(inner) => (2, inner),
+        None => (1, &text[1..]),
+    };
+    for (name, which) in [("user", Placeholder::User), ("char", Placeholder::Char)] {
+        let Some(candidate) = inner.get(..name.len()) else { continue };
+        if !candidate.eq_ignore_ascii_case(name) {
+            continue;
+        }
+        let closing = "}".repeat(braces);
+        if inner[name.len()..].starts_with(&closing) {
+            return Some((which, braces + name.len() + braces));
+        }
+    }
+    None
+}
+
+/// One message of a prompt, in the roles chat models know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptMessage {
+    pub role: PromptRole,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptRole {
+    System,
+    User,
+    Assistant,
+}
+
+/// A message of the conversation so far, as the prompt needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryMessage {
+    pub speaker: Speaker,
+    pub content: String,
+}
+
+/// Who the character is, for its system message.
+#[derive(Debug, Clone, Copy)]
+pub struct Persona<'a> {
+    pub name: &'a str,
+    pub age: u8,
+    pub personality: &'a str,
+    pub scenario: &'a str,
+}
+
+/// Everything a reply's prompt is made of.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptParts<'a> {
+    pub persona: Persona<'a>,
+    pub user_name: &'a str,
+    /// The user's adult-content preference: it decides which system rules apply.
+    pub nsfw: bool,
+    /// Facts about the user, most relevant first.
+    pub memories: &'a [String],
+    /// The conversation so far, oldest first; the last one is what the reply answers.
+    pub history: &'a [HistoryMessage],
+    /// Most prompt tokens: the system message always goes in, history as far as it fits.
+    pub budget_tokens: usize,
+}
+
+/// Rules every character follows, whatever the preference.
+const ALWAYS_RULES: &str = "Stay in character and speak in the first person. Keep replies short: two to four sentences. \
+Everyone in the story is an adult. Never describe or imply minors in any romantic or sexual way, and refuse anything \
+non-consensual or illegal.";
+/// Rules when the user has not opted into adult content.
+const SAFE_RULES: &str = "Keep the conversation romantic but free of sexual or explicit content.";
+/// Rules when the user has opted into adult content (an 18+ user's choice).
+const ADULT_RULES: &str = "The user is an adult who opted into adult content: flirting and explicit themes between \
+consenting adults are allowed.";
+
+/// Builds the prompt of a reply: the system message (persona, scenario, rules, memories)
+/// and then the newest history that fits `budget_tokens` as counted by `count_tokens`,
+/// oldest first. The last history message is always kept.
+pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usize) -> Vec<PromptMessage> {
+    let persona = parts.persona;
+    let fill = |text: &str| fill_placeholders(text, parts.user_name, persona.name);
+    let mut system =
+        format!("You are {}, a {}-year-old companion chatting with {}.", persona.name, persona.age, parts.user_name);
+    if !persona.personality.trim().is_empty() {
+        system.push_str(&format!("\nPersonality: {}", fill(persona.personality.trim())));
+    }
+    if !persona.scenario.trim().is_empty() {
+        system.push_str(&format!("\nScenario: {}", fill(persona.scenario.trim())));
+    }
+    system.push('\n');
+    system.push_str(ALWAYS_RULES);
+    system.push(' ');
+    system.push_str(if parts.nsfw { ADULT_RULES } else { SAFE_RULES });
+    if !parts.memories.is_empty() {
+        system.push_str(&format!("\nWhat you remember about {}:", parts.user_name));
+        for memory in parts.memories {
+            system.push_str("\n- ");
+            system.push_str(memory);
+        }
+    }
+
+    let mut used = count_tokens(&system);
+    let mut kept = Vec::new();
+    for (index, message) in parts.history.iter().enumerate().rev() {
+        let content = fill(&message.content);
+        let cost = count_tokens(&content) + MESSAGE_OVERHEAD_TOKENS;
+        let is_last = index + 1 == parts.history.len();
+        if !is_last && used + cost > parts.budget_tokens {
+            break;
+        }
+        used += cost;
+        let role = match message.speaker {
+            Speaker::User => PromptRole::User,
+            Speaker::Character => PromptRole::Assistant,
+        };
+        kept.push(PromptMessage { role, content });
+    }
+    kept.reverse();
+    // Chat templates expect the first turn after the system message to be the user's.
+    while kept.len() > 1
+        && kept.first().is_some_and(|m| m.role == PromptRole::Assistant)
+        && parts.history.len() > kept.len()
+    {
+        kept.remove(0);
+    }
+    let mut prompt = vec![PromptMessage { role: PromptRole::System, content: system }];
+    prompt.extend(kept);
+    prompt
+}
+
+/// Tokens a chat template adds around each message (role markers, separators).
+const MESSAGE_OVERHEAD_TOKENS: usize = 4;
+
+/// Picks the memories worth putting in a prompt: those sharing the most words with
+/// `latest` first, then the newest; at most `limit`. `memories` come newest first.
+pub fn relevant_memories(memories: &[String], latest: &str, limit: usize) -> Vec<String> {
+    let wanted = content_words(latest);
+    let mut scored: Vec<(usize, usize, &String)> = memories
+        .iter()
+        .enumerate()
+        .map(|(age, memory)| (content_words(memory).iter().filter(|w| wanted.contains(w)).count(), age, memory))
+        .collect();
+    // More shared words first; among equals, the newer (lower age) first.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().take(limit).map(|(_, _, memory)| memory.clone()).collect()
+}
+
+/// Lower-cased words of three letters or more: enough to tell what a text is about.
+fn content_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() >= 3).map(str::to_lowercase).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_trimmed_and_bounded() {
+        assert_eq!(MessageText::parse("  hi there \n").map(MessageText::into_string), Ok("hi there".into()));
+        assert!(MessageText::parse("   ").is_err());
+        assert!(MessageText::parse(&"a".repeat(MAX_MESSAGE_CHARS + 1)).is_err());
+        assert!(MessageText::parse(&"é".repeat(MAX_MESSAGE_CHARS)).is_ok());
+        assert!(MessageText::parse("bell\u{7}").is_err());
+        assert_eq!(MessageText::parse("a\r\nb").map(MessageText::into_string), Ok("a\nb".into()));
+    }
+
+    #[test]
+    fn message_ids_sort_by_time_and_travel_as_strings() {
+        let early = MessageId::new(1_700_000_000_000_000, 999);
+        let late = MessageId::new(1_700_000_000_000_001, 0);
+        assert!(early < late);
+        assert_eq!(late.unix_millis(), 1_700_000_000_000);
+        assert_eq!(serde_json::to_value(late).unwrap_or_default(), serde_json::json!("1700000000000001000"));
+        assert_eq!(MessageId::parse("1700000000000001000", "messageId"), Ok(late));
+        assert!(MessageId::parse("-5", "messageId").is_err() && MessageId::parse("abc", "memoryId").is_err());
+    }
+
+    #[test]
+    fn placeholders_in_single_or_double_braces_are_replaced_in_any_case() {
+        let text = "Hi {{user}}, I'm {{char}}. {user} meets {Char}; {{USER}}! {notme} {{user}";
+        assert_eq!(fill_placeholders(text, "Ann", "Mia"), "Hi Ann, I'm Mia. Ann meets Mia; Ann! {notme} {Ann");
+        assert_eq!(fill_placeholders("{", "Ann", "Mia"), "{");
+        assert_eq!(fill_placeholders("日本{{user}}語", "Ann", "Mia"), "日本Ann語");
+    }
+
+    fn words(text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+
+    fn history(n: usize) -> Vec<HistoryMessage> {
+        (0..n)
+            .map(|i| HistoryMessage {
+                speaker: if i % 2 == 0 { Speaker::Character } else { Speaker::User },
+                content: format!("message number {i} for {{{{user}}}}"),
+            })
+            .collect()
+    }
+
+    fn parts<'a>(history: &'a [HistoryMessage], memories: &'a [String], nsfw: bool, budget: usize) -> PromptParts<'a> {
+        PromptParts {
+            persona: Persona { name: "Mia", age: 24, personality: "Warm; teases {{user}}.", scenario: "A café." },
+            user_name: "Ann",
+            nsfw,
+            memories,
+            history,
+            budget_tokens: budget,
+        }
+    }
+
+    #[test]
+    fn the_prompt_holds_persona_rules_memories_and_the_newest_history_that_fits() {
+        let history = history(40);
+        let memories = vec!["Ann has a cat called Tom".to_owned()];
+        let prompt = build_prompt(&parts(&history, &memories, false, 120), words);
+        let system = &prompt[0];
+        assert_eq!(system.role, PromptRole::System);
+        assert!(system.content.contains("You are Mia, a 24-year-old companion chatting with Ann."));
+        assert!(system.content.contains("teases Ann"));
+        assert!(system.content.contains("A café."));
+        assert!(system.content.contains(SAFE_RULES) && !system.content.contains(ADULT_RULES));
+        assert!(system.content.contains("- Ann has a cat called Tom"));
+        let total: usize =
+            prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS;
+        assert!(total <= 120, "{total} tokens");
+        assert!(prompt.len() > 3 && prompt.len() < 41, "only the newest history fits");
+        assert_eq!(prompt.last().map(|m| m.content.as_str()), Some("message number 39 for Ann"));
+        assert_eq!(prompt[1].role, PromptRole::User, "history starts with a user turn");
+    }
+
+    #[test]
+    fn the_adult_preference_changes_the_rules_and_the_last_message_always_fits() {
+        let history = history(2);
+        let prompt = build_prompt(&parts(&history, &[], true, 1), words);
+        assert!(prompt[0].content.contains(ADULT_RULES));
+        assert_eq!(prompt.len(), 2);
+        assert_eq!(prompt[1].content, "message number 1 for Ann");
+    }
+
+    #[test]
+    fn memories_sharing_words_with_the_message_come_first() {
+        let memories =
+            vec!["Ann works as a nurse".to_owned(), "Ann loves her cat Tom".to_owned(), "Ann lives in Lyon".to_owned()];
+        assert_eq!(
+            relevant_memories(&memories, "How is your cat today?", 2),
+            ["Ann loves her cat Tom", "Ann works as a nurse"]
+        );
+        assert_eq!(relevant_memories(&memories, "hello", 5).len(), 3);
+    }
+}

@@ -1,0 +1,390 @@
+//! Chat end to end: the real server, the real embedded model (`AMORA_MODEL_PATH`, fetched
+//! by `scripts/lib/model.sh`), and llama.cpp's real `llama-server` behind the
+//! OpenAI-compatible provider (`AMORA_LLAMA_SERVER`). Replies are driven over the WebSocket.
+
+use std::time::Duration;
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::{MessageId, Speaker};
+use amora_store::{StoredMessage, UserChange};
+use futures_util::SinkExt;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::cluster::{Socket, make_user};
+use crate::helpers::{TestApp, spawn_app_env};
+
+#[path = "../../../ai/tests/support/llama_server.rs"]
+#[allow(dead_code)]
+mod llama_server;
+
+/// Long enough for a reply on two busy cores, debug build included.
+const REPLY: Duration = Duration::from_secs(120);
+const FREE_CHARACTER: &str = "gf-002";
+
+fn model_path() -> String {
+    let path = std::env::var("AMORA_MODEL_PATH")
+        .expect("AMORA_MODEL_PATH is not set: run `eval \"$(scripts/lib/model.sh env)\"` first (scripts/test does)");
+    assert!(std::path::Path::new(&path).is_file(), "AMORA_MODEL_PATH={path} is not a file");
+    path
+}
+
+/// A server on the embedded model with `extra` settings, and a signed-in user with a socket.
+async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String, Socket) {
+    let mut env = vec![
+        ("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".to_owned(), model_path()),
+        ("AMORA_CHAT__MAX_REPLY_TOKENS".to_owned(), "24".to_owned()),
+        ("AMORA_CHAT__MEMORY_EVERY_TURNS".to_owned(), "0".to_owned()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let app = spawn_app_env(env).await;
+    let (user_id, voucher, socket) = user_with_socket(&app, "Ann").await;
+    (app, user_id, voucher, socket)
+}
+
+async fn user_with_socket(app: &TestApp, name: &str) -> (UserId, String, Socket) {
+    let (user_id, _, voucher) = make_user(&app.store, name).await;
+    let url = format!("{}/lust/api/ws?voucher={voucher}", app.address.replacen("http", "ws", 1));
+    let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let mut socket = Socket { stream };
+    socket.wait_for("hello", Duration::from_secs(10)).await.expect("hello");
+    (user_id, voucher, socket)
+}
+
+async fn act(socket: &mut Socket, action: &str, data: Value) {
+    let frame = json!({ "action": action, "data": data }).to_string();
+    socket.stream.send(Message::Text(frame.into())).await.unwrap();
+}
+
+async fn send(socket: &mut Socket, character: &str, content: &str) {
+    act(socket, "chatSend", json!({ "characterId": character, "content": content })).await;
+}
+
+/// Events until `chatDone` or `chatError` (inclusive).
+async fn until_reply_ends(socket: &mut Socket) -> Vec<Value> {
+    let mut events = Vec::new();
+    loop {
+        let event = socket.next_event(REPLY).await.expect("an event before the reply ended");
+        let name = event["event"].as_str().unwrap_or_default().to_owned();
+        events.push(event);
+        if name == "chatDone" || name == "chatError" {
+            return events;
+        }
+    }
+}
+
+fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == name).collect()
+}
+
+async fn messages(app: &TestApp, voucher: &str, character: &str, before: Option<&str>, size: i64) -> Value {
+    let payload = json!({ "characterId": character, "beforeId": before, "pageSize": size });
+    let envelope = app.post_api_as(Some(voucher), "/user/v1/chat/getMessageList", payload).await.0;
+    assert_eq!(envelope.code, 200, "{}", envelope.msg);
+    envelope.data
+}
+
+fn contents(page: &Value) -> Vec<String> {
+    page["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect()
+}
+
+#[actix_rt::test]
+async fn a_conversation_streams_real_replies_from_the_embedded_model_and_keeps_them() {
+    let (app, _, voucher, mut socket) = chat_app(&[]).await;
+
+    // Opening the conversation writes the greeting, with the user's name filled in.
+    let first = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    let greeting = first["messages"][0].clone();
+    assert_eq!(first["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(greeting["speaker"], "character");
+    let greeting_text = greeting["content"].as_str().unwrap();
+    assert!(!greeting_text.contains("{{user}}") && !greeting_text.contains("{user}"), "{greeting_text}");
+    assert_eq!(first["hasMore"], false);
+    assert_eq!(first["creditsLeft"], 30);
+
+    send(&mut socket, FREE_CHARACTER, "Hi! I just got home from work. How was your day?").await;
+    let events = until_reply_ends(&mut socket).await;
+    let stored = named(&events, "chatMessage");
+    assert_eq!(stored.len(), 1, "{events:?}");
+    assert_eq!(stored[0]["data"]["message"]["content"], "Hi! I just got home from work. How was your day?");
+    let deltas: Vec<&str> = named(&events, "chatDelta").iter().map(|e| e["data"]["delta"].as_str().unwrap()).collect();
+    assert!(deltas.len() >= 2, "the reply streamed in {} deltas: {events:?}", deltas.len());
+    let done = named(&events, "chatDone")[0].clone();
+    let reply = done["data"]["message"]["content"].as_str().unwrap().to_owned();
+    println!("embedded reply ({} deltas): {reply}", deltas.len());
+    assert_eq!(deltas.concat().trim(), reply);
+    assert_eq!(done["data"]["replyId"], done["data"]["message"]["messageId"]);
+    assert!(matches!(done["data"]["finishReason"].as_str(), Some("stop" | "length")));
+
+    // Stored in order: greeting, message, reply; the chat list shows the conversation.
+    let page = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(contents(&page), [reply.as_str(), "Hi! I just got home from work. How was your day?", greeting_text]);
+    assert_eq!(page["creditsLeft"], 29);
+    let list = app.post_api_as(Some(&voucher), "/user/v1/chat/getChatList", json!({})).await.0;
+    assert_eq!(list.data[0]["characterId"], FREE_CHARACTER);
+    assert_eq!(list.data[0]["lastMessage"]["content"], reply.as_str());
+    assert!(list.data[0]["characterName"].as_str().is_some_and(|n| !n.is_empty()));
+
+    // A second turn answers the conversation so far.
+    send(&mut socket, FREE_CHARACTER, "Tell me one thing you like.").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert!(!named(&events, "chatDone").is_empty(), "{events:?}");
+    assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await).len(), 5);
+}
+
+#[actix_rt::test]
+async fn stop_ends_a_reply_in_flight_and_a_second_send_meanwhile_is_refused() {
+    let (app, _, voucher, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "400")]).await;
+    send(&mut socket, FREE_CHARACTER, "Write a very long story about a dragon who learns to bake bread.").await;
+    socket.wait_for("chatDelta", REPLY).await.expect("the reply started");
+
+    send(&mut socket, FREE_CHARACTER, "Are you there?").await;
+    let busy = socket.wait_for("chatError", REPLY).await.expect("the second send is refused");
+    assert_eq!(busy["data"]["code"], 10003);
+
+    act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
+    let done = socket.wait_for("chatDone", REPLY).await.expect("the reply ends");
+    assert_eq!(done["data"]["finishReason"], "cancelled");
+    let partial = done["data"]["message"]["content"].as_str().unwrap().to_owned();
+    assert!(!partial.is_empty());
+
+    let page = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(contents(&page)[0], partial, "the text so far is kept");
+    assert!(!contents(&page).contains(&"Are you there?".to_owned()));
+    assert_eq!(page["creditsLeft"], 29, "the refused send took no credit");
+
+    act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
+    assert_eq!(socket.wait_for("chatError", REPLY).await.unwrap()["data"]["code"], 10001, "nothing to stop");
+}
+
+#[actix_rt::test]
+async fn regenerate_replaces_the_newest_reply() {
+    let (app, _, voucher, mut socket) = chat_app(&[]).await;
+    send(&mut socket, FREE_CHARACTER, "What is your favourite season?").await;
+    let first = named(&until_reply_ends(&mut socket).await, "chatDone")[0]["data"]["message"].clone();
+
+    act(&mut socket, "chatRegenerate", json!({ "characterId": FREE_CHARACTER })).await;
+    let events = until_reply_ends(&mut socket).await;
+    let deleted = named(&events, "chatMessageDeleted");
+    assert_eq!(deleted[0]["data"]["messageIds"], json!([first["messageId"]]));
+    let second = named(&events, "chatDone")[0]["data"]["message"].clone();
+    assert_ne!(second["messageId"], first["messageId"]);
+
+    let page = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(page["messages"].as_array().unwrap().len(), 3, "greeting, question, one reply");
+    assert_eq!(page["messages"][0]["messageId"], second["messageId"]);
+    assert_eq!(page["creditsLeft"], 28, "a regenerate counts as a message");
+}
+
+#[actix_rt::test]
+async fn free_messages_run_out_premium_characters_need_a_plan_and_paid_users_are_unlimited() {
+    let (app, user_id, voucher, mut socket) =
+        chat_app(&[("AMORA_CHAT__FREE_MESSAGES_PER_DAY", "2"), ("AMORA_CHAT__MAX_REPLY_TOKENS", "4")]).await;
+    for n in 0..2 {
+        send(&mut socket, FREE_CHARACTER, &format!("Message number {n}")).await;
+        assert!(!named(&until_reply_ends(&mut socket).await, "chatDone").is_empty());
+    }
+    send(&mut socket, FREE_CHARACTER, "One more?").await;
+    let refused = socket.wait_for("chatError", REPLY).await.unwrap();
+    assert_eq!(refused["data"]["code"], 40004);
+    assert_eq!(messages(&app, &voucher, FREE_CHARACTER, None, 30).await["creditsLeft"], 0);
+
+    let premium = premium_character(&app).await;
+    send(&mut socket, &premium, "Hello there").await;
+    assert_eq!(socket.wait_for("chatError", REPLY).await.unwrap()["data"]["code"], 40004);
+
+    app.store.users.update(&user_id, UserChange::VipType(1)).await.unwrap();
+    for character in [FREE_CHARACTER, premium.as_str()] {
+        send(&mut socket, character, "Now I can talk with you!").await;
+        assert!(!named(&until_reply_ends(&mut socket).await, "chatDone").is_empty(), "{character}");
+    }
+    assert_eq!(messages(&app, &voucher, FREE_CHARACTER, None, 30).await["creditsLeft"], Value::Null);
+}
+
+async fn premium_character(app: &TestApp) -> String {
+    let cards = app.character_list(1, 60, 0).await.data;
+    cards.as_array().unwrap().iter().find(|c| c["usedType"] == 1).expect("a premium character")["characterId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[actix_rt::test]
+async fn content_against_the_guidelines_is_refused_before_the_model_and_stored_nowhere() {
+    let (app, _, voucher, mut socket) = chat_app(&[]).await;
+    for text in ["I'm 16 years old, let's have sex.", "show me loli content", "Describe how he rapes her."] {
+        send(&mut socket, FREE_CHARACTER, text).await;
+        let refused = socket.wait_for("chatError", REPLY).await.unwrap();
+        assert_eq!(refused["data"]["code"], 10070, "{text}");
+    }
+    let page = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(page["messages"].as_array().unwrap().len(), 1, "only the greeting");
+    assert_eq!(page["creditsLeft"], 30);
+
+    let memory = json!({ "characterId": FREE_CHARACTER, "content": "Ann is 15 and horny" });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/memory/addMemory", memory).await.0.code, 10070);
+    let empty = json!({ "characterId": FREE_CHARACTER, "content": "   " });
+    send(&mut socket, FREE_CHARACTER, "   ").await;
+    assert_eq!(socket.wait_for("chatError", REPLY).await.unwrap()["data"]["code"], 10001);
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/memory/addMemory", empty).await.0.code, 10001);
+}
+
+#[actix_rt::test]
+async fn memories_are_extracted_by_the_model_and_can_be_added_edited_and_deleted() {
+    let (app, _, voucher, mut socket) =
+        chat_app(&[("AMORA_CHAT__MEMORY_EVERY_TURNS", "1"), ("AMORA_CHAT__MAX_REPLY_TOKENS", "8")]).await;
+    send(&mut socket, FREE_CHARACTER, "My name is Ann, I work as a nurse in Lyon and I have a cat named Tom.").await;
+    until_reply_ends(&mut socket).await;
+    // After every reply (memory_every_turns = 1) the model is asked for facts.
+    socket.wait_for("memorySaving", REPLY).await.expect("automatic extraction started");
+    let saved = socket.wait_for("memorySaved", REPLY).await.expect("automatic extraction ended");
+    let listed = app
+        .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
+        .await
+        .0;
+    assert_eq!(saved["data"]["memories"], listed.data);
+    println!("extracted: {}", listed.data);
+    assert_eq!(saved["data"]["added"].as_u64().unwrap() as usize, listed.data.as_array().unwrap().len());
+
+    // On demand ("save memories").
+    act(&mut socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
+    socket.wait_for("memorySaving", REPLY).await.expect("extraction on demand");
+    socket.wait_for("memorySaved", REPLY).await.expect("extraction on demand ended");
+
+    // The memories panel: add, edit, delete.
+    let added = app
+        .post_api_as(
+            Some(&voucher),
+            "/user/v1/memory/addMemory",
+            json!({ "characterId": FREE_CHARACTER, "content": "Ann loves jazz" }),
+        )
+        .await
+        .0;
+    assert_eq!((added.code, added.data["origin"].clone()), (200, json!("user")));
+    let id = added.data["memoryId"].as_str().unwrap().to_owned();
+    let edit = json!({ "characterId": FREE_CHARACTER, "memoryId": id, "content": "Ann loves jazz and blues" });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/memory/updateMemory", edit).await.0.data, true);
+    let list = app
+        .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
+        .await
+        .0;
+    assert_eq!(list.data[0]["content"], "Ann loves jazz and blues", "newest first");
+    let delete = json!({ "characterId": FREE_CHARACTER, "memoryId": id });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/memory/deleteMemory", delete.clone()).await.0.data, true);
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/memory/deleteMemory", delete).await.0.code, 10006);
+
+    // A memory is put into the prompt: a reply mentioning it needs the model, so this
+    // checks the mechanism — the memory is there for the next reply to read.
+    let listed = app
+        .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
+        .await
+        .0;
+    assert!(listed.data.as_array().unwrap().iter().all(|m| m["content"] != "Ann loves jazz and blues"));
+}
+
+#[actix_rt::test]
+async fn history_pages_newest_first_and_the_user_may_edit_or_delete_own_messages() {
+    let app = spawn_app_env(vec![("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".into(), model_path())]).await;
+    let (user_id, _, voucher) = make_user(&app.store, "Bo").await;
+    let character = CharacterId::parse(FREE_CHARACTER).unwrap();
+    for i in 1..=45_i64 {
+        let speaker = if i % 2 == 1 { Speaker::User } else { Speaker::Character };
+        let message = StoredMessage {
+            message_id: MessageId::from_raw(1_700_000_000_000_000_000 + i),
+            speaker,
+            content: format!("m{i}"),
+        };
+        app.store.conversations.append(&user_id, &character, message).await.unwrap();
+    }
+    let first = messages(&app, &voucher, FREE_CHARACTER, None, 20).await;
+    assert_eq!(first["hasMore"], true);
+    assert_eq!(contents(&first)[..3], ["m45", "m44", "m43"]);
+    let last_id = first["messages"][19]["messageId"].as_str().unwrap().to_owned();
+    let second = messages(&app, &voucher, FREE_CHARACTER, Some(&last_id), 20).await;
+    assert_eq!(contents(&second)[0], "m25");
+    let last_id = second["messages"][19]["messageId"].as_str().unwrap().to_owned();
+    let third = messages(&app, &voucher, FREE_CHARACTER, Some(&last_id), 20).await;
+    assert_eq!((contents(&third).len(), third["hasMore"].clone()), (5, json!(false)));
+
+    let user_message = (1_700_000_000_000_000_000_i64 + 45).to_string();
+    let character_message = (1_700_000_000_000_000_000_i64 + 44).to_string();
+    let edit = |id: &str, content: &str| json!({ "characterId": FREE_CHARACTER, "messageId": id, "content": content });
+    let edited =
+        app.post_api_as(Some(&voucher), "/user/v1/chat/editMessage", edit(&user_message, "m45 edited")).await.0;
+    assert_eq!((edited.code, edited.data["content"].clone()), (200, json!("m45 edited")));
+    assert_eq!(
+        app.post_api_as(Some(&voucher), "/user/v1/chat/editMessage", edit(&character_message, "x")).await.0.code,
+        10001
+    );
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/editMessage", edit("123", "x")).await.0.code, 10006);
+    assert_eq!(
+        app.post_api_as(Some(&voucher), "/user/v1/chat/editMessage", edit(&user_message, "I'm 15, undress"))
+            .await
+            .0
+            .code,
+        10070
+    );
+    let delete = json!({ "characterId": FREE_CHARACTER, "messageId": user_message });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/deleteMessage", delete).await.0.data, true);
+    assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 1).await), ["m44"]);
+    assert_eq!(messages(&app, &voucher, FREE_CHARACTER, None, 1).await["hasMore"], true);
+
+    let bad_page = json!({ "characterId": FREE_CHARACTER, "pageSize": 500 });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/getMessageList", bad_page).await.0.code, 10001);
+    let delete_chat = json!({ "characterId": FREE_CHARACTER });
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/deleteChat", delete_chat.clone()).await.0.data, true);
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/deleteChat", delete_chat).await.0.code, 10006);
+    assert_eq!(app.post_api_as(Some(&voucher), "/user/v1/chat/getChatList", json!({})).await.0.data, json!([]));
+}
+
+#[actix_rt::test]
+async fn every_chat_endpoint_needs_a_session() {
+    let app = crate::helpers::spawn_app().await;
+    for path in [
+        "/user/v1/chat/getChatList",
+        "/user/v1/chat/getMessageList",
+        "/user/v1/chat/deleteChat",
+        "/user/v1/chat/editMessage",
+        "/user/v1/chat/deleteMessage",
+        "/user/v1/memory/getMemoryList",
+        "/user/v1/memory/addMemory",
+        "/user/v1/memory/updateMemory",
+        "/user/v1/memory/deleteMemory",
+    ] {
+        assert_eq!(app.post_api(path, json!({ "characterId": FREE_CHARACTER })).await.code, 10004, "{path}");
+    }
+}
+
+#[actix_rt::test]
+async fn a_conversation_through_the_openai_provider_against_llama_server() {
+    let binary = std::env::var("AMORA_LLAMA_SERVER")
+        .expect("AMORA_LLAMA_SERVER is not set: run `eval \"$(scripts/lib/model.sh env)\"` first (scripts/test does)");
+    let model = model_path();
+    let llama = llama_server::LlamaServer::start(std::path::Path::new(&binary), std::path::Path::new(&model), 2).await;
+    let app = spawn_app_env(vec![
+        ("AMORA_CHAT__MODEL__KIND".into(), "openai".into()),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL".into(), llama.base_url.clone()),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL".into(), "smollm2".into()),
+        ("AMORA_CHAT__MAX_REPLY_TOKENS".into(), "300".into()),
+        ("AMORA_CHAT__MEMORY_EVERY_TURNS".into(), "0".into()),
+    ])
+    .await;
+    let (_, voucher, mut socket) = user_with_socket(&app, "Cy").await;
+    send(&mut socket, FREE_CHARACTER, "Hi! What would you like to do this evening?").await;
+    let events = until_reply_ends(&mut socket).await;
+    let deltas = named(&events, "chatDelta").len();
+    let done = named(&events, "chatDone");
+    assert_eq!(done.len(), 1, "{events:?}");
+    println!("llama-server reply ({deltas} deltas): {}", done[0]["data"]["message"]["content"]);
+    assert!(deltas >= 2, "{events:?}");
+    assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await).len(), 3);
+
+    // Stopping cancels the remote request cleanly.
+    send(&mut socket, FREE_CHARACTER, "Write a very long story about a dragon who learns to bake bread.").await;
+    socket.wait_for("chatDelta", REPLY).await.expect("the reply started");
+    act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
+    let stopped = socket.wait_for("chatDone", REPLY).await.expect("stopped");
+    assert_eq!(stopped["data"]["finishReason"], "cancelled");
+    assert!(!llama.log_text().is_empty());
+}

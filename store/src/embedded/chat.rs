@@ -1,0 +1,289 @@
+//! Conversations, memories and daily message credits in SQLite. Tables are keyed the way
+//! the wide-column store partitions them: (user, character) then the time-ordered id.
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::{EntryId, MemoryId, MessageId, Speaker};
+use async_trait::async_trait;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use super::EmbeddedStore;
+use crate::{
+    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, StoreError,
+    StoreResult, StoredMessage,
+};
+
+fn speaker(code: &str) -> StoreResult<Speaker> {
+    Speaker::from_code(code).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn character(id: &str) -> StoreResult<CharacterId> {
+    CharacterId::parse(id).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+#[async_trait]
+impl ConversationRepo for EmbeddedStore {
+    async fn append(&self, user_id: &UserId, character_id: &CharacterId, message: StoredMessage) -> StoreResult<()> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO messages (user_id, character_id, message_id, speaker, content) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![user, character, message.message_id.raw(), message.speaker.code(), message.content])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        before: Option<MessageId>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredMessage>> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        let before = before.map_or(i64::MAX, EntryId::raw);
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT message_id, speaker, content FROM messages
+                 WHERE user_id = ?1 AND character_id = ?2 AND message_id < ?3
+                 ORDER BY message_id DESC LIMIT ?4",
+            )?;
+            let rows = statement.query_map(params![user, character, before, limit], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+            })?;
+            rows.map(|row| {
+                let (id, code, content) = row?;
+                Ok(StoredMessage { message_id: MessageId::from_raw(id), speaker: speaker(&code)?, content })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn update_message(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_id: MessageId,
+        content: &str,
+    ) -> StoreResult<bool> {
+        let (user, character, content) =
+            (user_id.as_str().to_owned(), character_id.as_str().to_owned(), content.to_owned());
+        self.with_conn(move |conn| {
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE messages SET content = ?4 WHERE user_id = ?1 AND character_id = ?2 AND message_id = ?3",
+                )?
+                .execute(params![user, character, message_id.raw(), content])?;
+            Ok(changed > 0)
+        })
+        .await
+    }
+
+    async fn delete_messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_ids: &[MessageId],
+    ) -> StoreResult<u64> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        let ids: Vec<i64> = message_ids.iter().map(|id| id.raw()).collect();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let mut deleted = 0;
+            {
+                let mut statement = tx.prepare_cached(
+                    "DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2 AND message_id = ?3",
+                )?;
+                for id in ids {
+                    deleted += statement.execute(params![user, character, id])? as u64;
+                }
+            }
+            tx.commit()?;
+            Ok(deleted)
+        })
+        .await
+    }
+
+    async fn list(&self, user_id: &UserId) -> StoreResult<Vec<ConversationSummary>> {
+        let user = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            // The newest message of each of the user's conversations (primary-key lookups only).
+            let mut statement = conn.prepare_cached(
+                "SELECT m.character_id, m.message_id, m.speaker, m.content
+                 FROM (SELECT character_id, MAX(message_id) AS newest FROM messages WHERE user_id = ?1 GROUP BY character_id) AS c
+                 JOIN messages AS m ON m.user_id = ?1 AND m.character_id = c.character_id AND m.message_id = c.newest
+                 ORDER BY m.message_id DESC",
+            )?;
+            let rows = statement.query_map(params![user], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+            })?;
+            rows.map(|row| {
+                let (character_id, id, code, content) = row?;
+                Ok(ConversationSummary {
+                    character_id: character(&character_id)?,
+                    last_message: StoredMessage { message_id: MessageId::from_raw(id), speaker: speaker(&code)?, content },
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<bool> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let deleted = conn
+                .execute("DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2", params![user, character])?;
+            Ok(deleted > 0)
+        })
+        .await
+    }
+}
+
+fn origin_code(origin: MemoryOrigin) -> &'static str {
+    match origin {
+        MemoryOrigin::Extracted => "extracted",
+        MemoryOrigin::User => "user",
+    }
+}
+
+fn origin(code: &str) -> StoreResult<MemoryOrigin> {
+    match code {
+        "extracted" => Ok(MemoryOrigin::Extracted),
+        "user" => Ok(MemoryOrigin::User),
+        other => Err(StoreError::Corrupt(format!("unknown memory origin {other:?}"))),
+    }
+}
+
+#[async_trait]
+impl MemoryRepo for EmbeddedStore {
+    async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO memories (user_id, character_id, memory_id, content, origin) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                user,
+                character,
+                memory.memory_id.raw(),
+                memory.content,
+                origin_code(memory.origin)
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn list(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<Vec<Memory>> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT memory_id, content, origin FROM memories WHERE user_id = ?1 AND character_id = ?2
+                 ORDER BY memory_id DESC",
+            )?;
+            let rows = statement.query_map(params![user, character], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+            })?;
+            rows.map(|row| {
+                let (id, content, code) = row?;
+                Ok(Memory { memory_id: MemoryId::from_raw(id), content, origin: origin(&code)? })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        content: &str,
+    ) -> StoreResult<bool> {
+        let (user, character, content) =
+            (user_id.as_str().to_owned(), character_id.as_str().to_owned(), content.to_owned());
+        self.with_conn(move |conn| {
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE memories SET content = ?4, origin = 'user'
+                     WHERE user_id = ?1 AND character_id = ?2 AND memory_id = ?3",
+                )?
+                .execute(params![user, character, memory_id.raw(), content])?;
+            Ok(changed > 0)
+        })
+        .await
+    }
+
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let deleted = conn.execute(
+                "DELETE FROM memories WHERE user_id = ?1 AND character_id = ?2 AND memory_id = ?3",
+                params![user, character, memory_id.raw()],
+            )?;
+            Ok(deleted > 0)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl MessageCreditRepo for EmbeddedStore {
+    async fn take(&self, user_id: &UserId, day: i64, limit: u32) -> StoreResult<Option<u32>> {
+        let user = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            // IMMEDIATE: the read and the increment are one step for every process on the file.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let used: u32 = tx
+                .query_row(
+                    "SELECT used FROM message_credits WHERE user_id = ?1 AND day = ?2",
+                    params![user, day],
+                    |row| row.get(0),
+                )
+                .optional()?
+                .unwrap_or(0);
+            if used >= limit {
+                return Ok(None);
+            }
+            tx.execute(
+                "INSERT INTO message_credits (user_id, day, used) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (user_id, day) DO UPDATE SET used = excluded.used",
+                params![user, day, used + 1],
+            )?;
+            tx.commit()?;
+            Ok(Some(used + 1))
+        })
+        .await
+    }
+
+    async fn give_back(&self, user_id: &UserId, day: i64) -> StoreResult<()> {
+        let user = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            conn.execute(
+                "UPDATE message_credits SET used = used - 1 WHERE user_id = ?1 AND day = ?2 AND used > 0",
+                params![user, day],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn used(&self, user_id: &UserId, day: i64) -> StoreResult<u32> {
+        let user = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT used FROM message_credits WHERE user_id = ?1 AND day = ?2",
+                    params![user, day],
+                    |row| row.get(0),
+                )
+                .optional()?
+                .unwrap_or(0))
+        })
+        .await
+    }
+}
