@@ -15,6 +15,7 @@ use amora_domain::telemetry::{ErrorReport, PageEvent};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
 
+pub mod cql;
 pub mod embedded;
 pub mod seed;
 

@@ -1,9 +1,11 @@
 //! The store conformance suite: what every implementation of the `store` traits must do,
 //! written once. Each test opens a fresh store from `backend::fresh()` (the embedded store
-//! on a new SQLite file; a CQL backend plugs in beside it) and talks only to the traits.
+//! on a new SQLite file, or a new keyspace on a CQL server) and talks only to the traits.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod accounts;
 mod backend;
+mod catalogue;
 mod chat;
 mod ledger;
 

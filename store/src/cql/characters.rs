@@ -1,0 +1,237 @@
+//! The character catalogue over CQL: `characters` by id, `character_cards_by_gender` for
+//! the home grid in listing order.
+
+use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::gender::Gender;
+use amora_domain::paging::PageRequest;
+use amora_domain::viewer::Viewer;
+use async_trait::async_trait;
+use futures_util::TryStreamExt;
+use scylla::DeserializeRow;
+use scylla::statement::prepared::PreparedStatement;
+
+use super::{CqlStore, Kind, Preparer, corrupt, unavailable};
+use crate::{CatalogueEntry, CharacterRepo, StoreError, StoreResult};
+
+pub(super) struct Statements {
+    cards: PreparedStatement,
+    get: PreparedStatement,
+    placement: PreparedStatement,
+    insert: PreparedStatement,
+    insert_card: PreparedStatement,
+    delete_card: PreparedStatement,
+    count: PreparedStatement,
+}
+
+impl Statements {
+    pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
+        Ok(Self {
+            cards: p
+                .prepare(
+                    "SELECT character_id, name, age, introduction, photo, image_list, used_type, gender, restricted
+                     FROM character_cards_by_gender WHERE gender = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            get: p
+                .prepare(
+                    "SELECT character_id, name, age, introduction, photo, image_list, used_type, gender, restricted,
+                            personality, scenario, greeting, tags, creator_id
+                     FROM characters WHERE character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            placement: p
+                .prepare("SELECT gender, rank FROM characters WHERE character_id = ?", Kind::Idempotent)
+                .await?,
+            insert: p
+                .prepare(
+                    "INSERT INTO characters (character_id, gender, restricted, rank, name, age, introduction, photo,
+                        image_list, used_type, personality, scenario, greeting, tags, creator_id)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            insert_card: p
+                .prepare(
+                    "INSERT INTO character_cards_by_gender (gender, rank, character_id, restricted, name, age,
+                        introduction, photo, image_list, used_type)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_card: p
+                .prepare(
+                    "DELETE FROM character_cards_by_gender WHERE gender = ? AND rank = ? AND character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            // A full scan, used only to decide whether the catalogue needs seeding.
+            count: p.prepare("SELECT COUNT(*) FROM characters", Kind::Idempotent).await?,
+        })
+    }
+}
+
+#[derive(DeserializeRow)]
+struct CardRow {
+    character_id: String,
+    name: String,
+    age: i32,
+    introduction: String,
+    photo: String,
+    /// CQL stores an empty list as null.
+    image_list: Option<Vec<String>>,
+    used_type: i32,
+    gender: i32,
+    restricted: bool,
+}
+
+impl CardRow {
+    fn into_card(self) -> StoreResult<CharacterCard> {
+        Ok(CharacterCard {
+            character_id: CharacterId::parse(&self.character_id).map_err(corrupt)?,
+            character_name: self.name,
+            character_age: CharacterAge::parse(i64::from(self.age)).map_err(corrupt)?,
+            introduction: self.introduction,
+            character_photo: self.photo,
+            character_image_list: self.image_list.unwrap_or_default(),
+            used_type: UsedType::from_code(i64::from(self.used_type)).map_err(corrupt)?,
+            gender: Gender::try_from(i64::from(self.gender)).map_err(corrupt)?,
+        })
+    }
+}
+
+#[derive(DeserializeRow)]
+struct CharacterRow {
+    character_id: String,
+    name: String,
+    age: i32,
+    introduction: String,
+    photo: String,
+    image_list: Option<Vec<String>>,
+    used_type: i32,
+    gender: i32,
+    restricted: bool,
+    personality: String,
+    scenario: String,
+    greeting: String,
+    tags: Option<Vec<String>>,
+    creator_id: Option<String>,
+}
+
+#[async_trait]
+impl CharacterRepo for CqlStore {
+    async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>> {
+        let include_restricted = viewer.may_see(Exposure::Restricted);
+        let statement = &self.statements.characters.cards;
+        let pager =
+            self.session.execute_iter(statement.clone(), (i32::from(gender.code()),)).await.map_err(unavailable)?;
+        let mut rows = pager.rows_stream::<CardRow>().map_err(corrupt)?;
+        // Restricted cards are skipped before counting, so pages stay full for everyone; the
+        // pager stops fetching once the page is complete.
+        let (mut skip, mut cards) = (page.offset(), Vec::with_capacity(page.page_size() as usize));
+        while let Some(row) = rows.try_next().await.map_err(unavailable)? {
+            if row.restricted && !include_restricted {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            cards.push(row.into_card()?);
+            if cards.len() == page.page_size() as usize {
+                break;
+            }
+        }
+        Ok(cards)
+    }
+
+    async fn get(&self, id: &CharacterId) -> StoreResult<Option<Character>> {
+        let row: Option<CharacterRow> = self.first(&self.statements.characters.get, (id.as_str(),)).await?;
+        let Some(row) = row else { return Ok(None) };
+        let exposure = if row.restricted { Exposure::Restricted } else { Exposure::Everyone };
+        let card = CardRow {
+            character_id: row.character_id,
+            name: row.name,
+            age: row.age,
+            introduction: row.introduction,
+            photo: row.photo,
+            image_list: row.image_list,
+            used_type: row.used_type,
+            gender: row.gender,
+            restricted: row.restricted,
+        };
+        Ok(Some(Character {
+            card: card.into_card()?,
+            personality: row.personality,
+            scenario: row.scenario,
+            greeting: row.greeting,
+            tags: row.tags.unwrap_or_default(),
+            creator_id: row.creator_id,
+            exposure,
+        }))
+    }
+
+    async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()> {
+        let statements = &self.statements.characters;
+        for CatalogueEntry { character, rank } in entries {
+            let card = &character.card;
+            let id = card.character_id.as_str();
+            let gender = i32::from(card.gender.code());
+            // A character that moved (new rank or gender) leaves no stale card behind.
+            let placed: Option<(i32, i64)> = self.first(&statements.placement, (id,)).await?;
+            if let Some((old_gender, old_rank)) = placed
+                && (old_gender, old_rank) != (gender, rank)
+            {
+                self.run(&statements.delete_card, (old_gender, old_rank, id)).await?;
+            }
+            let restricted = character.exposure == Exposure::Restricted;
+            let age = i32::from(card.character_age.years());
+            let used_type = i32::from(u8::from(card.used_type));
+            self.run(
+                &statements.insert,
+                (
+                    id,
+                    gender,
+                    restricted,
+                    rank,
+                    &card.character_name,
+                    age,
+                    &card.introduction,
+                    &card.character_photo,
+                    &card.character_image_list,
+                    used_type,
+                    &character.personality,
+                    &character.scenario,
+                    &character.greeting,
+                    &character.tags,
+                    &character.creator_id,
+                ),
+            )
+            .await?;
+            self.run(
+                &statements.insert_card,
+                (
+                    gender,
+                    rank,
+                    id,
+                    restricted,
+                    &card.character_name,
+                    age,
+                    &card.introduction,
+                    &card.character_photo,
+                    &card.character_image_list,
+                    used_type,
+                ),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    async fn count(&self) -> StoreResult<u64> {
+        let row: Option<(i64,)> = self.first(&self.statements.characters.count, ()).await?;
+        let count = row.map(|(n,)| n).unwrap_or(0);
+        u64::try_from(count).map_err(|_| StoreError::Corrupt(format!("negative count {count}")))
+    }
+}

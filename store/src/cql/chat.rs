@@ -1,0 +1,393 @@
+//! Conversations, memories and daily message credits over CQL.
+//!
+//! Messages and memories live in one partition per user–character pair, newest first.
+//! The chat list (`conversations`) keeps each pair's newest message, rewritten by every
+//! append and refreshed from the pair's partition after an edit or delete. Credits are
+//! taken by compare-and-set, as they are worth money.
+
+use std::time::Duration;
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::{EntryId, MemoryId, MessageId, Speaker};
+use async_trait::async_trait;
+use rand::Rng;
+use scylla::statement::prepared::PreparedStatement;
+
+use super::{CqlStore, Kind, Preparer, corrupt};
+use crate::{
+    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, StoreError,
+    StoreResult, StoredMessage,
+};
+
+/// Compare-and-set rounds on one user's credits before giving up.
+const MAX_ATTEMPTS: u32 = 100;
+
+pub(super) struct Statements {
+    insert_message: PreparedStatement,
+    messages: PreparedStatement,
+    messages_before: PreparedStatement,
+    message: PreparedStatement,
+    set_message: PreparedStatement,
+    delete_message: PreparedStatement,
+    delete_pair_messages: PreparedStatement,
+    upsert_conversation: PreparedStatement,
+    conversations: PreparedStatement,
+    delete_conversation: PreparedStatement,
+    delete_conversations: PreparedStatement,
+    insert_partner: PreparedStatement,
+    partners: PreparedStatement,
+    delete_partners: PreparedStatement,
+    insert_memory: PreparedStatement,
+    memories: PreparedStatement,
+    memory: PreparedStatement,
+    set_memory: PreparedStatement,
+    delete_memory: PreparedStatement,
+    delete_pair_memories: PreparedStatement,
+    credits: PreparedStatement,
+    first_credit: PreparedStatement,
+    set_credits: PreparedStatement,
+}
+
+impl Statements {
+    pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
+        let pair = "user_id = ? AND character_id = ?";
+        Ok(Self {
+            insert_message: p
+                .prepare(
+                    "INSERT INTO messages (user_id, character_id, message_id, speaker, content) VALUES (?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            messages: p
+                .prepare(&format!("SELECT message_id, speaker, content FROM messages WHERE {pair} LIMIT ?"), Kind::Idempotent)
+                .await?,
+            messages_before: p
+                .prepare(
+                    &format!("SELECT message_id, speaker, content FROM messages WHERE {pair} AND message_id < ? LIMIT ?"),
+                    Kind::Idempotent,
+                )
+                .await?,
+            message: p
+                .prepare(&format!("SELECT message_id FROM messages WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .await?,
+            set_message: p
+                .prepare(&format!("UPDATE messages SET content = ? WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .await?,
+            delete_message: p
+                .prepare(&format!("DELETE FROM messages WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .await?,
+            delete_pair_messages: p.prepare(&format!("DELETE FROM messages WHERE {pair}"), Kind::Idempotent).await?,
+            upsert_conversation: p
+                .prepare(
+                    "INSERT INTO conversations (user_id, character_id, last_message_id, last_speaker, last_content)
+                     VALUES (?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            conversations: p
+                .prepare(
+                    "SELECT character_id, last_message_id, last_speaker, last_content FROM conversations WHERE user_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_conversation: p.prepare(&format!("DELETE FROM conversations WHERE {pair}"), Kind::Idempotent).await?,
+            delete_conversations: p.prepare("DELETE FROM conversations WHERE user_id = ?", Kind::Idempotent).await?,
+            insert_partner: p
+                .prepare("INSERT INTO chat_partners (user_id, character_id) VALUES (?, ?)", Kind::Idempotent)
+                .await?,
+            partners: p.prepare("SELECT character_id FROM chat_partners WHERE user_id = ?", Kind::Idempotent).await?,
+            delete_partners: p.prepare("DELETE FROM chat_partners WHERE user_id = ?", Kind::Idempotent).await?,
+            insert_memory: p
+                .prepare(
+                    "INSERT INTO memories (user_id, character_id, memory_id, content, origin) VALUES (?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            memories: p
+                .prepare(&format!("SELECT memory_id, content, origin FROM memories WHERE {pair}"), Kind::Idempotent)
+                .await?,
+            memory: p
+                .prepare(&format!("SELECT memory_id FROM memories WHERE {pair} AND memory_id = ?"), Kind::Idempotent)
+                .await?,
+            set_memory: p
+                .prepare(
+                    &format!("UPDATE memories SET content = ?, origin = 'user' WHERE {pair} AND memory_id = ?"),
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_memory: p
+                .prepare(&format!("DELETE FROM memories WHERE {pair} AND memory_id = ?"), Kind::Idempotent)
+                .await?,
+            delete_pair_memories: p.prepare(&format!("DELETE FROM memories WHERE {pair}"), Kind::Idempotent).await?,
+            credits: p
+                .prepare("SELECT used FROM message_credits WHERE user_id = ? AND day = ?", Kind::Idempotent)
+                .await?,
+            first_credit: p
+                .prepare(
+                    "INSERT INTO message_credits (user_id, day, used) VALUES (?, ?, 1) IF NOT EXISTS",
+                    Kind::Conditional,
+                )
+                .await?,
+            set_credits: p
+                .prepare(
+                    "UPDATE message_credits SET used = ? WHERE user_id = ? AND day = ? IF used = ?",
+                    Kind::Conditional,
+                )
+                .await?,
+        })
+    }
+}
+
+type MessageRow = (i64, String, String);
+
+fn stored(row: MessageRow) -> StoreResult<StoredMessage> {
+    let (id, speaker, content) = row;
+    Ok(StoredMessage {
+        message_id: MessageId::from_raw(id),
+        speaker: Speaker::from_code(&speaker).map_err(corrupt)?,
+        content,
+    })
+}
+
+fn origin_code(origin: MemoryOrigin) -> &'static str {
+    match origin {
+        MemoryOrigin::Extracted => "extracted",
+        MemoryOrigin::User => "user",
+    }
+}
+
+fn origin(code: &str) -> StoreResult<MemoryOrigin> {
+    match code {
+        "extracted" => Ok(MemoryOrigin::Extracted),
+        "user" => Ok(MemoryOrigin::User),
+        other => Err(StoreError::Corrupt(format!("unknown memory origin {other:?}"))),
+    }
+}
+
+/// A short random pause between compare-and-set rounds.
+async fn back_off(attempt: u32) {
+    let pause = rand::thread_rng().gen_range(1..=(2 + attempt.min(20) * 2));
+    tokio::time::sleep(Duration::from_millis(u64::from(pause))).await;
+}
+
+impl CqlStore {
+    /// Rewrites the pair's chat-list entry from its newest message (or removes it).
+    async fn refresh_conversation(&self, user: &str, character: &str) -> StoreResult<()> {
+        let s = &self.statements.chat;
+        let newest: Option<MessageRow> = self.first(&s.messages, (user, character, 1_i32)).await?;
+        match newest {
+            Some((id, speaker, content)) => {
+                self.run(&s.upsert_conversation, (user, character, id, speaker, content)).await?;
+            }
+            None => {
+                self.run(&s.delete_conversation, (user, character)).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every conversation and memory of the user (account deletion).
+    pub(super) async fn delete_chats_of(&self, user_id: &UserId) -> StoreResult<()> {
+        let s = &self.statements.chat;
+        let user = user_id.as_str();
+        let partners: Vec<(String,)> = self.paged(&s.partners, (user,)).await?;
+        for (character,) in partners {
+            self.run(&s.delete_pair_messages, (user, &character)).await?;
+            self.run(&s.delete_pair_memories, (user, &character)).await?;
+        }
+        self.run(&s.delete_conversations, (user,)).await?;
+        self.run(&s.delete_partners, (user,)).await?;
+        Ok(())
+    }
+
+    async fn used_credits(&self, user: &str, day: i64) -> StoreResult<Option<i32>> {
+        let row: Option<(Option<i32>,)> = self.first(&self.statements.chat.credits, (user, day)).await?;
+        Ok(row.map(|(used,)| used.unwrap_or(0)))
+    }
+}
+
+#[async_trait]
+impl ConversationRepo for CqlStore {
+    async fn append(&self, user_id: &UserId, character_id: &CharacterId, message: StoredMessage) -> StoreResult<()> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let id = message.message_id.raw();
+        self.run(&s.insert_partner, (user, character)).await?;
+        self.run(&s.insert_message, (user, character, id, message.speaker.code(), &message.content)).await?;
+        self.run(&s.upsert_conversation, (user, character, id, message.speaker.code(), &message.content)).await?;
+        Ok(())
+    }
+
+    async fn messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        before: Option<MessageId>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredMessage>> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        let rows: Vec<MessageRow> = match before {
+            Some(before) => self.rows(&s.messages_before, (user, character, before.raw(), limit)).await?,
+            None => self.rows(&s.messages, (user, character, limit)).await?,
+        };
+        rows.into_iter().map(stored).collect()
+    }
+
+    async fn update_message(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_id: MessageId,
+        content: &str,
+    ) -> StoreResult<bool> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let existing: Option<(i64,)> = self.first(&s.message, (user, character, message_id.raw())).await?;
+        if existing.is_none() {
+            return Ok(false);
+        }
+        self.run(&s.set_message, (content, user, character, message_id.raw())).await?;
+        self.refresh_conversation(user, character).await?;
+        Ok(true)
+    }
+
+    async fn delete_messages(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_ids: &[MessageId],
+    ) -> StoreResult<u64> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let mut deleted = 0;
+        for id in message_ids {
+            let existing: Option<(i64,)> = self.first(&s.message, (user, character, id.raw())).await?;
+            if existing.is_some() {
+                self.run(&s.delete_message, (user, character, id.raw())).await?;
+                deleted += 1;
+            }
+        }
+        if deleted > 0 {
+            self.refresh_conversation(user, character).await?;
+        }
+        Ok(deleted)
+    }
+
+    async fn list(&self, user_id: &UserId) -> StoreResult<Vec<ConversationSummary>> {
+        type Row = (String, i64, String, String);
+        let rows: Vec<Row> = self.paged(&self.statements.chat.conversations, (user_id.as_str(),)).await?;
+        let mut list = rows
+            .into_iter()
+            .map(|(character_id, id, speaker, content)| {
+                Ok(ConversationSummary {
+                    character_id: CharacterId::parse(&character_id).map_err(corrupt)?,
+                    last_message: stored((id, speaker, content))?,
+                })
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        // Ids grow with time: the most recently active conversation first.
+        list.sort_by_key(|c| std::cmp::Reverse(c.last_message.message_id.raw()));
+        Ok(list)
+    }
+
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<bool> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let any: Option<MessageRow> = self.first(&s.messages, (user, character, 1_i32)).await?;
+        self.run(&s.delete_pair_messages, (user, character)).await?;
+        self.run(&s.delete_conversation, (user, character)).await?;
+        Ok(any.is_some())
+    }
+}
+
+#[async_trait]
+impl MemoryRepo for CqlStore {
+    async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        self.run(&s.insert_partner, (user, character)).await?;
+        let values = (user, character, memory.memory_id.raw(), &memory.content, origin_code(memory.origin));
+        self.run(&s.insert_memory, values).await.map(|_| ())
+    }
+
+    async fn list(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<Vec<Memory>> {
+        let rows: Vec<(i64, String, String)> =
+            self.paged(&self.statements.chat.memories, (user_id.as_str(), character_id.as_str())).await?;
+        rows.into_iter()
+            .map(|(id, content, code)| Ok(Memory { memory_id: EntryId::from_raw(id), content, origin: origin(&code)? }))
+            .collect()
+    }
+
+    async fn update(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        content: &str,
+    ) -> StoreResult<bool> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let existing: Option<(i64,)> = self.first(&s.memory, (user, character, memory_id.raw())).await?;
+        if existing.is_none() {
+            return Ok(false);
+        }
+        self.run(&s.set_memory, (content, user, character, memory_id.raw())).await?;
+        Ok(true)
+    }
+
+    async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        let existing: Option<(i64,)> = self.first(&s.memory, (user, character, memory_id.raw())).await?;
+        if existing.is_none() {
+            return Ok(false);
+        }
+        self.run(&s.delete_memory, (user, character, memory_id.raw())).await?;
+        Ok(true)
+    }
+}
+
+#[async_trait]
+impl MessageCreditRepo for CqlStore {
+    async fn take(&self, user_id: &UserId, day: i64, limit: u32) -> StoreResult<Option<u32>> {
+        let s = &self.statements.chat;
+        let user = user_id.as_str();
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        for attempt in 0..MAX_ATTEMPTS {
+            let won = match self.used_credits(user, day).await? {
+                Some(used) if used >= limit => return Ok(None),
+                Some(used) => self.conditional(&s.set_credits, (used + 1, user, day, used)).await?.then_some(used + 1),
+                None if limit <= 0 => return Ok(None),
+                None => self.conditional(&s.first_credit, (user, day)).await?.then_some(1),
+            };
+            if let Some(now_used) = won {
+                return Ok(Some(now_used as u32));
+            }
+            back_off(attempt).await;
+        }
+        Err(StoreError::Unavailable(format!("the message credits of {user} stayed contended")))
+    }
+
+    async fn give_back(&self, user_id: &UserId, day: i64) -> StoreResult<()> {
+        let s = &self.statements.chat;
+        let user = user_id.as_str();
+        for attempt in 0..MAX_ATTEMPTS {
+            let used = match self.used_credits(user, day).await? {
+                Some(used) if used > 0 => used,
+                _ => return Ok(()),
+            };
+            if self.conditional(&s.set_credits, (used - 1, user, day, used)).await? {
+                return Ok(());
+            }
+            back_off(attempt).await;
+        }
+        Err(StoreError::Unavailable(format!("the message credits of {user} stayed contended")))
+    }
+
+    async fn used(&self, user_id: &UserId, day: i64) -> StoreResult<u32> {
+        Ok(self.used_credits(user_id.as_str(), day).await?.unwrap_or(0).max(0) as u32)
+    }
+}

@@ -1,0 +1,142 @@
+//! The coin ledger over CQL. The balance (`coin`) and a sequence number (`ledger_seq`) are
+//! static columns of the account's partition, and each ledger row clusters under it; an
+//! entry is applied by one conditional batch on that partition: the balance moves only
+//! if `ledger_seq` is still the one read (compare-and-set), and the row goes in only if its
+//! `txn_id` is new. Both happen or neither, so the balance always equals the sum of the rows.
+
+use std::time::Duration;
+
+use amora_domain::account::UserId;
+use async_trait::async_trait;
+use rand::Rng;
+use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::prepared::PreparedStatement;
+
+use super::{CqlStore, Kind, Preparer, applied, unavailable};
+use crate::{LedgerEntry, LedgerOutcome, LedgerRepo, StoreError, StoreResult};
+
+/// Attempts of the compare-and-set before the store reports itself unavailable; each lost
+/// round means another entry of the same account was applied meanwhile.
+const MAX_ATTEMPTS: u32 = 200;
+
+pub(super) struct Statements {
+    balance: PreparedStatement,
+    entry: PreparedStatement,
+    rows: PreparedStatement,
+    apply: Batch,
+}
+
+impl Statements {
+    pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
+        let set_balance = p
+            .prepare(
+                "UPDATE accounts SET coin = ?, ledger_seq = ? WHERE user_id = ? IF ledger_seq = ?",
+                Kind::Conditional,
+            )
+            .await?;
+        let insert_row = p
+            .prepare(
+                "INSERT INTO accounts (user_id, txn_id, delta, reason, balance_after, seq, txn_created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS",
+                Kind::Conditional,
+            )
+            .await?;
+        let mut apply = Batch::new(BatchType::Logged);
+        apply.append_statement(set_balance);
+        apply.append_statement(insert_row);
+        apply.set_consistency(p.settings.consistency);
+        apply.set_serial_consistency(Some(p.settings.serial_consistency));
+        apply.set_request_timeout(Some(p.settings.request_timeout));
+        apply.set_is_idempotent(false);
+        Ok(Self {
+            balance: p
+                .prepare("SELECT user_no, coin, ledger_seq FROM accounts WHERE user_id = ? LIMIT 1", Kind::Idempotent)
+                .await?,
+            entry: p.prepare("SELECT txn_id FROM accounts WHERE user_id = ? AND txn_id = ?", Kind::Idempotent).await?,
+            rows: p
+                .prepare(
+                    "SELECT txn_id, delta, reason, txn_created_at, seq FROM accounts WHERE user_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            apply,
+        })
+    }
+}
+
+/// What the account looks like before an attempt.
+enum Before {
+    NoAccount,
+    Replayed { balance: i64 },
+    At { balance: i64, seq: i64 },
+}
+
+impl CqlStore {
+    async fn before(&self, entry: &LedgerEntry) -> StoreResult<Before> {
+        let s = &self.statements.ledger;
+        let user = entry.user_id.as_str();
+        let row: Option<(Option<String>, Option<i64>, Option<i64>)> = self.first(&s.balance, (user,)).await?;
+        let Some((Some(_), coin, seq)) = row else { return Ok(Before::NoAccount) };
+        let balance = coin.unwrap_or(0);
+        let existing: Option<(String,)> = self.first(&s.entry, (user, &entry.txn_id)).await?;
+        if existing.is_some() {
+            return Ok(Before::Replayed { balance });
+        }
+        Ok(Before::At { balance, seq: seq.unwrap_or(0) })
+    }
+}
+
+#[async_trait]
+impl LedgerRepo for CqlStore {
+    async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome> {
+        let user = entry.user_id.as_str();
+        for attempt in 0..MAX_ATTEMPTS {
+            let (balance, seq) = match self.before(&entry).await? {
+                Before::NoAccount => return Ok(LedgerOutcome::NoAccount),
+                Before::Replayed { balance } => return Ok(LedgerOutcome::Replayed { balance }),
+                Before::At { balance, seq } => (balance, seq),
+            };
+            let after =
+                balance.checked_add(entry.delta).ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
+            if after < 0 {
+                return Ok(LedgerOutcome::Insufficient { balance });
+            }
+            let values = (
+                (after, seq + 1, user, seq),
+                (user, &entry.txn_id, entry.delta, &entry.reason, after, seq + 1, entry.created_at),
+            );
+            let result = self.session.batch(&self.statements.ledger.apply, values).await.map_err(unavailable)?;
+            if applied(result)? {
+                return Ok(LedgerOutcome::Applied { balance: after });
+            }
+            // Lost the round to another entry (or this txn_id arrived meanwhile): read
+            // again. A short random pause keeps contending writers from colliding in step.
+            let pause = rand::thread_rng().gen_range(1..=(2 + attempt.min(20) * 2));
+            tokio::time::sleep(Duration::from_millis(u64::from(pause))).await;
+        }
+        Err(StoreError::Unavailable(format!("the balance of {user} stayed contended for {MAX_ATTEMPTS} attempts")))
+    }
+
+    async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>> {
+        type LedgerRow = (Option<String>, Option<i64>, Option<String>, Option<i64>, Option<i64>);
+        let rows: Vec<LedgerRow> = self.paged(&self.statements.ledger.rows, (user_id.as_str(),)).await?;
+        // The account's own (static) row comes back with no txn_id; the rest are entries.
+        let mut entries: Vec<(i64, LedgerEntry)> = rows
+            .into_iter()
+            .filter_map(|(txn_id, delta, reason, created_at, seq)| {
+                Some((
+                    seq.unwrap_or(0),
+                    LedgerEntry {
+                        user_id: user_id.clone(),
+                        txn_id: txn_id?,
+                        delta: delta.unwrap_or(0),
+                        reason: reason.unwrap_or_default(),
+                        created_at: created_at.unwrap_or(0),
+                    },
+                ))
+            })
+            .collect();
+        entries.sort_by_key(|(seq, _)| *seq);
+        Ok(entries.into_iter().map(|(_, entry)| entry).collect())
+    }
+}

@@ -1,0 +1,336 @@
+//! The ScyllaDB store, spoken over CQL with the `scylla` driver, so it runs the same on
+//! ScyllaDB and on Apache Cassandra 5 (the test command's CQL server). Tables come from
+//! `schema.cql` at the repository root, applied idempotently when the store connects.
+//!
+//! Every statement is prepared once, at connection, with its consistency set there:
+//! `consistency` (LOCAL_QUORUM by default) for reads and writes, `serial_consistency`
+//! (SERIAL) for lightweight transactions. Only idempotent statements are marked so, and
+//! the driver's default retry policy retries only those. Lists are read with the driver's
+//! pager. Of a lightweight transaction's result only column 0 (`[applied]`) is read: the
+//! two servers answer different extra columns.
+
+mod accounts;
+mod characters;
+mod chat;
+mod ledger;
+mod media;
+mod telemetry;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures_util::TryStreamExt;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::deserialize::row::DeserializeRow;
+use scylla::response::query_result::QueryResult;
+use scylla::serialize::row::SerializeRow;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::{Consistency, SerialConsistency};
+use scylla::value::{CqlValue, Row};
+
+use crate::{Health, Store, StoreError, StoreResult};
+
+/// The schema every CQL store applies; the file an operator can read and run by hand.
+pub const SCHEMA: &str = include_str!("../../../schema.cql");
+
+/// How to reach the cluster and what keyspace to keep Amora's tables in.
+#[derive(Debug, Clone)]
+pub struct CqlSettings {
+    /// `host:port` of one or more nodes; the driver discovers the rest.
+    pub nodes: Vec<String>,
+    pub keyspace: String,
+    /// The keyspace's replication map as CQL, e.g.
+    /// `{'class': 'NetworkTopologyStrategy', 'replication_factor': 3}`.
+    pub replication: String,
+    /// On ScyllaDB, whether the keyspace uses tablets (`None`: the server's default).
+    /// Ignored on Cassandra, which has no such option.
+    pub tablets: Option<bool>,
+    pub consistency: Consistency,
+    pub serial_consistency: SerialConsistency,
+    pub request_timeout: Duration,
+}
+
+impl CqlSettings {
+    /// Settings for one local node, as tests and the conformance suite use.
+    pub fn local(node: &str, keyspace: &str) -> Self {
+        Self {
+            nodes: vec![node.to_owned()],
+            keyspace: keyspace.to_owned(),
+            replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}".into(),
+            tablets: None,
+            consistency: Consistency::LocalQuorum,
+            serial_consistency: SerialConsistency::Serial,
+            request_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Reads a consistency level by its CQL name (`LOCAL_QUORUM`, `ONE`, …).
+pub fn parse_consistency(name: &str) -> Option<Consistency> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "ANY" => Consistency::Any,
+        "ONE" => Consistency::One,
+        "TWO" => Consistency::Two,
+        "THREE" => Consistency::Three,
+        "QUORUM" => Consistency::Quorum,
+        "ALL" => Consistency::All,
+        "LOCAL_QUORUM" => Consistency::LocalQuorum,
+        "EACH_QUORUM" => Consistency::EachQuorum,
+        "LOCAL_ONE" => Consistency::LocalOne,
+        _ => return None,
+    })
+}
+
+/// Reads a serial consistency level (`SERIAL` or `LOCAL_SERIAL`).
+pub fn parse_serial_consistency(name: &str) -> Option<SerialConsistency> {
+    match name.to_ascii_uppercase().as_str() {
+        "SERIAL" => Some(SerialConsistency::Serial),
+        "LOCAL_SERIAL" => Some(SerialConsistency::LocalSerial),
+        _ => None,
+    }
+}
+
+/// One connection to the cluster, shared by every repository.
+pub struct CqlStore {
+    session: Session,
+    settings: CqlSettings,
+    statements: Statements,
+}
+
+/// Every prepared statement, by repository.
+struct Statements {
+    characters: characters::Statements,
+    media: media::Statements,
+    telemetry: telemetry::Statements,
+    accounts: accounts::Statements,
+    ledger: ledger::Statements,
+    chat: chat::Statements,
+    ping: PreparedStatement,
+}
+
+/// What kind of statement is being prepared, which decides its consistency and retries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A read, or a write that gives the same result when repeated: retried on failure.
+    Idempotent,
+    /// A lightweight transaction: SERIAL for its Paxos round, never retried blindly.
+    Conditional,
+}
+
+impl CqlStore {
+    /// Connects, creates the keyspace if needed, applies `schema.cql` and prepares every
+    /// statement.
+    pub async fn connect(settings: CqlSettings) -> StoreResult<Self> {
+        let session = SessionBuilder::new()
+            .known_nodes(&settings.nodes)
+            .connection_timeout(Duration::from_secs(10))
+            .build()
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("cannot connect to {:?}: {e}", settings.nodes)))?;
+        ensure_keyspace(&session, &settings).await?;
+        session.use_keyspace(&settings.keyspace, true).await.map_err(unavailable)?;
+        apply_schema(&session).await?;
+        let preparer = Preparer { session: &session, settings: &settings };
+        let statements = Statements {
+            characters: characters::Statements::prepare(&preparer).await?,
+            media: media::Statements::prepare(&preparer).await?,
+            telemetry: telemetry::Statements::prepare(&preparer).await?,
+            accounts: accounts::Statements::prepare(&preparer).await?,
+            ledger: ledger::Statements::prepare(&preparer).await?,
+            chat: chat::Statements::prepare(&preparer).await?,
+            ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
+        };
+        Ok(Self { session, settings, statements })
+    }
+
+    pub fn keyspace(&self) -> &str {
+        &self.settings.keyspace
+    }
+
+    /// All repositories of this store.
+    pub fn into_store(self) -> Store {
+        let shared = Arc::new(self);
+        Store {
+            characters: shared.clone(),
+            media: shared.clone(),
+            telemetry: shared.clone(),
+            users: shared.clone(),
+            sessions: shared.clone(),
+            sign_in_links: shared.clone(),
+            deletion_blocks: shared.clone(),
+            ledger: shared.clone(),
+            conversations: shared.clone(),
+            memories: shared.clone(),
+            message_credits: shared.clone(),
+            health: shared,
+        }
+    }
+
+    /// Runs a prepared statement and answers its single page of results.
+    async fn run(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<QueryResult> {
+        self.session.execute_unpaged(statement, values).await.map_err(unavailable)
+    }
+
+    /// Runs a query and reads every row of its (single-page) result.
+    async fn rows<R>(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<Vec<R>>
+    where
+        R: for<'f> DeserializeRow<'f, 'f>,
+    {
+        let result = self.run(statement, values).await?;
+        let rows = result.into_rows_result().map_err(corrupt)?;
+        rows.rows::<R>().map_err(corrupt)?.map(|row| row.map_err(corrupt)).collect()
+    }
+
+    /// The first row of a query's result, if any.
+    async fn first<R>(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<Option<R>>
+    where
+        R: for<'f> DeserializeRow<'f, 'f>,
+    {
+        Ok(self.rows(statement, values).await?.into_iter().next())
+    }
+
+    /// Reads every row of a query, page by page with the driver's pager.
+    async fn paged<R>(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<Vec<R>>
+    where
+        R: for<'f, 'm> DeserializeRow<'f, 'm> + 'static,
+    {
+        let pager = self.session.execute_iter(statement.clone(), values).await.map_err(unavailable)?;
+        pager.rows_stream::<R>().map_err(corrupt)?.try_collect().await.map_err(unavailable)
+    }
+
+    /// Runs a lightweight transaction and answers whether it applied.
+    async fn conditional(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<bool> {
+        applied(self.run(statement, values).await?)
+    }
+}
+
+/// Column 0 of a lightweight transaction's result, `[applied]`; the other columns differ
+/// between ScyllaDB and Cassandra, so they are never read.
+fn applied(result: QueryResult) -> StoreResult<bool> {
+    let rows = result.into_rows_result().map_err(corrupt)?;
+    let row: Row = rows.first_row().map_err(corrupt)?;
+    match row.columns.first() {
+        Some(Some(CqlValue::Boolean(applied))) => Ok(*applied),
+        other => Err(StoreError::Corrupt(format!("a conditional statement answered {other:?} for [applied]"))),
+    }
+}
+
+struct Preparer<'a> {
+    session: &'a Session,
+    settings: &'a CqlSettings,
+}
+
+impl Preparer<'_> {
+    async fn prepare(&self, cql: &str, kind: Kind) -> StoreResult<PreparedStatement> {
+        let mut statement = self
+            .session
+            .prepare(cql)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("cannot prepare `{cql}`: {e}")))?;
+        statement.set_consistency(self.settings.consistency);
+        statement.set_request_timeout(Some(self.settings.request_timeout));
+        match kind {
+            Kind::Idempotent => statement.set_is_idempotent(true),
+            Kind::Conditional => {
+                statement.set_serial_consistency(Some(self.settings.serial_consistency));
+                statement.set_is_idempotent(false);
+            }
+        }
+        Ok(statement)
+    }
+}
+
+/// Creates the keyspace from config when it does not exist. On ScyllaDB (told apart by its
+/// `system.scylla_local` table) the tablets option is added when configured.
+async fn ensure_keyspace(session: &Session, settings: &CqlSettings) -> StoreResult<()> {
+    if !settings.keyspace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || settings.keyspace.is_empty() {
+        return Err(StoreError::Unavailable(format!("invalid keyspace name {:?}", settings.keyspace)));
+    }
+    let is_scylla = session.query_unpaged("SELECT key FROM system.scylla_local LIMIT 1", ()).await.is_ok();
+    let tablets = match (is_scylla, settings.tablets) {
+        (true, Some(enabled)) => format!(" AND tablets = {{'enabled': {enabled}}}"),
+        _ => String::new(),
+    };
+    let cql = format!(
+        "CREATE KEYSPACE IF NOT EXISTS \"{}\" WITH replication = {}{tablets}",
+        settings.keyspace, settings.replication
+    );
+    session.query_unpaged(cql, ()).await.map_err(unavailable)?;
+    session.await_schema_agreement().await.map_err(unavailable)?;
+    Ok(())
+}
+
+/// Runs each statement of `schema.cql` (all `IF NOT EXISTS`) in the session's keyspace.
+async fn apply_schema(session: &Session) -> StoreResult<()> {
+    for statement in schema_statements(SCHEMA) {
+        session
+            .query_unpaged(statement.as_str(), ())
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("schema statement failed: {e}\n{statement}")))?;
+    }
+    session.await_schema_agreement().await.map_err(unavailable)?;
+    Ok(())
+}
+
+/// The statements of a CQL file: comments (`--` to the end of a line) dropped, split at
+/// semicolons. The schema holds no string literal with `;` or `--` in it.
+pub fn schema_statements(text: &str) -> Vec<String> {
+    let without_comments: String =
+        text.lines().map(|line| line.split("--").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    without_comments.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+#[async_trait]
+impl Health for CqlStore {
+    async fn ping(&self) -> StoreResult<()> {
+        self.run(&self.statements.ping, ()).await.map(|_| ())
+    }
+}
+
+fn unavailable(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(error.to_string())
+}
+
+fn corrupt(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(error.to_string())
+}
+
+/// Seconds left until `expires_at`, as a CQL TTL (at least 1: 0 would mean "never").
+fn ttl_until(expires_at: i64, now: i64) -> i32 {
+    (expires_at - now).clamp(1, i64::from(i32::MAX)) as i32
+}
+
+/// Seconds since the Unix epoch, by the clock of this node.
+fn now_seconds() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_file_splits_into_create_statements() {
+        let statements = schema_statements(SCHEMA);
+        assert!(statements.len() >= 15, "{statements:?}");
+        for statement in &statements {
+            assert!(statement.starts_with("CREATE TABLE IF NOT EXISTS"), "{statement}");
+            assert!(!statement.to_lowercase().contains("tablets"), "engine-only syntax in {statement}");
+        }
+    }
+
+    #[test]
+    fn consistency_names_are_read() {
+        assert_eq!(parse_consistency("local_quorum"), Some(Consistency::LocalQuorum));
+        assert_eq!(parse_consistency("nope"), None);
+        assert_eq!(parse_serial_consistency("LOCAL_SERIAL"), Some(SerialConsistency::LocalSerial));
+    }
+
+    #[test]
+    fn a_ttl_is_never_zero_or_negative() {
+        assert_eq!(ttl_until(100, 40), 60);
+        assert_eq!(ttl_until(10, 40), 1);
+    }
+}

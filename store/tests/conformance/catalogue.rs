@@ -1,0 +1,104 @@
+//! The character catalogue, media and telemetry: paging order, exposure, upserts.
+
+use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::gender::Gender;
+use amora_domain::paging::PageRequest;
+use amora_domain::telemetry::ErrorReport;
+use amora_domain::viewer::Viewer;
+use amora_store::{CatalogueEntry, MediaObject};
+
+use crate::backend;
+
+fn entry(n: i64, gender: Gender, exposure: Exposure) -> CatalogueEntry {
+    let character = Character {
+        card: CharacterCard {
+            character_id: CharacterId::parse(&format!("c-{n:03}")).unwrap(),
+            character_name: format!("Name {n}"),
+            character_age: CharacterAge::parse(18 + n % 27).unwrap(),
+            introduction: format!("Introduction {n}"),
+            character_photo: format!("/media/{n}.svg"),
+            character_image_list: if n % 2 == 0 { vec![format!("/media/{n}-b.svg")] } else { vec![] },
+            used_type: UsedType::from_code(n % 2).unwrap(),
+            gender,
+        },
+        personality: "warm".into(),
+        scenario: "a café".into(),
+        greeting: "Hi {{user}}".into(),
+        tags: vec!["kind".into(), "funny".into()],
+        creator_id: None,
+        exposure,
+    };
+    CatalogueEntry { character, rank: n }
+}
+
+fn ids(cards: &[CharacterCard]) -> Vec<String> {
+    cards.iter().map(|c| c.character_id.as_str().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn cards_page_in_rank_order_per_gender_and_hide_restricted_ones_from_new_viewers() {
+    let (store, _guard) = backend::fresh().await;
+    // Inserted out of order: the listing order is the rank, not the insertion.
+    let mut entries: Vec<_> = (0..25)
+        .rev()
+        .map(|n| entry(n, Gender::Girls, if n % 5 == 4 { Exposure::Restricted } else { Exposure::Everyone }))
+        .collect();
+    entries.extend((100..103).map(|n| entry(n, Gender::Guys, Exposure::Everyone)));
+    store.characters.upsert(entries).await.unwrap();
+    assert_eq!(store.characters.count().await.unwrap(), 28);
+
+    let page = |no, size| PageRequest::parse(no, size).unwrap();
+    let first = store.characters.list_cards(Gender::Girls, Viewer::Member, page(1, 10)).await.unwrap();
+    let second = store.characters.list_cards(Gender::Girls, Viewer::Member, page(2, 10)).await.unwrap();
+    let third = store.characters.list_cards(Gender::Girls, Viewer::Member, page(3, 10)).await.unwrap();
+    assert_eq!(ids(&first), (0..10).map(|n| format!("c-{n:03}")).collect::<Vec<_>>());
+    assert_eq!(ids(&second), (10..20).map(|n| format!("c-{n:03}")).collect::<Vec<_>>());
+    assert_eq!(third.len(), 5, "the last page is short");
+
+    let everyone: Vec<String> = (0..25).filter(|n| n % 5 != 4).map(|n| format!("c-{n:03}")).collect();
+    let signed_out = store.characters.list_cards(Gender::Girls, Viewer::SignedOut, page(1, 30)).await.unwrap();
+    assert_eq!(ids(&signed_out), everyone);
+    let new_user = store.characters.list_cards(Gender::Girls, Viewer::NewUser, page(2, 10)).await.unwrap();
+    assert_eq!(ids(&new_user), everyone[10..].to_vec(), "pages count only what the viewer sees");
+    let guys = store.characters.list_cards(Gender::Guys, Viewer::SignedOut, page(1, 30)).await.unwrap();
+    assert_eq!(ids(&guys), vec!["c-100", "c-101", "c-102"]);
+}
+
+#[tokio::test]
+async fn a_character_reads_back_whole_and_an_upsert_moves_it() {
+    let (store, _guard) = backend::fresh().await;
+    let original = entry(3, Gender::Girls, Exposure::Restricted);
+    store.characters.upsert(vec![original.clone(), entry(4, Gender::Girls, Exposure::Everyone)]).await.unwrap();
+    let id = original.character.card.character_id.clone();
+    assert_eq!(store.characters.get(&id).await.unwrap().unwrap(), original.character);
+    let even = entry(4, Gender::Girls, Exposure::Everyone);
+    let read = store.characters.get(&even.character.card.character_id).await.unwrap().unwrap();
+    assert_eq!(read.card.character_image_list.len(), 1);
+
+    let mut moved = original.clone();
+    moved.rank = 10;
+    moved.character.card.character_name = "Renamed".into();
+    store.characters.upsert(vec![moved]).await.unwrap();
+    let cards =
+        store.characters.list_cards(Gender::Girls, Viewer::Member, PageRequest::parse(1, 30).unwrap()).await.unwrap();
+    assert_eq!(ids(&cards), vec!["c-004", "c-003"], "moved after c-004, listed once");
+    assert_eq!(cards[1].character_name, "Renamed");
+    assert_eq!(store.characters.count().await.unwrap(), 2);
+    assert!(store.characters.get(&CharacterId::parse("missing").unwrap()).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn media_and_error_reports_are_kept() {
+    let (store, _guard) = backend::fresh().await;
+    let object = MediaObject { content_type: "image/svg+xml".into(), bytes: b"<svg/>".to_vec() };
+    store.media.put("m1", object.clone()).await.unwrap();
+    assert_eq!(store.media.get("m1").await.unwrap(), Some(object));
+    assert_eq!(store.media.get("m2").await.unwrap(), None);
+
+    for n in 0..3 {
+        let report = ErrorReport::bounded("TypeError", &format!("boom {n}"), "ua", "/", "", n, "stack");
+        store.telemetry.record_error_report(report).await.unwrap();
+    }
+    let recent = store.telemetry.recent_error_reports(2).await.unwrap();
+    assert_eq!(recent.iter().map(|r| r.message.as_str()).collect::<Vec<_>>(), vec!["boom 2", "boom 1"]);
+}
