@@ -27,6 +27,7 @@ fetch_cassandra() {
     echo "$root/lib"
     return 0
   fi
+  command -v java >/dev/null || apt_install openjdk-17-jdk-headless >&2
   command -v mvn >/dev/null || apt_install maven >&2
   mkdir -p "$root"
   cat >"$root/pom.xml" <<POM

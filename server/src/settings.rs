@@ -164,13 +164,68 @@ pub struct HttpSettings {
 #[serde(rename_all = "lowercase")]
 pub enum StoreKind {
     Embedded,
+    /// ScyllaDB (or Apache Cassandra 5) over CQL, as `[store.scylla]` says.
+    Scylla,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StoreSettings {
     pub kind: StoreKind,
+    /// The embedded store's folder; also where the outbox of sign-in mail is written.
     pub data_dir: PathBuf,
+    pub scylla: ScyllaSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScyllaSettings {
+    /// Contact points, `host:port` separated by commas; the driver discovers the rest.
+    pub nodes: String,
+    pub keyspace: String,
+    /// The keyspace's replication map in CQL, used when the server creates it.
+    pub replication: String,
+    /// ScyllaDB only: `on` or `off` sets the keyspace's tablets option, `default` leaves it.
+    pub tablets: String,
+    /// For reads and writes, e.g. `LOCAL_QUORUM`.
+    pub consistency: String,
+    /// For lightweight transactions: `SERIAL` or `LOCAL_SERIAL`.
+    pub serial_consistency: String,
+    pub request_timeout_ms: u64,
+}
+
+impl ScyllaSettings {
+    /// The store's settings, or what is wrong with these.
+    pub fn to_cql(&self) -> Result<amora_store::cql::CqlSettings, String> {
+        use amora_store::cql::{parse_consistency, parse_serial_consistency};
+        let nodes: Vec<String> =
+            self.nodes.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned).collect();
+        if nodes.is_empty() {
+            return Err("store.scylla.nodes names no node".into());
+        }
+        let tablets = match self.tablets.as_str() {
+            "default" => None,
+            "on" => Some(true),
+            "off" => Some(false),
+            other => return Err(format!("store.scylla.tablets must be on, off or default, got {other:?}")),
+        };
+        let consistency = parse_consistency(&self.consistency)
+            .ok_or_else(|| format!("store.scylla.consistency: unknown level {:?}", self.consistency))?;
+        let serial_consistency = parse_serial_consistency(&self.serial_consistency)
+            .ok_or_else(|| format!("store.scylla.serial_consistency: unknown level {:?}", self.serial_consistency))?;
+        if self.request_timeout_ms == 0 {
+            return Err("store.scylla.request_timeout_ms must be at least 1".into());
+        }
+        Ok(amora_store::cql::CqlSettings {
+            nodes,
+            keyspace: self.keyspace.clone(),
+            replication: self.replication.clone(),
+            tablets,
+            consistency,
+            serial_consistency,
+            request_timeout: std::time::Duration::from_millis(self.request_timeout_ms),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -334,6 +389,9 @@ impl Settings {
         let accounts = &self.accounts;
         if accounts.session_ttl_secs <= 0 || accounts.sign_in_link_ttl_secs <= 0 || accounts.deletion_block_secs < 0 {
             return Err(SettingsError::Invalid("accounts durations must be positive".into()));
+        }
+        if self.store.kind == StoreKind::Scylla {
+            self.store.scylla.to_cql().map_err(SettingsError::Invalid)?;
         }
         url::Url::parse(&self.http.public_base_url)
             .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;

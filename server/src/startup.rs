@@ -12,6 +12,7 @@ use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
 use amora_actors::Node;
 use amora_actors::registry::RegistryLimits;
 use amora_store::Store;
+use amora_store::cql::CqlStore;
 use amora_store::embedded::EmbeddedStore;
 use tracing_actix_web::TracingLogger;
 
@@ -103,6 +104,13 @@ async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
             // Opening applies migrations, which blocks: keep it off the async threads.
             let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(&data_dir)).await??;
             tracing::info!(path = %store.path().display(), "embedded store open");
+            Ok(store.into_store())
+        }
+        StoreKind::Scylla => {
+            let cql = settings.store.scylla.to_cql().map_err(anyhow::Error::msg)?;
+            let nodes = cql.nodes.join(",");
+            let store = CqlStore::connect(cql).await?;
+            tracing::info!(%nodes, keyspace = store.keyspace(), "CQL store open, schema applied");
             Ok(store.into_store())
         }
     }

@@ -15,7 +15,7 @@ async fn app_with_mail(sink: &SmtpSink, extra: &[(&str, &str)]) -> TestApp {
 }
 
 /// The session cookie a response sets, as `name=value`.
-fn session_cookie(headers: &reqwest::header::HeaderMap) -> Option<String> {
+pub(crate) fn session_cookie(headers: &reqwest::header::HeaderMap) -> Option<String> {
     headers
         .get_all("set-cookie")
         .iter()
@@ -24,12 +24,12 @@ fn session_cookie(headers: &reqwest::header::HeaderMap) -> Option<String> {
         .map(|v| v.split(';').next().unwrap_or_default().to_owned())
 }
 
-fn voucher_of(cookie: &str) -> String {
+pub(crate) fn voucher_of(cookie: &str) -> String {
     cookie.trim_start_matches("amora_session=").to_owned()
 }
 
 /// Follows a mailed link; returns where it redirected and the session cookie it set.
-async fn follow(app: &TestApp, link: &str) -> (String, Option<String>) {
+pub(crate) async fn follow(app: &TestApp, link: &str) -> (String, Option<String>) {
     let path = link.split_once("/lust/api").map(|(_, rest)| format!("/lust/api{rest}")).unwrap();
     let response = app.get(&path).await;
     assert_eq!(response.status(), 302);
@@ -38,7 +38,7 @@ async fn follow(app: &TestApp, link: &str) -> (String, Option<String>) {
 }
 
 /// Signs a new person in by mailed link and returns their voucher.
-async fn sign_in_by_email(app: &TestApp, sink: &SmtpSink, email: &str) -> String {
+pub(crate) async fn sign_in_by_email(app: &TestApp, sink: &SmtpSink, email: &str) -> String {
     let before = sink.messages_to(email).len();
     assert_eq!(app.send_sign_in_link(email).await.data, json!(true));
     let link = link_in(&sink.wait_for_nth(email, before + 1).await);

@@ -20,10 +20,10 @@ use crate::helpers::{TestApp, spawn_app_env};
 mod llama_server;
 
 /// Long enough for a reply on two busy cores, debug build included.
-const REPLY: Duration = Duration::from_secs(120);
-const FREE_CHARACTER: &str = "gf-002";
+pub(crate) const REPLY: Duration = Duration::from_secs(120);
+pub(crate) const FREE_CHARACTER: &str = "gf-002";
 
-fn model_path() -> String {
+pub(crate) fn model_path() -> String {
     let path = std::env::var("AMORA_MODEL_PATH")
         .expect("AMORA_MODEL_PATH is not set: run `eval \"$(scripts/lib/model.sh env)\"` first (scripts/test does)");
     assert!(std::path::Path::new(&path).is_file(), "AMORA_MODEL_PATH={path} is not a file");
@@ -52,17 +52,17 @@ async fn user_with_socket(app: &TestApp, name: &str) -> (UserId, String, Socket)
     (user_id, voucher, socket)
 }
 
-async fn act(socket: &mut Socket, action: &str, data: Value) {
+pub(crate) async fn act(socket: &mut Socket, action: &str, data: Value) {
     let frame = json!({ "action": action, "data": data }).to_string();
     socket.stream.send(Message::Text(frame.into())).await.unwrap();
 }
 
-async fn send(socket: &mut Socket, character: &str, content: &str) {
+pub(crate) async fn send(socket: &mut Socket, character: &str, content: &str) {
     act(socket, "chatSend", json!({ "characterId": character, "content": content })).await;
 }
 
 /// Events until `chatDone` or `chatError` (inclusive).
-async fn until_reply_ends(socket: &mut Socket) -> Vec<Value> {
+pub(crate) async fn until_reply_ends(socket: &mut Socket) -> Vec<Value> {
     let mut events = Vec::new();
     loop {
         let event = socket.next_event(REPLY).await.expect("an event before the reply ended");
@@ -74,18 +74,18 @@ async fn until_reply_ends(socket: &mut Socket) -> Vec<Value> {
     }
 }
 
-fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
+pub(crate) fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == name).collect()
 }
 
-async fn messages(app: &TestApp, voucher: &str, character: &str, before: Option<&str>, size: i64) -> Value {
+pub(crate) async fn messages(app: &TestApp, voucher: &str, character: &str, before: Option<&str>, size: i64) -> Value {
     let payload = json!({ "characterId": character, "beforeId": before, "pageSize": size });
     let envelope = app.post_api_as(Some(voucher), "/user/v1/chat/getMessageList", payload).await.0;
     assert_eq!(envelope.code, 200, "{}", envelope.msg);
     envelope.data
 }
 
-fn contents(page: &Value) -> Vec<String> {
+pub(crate) fn contents(page: &Value) -> Vec<String> {
     page["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect()
 }
 

@@ -82,6 +82,19 @@ pub async fn spawn_app_env(overrides: Vec<(String, String)>) -> TestApp {
 }
 
 impl TestApp {
+    /// The API helpers of a test app, aimed at a node running in another process.
+    pub fn remote(address: String, store: Store) -> TestApp {
+        let temp = tempfile::tempdir().expect("temp dir");
+        TestApp {
+            address,
+            client: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client"),
+            store,
+            data_dir: temp.path().join("data"),
+            key: EnvelopeKey::from_secret(SECRET).expect("key"),
+            _temp: temp,
+        }
+    }
+
     pub fn key(&self) -> &EnvelopeKey {
         &self.key
     }

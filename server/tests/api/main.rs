@@ -5,6 +5,7 @@ mod accounts;
 mod characters;
 mod chat;
 mod cluster;
+mod cql_cluster;
 mod crosscheck;
 mod envelope;
 mod helpers;

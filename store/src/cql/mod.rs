@@ -297,9 +297,14 @@ fn corrupt(error: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(error.to_string())
 }
 
-/// Seconds left until `expires_at`, as a CQL TTL (at least 1: 0 would mean "never").
+/// The longest TTL written: 5 years. Servers refuse more than 20 years, and Cassandra in
+/// its default storage compatibility mode refuses any expiry past 2038-01-19.
+const MAX_TTL_SECS: i64 = 157_680_000;
+
+/// Seconds left until `expires_at`, as a CQL TTL: at least 1 (0 would mean "never") and
+/// at most `MAX_TTL_SECS` (the row's own expiry column still decides when it ends).
 fn ttl_until(expires_at: i64, now: i64) -> i32 {
-    (expires_at - now).clamp(1, i64::from(i32::MAX)) as i32
+    (expires_at - now).clamp(1, MAX_TTL_SECS) as i32
 }
 
 /// Seconds since the Unix epoch, by the clock of this node.
@@ -332,5 +337,6 @@ mod tests {
     fn a_ttl_is_never_zero_or_negative() {
         assert_eq!(ttl_until(100, 40), 60);
         assert_eq!(ttl_until(10, 40), 1);
+        assert_eq!(ttl_until(i64::MAX / 2, 0), MAX_TTL_SECS as i32);
     }
 }
