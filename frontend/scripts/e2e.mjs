@@ -7,6 +7,9 @@
 // (frontend/dist) and the server binary: AMORA_BIN, default ../target/debug/amora (relative
 // to frontend/). The server gets a random operator token, which the journeys receive with
 // the binary's path (E2E_ADMIN_TOKEN, E2E_AMORA_BIN) to run `amora admin …` against it.
+// Chat replies come from the real embedded model: AMORA_MODEL_PATH (exported by the test
+// command) names the GGUF file, else the server's default under AMORA_CACHE; replies are
+// kept short (AMORA_CHAT__MAX_REPLY_TOKENS, default here 40) so the chat journey stays quick.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -144,6 +147,8 @@ try {
       AMORA_MAIL__SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       // Turns the operator API on, for journeys that credit coins or make a user paid.
       AMORA_ADMIN__TOKEN: adminToken,
+      ...(process.env.AMORA_MODEL_PATH ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH } : {}),
+      AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

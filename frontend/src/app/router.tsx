@@ -10,6 +10,7 @@ import { isLanguage } from '@/lib/languages';
 const HomePage = lazy(() => import('@/features/home/components/home-page'));
 const NotFoundPage = lazy(() => import('@/app/routes/not-found'));
 const SettingsPage = lazy(() => import('@/features/settings/components/settings-page'));
+const ChatPage = lazy(() => import('@/features/chat/components/chat-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -18,13 +19,15 @@ function LanguageGate() {
 }
 
 /**
- * Screens inside the main frame. Chat, gallery, image generation, creation, pricing,
- * payments, blog, legal and landing screens are added by their own issues.
+ * Screens inside the main frame. Gallery, image generation, creation, pricing, payments,
+ * blog, legal and landing screens are added by their own issues.
  */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
   { path: 'ai-boyfriend', element: <HomePage gender={Gender.guys} /> },
   { path: 'setting', element: <SettingsPage /> },
+  // `/chat` (the list) and `/chat/{characterId}`: one route, so switching chats keeps the screen.
+  { path: 'chat/:characterId?', element: <ChatPage /> },
 ];
 
 /** Screens outside the main frame. */

@@ -99,3 +99,52 @@ export type GenderValue = (typeof Gender)[keyof typeof Gender];
 export function isGender(value: unknown): value is GenderValue {
   return value === 0 || value === 1;
 }
+
+/** A character with what its pages show beyond the card (docs/api.md "Shapes, as served"). */
+export interface Character extends CharacterCard {
+  personality: string;
+  scenario: string;
+  greeting: string;
+  tags: string[];
+}
+
+/**
+ * One message of a conversation (docs/api.md "Chat"). Ids are time-ordered decimal strings
+ * beyond JavaScript's safe integers: compare them with `compareEntryIds`, never as numbers.
+ */
+export interface ChatMessage {
+  messageId: string;
+  speaker: 'user' | 'character';
+  content: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** A fact about the user that a character keeps (docs/api.md "Chat"). */
+export interface Memory {
+  memoryId: string;
+  content: string;
+  origin: 'extracted' | 'user';
+  createdAt: number;
+}
+
+/** One conversation of the chat list, most recently active first. */
+export interface ChatSummary {
+  characterId: string;
+  characterName: string;
+  characterPhoto: string;
+  lastMessage: ChatMessage;
+}
+
+/** One page of history, newest first; `creditsLeft` is null for paid users (unlimited). */
+export interface MessagePage {
+  messages: ChatMessage[];
+  hasMore: boolean;
+  creditsLeft: number | null;
+}
+
+/** Orders time-ordered ids (decimal strings of any length) without losing precision. */
+export function compareEntryIds(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -41,18 +41,45 @@ function rustFrames(): Map<string, RustFrame[]> {
   return frames;
 }
 
-/** The "Server → client" table of docs/api.md: event → field → 'string' | 'number' | other. */
+/**
+ * The kind of one documented value, in the schema's notation: `"gf-001"` is a string,
+ * `40004` a number, `"stop" \| "length"` an enum, `ChatMessage \| null` a nullable shape,
+ * `["…"]` a string array, `Memory[]` an array of a shape.
+ */
+function documentedKind(value: string): string {
+  const alternatives = value.split(/\s*\\\|\s*/).map((part) => part.trim());
+  const literals: string[] = [];
+  const kinds: string[] = [];
+  let nullable = false;
+  for (const part of alternatives) {
+    if (part === 'null') nullable = true;
+    else if (part.startsWith('"')) literals.push(part.slice(1, -1));
+    else if (/^[-\d]/.test(part)) kinds.push('number');
+    else if (/^\[".*"\]$/.test(part)) kinds.push('string[]');
+    else if (/^[A-Z]\w*(\[\])?$/.test(part)) kinds.push(part);
+    else kinds.push(`other(${part})`);
+  }
+  if (literals.length === 1) kinds.unshift('string');
+  if (literals.length > 1) kinds.unshift(`enum:${literals.join('|')}`);
+  return [...kinds, ...(nullable ? ['null'] : [])].join('|');
+}
+
+/** The "Server → client" table of docs/api.md: event → field → kind (see documentedKind). */
 function documentedEvents(): Map<string, Map<string, string>> {
   const doc = readFileSync(join(repoRoot, 'docs/api.md'), 'utf8');
   const section = doc.slice(doc.indexOf('Server → client'), doc.indexOf('Client → server'));
   const events = new Map<string, Map<string, string>>();
   for (const row of section.matchAll(/^\| `(\w+)` \| `(.*?)` \|/gm)) {
+    const body = row[2]!.replace(/^\{/, '').replace(/\}$/, '');
     const fields = new Map<string, string>();
-    // A field starts the object or follows a comma; its example value says its type.
-    for (const field of row[2]!.matchAll(/(?:^\{|,\s*)"(\w+)"(?:\s*:\s*(.))?/g)) {
-      const first = field[2];
-      fields.set(field[1]!, first === '"' ? 'string' : first !== undefined && /[-\d]/.test(first) ? 'number' : 'other');
-    }
+    // A field starts the object or follows a comma; its example value (up to the next
+    // field) says its kind. A field without an example is documented as 'undocumented'.
+    const starts = [...body.matchAll(/(?:^|,\s*)"(\w+)"(\s*:\s*)?/g)];
+    starts.forEach((start, i) => {
+      const from = start.index! + start[0].length;
+      const to = i + 1 < starts.length ? starts[i + 1]!.index! : body.length;
+      fields.set(start[1]!, start[2] ? documentedKind(body.slice(from, to)) : 'undocumented');
+    });
     events.set(row[1]!, fields);
   }
   return events;
@@ -96,6 +123,43 @@ describe('parseServerEvent', () => {
       ['{"event":"error","data":{"code":10006,"msg":"unknown action \\"fly\\""}}', { event: 'error', data: { code: 10006, msg: 'unknown action "fly"' } }],
     ];
     for (const [text, event] of examples) expect(parseServerEvent(text)).toEqual(event);
+  });
+
+  it('reads the chat events of the documented conversation', () => {
+    const message = { messageId: '1763810000000101234', speaker: 'character', content: 'Hey there!', createdAt: 1763810000000 } as const;
+    expect(
+      parseServerEvent(
+        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000}}}',
+      ),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', message } });
+    expect(
+      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","message":null}}'),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', message: null } });
+    expect(parseServerEvent('{"event":"chatError","data":{"characterId":"gf-001","replyId":null,"code":40004,"msg":"no free messages"}}')).toEqual({
+      event: 'chatError',
+      data: { characterId: 'gf-001', replyId: null, code: 40004, msg: 'no free messages' },
+    });
+    expect(parseServerEvent('{"event":"chatMessageDeleted","data":{"characterId":"gf-001","messageIds":["7","8"]}}')).toEqual({
+      event: 'chatMessageDeleted',
+      data: { characterId: 'gf-001', messageIds: ['7', '8'] },
+    });
+    const memory = { memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, extra: 1 };
+    expect(parseServerEvent(JSON.stringify({ event: 'memorySaved', data: { characterId: 'gf-001', added: 1, memories: [memory] } }))).toEqual({
+      event: 'memorySaved',
+      data: { characterId: 'gf-001', added: 1, memories: [{ memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5 }] },
+    });
+  });
+
+  it.each([
+    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","message":null}}'],
+    ['a missing nullable field', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop"}}'],
+    ['a message with an unknown speaker', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"1","speaker":"narrator","content":"x","createdAt":1}}}'],
+    ['a message id sent as a number', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":1,"speaker":"user","content":"x","createdAt":1}}}'],
+    ['a reply id that is neither text nor null', '{"event":"chatError","data":{"characterId":"a","replyId":5,"code":1,"msg":""}}'],
+    ['deleted ids that are not all text', '{"event":"chatMessageDeleted","data":{"characterId":"a","messageIds":["1",2]}}'],
+    ['a memory of an unknown origin', '{"event":"memorySaved","data":{"characterId":"a","added":0,"memories":[{"memoryId":"1","content":"x","origin":"dream","createdAt":1}]}}'],
+  ])('drops a chat event with %s', (_what, frame) => {
+    expect(parseServerEvent(frame)).toBeNull();
   });
 
   it('keeps only the known fields', () => {

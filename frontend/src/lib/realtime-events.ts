@@ -3,13 +3,25 @@
  * `{"event": NAME, "data": {...}}`. One schema describes each event's fields; the
  * TypeScript union is derived from it, the parser checks incoming frames against it, and
  * `realtime-events.test.ts` checks it against the events the Rust server builds
- * (`Frame::new` in actors/ and server/), so the two cannot drift apart unnoticed.
- *
- * Events another screen owns (chat, memories) are added here when that screen reads them;
- * until then the parser drops them like any unknown event.
+ * (`Frame::new` in actors/ and server/) and the event table of docs/api.md, so the three
+ * cannot drift apart unnoticed. Client → server actions are typed here too.
  */
+import type { ChatMessage, Memory } from '@/lib/api-types';
 
-type FieldKind = 'string' | 'number';
+/**
+ * What a field holds, written the way the docs/api.md table shows it: `string`, `number`,
+ * a shape of docs/api.md (`ChatMessage`, `Memory[]`), `string[]`, `…|null` when it may be
+ * null, and `enum:a|b` for a string that is one of a fixed set.
+ */
+type FieldKind =
+  | 'string'
+  | 'number'
+  | 'string|null'
+  | 'string[]'
+  | 'ChatMessage'
+  | 'ChatMessage|null'
+  | 'Memory[]'
+  | `enum:${string}`;
 
 export const SERVER_EVENT_SCHEMA = {
   /** Right after connecting. */
@@ -20,12 +32,43 @@ export const SERVER_EVENT_SCHEMA = {
   pong: {},
   /** A frame the server could not act on; the socket stays open. */
   error: { code: 'number', msg: 'string' },
+  /** A message was stored: the user's (from any tab) or a new conversation's greeting. */
+  chatMessage: { characterId: 'string', message: 'ChatMessage' },
+  /** The next piece of a reply being written; `replyId` is the id the stored reply will have. */
+  chatDelta: { characterId: 'string', replyId: 'string', delta: 'string' },
+  /** The reply is stored (`message` null: stopped before any text, nothing stored). */
+  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled' },
+  /** A chat action was refused, or the reply failed (its partial text is dropped). */
+  chatError: { characterId: 'string', replyId: 'string|null', code: 'number', msg: 'string' },
+  /** Messages were removed (the old reply, on regenerate). */
+  chatMessageDeleted: { characterId: 'string', messageIds: 'string[]' },
+  /** Memories are being extracted (`isMemoriesSaving`). */
+  memorySaving: { characterId: 'string' },
+  /** Extraction ended; every memory of the pair, newest first. */
+  memorySaved: { characterId: 'string', added: 'number', memories: 'Memory[]' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 type Schema = typeof SERVER_EVENT_SCHEMA;
 export type ServerEventName = keyof Schema;
 
-type KindType<K extends FieldKind> = K extends 'string' ? string : number;
+type Split<S extends string> = S extends `${infer Head}|${infer Tail}` ? Head | Split<Tail> : S;
+type KindType<K extends FieldKind> = K extends 'string'
+  ? string
+  : K extends 'number'
+    ? number
+    : K extends 'string|null'
+      ? string | null
+      : K extends 'string[]'
+        ? string[]
+        : K extends 'ChatMessage'
+          ? ChatMessage
+          : K extends 'ChatMessage|null'
+            ? ChatMessage | null
+            : K extends 'Memory[]'
+              ? Memory[]
+              : K extends `enum:${infer Values}`
+                ? Split<Values>
+                : never;
 type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKind ? KindType<Fields[F]> : never };
 
 /** Every server event, keyed by `event`. */
@@ -34,12 +77,76 @@ export type ServerEvent = { [E in ServerEventName]: { event: E; data: DataOf<Sch
 /** The event named `E`. */
 export type ServerEventOf<E extends ServerEventName> = Extract<ServerEvent, { event: E }>;
 
+/** Client → server actions (docs/api.md "Client → server"), keyed by `action`. */
+export type ClientAction =
+  | { action: 'ping'; data: Record<string, never> }
+  | { action: 'getBalance'; data: Record<string, never> }
+  | { action: 'chatSend'; data: { characterId: string; content: string } }
+  | { action: 'chatStop'; data: { characterId: string } }
+  | { action: 'chatRegenerate'; data: { characterId: string } }
+  | { action: 'saveMemories'; data: { characterId: string } };
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isEventName(name: unknown): name is ServerEventName {
   return typeof name === 'string' && Object.hasOwn(SERVER_EVENT_SCHEMA, name);
+}
+
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** A ChatMessage as docs/api.md shapes it; extra fields are dropped. */
+function readChatMessage(value: unknown): ChatMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { messageId, speaker, content, createdAt } = value;
+  if (typeof messageId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
+  if (speaker !== 'user' && speaker !== 'character') return undefined;
+  return { messageId, speaker, content, createdAt };
+}
+
+function readMemory(value: unknown): Memory | undefined {
+  if (!isRecord(value)) return undefined;
+  const { memoryId, content, origin, createdAt } = value;
+  if (typeof memoryId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
+  if (origin !== 'extracted' && origin !== 'user') return undefined;
+  return { memoryId, content, origin, createdAt };
+}
+
+/** Every element read by `read`, or undefined when the value is no array or one element fails. */
+function readArray<T>(value: unknown, read: (item: unknown) => T | undefined): T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: T[] = [];
+  for (const item of value) {
+    const parsed = read(item);
+    if (parsed === undefined) return undefined;
+    out.push(parsed);
+  }
+  return out;
+}
+
+const NOT_VALID = Symbol('not valid');
+
+/** The field's value as the kind says, or NOT_VALID. */
+function readField(kind: FieldKind, value: unknown): unknown {
+  if (kind.startsWith('enum:')) return typeof value === 'string' && kind.slice(5).split('|').includes(value) ? value : NOT_VALID;
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string' ? value : NOT_VALID;
+    case 'number':
+      return isFiniteNumber(value) ? value : NOT_VALID;
+    case 'string|null':
+      return value === null || typeof value === 'string' ? value : NOT_VALID;
+    case 'string[]':
+      return readArray(value, (item) => (typeof item === 'string' ? item : undefined)) ?? NOT_VALID;
+    case 'ChatMessage':
+      return readChatMessage(value) ?? NOT_VALID;
+    case 'ChatMessage|null':
+      return value === null ? null : (readChatMessage(value) ?? NOT_VALID);
+    case 'Memory[]':
+      return readArray(value, readMemory) ?? NOT_VALID;
+  }
+  return NOT_VALID;
 }
 
 /**
@@ -59,9 +166,11 @@ export function parseServerEvent(text: unknown): ServerEvent | null {
   const fields: Record<string, FieldKind> = SERVER_EVENT_SCHEMA[value.event];
   const data: Record<string, unknown> = {};
   for (const [field, kind] of Object.entries(fields)) {
-    const fieldValue = value.data[field];
-    if (typeof fieldValue !== kind || (kind === 'number' && !Number.isFinite(fieldValue))) return null;
-    data[field] = fieldValue;
+    // A nullable field must still be present: `null`, not missing.
+    if (!Object.hasOwn(value.data, field)) return null;
+    const read = readField(kind, value.data[field]);
+    if (read === NOT_VALID) return null;
+    data[field] = read;
   }
   return { event: value.event, data } as ServerEvent;
 }

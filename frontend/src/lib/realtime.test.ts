@@ -6,7 +6,9 @@ import {
   backoffDelay,
   onServerEvent,
   type RealtimeSocket,
+  realtimeConnectedAtom,
   realtimeUrl,
+  sendAction,
   startRealtime,
 } from '@/lib/realtime';
 import type { ServerEvent } from '@/lib/realtime-events';
@@ -22,8 +24,12 @@ class FakeSocket implements RealtimeSocket {
   onclose: RealtimeSocket['onclose'] = null;
   onerror: RealtimeSocket['onerror'] = null;
   closedWith: number | null = null;
+  sent: unknown[] = [];
   constructor(readonly url: string) {
     FakeSocket.opened.push(this);
+  }
+  send(text: string) {
+    this.sent.push(JSON.parse(text));
   }
   close(code?: number) {
     this.closedWith = code ?? 1005;
@@ -223,6 +229,38 @@ describe('startRealtime', () => {
     await vi.runAllTimersAsync();
     expect(refreshUser).toHaveBeenCalledTimes(1);
     expect(sockets()).toHaveLength(1);
+  });
+
+  it('sends actions only through a socket that said hello, and says when it cannot', () => {
+    const chatSend = { action: 'chatSend', data: { characterId: 'gf-001', content: 'Hi Mia!' } } as const;
+    expect(sendAction(chatSend)).toBe(false);
+    store.set(userInfoAtom, user());
+    start();
+    const first = latest();
+    expect(sendAction(chatSend)).toBe(false);
+    expect(store.get(realtimeConnectedAtom)).toBe(false);
+    first.say(hello);
+    expect(store.get(realtimeConnectedAtom)).toBe(true);
+    expect(sendAction(chatSend)).toBe(true);
+    expect(first.sent).toEqual([chatSend]);
+
+    first.drop();
+    expect(store.get(realtimeConnectedAtom)).toBe(false);
+    expect(sendAction({ action: 'chatStop', data: { characterId: 'gf-001' } })).toBe(false);
+    vi.advanceTimersByTime(BACKOFF_CAP_MS);
+    const second = latest();
+    // A screen that refetches on the reconnect's hello can already send.
+    const unsubscribe = onServerEvent((event) => {
+      if (event.event === 'hello') sendAction({ action: 'saveMemories', data: { characterId: 'gf-001' } });
+    });
+    second.say(hello);
+    unsubscribe();
+    expect(second.sent).toEqual([{ action: 'saveMemories', data: { characterId: 'gf-001' } }]);
+    expect(first.sent).toHaveLength(1);
+
+    halt();
+    expect(store.get(realtimeConnectedAtom)).toBe(false);
+    expect(sendAction(chatSend)).toBe(false);
   });
 
   it('ignores malformed frames and keeps the socket open', () => {

@@ -5,9 +5,12 @@
  * an exponential backoff with full jitter (1 s doubling to 30 s), so that a restarted node
  * is not hit by every client at once; after a reconnect, and on every `tokenCount`, the
  * user info is refetched, which is what updates the header balance in every tab.
+ * Screens send actions with `sendAction` and follow events with `onServerEvent`; a
+ * `hello` after the first tells them to refetch what they show.
  */
+import { atom } from 'jotai';
 import { apiBaseUrl } from '@/lib/api-client';
-import { parseServerEvent, type ServerEvent } from '@/lib/realtime-events';
+import { parseServerEvent, type ClientAction, type ServerEvent } from '@/lib/realtime-events';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { store } from '@/lib/store';
 import { refreshUserInfo, userInfoAtom } from '@/lib/user';
@@ -43,7 +46,22 @@ export interface RealtimeSocket {
   onmessage: ((event: MessageEvent) => void) | null;
   onclose: ((event: CloseEvent) => void) | null;
   onerror: ((event: Event) => void) | null;
+  send(data: string): void;
   close(code?: number, reason?: string): void;
+}
+
+/** True while a socket is open and has said `hello`: actions can be sent. */
+export const realtimeConnectedAtom = atom(false);
+
+/** Sends through the socket that said `hello`; set by startRealtime. */
+let sendText: ((text: string) => boolean) | null = null;
+
+/**
+ * Sends one action to the server; false (nothing sent) while no socket is connected, so
+ * the caller can say so instead of waiting for an answer that cannot come.
+ */
+export function sendAction(action: ClientAction): boolean {
+  return sendText?.(JSON.stringify(action)) ?? false;
 }
 
 export interface RealtimeOptions {
@@ -82,9 +100,29 @@ export function startRealtime(options: RealtimeOptions = {}): () => void {
     void refreshUser();
   }
 
+  /** The socket that said `hello`, the one actions go through. */
+  let ready: RealtimeSocket | null = null;
+
+  function setReady(next: RealtimeSocket | null) {
+    ready = next;
+    store.set(realtimeConnectedAtom, next !== null);
+  }
+
+  sendText = (text) => {
+    if (!ready) return false;
+    try {
+      ready.send(text);
+      return true;
+    } catch {
+      // Closing under our feet: the close handler reconnects.
+      return false;
+    }
+  };
+
   function closeSocket() {
     if (reconnectTimer !== null) clearTimeout(reconnectTimer);
     reconnectTimer = null;
+    setReady(null);
     if (!socket) return;
     const closing = socket;
     socket = null;
@@ -93,11 +131,13 @@ export function startRealtime(options: RealtimeOptions = {}): () => void {
     closing.close(CLOSE_NORMAL);
   }
 
-  function receive(data: unknown): ServerEvent | null {
+  function receive(data: unknown, from: RealtimeSocket): ServerEvent | null {
     const event = parseServerEvent(data);
     if (!event) return null;
     if (event.event === 'hello') {
       attempt = 0;
+      // Ready before the listeners hear `hello`, so that a screen refetching on it can send.
+      setReady(from);
       // State may have changed while no socket listened.
       if (helloBefore) refresh();
       helloBefore = true;
@@ -125,11 +165,12 @@ export function startRealtime(options: RealtimeOptions = {}): () => void {
     socket = current;
     current.onmessage = (message) => {
       if (socket !== current) return;
-      if (receive(message.data)?.event === 'hello') saidHello = true;
+      if (receive(message.data, current)?.event === 'hello') saidHello = true;
     };
     current.onclose = () => {
       if (socket !== current) return;
       socket = null;
+      setReady(null);
       reconnectTimer = setTimeout(connect, backoffDelay(attempt, random));
       attempt += 1;
       // Refused before `hello` (HTTP 401 looks like any failed upgrade in a browser): the
@@ -154,6 +195,7 @@ export function startRealtime(options: RealtimeOptions = {}): () => void {
   return () => {
     unsubscribe();
     closeSocket();
+    sendText = null;
     userId = null;
   };
 }

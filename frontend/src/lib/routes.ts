@@ -60,6 +60,11 @@ export function isChatPath(path: string): boolean {
   return path === ROUTES.chat || path.startsWith(`${ROUTES.chat}/`);
 }
 
+/** `/chat/{characterId}`: one conversation open (on phones, without the tab bar). */
+export function isConversationPath(path: string): boolean {
+  return path.startsWith(`${ROUTES.chat}/`) && path.length > ROUTES.chat.length + 1;
+}
+
 export function chatPathFor(characterId: string): string {
   return `${ROUTES.chat}/${encodeURIComponent(characterId)}`;
 }

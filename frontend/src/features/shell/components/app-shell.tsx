@@ -12,12 +12,13 @@ import { TabBar } from '@/features/shell/components/tab-bar';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { useRoutePath } from '@/hooks/use-localized-path';
 import { pcMenuCollapsedAtom } from '@/lib/app-state';
-import { isChatPath } from '@/lib/routes';
+import { isChatPath, isConversationPath } from '@/lib/routes';
 import { SIDE_MENU_COLLAPSED_WIDTH, SIDE_MENU_WIDTH } from '@/lib/site';
 
 /**
  * The main frame: header, side menu (wide screens) or drawer and tab bar (≤ 1024 px), the
- * routed page and the footer.
+ * routed page and the footer. Chat routes collapse the side menu to 80 px and have no
+ * footer; an open conversation on a phone has no tab bar.
  */
 export function AppShell() {
   const { t } = useTranslation();
@@ -25,6 +26,8 @@ export function AppShell() {
   const path = useRoutePath();
   const { pathname } = useLocation();
   const chat = isChatPath(path);
+  // An open conversation keeps its input at the bottom of a phone's screen: no tab bar there.
+  const tabBar = mobile && !isConversationPath(path);
   const manuallyCollapsed = useAtomValue(pcMenuCollapsedAtom);
   const collapsed = chat || manuallyCollapsed;
   const menuWidth = collapsed ? SIDE_MENU_COLLAPSED_WIDTH : SIDE_MENU_WIDTH;
@@ -41,12 +44,12 @@ export function AppShell() {
       {mobile ? (
         <>
           <MobileDrawer open={drawerOpen} onClose={closeDrawer} />
-          <TabBar />
+          {tabBar && <TabBar />}
         </>
       ) : (
         <SideMenu collapsed={collapsed} forcedCollapsed={chat} />
       )}
-      <div className={`${styles.frame} ${mobile ? styles.mobile : ''}`} style={{ paddingLeft: mobile ? 0 : menuWidth }}>
+      <div className={`${styles.frame} ${tabBar ? styles.mobile : ''}`} style={{ paddingLeft: mobile ? 0 : menuWidth }}>
         <main className={styles.main}>
           <Suspense fallback={<Spinner label={t('common.loading')} />}>
             <Outlet />

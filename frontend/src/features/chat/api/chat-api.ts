@@ -1,0 +1,71 @@
+/**
+ * The chat screen's HTTP calls (docs/api.md "Chat"): conversations, history pages, the
+ * user's own messages and the memories panel. Sending, stopping, regenerating and saving
+ * memories go over the WebSocket (`sendAction`), where the answers stream.
+ */
+import { apiPost } from '@/lib/api-client';
+import { ApiCode, type Character, type ChatMessage, type ChatSummary, type Memory, type MessagePage } from '@/lib/api-types';
+
+/** History page size; the server's default. */
+export const MESSAGE_PAGE_SIZE = 30;
+/** A message is 1–2,000 characters (trimmed), as the server enforces. */
+export const MESSAGE_MAX_CHARS = 2000;
+/** A memory is 1–200 characters. */
+export const MEMORY_MAX_CHARS = 200;
+
+/** Failures a form or the screen explains in place instead of the generic notification. */
+const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound, ApiCode.rateLimited];
+
+/** POST /user/v1/character/getCharacterInfo: the header's portrait and name; 10006 when unknown or hidden. */
+export function getCharacterInfo(characterId: string) {
+  return apiPost<Character>('/user/v1/character/getCharacterInfo', { characterId }, { handledCodes: [ApiCode.notFound] });
+}
+
+/** POST chat/getChatList: the user's conversations, most recently active first. */
+export function getChatList() {
+  return apiPost<ChatSummary[]>('/user/v1/chat/getChatList', {});
+}
+
+/** POST chat/getMessageList: newest first; `beforeId` = the oldest id held, for the page before it. */
+export function getMessageList(characterId: string, beforeId?: string) {
+  return apiPost<MessagePage>(
+    '/user/v1/chat/getMessageList',
+    { characterId, pageSize: MESSAGE_PAGE_SIZE, ...(beforeId ? { beforeId } : {}) },
+    { handledCodes: [ApiCode.notFound] },
+  );
+}
+
+/** POST chat/deleteChat: the conversation and the character's memories of the user. */
+export function deleteChat(characterId: string) {
+  return apiPost<boolean>('/user/v1/chat/deleteChat', { characterId });
+}
+
+/** POST chat/editMessage: only the user's own messages; checked like a new message (10070). */
+export function editMessage(characterId: string, messageId: string, content: string) {
+  return apiPost<ChatMessage>('/user/v1/chat/editMessage', { characterId, messageId, content }, { handledCodes: EXPLAINED });
+}
+
+/** POST chat/deleteMessage: only the user's own messages. */
+export function deleteMessage(characterId: string, messageId: string) {
+  return apiPost<boolean>('/user/v1/chat/deleteMessage', { characterId, messageId });
+}
+
+/** POST memory/getMemoryList: newest first. */
+export function getMemoryList(characterId: string) {
+  return apiPost<Memory[]>('/user/v1/memory/getMemoryList', { characterId }, { handledCodes: [ApiCode.notFound] });
+}
+
+/** POST memory/addMemory: 1–200 characters, at most 100 per character. */
+export function addMemory(characterId: string, content: string) {
+  return apiPost<Memory>('/user/v1/memory/addMemory', { characterId, content }, { handledCodes: EXPLAINED });
+}
+
+/** POST memory/updateMemory: the memory becomes the user's own. */
+export function updateMemory(characterId: string, memoryId: string, content: string) {
+  return apiPost<boolean>('/user/v1/memory/updateMemory', { characterId, memoryId, content }, { handledCodes: EXPLAINED });
+}
+
+/** POST memory/deleteMemory. */
+export function deleteMemory(characterId: string, memoryId: string) {
+  return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId });
+}

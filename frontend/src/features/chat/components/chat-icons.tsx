@@ -1,0 +1,51 @@
+/** Line icons only the chat screen uses (24×24, currentColor), kept out of the first screen's bundle. */
+import type { SVGProps } from 'react';
+
+type IconProps = SVGProps<SVGSVGElement> & { size?: number };
+
+function Svg({ size = 20, children, ...rest }: IconProps & { children: React.ReactNode }) {
+  return (
+    <svg
+      width={size}
+      height={size}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.8}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+      {...rest}
+    >
+      {children}
+    </svg>
+  );
+}
+
+export const SendIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 12 20 4l-5 16-3.5-6.5z" />
+    <path d="M11.5 13.5 20 4" />
+  </Svg>
+);
+export const StopIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="6.5" y="6.5" width="11" height="11" rx="2.5" fill="currentColor" stroke="none" />
+  </Svg>
+);
+export const RegenerateIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M20 11a8 8 0 0 0-14.3-4.9L4 8" />
+    <path d="M4 3.5V8h4.5" />
+    <path d="M4 13a8 8 0 0 0 14.3 4.9L20 16" />
+    <path d="M20 20.5V16h-4.5" />
+  </Svg>
+);
+export const MemoryIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M9.5 4.5a3 3 0 0 0-5 2.2 3 3 0 0 0-1 5.3 3.2 3.2 0 0 0 2.6 5 3 3 0 0 0 3.4 2.5V4.5z" />
+    <path d="M14.5 4.5a3 3 0 0 1 5 2.2 3 3 0 0 1 1 5.3 3.2 3.2 0 0 1-2.6 5 3 3 0 0 1-3.4 2.5V4.5z" />
+    <path d="M9.5 4.5a2.5 2.5 0 0 1 5 0" />
+  </Svg>
+);

@@ -1,0 +1,152 @@
+import { useAtomValue, useSetAtom } from 'jotai';
+import { useCallback, useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useParams } from 'react-router';
+import { Button } from '@/components/button';
+import { ChatIcon } from '@/components/icons';
+import { Spinner } from '@/components/splash';
+import styles from '@/features/chat/components/chat.module.css';
+import { Conversation } from '@/features/chat/components/conversation';
+import { ConversationList } from '@/features/chat/components/conversation-list';
+import { useChatList } from '@/features/chat/hooks/use-chat-list';
+import { useLocalizedPath } from '@/hooks/use-localized-path';
+import { useIsMobile } from '@/hooks/use-media-query';
+import { usePageMeta } from '@/hooks/use-page-meta';
+import { chatBeforePagePathAtom, showLoginTipAtom } from '@/lib/app-state';
+import { ROUTES, chatPathFor } from '@/lib/routes';
+import { trackPageView } from '@/lib/telemetry';
+import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
+
+/**
+ * Signed out, the chat screen asks to sign in, like the guarded menu items: the login
+ * prompt opens once, and closes again when the visitor leaves without signing in.
+ */
+function SignedOut() {
+  const { t } = useTranslation();
+  const openLogin = useSetAtom(showLoginTipAtom);
+  useEffect(() => {
+    openLogin(true);
+    return () => openLogin(false);
+  }, [openLogin]);
+  return (
+    <section className={styles.signedOut} data-testid="chat-signed-out">
+      <span className={styles.emptyIcon}>
+        <ChatIcon size={28} />
+      </span>
+      <h1 className={styles.emptyTitle}>{t('chat.signedOutTitle')}</h1>
+      <p>{t('chat.signedOutText')}</p>
+      <Button onClick={() => openLogin(true)}>{t('header.signIn')}</Button>
+    </section>
+  );
+}
+
+/** The list and the open chat side by side on wide screens; one of them at a time on phones. */
+function ChatScreen({ characterId }: { characterId: string | undefined }) {
+  const { t } = useTranslation();
+  const mobile = useIsMobile();
+  const navigate = useNavigate();
+  const localize = useLocalizedPath();
+  const chats = useChatList();
+  const before = useAtomValue(chatBeforePagePathAtom);
+  const setBefore = useSetAtom(chatBeforePagePathAtom);
+  const autoOpened = useRef(false);
+
+  // Wide screens open the most recent chat rather than an empty pane.
+  useEffect(() => {
+    if (mobile || characterId || autoOpened.current || chats.status !== 'ready') return;
+    const newest = chats.list[0];
+    autoOpened.current = true;
+    if (newest) navigate(localize(chatPathFor(newest.characterId)), { replace: true });
+  }, [mobile, characterId, chats.status, chats.list, navigate, localize]);
+
+  const openFromList = useCallback(() => {
+    // On a phone the list is a page of its own: the chat's back button returns to it.
+    if (mobile) setBefore(window.location.pathname);
+  }, [mobile, setBefore]);
+
+  // Back to where the chat was opened from (a home keeps its list and scroll), else home.
+  const back = useCallback(() => {
+    const recorded = before !== ROUTES.home && before !== window.location.pathname;
+    navigate(recorded ? before : localize(ROUTES.home));
+  }, [before, localize, navigate]);
+
+  // Opening a character for the first time stores its greeting: the list then has it.
+  const listed = chats.list.some((summary) => summary.characterId === characterId);
+  const { reload } = chats;
+  const onLoaded = useCallback(() => {
+    if (!listed) void reload();
+  }, [listed, reload]);
+
+  const deleteChat = useCallback(
+    async (id: string) => {
+      const done = await chats.remove(id);
+      if (done && id === characterId) navigate(localize(ROUTES.chat), { replace: true });
+      return done;
+    },
+    [chats, characterId, navigate, localize],
+  );
+
+  const list = (
+    <ConversationList
+      list={chats.list}
+      status={chats.status}
+      activeId={characterId}
+      onOpen={openFromList}
+      onDelete={deleteChat}
+      onRetry={() => void chats.reload()}
+    />
+  );
+  const conversation = characterId ? (
+    <Conversation
+      key={characterId}
+      characterId={characterId}
+      summary={chats.list.find((summary) => summary.characterId === characterId)}
+      mobile={mobile}
+      onBack={back}
+      onLoaded={onLoaded}
+    />
+  ) : (
+    <div className={styles.centerNote}>
+      {chats.status === 'ready' && chats.list.length > 0 ? <p>{t('chat.pickConversation')}</p> : <Spinner label={t('common.loading')} />}
+    </div>
+  );
+
+  if (mobile) {
+    return (
+      <div className={`${styles.page} ${styles.mobilePage} ${characterId ? styles.mobileConversation : ''}`} data-testid="chat-page">
+        {characterId ? conversation : list}
+      </div>
+    );
+  }
+  return (
+    <div className={styles.page} data-testid="chat-page">
+      {list}
+      {conversation}
+    </div>
+  );
+}
+
+/** `/chat` and `/chat/{characterId}` (spec section 2), signed in only. */
+export default function ChatPage() {
+  const { t } = useTranslation();
+  const { characterId } = useParams();
+  const getting = useAtomValue(gettingUserAtom);
+  const loggedIn = useAtomValue(isLoggedInAtom);
+  const localize = useLocalizedPath();
+
+  usePageMeta({
+    title: t('chat.metaTitle'),
+    description: t('chat.metaDescription'),
+    keywords: '',
+    noIndex: true,
+    breadcrumbs: [
+      { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) },
+      { name: t('nav.chat'), path: localize(ROUTES.chat) },
+    ],
+  });
+  useEffect(() => trackPageView('chat'), []);
+
+  if (getting) return <Spinner label={t('common.loading')} />;
+  if (!loggedIn) return <SignedOut />;
+  return <ChatScreen characterId={characterId} />;
+}

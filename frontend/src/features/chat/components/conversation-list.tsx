@@ -1,0 +1,118 @@
+import { useAtomValue } from 'jotai';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { buttonClassName } from '@/components/button';
+import { ChatIcon, TrashIcon } from '@/components/icons';
+import { LocalizedLink } from '@/components/localized-link';
+import { Spinner } from '@/components/splash';
+import styles from '@/features/chat/components/chat.module.css';
+import { formatListTime } from '@/features/chat/components/chat-time';
+import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
+import type { ChatSummary } from '@/lib/api-types';
+import { interestedGenderAtom, languageAtom } from '@/lib/app-state';
+import { chatPathFor, homePathFor } from '@/lib/routes';
+
+export interface ConversationListProps {
+  list: ChatSummary[];
+  status: 'loading' | 'ready' | 'failed';
+  activeId: string | undefined;
+  onOpen: (characterId: string) => void;
+  onDelete: (characterId: string) => Promise<boolean>;
+  onRetry: () => void;
+}
+
+/** The user's chats, most recent first: portrait, name, last message and its time; each can be deleted. */
+export function ConversationList({ list, status, activeId, onOpen, onDelete, onRetry }: ConversationListProps) {
+  const { t } = useTranslation();
+  const language = useAtomValue(languageAtom);
+  const gender = useAtomValue(interestedGenderAtom);
+  const [deleting, setDeleting] = useState<ChatSummary | null>(null);
+
+  let body;
+  if (status === 'loading' && list.length === 0) body = <Spinner label={t('common.loading')} />;
+  else if (status === 'failed' && list.length === 0)
+    body = (
+      <div className={styles.listEmpty}>
+        <p>{t('chat.listFailed')}</p>
+        <button type="button" className={buttonClassName({ variant: 'secondary', size: 'small' })} onClick={onRetry}>
+          {t('home.retry')}
+        </button>
+      </div>
+    );
+  else if (list.length === 0)
+    body = (
+      <div className={styles.listEmpty} data-testid="chat-list-empty">
+        <span className={styles.emptyIcon}>
+          <ChatIcon size={26} />
+        </span>
+        <p className={styles.emptyTitle}>{t('chat.emptyListTitle')}</p>
+        <p>{t('chat.emptyListText')}</p>
+        <LocalizedLink to={homePathFor(gender)} className={buttonClassName({ size: 'small' })}>
+          {t('chat.explore')}
+        </LocalizedLink>
+      </div>
+    );
+  else
+    body = (
+      <ul className={styles.list}>
+        {list.map((summary) => {
+          const last = summary.lastMessage;
+          const active = summary.characterId === activeId;
+          return (
+            <li key={summary.characterId} className={`${styles.listItem} ${active ? styles.listActive : ''}`} data-testid="chat-list-item" data-character-id={summary.characterId}>
+              <LocalizedLink
+                to={chatPathFor(summary.characterId)}
+                className={styles.listLink}
+                aria-current={active ? 'page' : undefined}
+                onClick={() => onOpen(summary.characterId)}
+              >
+                <span className={styles.listPortrait}>
+                  <img src={summary.characterPhoto} alt="" loading="lazy" />
+                </span>
+                <span className={styles.listText}>
+                  <span className={styles.listTop}>
+                    <span className={styles.listName}>{summary.characterName}</span>
+                    <time className={styles.listTime} dateTime={new Date(last.createdAt).toISOString()}>
+                      {formatListTime(last.createdAt, language)}
+                    </time>
+                  </span>
+                  <span className={styles.listPreview}>
+                    {last.speaker === 'user' ? `${t('chat.you')}: ` : ''}
+                    {last.content}
+                  </span>
+                </span>
+              </LocalizedLink>
+              <button
+                type="button"
+                className={`${styles.toolButton} ${styles.listDelete}`}
+                onClick={() => setDeleting(summary)}
+                aria-label={t('chat.deleteChatOf', { name: summary.characterName })}
+                title={t('chat.deleteChat')}
+                data-testid="chat-list-delete"
+              >
+                <TrashIcon size={16} />
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    );
+
+  return (
+    <nav className={styles.conversations} aria-label={t('chat.conversations')} data-testid="chat-list">
+      <h2 className={styles.listHeading}>{t('chat.title')}</h2>
+      {body}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('chat.deleteChatTitle')}
+        text={t('chat.deleteChatText', { name: deleting?.characterName ?? '' })}
+        confirmLabel={t('chat.delete')}
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (deleting && (await onDelete(deleting.characterId).catch(() => false))) setDeleting(null);
+        }}
+        testId="delete-chat-dialog"
+      />
+    </nav>
+  );
+}

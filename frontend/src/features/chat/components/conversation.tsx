@@ -1,0 +1,139 @@
+import { useAtomValue } from 'jotai';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ArrowLeftIcon, LockIcon } from '@/components/icons';
+import { Button } from '@/components/button';
+import { Spinner } from '@/components/splash';
+import { getCharacterInfo } from '@/features/chat/api/chat-api';
+import { MemoryIcon } from '@/features/chat/components/chat-icons';
+import styles from '@/features/chat/components/chat.module.css';
+import { Composer } from '@/features/chat/components/composer';
+import { FailureBanner } from '@/features/chat/components/failure-banner';
+import { MemoriesPanel } from '@/features/chat/components/memories-panel';
+import { MessageList } from '@/features/chat/components/message-list';
+import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
+import { useMemories } from '@/features/chat/hooks/use-memories';
+import { useMediaQuery } from '@/hooks/use-media-query';
+import type { Character, ChatSummary } from '@/lib/api-types';
+import { isMemoriesSavingAtom } from '@/lib/app-state';
+import { notify } from '@/lib/notifications';
+
+/** Wide enough to keep the memories panel open beside the chat from the start. */
+const MEMORIES_OPEN_FROM = '(min-width: 1280px)';
+
+export interface ConversationProps {
+  characterId: string;
+  /** What the conversation list knows, shown until the character's own info arrives. */
+  summary: ChatSummary | undefined;
+  mobile: boolean;
+  onBack: () => void;
+  /** History has loaded: a new conversation (its greeting just stored) now exists. */
+  onLoaded: () => void;
+}
+
+/** One open chat: the character's header, the messages, the input and the memories panel. */
+export function Conversation({ characterId, summary, mobile, onBack, onLoaded }: ConversationProps) {
+  const { t } = useTranslation();
+  const thread = useChatThread(characterId);
+  const memories = useMemories(characterId);
+  const saving = useAtomValue(isMemoriesSavingAtom);
+  const wide = useMediaQuery(MEMORIES_OPEN_FROM);
+  const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
+  const [character, setCharacter] = useState<Character | null>(null);
+
+  // On a phone the panel is a sheet over the chat: it opens only when asked for.
+  useEffect(() => {
+    if (mobile) setMemoriesOpen(false);
+  }, [mobile]);
+
+  useEffect(() => {
+    let live = true;
+    getCharacterInfo(characterId)
+      .then((envelope) => {
+        if (live && envelope.success && envelope.data) setCharacter(envelope.data);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [characterId]);
+
+  const loaded = thread.load === 'ready';
+  useEffect(() => {
+    if (loaded) onLoaded();
+  }, [loaded, onLoaded]);
+
+  const name = character?.characterName ?? summary?.characterName ?? '';
+  const photo = character?.characterPhoto ?? summary?.characterPhoto ?? '';
+  const { state } = thread;
+
+  let body;
+  if (thread.load === 'loading') body = <Spinner label={t('common.loading')} />;
+  else if (thread.load === 'notFound') body = <p className={styles.centerNote}>{t('chat.notFound')}</p>;
+  else if (thread.load === 'failed')
+    body = (
+      <div className={styles.centerNote}>
+        <p>{t('chat.loadFailed')}</p>
+        <Button variant="secondary" size="small" onClick={thread.retry}>
+          {t('home.retry')}
+        </Button>
+      </div>
+    );
+  else
+    body = (
+      <MessageList
+        state={state}
+        loadingOlder={thread.loadingOlder}
+        characterName={name}
+        characterPhoto={photo}
+        onLoadOlder={thread.loadOlder}
+        onRegenerate={() => {
+          if (!thread.regenerate()) notify.warning(t('chat.offline'));
+        }}
+        onEdit={thread.edit}
+        onDelete={thread.remove}
+      />
+    );
+
+  return (
+    <div className={`${styles.conversation} ${memoriesOpen && !mobile ? styles.withMemories : ''}`} data-testid="conversation" data-character-id={characterId}>
+      <section className={styles.chatColumn} aria-label={name}>
+        <header className={styles.chatHeader}>
+          <button type="button" className={styles.iconButton} onClick={onBack} aria-label={t('chat.back')} title={t('chat.back')} data-testid="chat-back">
+            <ArrowLeftIcon size={20} />
+          </button>
+          <span className={styles.portrait}>{photo && <img src={photo} alt="" />}</span>
+          <div className={styles.headerText}>
+            <h1 className={styles.characterName} data-testid="chat-character-name">
+              {name}
+              {character?.usedType === 1 && <LockIcon size={14} className={styles.lockMark} aria-label={t('home.locked')} />}
+            </h1>
+            {character && (
+              <span className={styles.characterMeta}>
+                {character.characterAge} {t('home.year')}
+              </span>
+            )}
+          </div>
+          <button
+            type="button"
+            className={`${styles.memoriesToggle} ${memoriesOpen ? styles.toggleOn : ''}`}
+            onClick={() => setMemoriesOpen(!memoriesOpen)}
+            aria-expanded={memoriesOpen}
+            aria-label={t('chat.memories')}
+            data-testid="memories-toggle"
+          >
+            {saving ? <span className={styles.buttonSpinner} aria-hidden="true" /> : <MemoryIcon size={18} />}
+            <span className={styles.toggleLabel}>{t('chat.memories')}</span>
+            {memories.memories.length > 0 && <span className={styles.countBadge}>{memories.memories.length}</span>}
+          </button>
+        </header>
+        {body}
+        {state.failure && <FailureBanner failure={state.failure} onDismiss={thread.dismissFailure} />}
+        {thread.load === 'ready' && (
+          <Composer characterName={name} replying={state.pending !== null} creditsLeft={state.creditsLeft} onSend={thread.send} onStop={thread.stop} />
+        )}
+      </section>
+      {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
+    </div>
+  );
+}

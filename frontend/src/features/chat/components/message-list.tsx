@@ -1,0 +1,256 @@
+import { useAtomValue } from 'jotai';
+import { memo, useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { PencilIcon, TrashIcon } from '@/components/icons';
+import { Spinner } from '@/components/splash';
+import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
+import { RegenerateIcon } from '@/features/chat/components/chat-icons';
+import styles from '@/features/chat/components/chat.module.css';
+import { formatFullTime } from '@/features/chat/components/chat-time';
+import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
+import { MessageText } from '@/features/chat/components/message-text';
+import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
+import { replyControls, type ThreadState } from '@/features/chat/stores/chat-thread';
+import { ApiCode, type ChatMessage } from '@/lib/api-types';
+import { languageAtom } from '@/lib/app-state';
+import { userInfoAtom } from '@/lib/user';
+
+/** Scrolling this close to the top loads the page before. */
+const LOAD_OLDER_WITHIN_PX = 160;
+/** This close to the bottom, new text keeps the view at the bottom. */
+const STICK_WITHIN_PX = 96;
+
+export interface MessageListProps {
+  state: ThreadState;
+  loadingOlder: boolean;
+  characterName: string;
+  characterPhoto: string;
+  onLoadOlder: () => void;
+  onRegenerate: () => void;
+  onEdit: (messageId: string, content: string) => Promise<EditResult>;
+  onDelete: (messageId: string) => Promise<boolean>;
+}
+
+function Avatar({ src, name }: { src: string | null | undefined; name: string }) {
+  return (
+    <span className={styles.avatar} aria-hidden="true">
+      {src ? <img src={src} alt="" /> : (name || '?').slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+interface BubbleProps {
+  message: ChatMessage;
+  characterName: string;
+  characterPhoto: string;
+  userAvatar: string | null;
+  userName: string;
+  onEdit: MessageListProps['onEdit'];
+  onAskDelete: (message: ChatMessage) => void;
+}
+
+/** One stored message; the user's own can be edited in place or deleted. */
+const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete }: BubbleProps) {
+  const { t } = useTranslation();
+  const language = useAtomValue(languageAtom);
+  const [draft, setDraft] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const mine = message.speaker === 'user';
+
+  const save = async () => {
+    const content = (draft ?? '').trim();
+    if (!content || busy) return;
+    if (content === message.content) {
+      setDraft(null);
+      return;
+    }
+    setBusy(true);
+    try {
+      const result = await onEdit(message.messageId, content);
+      if (result.ok) {
+        setDraft(null);
+        setError(null);
+      } else setError(result.code === ApiCode.inputContentIllegal ? t('chat.refused') : result.msg || t('CommonErrorMsg'));
+    } catch {
+      // The connection notification has been shown; the draft stays.
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className={`${styles.row} ${mine ? styles.mine : styles.theirs}`} data-testid="chat-message" data-speaker={message.speaker} data-message-id={message.messageId}>
+      {mine ? <Avatar src={userAvatar} name={userName} /> : <Avatar src={characterPhoto} name={characterName} />}
+      <div className={styles.bubbleColumn}>
+        {draft === null ? (
+          <div className={styles.bubble} title={formatFullTime(message.createdAt, language)}>
+            <MessageText text={message.content} />
+          </div>
+        ) : (
+          <form
+            className={styles.editForm}
+            onSubmit={(event) => {
+              event.preventDefault();
+              void save();
+            }}
+          >
+            <textarea
+              className={styles.editInput}
+              value={draft}
+              maxLength={MESSAGE_MAX_CHARS}
+              onChange={(event) => setDraft(event.target.value)}
+              aria-label={t('chat.edit')}
+              rows={3}
+              autoFocus
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') setDraft(null);
+              }}
+            />
+            {error && (
+              <p className={styles.fieldError} role="alert">
+                {error}
+              </p>
+            )}
+            <div className={styles.editActions}>
+              <button type="button" className={styles.textButton} onClick={() => setDraft(null)}>
+                {t('chat.cancel')}
+              </button>
+              <button type="submit" className={styles.smallPrimary} disabled={busy || !draft.trim()}>
+                {t('chat.save')}
+              </button>
+            </div>
+          </form>
+        )}
+        {mine && draft === null && (
+          <div className={styles.messageTools}>
+            <button
+              type="button"
+              className={styles.toolButton}
+              onClick={() => {
+                setError(null);
+                setDraft(message.content);
+              }}
+              aria-label={t('chat.edit')}
+              title={t('chat.edit')}
+            >
+              <PencilIcon size={15} />
+            </button>
+            <button type="button" className={styles.toolButton} onClick={() => onAskDelete(message)} aria-label={t('chat.deleteMessage')} title={t('chat.deleteMessage')}>
+              <TrashIcon size={15} />
+            </button>
+          </div>
+        )}
+      </div>
+    </li>
+  );
+});
+
+/**
+ * The conversation, oldest at the top: scrolling near the top loads the page before
+ * (keeping what is on screen in place), and new messages and streaming text keep the view
+ * at the bottom unless the reader has scrolled up.
+ */
+export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete }: MessageListProps) {
+  const { t } = useTranslation();
+  const user = useAtomValue(userInfoAtom);
+  const scroller = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const previous = useRef<{ firstId: string | undefined; height: number; top: number }>({ firstId: undefined, height: 0, top: 0 });
+  const [deleting, setDeleting] = useState<ChatMessage | null>(null);
+  const controls = replyControls(state);
+  const firstId = state.messages[0]?.messageId;
+  const pendingText = state.pending?.text;
+
+  // Before paint: keep the reader's place when older messages came in above, else follow the bottom.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const before = previous.current;
+    const prepended = before.firstId !== undefined && firstId !== before.firstId && before.height > 0;
+    if (prepended && !atBottom.current) element.scrollTop = before.top + (element.scrollHeight - before.height);
+    else if (atBottom.current) element.scrollTop = element.scrollHeight;
+    previous.current = { firstId, height: element.scrollHeight, top: element.scrollTop };
+  }, [firstId, state.messages, pendingText, state.pending]);
+
+  // A first page too short to scroll cannot be scrolled up: fetch the one before it now.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element && state.hasMore && !loadingOlder && element.scrollHeight <= element.clientHeight + 8) onLoadOlder();
+  }, [state.hasMore, state.messages, loadingOlder, onLoadOlder]);
+
+  const onScroll = useCallback(() => {
+    const element = scroller.current;
+    if (!element) return;
+    atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < STICK_WITHIN_PX;
+    previous.current.top = element.scrollTop;
+    if (element.scrollTop < LOAD_OLDER_WITHIN_PX && state.hasMore && !loadingOlder) onLoadOlder();
+  }, [state.hasMore, loadingOlder, onLoadOlder]);
+
+  const userName = user?.userName || t('chat.you');
+  const newest = state.messages[state.messages.length - 1];
+
+  return (
+    <div className={styles.scroller} ref={scroller} onScroll={onScroll} data-testid="message-list">
+      <div className={styles.historyEdge}>
+        {state.hasMore ? (
+          loadingOlder ? <Spinner label={t('chat.loadingOlder')} /> : null
+        ) : (
+          <p className={styles.beginning}>{t('chat.beginning', { name: characterName })}</p>
+        )}
+      </div>
+      <ol className={styles.messages} aria-live="polite" aria-relevant="additions">
+        {state.messages.map((message) => (
+          <MessageBubble
+            key={message.messageId}
+            message={message}
+            characterName={characterName}
+            characterPhoto={characterPhoto}
+            userAvatar={user?.userAvatar ?? null}
+            userName={userName}
+            onEdit={onEdit}
+            onAskDelete={setDeleting}
+          />
+        ))}
+        {state.pending && (
+          <li className={`${styles.row} ${styles.theirs}`} data-testid="pending-reply">
+            <Avatar src={characterPhoto} name={characterName} />
+            <div className={styles.bubbleColumn}>
+              {state.pending.text ? (
+                <div className={`${styles.bubble} ${styles.streaming}`} data-testid="pending-reply-text">
+                  <MessageText text={state.pending.text} />
+                  <span className={styles.caret} aria-hidden="true" />
+                </div>
+              ) : (
+                <div className={`${styles.bubble} ${styles.typing}`} role="status" aria-label={t('chat.typing', { name: characterName })}>
+                  <span />
+                  <span />
+                  <span />
+                </div>
+              )}
+            </div>
+          </li>
+        )}
+      </ol>
+      {(controls.regenerate || controls.retry) && newest && (
+        <div className={styles.replyTools}>
+          <button type="button" className={styles.pillButton} onClick={onRegenerate} data-testid={controls.regenerate ? 'regenerate' : 'retry-reply'}>
+            <RegenerateIcon size={15} />
+            {controls.regenerate ? t('chat.regenerate') : t('chat.retryReply')}
+          </button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('chat.deleteMessageTitle')}
+        text={t('chat.deleteMessageText')}
+        confirmLabel={t('chat.delete')}
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (deleting && (await onDelete(deleting.messageId).catch(() => false))) setDeleting(null);
+        }}
+        testId="delete-message-dialog"
+      />
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { deleteChat, getChatList } from '@/features/chat/api/chat-api';
+import type { ChatMessage, ChatSummary } from '@/lib/api-types';
+import { onServerEvent } from '@/lib/realtime';
+
+/** The conversation list with `message` as the newest of `characterId`'s, moved to the top; null when it is not listed. */
+export function withLastMessage(list: readonly ChatSummary[], characterId: string, message: ChatMessage): ChatSummary[] | null {
+  const found = list.find((summary) => summary.characterId === characterId);
+  if (!found) return null;
+  return [{ ...found, lastMessage: message }, ...list.filter((summary) => summary !== found)];
+}
+
+/**
+ * The user's conversations, most recently active first. Stored messages (the user's, a
+ * reply, a new conversation's greeting) move their conversation to the top; one not
+ * listed yet, or a reconnect, refetches the list.
+ */
+export function useChatList() {
+  const [list, setList] = useState<ChatSummary[]>([]);
+  const [status, setStatus] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const listRef = useRef(list);
+  listRef.current = list;
+
+  const reload = useCallback(async () => {
+    try {
+      const envelope = await getChatList();
+      if (envelope.success && Array.isArray(envelope.data)) {
+        setList(envelope.data);
+        setStatus('ready');
+      } else setStatus((s) => (s === 'ready' ? s : 'failed'));
+    } catch {
+      setStatus((s) => (s === 'ready' ? s : 'failed'));
+    }
+  }, []);
+
+  useEffect(() => {
+    void reload();
+    return onServerEvent((event) => {
+      if (event.event === 'hello') {
+        void reload();
+        return;
+      }
+      const stored = event.event === 'chatMessage' || event.event === 'chatDone' ? event.data.message : null;
+      if (!stored || !('characterId' in event.data)) return;
+      const next = withLastMessage(listRef.current, event.data.characterId, stored);
+      if (next) setList(next);
+      else void reload();
+    });
+  }, [reload]);
+
+  const remove = useCallback(async (characterId: string) => {
+    const envelope = await deleteChat(characterId);
+    if (envelope.success) setList((current) => current.filter((summary) => summary.characterId !== characterId));
+    return envelope.success;
+  }, []);
+
+  return { list, status, reload, remove };
+}

@@ -1,0 +1,136 @@
+import { useSetAtom } from 'jotai';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { deleteMessage, editMessage, getMessageList } from '@/features/chat/api/chat-api';
+import { EMPTY_THREAD, threadReducer } from '@/features/chat/stores/chat-thread';
+import { ApiCode } from '@/lib/api-types';
+import { loadingForChatAtom } from '@/lib/app-state';
+import { onServerEvent, sendAction } from '@/lib/realtime';
+
+export type ThreadLoad = 'loading' | 'ready' | 'failed' | 'notFound';
+
+/** What an edit answered: done, or the code and message of a refusal. */
+export type EditResult = { ok: true } | { ok: false; code: number; msg: string };
+
+/**
+ * One conversation: its history (the newest page first, older pages on demand), the chat
+ * events of the socket applied as they come, and the actions of the screen. A `hello`
+ * (the socket came back) refetches the newest page, so a reply that ended while the
+ * socket was away comes from history.
+ */
+export function useChatThread(characterId: string) {
+  const [state, dispatch] = useReducer(threadReducer, EMPTY_THREAD);
+  const [load, setLoad] = useState<ThreadLoad>('loading');
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const setLoadingForChat = useSetAtom(loadingForChatAtom);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const olderInFlight = useRef(false);
+
+  const loadNewest = useCallback(async () => {
+    try {
+      const envelope = await getMessageList(characterId);
+      if (envelope.success && envelope.data) {
+        dispatch({ type: 'newestPage', page: envelope.data });
+        setLoad('ready');
+      } else if (!stateRef.current.loaded) {
+        setLoad(envelope.code === ApiCode.notFound ? 'notFound' : 'failed');
+      }
+    } catch {
+      if (!stateRef.current.loaded) setLoad('failed');
+    }
+  }, [characterId]);
+
+  useEffect(() => {
+    setLoadingForChat(true);
+    void loadNewest().finally(() => setLoadingForChat(false));
+    return onServerEvent((event) => {
+      if (event.event === 'hello') {
+        void loadNewest();
+        return;
+      }
+      if (!('characterId' in event.data) || event.data.characterId !== characterId) return;
+      switch (event.event) {
+        case 'chatMessage':
+        case 'chatDelta':
+        case 'chatDone':
+        case 'chatMessageDeleted':
+          dispatch(event);
+          break;
+        case 'chatError':
+          dispatch(event);
+          // A failed reply gives its credit back: the newest page says how many are left.
+          void loadNewest();
+          break;
+        default:
+          break;
+      }
+    });
+  }, [characterId, loadNewest, setLoadingForChat]);
+
+  const loadOlder = useCallback(async () => {
+    const { hasMore, messages } = stateRef.current;
+    const oldest = messages[0];
+    if (olderInFlight.current || !hasMore || !oldest) return;
+    olderInFlight.current = true;
+    setLoadingOlder(true);
+    try {
+      const envelope = await getMessageList(characterId, oldest.messageId);
+      if (envelope.success && envelope.data) dispatch({ type: 'olderPage', page: envelope.data });
+    } catch {
+      // The connection notification has been shown; scrolling up again retries.
+    } finally {
+      olderInFlight.current = false;
+      setLoadingOlder(false);
+    }
+  }, [characterId]);
+
+  /** False when no socket is connected: nothing was sent. */
+  const send = useCallback(
+    (content: string) => {
+      if (!sendAction({ action: 'chatSend', data: { characterId, content } })) return false;
+      dispatch({ type: 'replyRequested' });
+      return true;
+    },
+    [characterId],
+  );
+
+  const regenerate = useCallback(() => {
+    if (!sendAction({ action: 'chatRegenerate', data: { characterId } })) return false;
+    dispatch({ type: 'replyRequested' });
+    return true;
+  }, [characterId]);
+
+  const stop = useCallback(() => sendAction({ action: 'chatStop', data: { characterId } }), [characterId]);
+
+  const edit = useCallback(
+    async (messageId: string, content: string): Promise<EditResult> => {
+      const envelope = await editMessage(characterId, messageId, content);
+      if (envelope.success && envelope.data) {
+        dispatch({ type: 'messageEdited', message: envelope.data });
+        return { ok: true };
+      }
+      return { ok: false, code: envelope.code, msg: envelope.msg };
+    },
+    [characterId],
+  );
+
+  const remove = useCallback(
+    async (messageId: string) => {
+      const envelope = await deleteMessage(characterId, messageId);
+      if (envelope.success) dispatch({ type: 'messageRemoved', messageId });
+      return envelope.success;
+    },
+    [characterId],
+  );
+
+  const dismissFailure = useCallback(() => dispatch({ type: 'failureDismissed' }), []);
+
+  const retry = useCallback(() => {
+    setLoad('loading');
+    void loadNewest();
+  }, [loadNewest]);
+
+  return { state, load, loadingOlder, retry, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
+}
+
+export type ChatThread = ReturnType<typeof useChatThread>;

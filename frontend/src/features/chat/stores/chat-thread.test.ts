@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EMPTY_THREAD,
+  mergeMessages,
+  replyControls,
+  threadReducer,
+  type ThreadAction,
+  type ThreadState,
+} from '@/features/chat/stores/chat-thread';
+import type { ChatMessage, MessagePage } from '@/lib/api-types';
+
+const CHARACTER = 'gf-001';
+// Real ids exceed Number.MAX_SAFE_INTEGER; ordering them as numbers would be wrong.
+const id = (n: number) => `17638100000000${String(n).padStart(5, '0')}`;
+
+function message(n: number, speaker: ChatMessage['speaker'], content = `m${n}`): ChatMessage {
+  return { messageId: id(n), speaker, content, createdAt: 1_763_810_000_000 + n };
+}
+
+function page(messages: ChatMessage[], hasMore = false, creditsLeft: number | null = 30): MessagePage {
+  // The server sends newest first.
+  return { messages: [...messages].reverse(), hasMore, creditsLeft };
+}
+
+const run = (actions: ThreadAction[], from: ThreadState = EMPTY_THREAD) => actions.reduce(threadReducer, from);
+const ids = (state: ThreadState) => state.messages.map((m) => m.messageId);
+
+const delta = (replyId: string, text: string): ThreadAction => ({ event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text } });
+
+describe('mergeMessages', () => {
+  it('keeps one message per id, oldest first, the incoming copy winning', () => {
+    const merged = mergeMessages([message(1, 'character'), message(3, 'user')], [message(3, 'user', 'edited'), message(2, 'user')]);
+    expect(merged.map((m) => m.content)).toEqual(['m1', 'm2', 'edited']);
+  });
+
+  it('orders ids of different lengths as numbers would, without losing precision', () => {
+    const short = { ...message(0, 'user'), messageId: '999' };
+    const big = { ...message(0, 'user'), messageId: '18446744073709551615' };
+    const bigger = { ...message(0, 'user'), messageId: '18446744073709551616' };
+    expect(mergeMessages([bigger, big], [short]).map((m) => m.messageId)).toEqual(['999', '18446744073709551615', '18446744073709551616']);
+  });
+});
+
+describe('threadReducer', () => {
+  it('shows the first page oldest first, the greeting on top', () => {
+    const state = run([{ type: 'newestPage', page: page([message(1, 'character', 'Hi, I am Mia'), message(2, 'user')], true, 12) }]);
+    expect(state.messages[0]!.content).toBe('Hi, I am Mia');
+    expect(ids(state)).toEqual([id(1), id(2)]);
+    expect(state).toMatchObject({ loaded: true, hasMore: true, creditsLeft: 12 });
+  });
+
+  it('prepends older pages and refetched newest pages without duplicates', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(3, 'user'), message(4, 'character')], true) },
+      { type: 'olderPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'user')], false) },
+      // After a reconnect: the newest page again, with one reply written meanwhile.
+      { type: 'newestPage', page: page([message(4, 'character'), message(5, 'user'), message(6, 'character')], true, 7) },
+    ]);
+    expect(ids(state)).toEqual([1, 2, 3, 4, 5, 6].map(id));
+    // The older pages are all there: a refetch of the newest must not say otherwise.
+    expect(state.hasMore).toBe(false);
+    expect(state.creditsLeft).toBe(7);
+  });
+
+  it('starts over from a refetched page that does not reach what it holds', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')], false) },
+      { type: 'newestPage', page: page([message(40, 'user'), message(41, 'character')], true) },
+    ]);
+    expect(ids(state)).toEqual([id(40), id(41)]);
+    expect(state.hasMore).toBe(true);
+  });
+
+  it('grows the pending reply with each delta, then replaces it with the stored message', () => {
+    let state = run([
+      { type: 'newestPage', page: page([message(1, 'character')], false, 30) },
+      { type: 'replyRequested' },
+      { event: 'chatMessage', data: { characterId: CHARACTER, message: message(2, 'user', 'Hi Mia!') } },
+    ]);
+    expect(state.pending).toEqual({ replyId: null, text: '' });
+    expect(state.creditsLeft).toBe(29);
+    state = run([delta(id(3), 'Hey')], state);
+    expect(state.pending).toEqual({ replyId: id(3), text: 'Hey' });
+    state = run([delta(id(3), ' there'), delta(id(3), '!')], state);
+    expect(state.pending!.text).toBe('Hey there!');
+    expect(replyControls(state)).toEqual({ regenerate: false, retry: false });
+
+    state = run(
+      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', message: message(3, 'character', 'Hey there!') } }],
+      state,
+    );
+    expect(state.pending).toBeNull();
+    expect(state.messages.map((m) => m.content)).toEqual(['m1', 'Hi Mia!', 'Hey there!']);
+    expect(replyControls(state)).toEqual({ regenerate: true, retry: false });
+  });
+
+  it('ends a reply stopped before any text without a message', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
+      { type: 'replyRequested' },
+      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', message: null } },
+    ]);
+    expect(state.pending).toBeNull();
+    expect(ids(state)).toEqual([id(1), id(2)]);
+    expect(replyControls(state)).toEqual({ regenerate: false, retry: true });
+  });
+
+  it('drops a new reply’s text when deltas of another reply arrive', () => {
+    const state = run([{ type: 'replyRequested' }, delta(id(3), 'old'), delta(id(5), 'new')]);
+    expect(state.pending).toEqual({ replyId: id(5), text: 'new' });
+  });
+
+  it('removes the old reply on regenerate and writes the new one', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'first try')]) },
+      { type: 'replyRequested' },
+      { event: 'chatMessageDeleted', data: { characterId: CHARACTER, messageIds: [id(3)] } },
+      delta(id(4), 'second'),
+    ]);
+    expect(ids(state)).toEqual([id(1), id(2)]);
+    expect(state.pending!.text).toBe('second');
+  });
+
+  it('clears the pending reply and keeps the server’s message when a chat action fails', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character')], false, 1) },
+      { type: 'replyRequested' },
+      { event: 'chatError', data: { characterId: CHARACTER, replyId: null, code: 40004, msg: 'no free messages left today' } },
+    ]);
+    expect(state.pending).toBeNull();
+    expect(state.failure).toEqual({ code: 40004, msg: 'no free messages left today' });
+    expect(state.creditsLeft).toBe(0);
+    expect(run([{ type: 'failureDismissed' }], state).failure).toBeNull();
+  });
+
+  it('settles a pending reply that history shows finished while the socket was away', () => {
+    const streaming = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
+      { type: 'replyRequested' },
+      delta(id(3), 'Hel'),
+    ]);
+    const refetched = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hello!')]) }], streaming);
+    expect(refetched.pending).toBeNull();
+    expect(refetched.messages.at(-1)!.content).toBe('Hello!');
+    // Still being written: history does not have it yet, so it stays pending.
+    const stillRunning = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }], streaming);
+    expect(stillRunning.pending).toEqual({ replyId: id(3), text: 'Hel' });
+  });
+
+  it('follows a message sent from another tab, taking a credit once', () => {
+    const sent = { event: 'chatMessage', data: { characterId: CHARACTER, message: message(2, 'user') } } as const;
+    const state = run([{ type: 'newestPage', page: page([message(1, 'character')], false, 5) }, sent, sent]);
+    expect(ids(state)).toEqual([id(1), id(2)]);
+    expect(state.pending).toEqual({ replyId: null, text: '' });
+    expect(state.creditsLeft).toBe(4);
+  });
+
+  it('keeps unlimited credits unlimited', () => {
+    const state = run([{ type: 'newestPage', page: page([message(1, 'character')], false, null) }, { type: 'replyRequested' }]);
+    expect(state.creditsLeft).toBeNull();
+  });
+
+  it('applies the user’s edits and deletions', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character'), message(4, 'user')]) },
+      { type: 'messageEdited', message: message(2, 'user', 'better words') },
+      { type: 'messageRemoved', messageId: id(4) },
+    ]);
+    expect(state.messages.map((m) => m.content)).toEqual(['m1', 'better words', 'm3']);
+  });
+});

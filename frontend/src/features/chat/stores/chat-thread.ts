@@ -1,0 +1,173 @@
+/**
+ * One conversation as the chat screen shows it, and how history pages and the chat events
+ * of the WebSocket (docs/api.md "WebSocket") change it. Pure: the hook feeds it pages and
+ * events, tests feed it the same.
+ *
+ * - Messages are kept oldest first, one per id; a page or an event repeating a message
+ *   replaces it (an edit), never adds it twice.
+ * - A reply being written is `pending`: its text grows with each `chatDelta`, and the stored
+ *   message of `chatDone` (or history holding its id) takes its place.
+ */
+import { compareEntryIds, type ChatMessage, type MessagePage } from '@/lib/api-types';
+import type { ServerEventOf } from '@/lib/realtime-events';
+
+export interface PendingReply {
+  /** The id the stored reply will have; null until its first delta arrives. */
+  replyId: string | null;
+  text: string;
+}
+
+export interface ChatFailure {
+  code: number;
+  msg: string;
+}
+
+export interface ThreadState {
+  messages: ChatMessage[];
+  /** Older messages may exist beyond the oldest one held. */
+  hasMore: boolean;
+  /** Free messages left today; null for paid users (unlimited) or before the first page. */
+  creditsLeft: number | null;
+  /** The newest page has arrived at least once. */
+  loaded: boolean;
+  /** A reply asked for and not ended yet. */
+  pending: PendingReply | null;
+  /** Why the last chat action failed, until the next one. */
+  failure: ChatFailure | null;
+}
+
+export const EMPTY_THREAD: ThreadState = {
+  messages: [],
+  hasMore: false,
+  creditsLeft: null,
+  loaded: false,
+  pending: null,
+  failure: null,
+};
+
+/** The WebSocket's chat events, applied as they arrive (filtered to this conversation). */
+export type ChatEvent =
+  | ServerEventOf<'chatMessage'>
+  | ServerEventOf<'chatDelta'>
+  | ServerEventOf<'chatDone'>
+  | ServerEventOf<'chatError'>
+  | ServerEventOf<'chatMessageDeleted'>;
+
+/** What the screen itself does to the thread. */
+export type LocalAction =
+  /** The newest page (first load, or a refetch after a reconnect). */
+  | { type: 'newestPage'; page: MessagePage }
+  /** A page older than what is held (scrolling up). */
+  | { type: 'olderPage'; page: MessagePage }
+  /** The user asked for a reply (send or regenerate); a credit is taken by the server. */
+  | { type: 'replyRequested' }
+  /** The user edited one of their messages. */
+  | { type: 'messageEdited'; message: ChatMessage }
+  /** The user deleted one of their messages. */
+  | { type: 'messageRemoved'; messageId: string }
+  | { type: 'failureDismissed' };
+
+export type ThreadAction = LocalAction | ChatEvent;
+
+/** `list` with `incoming` merged in: one message per id (the incoming one wins), oldest first. */
+export function mergeMessages(list: readonly ChatMessage[], incoming: readonly ChatMessage[]): ChatMessage[] {
+  const byId = new Map(list.map((message) => [message.messageId, message]));
+  for (const message of incoming) byId.set(message.messageId, message);
+  return [...byId.values()].sort((a, b) => compareEntryIds(a.messageId, b.messageId));
+}
+
+/** A pending reply that history (or an event) shows stored is no longer pending. */
+function settlePending(pending: PendingReply | null, messages: readonly ChatMessage[]): PendingReply | null {
+  if (!pending?.replyId) return pending;
+  const newest = messages[messages.length - 1];
+  const stored = messages.some((m) => m.messageId === pending.replyId);
+  // A character message newer than the reply's id means the reply ended while we were away.
+  const overtaken = newest?.speaker === 'character' && compareEntryIds(newest.messageId, pending.replyId) > 0;
+  return stored || overtaken ? null : pending;
+}
+
+const takeCredit = (credits: number | null) => (credits === null ? null : Math.max(0, credits - 1));
+
+function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
+  switch (event.event) {
+    case 'chatMessage': {
+      const { message } = event.data;
+      // The user's message sent from another tab: a reply to it follows, on a credit.
+      const fromElsewhere = message.speaker === 'user' && !state.pending && !state.messages.some((m) => m.messageId === message.messageId);
+      return {
+        ...state,
+        messages: mergeMessages(state.messages, [message]),
+        pending: fromElsewhere ? { replyId: null, text: '' } : state.pending,
+        creditsLeft: fromElsewhere ? takeCredit(state.creditsLeft) : state.creditsLeft,
+      };
+    }
+    case 'chatDelta': {
+      const { replyId, delta } = event.data;
+      const sameReply = state.pending?.replyId === replyId;
+      return { ...state, pending: { replyId, text: (sameReply ? state.pending!.text : '') + delta } };
+    }
+    case 'chatDone': {
+      const { message } = event.data;
+      return { ...state, messages: message ? mergeMessages(state.messages, [message]) : state.messages, pending: null };
+    }
+    case 'chatError': {
+      // Whether a credit came back is the server's to say: the screen refetches the newest
+      // page after an error. Out of free messages is plain, though.
+      const { code, msg } = event.data;
+      const creditsLeft = code === 40004 && state.creditsLeft !== null ? 0 : state.creditsLeft;
+      return { ...state, pending: null, failure: { code, msg }, creditsLeft };
+    }
+    case 'chatMessageDeleted': {
+      const gone = new Set(event.data.messageIds);
+      return { ...state, messages: state.messages.filter((m) => !gone.has(m.messageId)) };
+    }
+  }
+}
+
+export function threadReducer(state: ThreadState, action: ThreadAction): ThreadState {
+  if ('event' in action) return applyEvent(state, action);
+  switch (action.type) {
+    case 'newestPage': {
+      const page = action.page;
+      const oldestIncoming = page.messages[page.messages.length - 1];
+      const newestHeld = state.messages[state.messages.length - 1];
+      // A full page that does not reach what is held leaves a gap: start over from it.
+      const gap =
+        page.hasMore &&
+        oldestIncoming !== undefined &&
+        newestHeld !== undefined &&
+        compareEntryIds(oldestIncoming.messageId, newestHeld.messageId) > 0;
+      const fresh = gap || !state.loaded;
+      const messages = mergeMessages(fresh ? [] : state.messages, page.messages);
+      return {
+        ...state,
+        messages,
+        hasMore: fresh ? page.hasMore : state.hasMore,
+        creditsLeft: page.creditsLeft,
+        loaded: true,
+        pending: settlePending(state.pending, messages),
+      };
+    }
+    case 'olderPage':
+      return { ...state, messages: mergeMessages(state.messages, action.page.messages), hasMore: action.page.hasMore };
+    case 'replyRequested':
+      return { ...state, pending: { replyId: null, text: '' }, failure: null, creditsLeft: takeCredit(state.creditsLeft) };
+    case 'messageEdited':
+      return { ...state, messages: mergeMessages(state.messages, [action.message]) };
+    case 'messageRemoved':
+      return { ...state, messages: state.messages.filter((m) => m.messageId !== action.messageId) };
+    case 'failureDismissed':
+      return { ...state, failure: null };
+  }
+}
+
+/** What the newest messages allow: regenerate the newest reply, or write a missing one. */
+export function replyControls(state: ThreadState): { regenerate: boolean; retry: boolean } {
+  if (state.pending) return { regenerate: false, retry: false };
+  const [before, newest] = state.messages.slice(-2);
+  return {
+    // The greeting alone has nothing to regenerate: a reply must answer a user message.
+    regenerate: newest?.speaker === 'character' && before?.speaker === 'user',
+    retry: newest?.speaker === 'user',
+  };
+}
