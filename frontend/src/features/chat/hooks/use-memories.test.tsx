@@ -1,0 +1,126 @@
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { Provider } from 'jotai';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useMemories } from '@/features/chat/hooks/use-memories';
+import type { Memory, UserInfo } from '@/lib/api-types';
+import { isMemoriesSavingAtom, saveMemoryTypeAtom } from '@/lib/app-state';
+import { decryptText, encryptText } from '@/lib/envelope-crypto';
+import { notificationsAtom } from '@/lib/notifications';
+import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
+import { store } from '@/lib/store';
+import { userInfoAtom } from '@/lib/user';
+
+const CHARACTER = 'gf-001';
+const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({ memoryId: id, content, origin, createdAt: 1 });
+
+/** The server's side of one socket: what it says, and what the client sent. */
+class FakeSocket implements RealtimeSocket {
+  onopen: RealtimeSocket['onopen'] = null;
+  onmessage: RealtimeSocket['onmessage'] = null;
+  onclose: RealtimeSocket['onclose'] = null;
+  onerror: RealtimeSocket['onerror'] = null;
+  sent: unknown[] = [];
+  send(text: string) {
+    this.sent.push(JSON.parse(text));
+  }
+  close() {}
+  say(event: string, data: object) {
+    act(() => this.onmessage?.({ data: JSON.stringify({ event, data }) } as MessageEvent));
+  }
+}
+
+let socket: FakeSocket;
+let stop: () => void;
+let listed: Memory[];
+let listCalls: number;
+
+beforeEach(() => {
+  listed = [memory('2', 'Lives by the sea')];
+  listCalls = 0;
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      const key = (init.headers as Record<string, string>).secretKey!;
+      const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData));
+      expect(url).toContain('/user/v1/memory/getMemoryList');
+      expect(payload).toEqual({ characterId: CHARACTER });
+      listCalls += 1;
+      const plain = JSON.stringify({ code: 200, msg: '', success: true, data: listed });
+      return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
+    }),
+  );
+  store.set(notificationsAtom, []);
+  store.set(userInfoAtom, { userId: 'u1' } as UserInfo);
+  stop = startRealtime({
+    createSocket: () => (socket = new FakeSocket()),
+    refreshUser: async () => undefined,
+  });
+  socket.say('hello', { userId: 'u1', coin: 0 });
+});
+
+afterEach(() => {
+  stop();
+  store.set(userInfoAtom, null);
+});
+
+const wrapper = ({ children }: { children: ReactNode }) => <Provider store={store}>{children}</Provider>;
+
+async function mounted() {
+  const hook = renderHook(() => useMemories(CHARACTER), { wrapper });
+  await waitFor(() => expect(hook.result.current.status).toBe('ready'));
+  return hook;
+}
+
+describe('useMemories', () => {
+  it('saves on request: saving from the action to memorySaved, which replaces the list and says what was added', async () => {
+    const { result } = await mounted();
+    expect(result.current.memories).toEqual(listed);
+    act(() => {
+      expect(result.current.save()).toBe(true);
+    });
+    expect(socket.sent).toEqual([{ action: 'saveMemories', data: { characterId: CHARACTER } }]);
+    expect(store.get(isMemoriesSavingAtom)).toBe(true);
+    socket.say('memorySaving', { characterId: CHARACTER });
+    expect(store.get(saveMemoryTypeAtom)).toBe('save');
+
+    const saved = [memory('3', 'Loves hiking'), ...listed];
+    socket.say('memorySaved', { characterId: CHARACTER, added: 1, memories: saved });
+    expect(result.current.memories).toEqual(saved);
+    expect(result.current.saving).toBe(false);
+    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([['success', 'New memories saved: 1']]);
+  });
+
+  it('marks the periodic extraction as automatic and tells nothing when it ends', async () => {
+    const { result } = await mounted();
+    socket.say('memorySaving', { characterId: CHARACTER });
+    expect(result.current.saving).toBe(true);
+    expect(result.current.saveType).toBe('auto');
+    socket.say('memorySaved', { characterId: CHARACTER, added: 0, memories: listed });
+    expect(result.current.saving).toBe(false);
+    expect(result.current.saveType).toBe('save');
+    expect(store.get(notificationsAtom)).toEqual([]);
+  });
+
+  it('ignores other characters’ memories', async () => {
+    const { result } = await mounted();
+    socket.say('memorySaving', { characterId: 'gf-002' });
+    socket.say('memorySaved', { characterId: 'gf-002', added: 1, memories: [memory('9', 'Elsewhere')] });
+    expect(result.current.saving).toBe(false);
+    expect(result.current.memories).toEqual(listed);
+  });
+
+  it('ends a save whose memorySaved was lost while the socket was away, and refetches the list', async () => {
+    const { result } = await mounted();
+    act(() => {
+      result.current.save();
+    });
+    socket.say('memorySaving', { characterId: CHARACTER });
+    listed = [memory('4', 'Has a dog named Biscuit'), ...listed];
+    const callsBefore = listCalls;
+    socket.say('hello', { userId: 'u1', coin: 0 });
+    expect(result.current.saving).toBe(false);
+    await waitFor(() => expect(result.current.memories).toEqual(listed));
+    expect(listCalls).toBe(callsBefore + 1);
+  });
+});
