@@ -232,10 +232,29 @@ describe('chat', () => {
       await mobile.keyboard.press('Escape');
       await mobile.getByTestId('memories-panel').waitFor({ state: 'detached' });
 
+      // The user's own message can be edited in place (touch screens show the tools).
+      const mineId = await mobile.getByTestId('chat-message').filter({ hasText: text }).getAttribute('data-message-id');
+      const mine = mobile.locator(`[data-testid="chat-message"][data-message-id="${mineId}"]`);
+      await mine.getByRole('button', { name: en.chat.edit }).click();
+      const edited = 'Hi! My name is Sam and I live in the mountains.';
+      await mine.getByRole('textbox', { name: en.chat.edit }).fill(edited);
+      await mine.getByRole('button', { name: en.chat.save }).click();
+      await mine.filter({ hasText: edited }).waitFor();
+      assert.equal(await mobile.getByTestId('chat-message').filter({ hasText: text }).count(), 0);
+
       // Opened from the list, back returns to the list.
       await mobile.getByTestId('chat-back').click();
       await mobile.waitForURL((url) => url.pathname === '/chat');
       await item.waitFor();
+
+      // Deleting the conversation asks first; then the list is empty.
+      await item.getByTestId('chat-list-delete').click();
+      const confirm = mobile.getByTestId('delete-chat-dialog');
+      await confirm.waitFor();
+      assert.ok((await confirm.innerText()).includes(en.chat.deleteChatTitle));
+      await confirm.getByTestId('confirm-button').click();
+      await mobile.getByTestId('chat-list-empty').waitFor();
+      await confirm.waitFor({ state: 'detached' });
       assert.deepEqual(phone.errors, [], `uncaught page errors: ${phone.errors.join('; ')}`);
     } finally {
       await phone.context.close();
