@@ -3,8 +3,8 @@
 //! coin debit (the ledger's compare-and-set).
 //!
 //! ```sh
-//! cargo run --release -p amora-store --example bench -- embedded
-//! cargo run --release -p amora-store --example bench -- cql 127.0.0.1:9042
+//! cargo run --release -p amora-store --example store_bench -- embedded
+//! cargo run --release -p amora-store --example store_bench -- cql 127.0.0.1:9042
 //! ```
 //! (`scripts/bench-store` runs both, starting Cassandra from the cache.)
 
