@@ -245,6 +245,24 @@ pub enum MemoryOrigin {
     User,
 }
 
+impl MemoryOrigin {
+    /// How every store writes the origin.
+    pub fn code(self) -> &'static str {
+        match self {
+            MemoryOrigin::Extracted => "extracted",
+            MemoryOrigin::User => "user",
+        }
+    }
+
+    pub fn from_code(code: &str) -> StoreResult<Self> {
+        match code {
+            "extracted" => Ok(MemoryOrigin::Extracted),
+            "user" => Ok(MemoryOrigin::User),
+            other => Err(StoreError::Corrupt(format!("unknown memory origin {other:?}"))),
+        }
+    }
+}
+
 /// A fact about the user that a character keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Memory {

@@ -150,21 +150,6 @@ fn stored(row: MessageRow) -> StoreResult<StoredMessage> {
     })
 }
 
-fn origin_code(origin: MemoryOrigin) -> &'static str {
-    match origin {
-        MemoryOrigin::Extracted => "extracted",
-        MemoryOrigin::User => "user",
-    }
-}
-
-fn origin(code: &str) -> StoreResult<MemoryOrigin> {
-    match code {
-        "extracted" => Ok(MemoryOrigin::Extracted),
-        "user" => Ok(MemoryOrigin::User),
-        other => Err(StoreError::Corrupt(format!("unknown memory origin {other:?}"))),
-    }
-}
-
 /// A short random pause between compare-and-set rounds.
 async fn back_off(attempt: u32) {
     let pause = rand::thread_rng().gen_range(1..=(2 + attempt.min(20) * 2));
@@ -309,7 +294,7 @@ impl MemoryRepo for CqlStore {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
         self.run(&s.insert_partner, (user, character)).await?;
-        let values = (user, character, memory.memory_id.raw(), &memory.content, origin_code(memory.origin));
+        let values = (user, character, memory.memory_id.raw(), &memory.content, memory.origin.code());
         self.run(&s.insert_memory, values).await.map(|_| ())
     }
 
@@ -317,7 +302,9 @@ impl MemoryRepo for CqlStore {
         let rows: Vec<(i64, String, String)> =
             self.paged(&self.statements.chat.memories, (user_id.as_str(), character_id.as_str())).await?;
         rows.into_iter()
-            .map(|(id, content, code)| Ok(Memory { memory_id: EntryId::from_raw(id), content, origin: origin(&code)? }))
+            .map(|(id, content, code)| {
+                Ok(Memory { memory_id: EntryId::from_raw(id), content, origin: MemoryOrigin::from_code(&code)? })
+            })
             .collect()
     }
 

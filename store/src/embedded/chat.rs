@@ -143,21 +143,6 @@ impl ConversationRepo for EmbeddedStore {
     }
 }
 
-fn origin_code(origin: MemoryOrigin) -> &'static str {
-    match origin {
-        MemoryOrigin::Extracted => "extracted",
-        MemoryOrigin::User => "user",
-    }
-}
-
-fn origin(code: &str) -> StoreResult<MemoryOrigin> {
-    match code {
-        "extracted" => Ok(MemoryOrigin::Extracted),
-        "user" => Ok(MemoryOrigin::User),
-        other => Err(StoreError::Corrupt(format!("unknown memory origin {other:?}"))),
-    }
-}
-
 #[async_trait]
 impl MemoryRepo for EmbeddedStore {
     async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()> {
@@ -171,7 +156,7 @@ impl MemoryRepo for EmbeddedStore {
                 character,
                 memory.memory_id.raw(),
                 memory.content,
-                origin_code(memory.origin)
+                memory.origin.code()
             ])?;
             Ok(())
         })
@@ -190,7 +175,7 @@ impl MemoryRepo for EmbeddedStore {
             })?;
             rows.map(|row| {
                 let (id, content, code) = row?;
-                Ok(Memory { memory_id: MemoryId::from_raw(id), content, origin: origin(&code)? })
+                Ok(Memory { memory_id: MemoryId::from_raw(id), content, origin: MemoryOrigin::from_code(&code)? })
             })
             .collect()
         })
