@@ -107,7 +107,14 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
     />
   ) : (
     <div className={styles.centerNote}>
-      {chats.status === 'ready' && chats.list.length > 0 ? <p>{t('chat.pickConversation')}</p> : <Spinner label={t('common.loading')} />}
+      {chats.status === 'loading' ? (
+        <Spinner label={t('common.loading')} />
+      ) : chats.list.length > 0 ? (
+        <p>{t('chat.pickConversation')}</p>
+      ) : (
+        // No chats: the list beside says so and leads to Explore.
+        <ChatIcon size={40} aria-hidden="true" className={styles.faintIcon} />
+      )}
     </div>
   );
 
