@@ -321,3 +321,38 @@ pub struct Store {
     pub message_credits: Arc<dyn MessageCreditRepo>,
     pub health: Arc<dyn Health>,
 }
+
+impl Store {
+    /// Every repository served by one implementation that has them all.
+    pub fn from_one<T>(shared: Arc<T>) -> Self
+    where
+        T: CharacterRepo
+            + MediaRepo
+            + TelemetryRepo
+            + UserRepo
+            + SessionRepo
+            + SignInLinkRepo
+            + DeletionBlockRepo
+            + LedgerRepo
+            + ConversationRepo
+            + MemoryRepo
+            + MessageCreditRepo
+            + Health
+            + 'static,
+    {
+        Store {
+            characters: shared.clone(),
+            media: shared.clone(),
+            telemetry: shared.clone(),
+            users: shared.clone(),
+            sessions: shared.clone(),
+            sign_in_links: shared.clone(),
+            deletion_blocks: shared.clone(),
+            ledger: shared.clone(),
+            conversations: shared.clone(),
+            memories: shared.clone(),
+            message_credits: shared.clone(),
+            health: shared,
+        }
+    }
+}

@@ -151,21 +151,7 @@ impl CqlStore {
 
     /// All repositories of this store.
     pub fn into_store(self) -> Store {
-        let shared = Arc::new(self);
-        Store {
-            characters: shared.clone(),
-            media: shared.clone(),
-            telemetry: shared.clone(),
-            users: shared.clone(),
-            sessions: shared.clone(),
-            sign_in_links: shared.clone(),
-            deletion_blocks: shared.clone(),
-            ledger: shared.clone(),
-            conversations: shared.clone(),
-            memories: shared.clone(),
-            message_credits: shared.clone(),
-            health: shared,
-        }
+        Store::from_one(Arc::new(self))
     }
 
     /// Runs a prepared statement and answers its single page of results.
