@@ -4,14 +4,14 @@
 //! have passed since memories were last extracted. Messages and memories live in the
 //! store; losing this actor loses nothing but the extraction count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use amora_ai::chat::CancellationToken;
 use amora_domain::account::UserId;
-use amora_domain::character::CharacterId;
+use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::MessageText;
 
 use crate::chat::engine::{ReplyEnd, error_frame};
@@ -43,7 +43,9 @@ pub struct StopReply {
     pub user_id: UserId,
 }
 
-/// Extracts memories from the conversation now (the user's "save memories").
+/// Extracts memories from the conversation now (the user's "save memories"). Answers once
+/// the extraction has started; `memorySaved` tells when it ended (it takes a model reply).
+/// While one runs for the pair, the request joins it rather than starting a second.
 #[derive(Message)]
 #[rtype(result = "Result<(), ChatError>")]
 pub struct SaveMemories {
@@ -62,6 +64,13 @@ struct ReplyEnded {
     closing: Frame,
 }
 
+/// Sent by an extraction's task when it ended.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct ExtractionEnded {
+    user_id: UserId,
+}
+
 struct InFlight {
     turn: u64,
     cancel: CancellationToken,
@@ -78,6 +87,9 @@ pub struct CharacterActor {
     replies: HashMap<UserId, InFlight>,
     /// Stored replies per user since memories were last extracted.
     turns_since_extraction: HashMap<UserId, u32>,
+    /// Users whose memories are being extracted now: one extraction per pair at a time,
+    /// so two cannot both add the same fact.
+    extracting: HashSet<UserId>,
     next_turn: u64,
     idle_after: Duration,
     last_active: Instant,
@@ -98,6 +110,7 @@ impl CharacterActor {
             incarnation,
             replies: HashMap::new(),
             turns_since_extraction: HashMap::new(),
+            extracting: HashSet::new(),
             next_turn: 0,
             idle_after,
             last_active: Instant::now(),
@@ -149,6 +162,30 @@ impl CharacterActor {
                 Err(error) => (ReplyEnd::Failed, error_frame(&character_id, None, &error)),
             };
             me.do_send(ReplyEnded { user_id: chatter.user_id.clone(), turn, end, chatter, closing });
+        });
+    }
+}
+
+impl CharacterActor {
+    /// Extracts memories of `chatter` on its own task unless an extraction of theirs runs
+    /// already. A failure the user asked for (`on_demand`) reaches them as `chatError`;
+    /// `memorySaved` ends their "saving" state either way.
+    fn start_extraction(&mut self, ctx: &Context<Self>, chatter: Chatter, character: Character, on_demand: bool) {
+        self.turns_since_extraction.remove(&chatter.user_id);
+        if !self.extracting.insert(chatter.user_id.clone()) {
+            return;
+        }
+        let engine = self.engine.clone();
+        let me = ctx.address();
+        actix::spawn(async move {
+            if let Err(error) = engine.extract_memories(&chatter, &character).await {
+                let character_id = &character.card.character_id;
+                tracing::warn!(%error, character = %character_id, on_demand, "memory extraction failed");
+                if on_demand {
+                    engine.publish(&chatter.user_id, error_frame(character_id, None, &error)).await;
+                }
+            }
+            me.do_send(ExtractionEnded { user_id: chatter.user_id });
         });
     }
 }
@@ -236,24 +273,35 @@ impl Handler<StopReply> for CharacterActor {
 }
 
 impl Handler<SaveMemories> for CharacterActor {
-    type Result = ResponseFuture<Result<(), ChatError>>;
+    type Result = ResponseActFuture<Self, Result<(), ChatError>>;
 
     fn handle(&mut self, message: SaveMemories, _: &mut Self::Context) -> Self::Result {
         self.last_active = Instant::now();
-        self.turns_since_extraction.remove(&message.chatter.user_id);
         let engine = self.engine.clone();
         let character_id = self.character_id.clone();
-        Box::pin(async move {
-            let character = engine.character(&character_id, message.chatter.viewer).await?;
-            engine.extract_memories(&message.chatter, &character).await.map(|_| ())
-        })
+        let viewer = message.chatter.viewer;
+        Box::pin(async move { engine.character(&character_id, viewer).await }.into_actor(self).map(
+            move |character, actor, ctx| {
+                actor.start_extraction(ctx, message.chatter, character?, true);
+                Ok(())
+            },
+        ))
+    }
+}
+
+impl Handler<ExtractionEnded> for CharacterActor {
+    type Result = ();
+
+    fn handle(&mut self, message: ExtractionEnded, _: &mut Self::Context) {
+        self.extracting.remove(&message.user_id);
+        self.last_active = Instant::now();
     }
 }
 
 impl Handler<ReplyEnded> for CharacterActor {
     type Result = ();
 
-    fn handle(&mut self, message: ReplyEnded, _: &mut Self::Context) {
+    fn handle(&mut self, message: ReplyEnded, ctx: &mut Self::Context) {
         self.release(&message.user_id, message.turn);
         self.last_active = Instant::now();
         let engine = self.engine.clone();
@@ -268,18 +316,14 @@ impl Handler<ReplyEnded> for CharacterActor {
         if every == 0 || *turns < every {
             return;
         }
-        self.turns_since_extraction.remove(&message.user_id);
         let engine = self.engine.clone();
         let character_id = self.character_id.clone();
-        actix::spawn(async move {
-            let result = async {
-                let character = engine.character(&character_id, message.chatter.viewer).await?;
-                engine.extract_memories(&message.chatter, &character).await
-            }
-            .await;
-            if let Err(error) = result {
-                tracing::warn!(%error, character = %character_id, "automatic memory extraction failed");
-            }
-        });
+        let viewer = message.chatter.viewer;
+        ctx.spawn(async move { engine.character(&character_id, viewer).await }.into_actor(self).map(
+            move |character, actor, ctx| match character {
+                Ok(character) => actor.start_extraction(ctx, message.chatter, character, false),
+                Err(error) => tracing::warn!(%error, "automatic memory extraction: the character is gone"),
+            },
+        ));
     }
 }

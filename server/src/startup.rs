@@ -68,6 +68,7 @@ impl Application {
             .endpoint("/metrics")
             .build()
             .map_err(|e| anyhow::anyhow!("metrics: {e}"))?;
+        state.node.chat.metrics().register(&metrics.registry)?;
 
         let server = HttpServer::new(move || app(state.clone(), metrics.clone()))
             .workers(match settings.http.workers {

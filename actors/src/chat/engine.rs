@@ -5,6 +5,7 @@
 //! in flight on this node; the engine itself holds no per-conversation state.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use amora_ai::AiError;
 use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, FinishReason, Role, StreamEvent};
@@ -22,6 +23,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 use super::memory::{extraction_prompt, parse_facts};
+use super::metrics::{ChatMetrics, Outcome, Phase};
 use super::{ChatSettings, MessageView, new_entry_id, utc_day};
 use crate::bus::EventBus;
 use crate::events::Frame;
@@ -120,20 +122,26 @@ pub struct ChatEngine {
     bus: EventBus,
     settings: ChatSettings,
     model: tokio::sync::OnceCell<Arc<dyn ChatModel>>,
+    metrics: ChatMetrics,
 }
 
 impl ChatEngine {
     pub fn new(store: Store, bus: EventBus, settings: ChatSettings) -> Self {
-        Self { store, bus, settings, model: tokio::sync::OnceCell::new() }
+        Self { store, bus, settings, model: tokio::sync::OnceCell::new(), metrics: ChatMetrics::new() }
     }
 
     /// A ready model, e.g. one shared by several nodes of a test (the settings' model is not loaded then).
     pub fn with_model(store: Store, bus: EventBus, settings: ChatSettings, model: Arc<dyn ChatModel>) -> Self {
-        Self { store, bus, settings, model: tokio::sync::OnceCell::new_with(Some(model)) }
+        Self { store, bus, settings, model: tokio::sync::OnceCell::new_with(Some(model)), metrics: ChatMetrics::new() }
     }
 
     pub fn settings(&self) -> &ChatSettings {
         &self.settings
+    }
+
+    /// The per-phase timings of replies, for the server's `/metrics`.
+    pub fn metrics(&self) -> &ChatMetrics {
+        &self.metrics
     }
 
     /// The chat model, loaded on first use (reading and converting the embedded model takes
@@ -142,7 +150,7 @@ impl ChatEngine {
         let model = self
             .model
             .get_or_try_init(|| async {
-                let started = std::time::Instant::now();
+                let started = Instant::now();
                 let model = amora_ai::chat::build_async(&self.settings.model).await?;
                 tracing::info!(model = ?model.info(), took_ms = started.elapsed().as_millis() as u64, "chat model loaded");
                 Ok::<_, AiError>(model)
@@ -199,6 +207,7 @@ impl ChatEngine {
         character: &Character,
         text: MessageText,
     ) -> Result<StoredMessage, ChatError> {
+        let started = Instant::now();
         if let Some(refusal) = moderation::check(text.as_str()) {
             return Err(ChatError::Refused(refusal));
         }
@@ -218,6 +227,7 @@ impl ChatEngine {
         match stored {
             Ok(message) => {
                 self.publish_message(chatter, &character.card.character_id, &message).await;
+                self.metrics.observe(Phase::Accept, started.elapsed());
                 Ok(message)
             }
             Err(error) => {
@@ -294,6 +304,7 @@ impl ChatEngine {
         let character_id = &character.card.character_id;
         match self.write_reply(chatter, character, reply_id, cancel).await {
             Ok(Some(message)) => {
+                self.metrics.reply_ended(Outcome::Stored);
                 let frame = Frame::new(
                     "chatDone",
                     json!({ "characterId": character_id, "replyId": reply_id, "message": MessageView::from(&message.0), "finishReason": message.1 }),
@@ -301,6 +312,7 @@ impl ChatEngine {
                 (ReplyEnd::Stored, frame)
             }
             Ok(None) => {
+                self.metrics.reply_ended(Outcome::Stopped);
                 let frame = Frame::new(
                     "chatDone",
                     json!({ "characterId": character_id, "replyId": reply_id, "message": null, "finishReason": FinishReason::Cancelled }),
@@ -308,6 +320,8 @@ impl ChatEngine {
                 (ReplyEnd::CancelledEmpty, frame)
             }
             Err(error) => {
+                let outcome = if matches!(error, ChatError::Refused(_)) { Outcome::Refused } else { Outcome::Failed };
+                self.metrics.reply_ended(outcome);
                 if matches!(error, ChatError::Model(_) | ChatError::Store(_)) {
                     tracing::error!(%error, user = %chatter.user_id, character = %character_id, "a reply failed");
                 }
@@ -326,6 +340,7 @@ impl ChatEngine {
         cancel: CancellationToken,
     ) -> Result<Option<(StoredMessage, FinishReason)>, ChatError> {
         let character_id = &character.card.character_id;
+        let started = Instant::now();
         let model = self.model().await?;
         let prompt = self.prompt(chatter, character, model.as_ref()).await?;
         let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
@@ -333,12 +348,17 @@ impl ChatEngine {
             // The model must not write the user's next line for them.
             .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
             .cancel(cancel.clone());
+        let model_started = Instant::now();
+        self.metrics.observe(Phase::Prepare, model_started - started);
         let mut stream = model.stream(request).await?;
         let mut text = String::new();
         let mut finish = FinishReason::Stop;
         while let Some(event) = stream.next().await {
             match event? {
                 StreamEvent::Delta(delta) => {
+                    if text.is_empty() {
+                        self.metrics.observe(Phase::FirstToken, model_started.elapsed());
+                    }
                     text.push_str(&delta);
                     if let Some(refusal) = moderation::check(&text) {
                         cancel.cancel();
@@ -353,6 +373,8 @@ impl ChatEngine {
                 StreamEvent::Done(done) => finish = done.reason,
             }
         }
+        let model_ended = Instant::now();
+        self.metrics.observe(Phase::Generate, model_ended - model_started);
         let content = text.trim().to_owned();
         if content.is_empty() {
             if finish == FinishReason::Cancelled {
@@ -362,6 +384,7 @@ impl ChatEngine {
         }
         let message = StoredMessage { message_id: reply_id, speaker: Speaker::Character, content };
         self.store.conversations.append(&chatter.user_id, character_id, message.clone()).await?;
+        self.metrics.observe(Phase::StoreReply, model_ended.elapsed());
         Ok(Some((message, finish)))
     }
 

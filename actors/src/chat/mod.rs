@@ -4,6 +4,7 @@
 
 pub mod engine;
 pub mod memory;
+pub mod metrics;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

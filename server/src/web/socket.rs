@@ -1,6 +1,11 @@
 //! `GET /lust/api/ws` (API.md §5): one task per socket. It signs the socket in by cookie or
 //! `voucher`, registers a bounded outgoing queue with the user's actor, says `hello`,
 //! pings on a heartbeat, closes silent or slow sockets, and answers client actions.
+//!
+//! Actions run on a second task, one after another in the order they came, so that an
+//! action that waits (a store on a slow day, the model's queue) never stops this socket
+//! from reading pongs and writing events: a socket blocked on an action used to miss its
+//! own liveness check and fall behind on events, and was closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -22,6 +27,8 @@ use crate::state::AppState;
 
 /// Largest client frame accepted; actions are small JSON objects.
 const MAX_CLIENT_FRAME: usize = 16 * 1024;
+/// Actions of one socket waiting to run; past it the client is told to slow down.
+const PENDING_ACTIONS: usize = 16;
 static NEXT_SOCKET_ID: AtomicU64 = AtomicU64::new(1);
 
 #[derive(Deserialize)]
@@ -115,6 +122,7 @@ async fn run(
         }
     };
 
+    let (actions, mut answers) = spawn_action_worker(state.clone(), signed_in, actor.clone());
     let mut heartbeat = tokio::time::interval(Duration::from_secs(realtime.heartbeat_secs.max(1)));
     heartbeat.tick().await;
     let mut last_heard = Instant::now();
@@ -125,12 +133,13 @@ async fn run(
             message = stream.next() => {
                 last_heard = Instant::now();
                 open = match message {
-                    Some(Ok(actix_ws::AggregatedMessage::Text(text))) => {
-                        match answer(&state, &signed_in, &actor, &text).await {
-                            Some(reply) => send(&mut session, &reply, write_timeout).await,
-                            None => true,
+                    Some(Ok(actix_ws::AggregatedMessage::Text(text))) => match actions.try_send(text.to_string()) {
+                        Ok(()) => true,
+                        Err(_) => {
+                            let busy = Frame::error(ApiCode::RateLimited.value(), "too many actions at once: wait for the answers");
+                            send(&mut session, &busy, write_timeout).await
                         }
-                    }
+                    },
                     Some(Ok(actix_ws::AggregatedMessage::Binary(_))) => {
                         send(&mut session, &Frame::error(ApiCode::ParamError.value(), "frames are JSON text"), write_timeout).await
                     }
@@ -138,6 +147,9 @@ async fn run(
                     Some(Ok(actix_ws::AggregatedMessage::Pong(_))) => true,
                     Some(Ok(actix_ws::AggregatedMessage::Close(_))) | Some(Err(_)) | None => false,
                 };
+            }
+            Some(reply) = answers.recv() => {
+                open = send(&mut session, &reply, write_timeout).await;
             }
             frame = outgoing.recv() => {
                 open = match frame {
@@ -154,6 +166,27 @@ async fn run(
     }
     actor.do_send(Disconnect { socket_id });
     let _ = tokio::time::timeout(write_timeout, session.close(None)).await;
+}
+
+/// Starts the task that runs this socket's actions in order: answers `(actions, answers)`.
+/// It ends once the socket drops `actions`, after the action it is running.
+fn spawn_action_worker(
+    state: std::sync::Arc<AppState>,
+    signed_in: SignedIn,
+    actor: actix::Addr<UserActor>,
+) -> (tokio::sync::mpsc::Sender<String>, tokio::sync::mpsc::Receiver<Frame>) {
+    let (actions, mut queued) = tokio::sync::mpsc::channel::<String>(PENDING_ACTIONS);
+    let (answer_to, answers) = tokio::sync::mpsc::channel::<Frame>(PENDING_ACTIONS);
+    actix_web::rt::spawn(async move {
+        while let Some(text) = queued.recv().await {
+            if let Some(reply) = answer(&state, &signed_in, &actor, &text).await
+                && answer_to.send(reply).await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    (actions, answers)
 }
 
 /// Sends one frame; false when the socket is gone or the client stopped reading.

@@ -41,11 +41,16 @@ impl EmbeddedStore {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", data_dir.display())))?;
         let path = data_dir.join(DATABASE_FILE);
+        // The journal mode is a property of the file: set once here, because the pool opens
+        // its connections side by side and all but one of them switching it at the same
+        // moment were refused ("database is locked", logged by the pool as an error).
+        Connection::open(&path)
+            .and_then(|conn| conn.pragma_update(None, "journal_mode", "WAL"))
+            .map_err(|e| StoreError::Unavailable(format!("cannot open {}: {e}", path.display())))?;
         let manager = SqliteConnectionManager::file(&path).with_init(|conn| {
             conn.busy_timeout(BUSY_TIMEOUT)?;
             conn.execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
+                "PRAGMA synchronous = NORMAL;
                  PRAGMA foreign_keys = ON;",
             )
         });
@@ -126,5 +131,22 @@ impl Health for EmbeddedStore {
             Ok(())
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_database_runs_in_wal_mode_on_every_pooled_connection() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let connections: Vec<_> = (0..4).map(|_| store.pool.get().unwrap_or_else(|e| panic!("{e}"))).collect();
+        for conn in &connections {
+            let mode: String =
+                conn.query_row("PRAGMA journal_mode", [], |row| row.get(0)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(mode, "wal");
+        }
     }
 }

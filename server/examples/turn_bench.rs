@@ -1,0 +1,263 @@
+//! The server's added latency per chat turn: the real server (this process, the settings of
+//! `config/default.toml` plus `AMORA_*` overrides from the environment), the real chat
+//! model, a real WebSocket client on loopback. For every turn the client times `chatSend`
+//! to the first `chatDelta` and to `chatDone`; between turns it reads the server's
+//! `/metrics`, whose per-phase sums grow by exactly that turn's phases. The model's own time
+//! (`generate`: its stream opening to its end) taken from the turn's wall time is what the
+//! server added: the socket, the actors, accepting and storing the message, the prompt,
+//! storing the reply and the events back.
+//!
+//! Run by `scripts/bench-turn` (see BENCHMARKS.md). Options: `--turns N` (30),
+//! `--characters N` (conversations the turns rotate over, so history stays short: 5),
+//! `--max-tokens N` (reply length, 24).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use amora_domain::account::{UserId, UserNo};
+use amora_server::settings::Settings;
+use amora_server::startup::Application;
+use amora_store::{NewUser, SessionRecord, Store, UserChange};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+const PHASES: [&str; 5] = ["accept", "prepare", "first_token", "generate", "store_reply"];
+const WAIT: Duration = Duration::from_secs(300);
+
+struct Options {
+    turns: usize,
+    characters: usize,
+    max_tokens: u32,
+}
+
+fn options() -> Options {
+    let mut options = Options { turns: 30, characters: 5, max_tokens: 24 };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for pair in args.chunks(2) {
+        let value = || pair.get(1).and_then(|v| v.parse::<usize>().ok()).expect("a number after the option");
+        match pair[0].as_str() {
+            "--turns" => options.turns = value(),
+            "--characters" => options.characters = value().max(1),
+            "--max-tokens" => options.max_tokens = value() as u32,
+            other => panic!("unknown option {other}: --turns N, --characters N, --max-tokens N"),
+        }
+    }
+    options
+}
+
+/// One measured turn, in milliseconds.
+struct Turn {
+    /// `chatSend` sent to `chatDone` read, on the client.
+    total: f64,
+    /// `chatSend` sent to the first `chatDelta` read, on the client.
+    first_delta: f64,
+    /// This turn's growth of each phase's sum on `/metrics`.
+    phases: HashMap<&'static str, f64>,
+    prompt_history: usize,
+}
+
+impl Turn {
+    fn phase(&self, name: &str) -> f64 {
+        self.phases.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// The turn's wall time less the model's.
+    fn added(&self) -> f64 {
+        self.total - self.phase("generate")
+    }
+
+    /// Time to the first delta less the model's time to its first token.
+    fn added_before_first_delta(&self) -> f64 {
+        self.first_delta - self.phase("first_token")
+    }
+}
+
+#[actix_rt::main]
+async fn main() {
+    let options = options();
+    let temp = tempfile::tempdir().unwrap();
+    let mut env: Vec<(String, String)> = vec![
+        ("AMORA_HTTP__HOST".into(), "127.0.0.1".into()),
+        ("AMORA_HTTP__PORT".into(), "0".into()),
+        ("AMORA_STORE__DATA_DIR".into(), temp.path().join("data").display().to_string()),
+        ("AMORA_LOG__FILTER".into(), "warn".into()),
+        ("AMORA_CHAT__MEMORY_EVERY_TURNS".into(), "0".into()),
+        ("AMORA_CHAT__MAX_REPLY_TOKENS".into(), options.max_tokens.to_string()),
+    ];
+    // The caller's settings win (the model path, another store, Redis).
+    env.extend(std::env::vars());
+    let settings = Settings::load_from(None, env).expect("settings");
+    amora_server::observability::init_logging(&settings.log);
+    let described = describe(&settings);
+
+    let app = Application::build(settings).await.expect("the server starts");
+    let address = format!("127.0.0.1:{}", app.port());
+    let store = app.store();
+    actix_rt::spawn(app.run_until_stopped());
+
+    let voucher = paid_user(&store).await;
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{address}/lust/api/ws?voucher={voucher}"))
+        .await
+        .expect("the socket opens");
+    wait_for(&mut socket, "hello").await;
+    let http = reqwest::Client::new();
+    let characters: Vec<String> = (1..=options.characters).map(|n| format!("gf-{n:03}")).collect();
+
+    // Warm-up: loads the model, opens every conversation.
+    for character in &characters {
+        turn(&mut socket, &http, &address, character, "Hi! Nice to meet you.").await;
+    }
+    let lines = [
+        "I just got home from work, it was a long day.",
+        "What did you do today?",
+        "Tell me one thing you like about rainy evenings.",
+        "I am thinking of cooking pasta tonight. Any ideas?",
+        "Do you like music? I play the guitar a little.",
+        "Good night, talk to you tomorrow!",
+    ];
+    let mut turns = Vec::with_capacity(options.turns);
+    for n in 0..options.turns {
+        let character = &characters[n % characters.len()];
+        let mut measured = turn(&mut socket, &http, &address, character, lines[n % lines.len()]).await;
+        measured.prompt_history = 2 + 2 * (1 + n / characters.len());
+        turns.push(measured);
+    }
+    report(&options, &described, &turns);
+}
+
+/// Sends one message and reads every event of its reply; the phases come from `/metrics`.
+async fn turn(socket: &mut Socket, http: &reqwest::Client, address: &str, character: &str, line: &str) -> Turn {
+    let before = phase_sums(http, address).await;
+    let frame = json!({ "action": "chatSend", "data": { "characterId": character, "content": line } });
+    let sent = Instant::now();
+    socket.send(Message::Text(frame.to_string().into())).await.unwrap();
+    let mut first_delta = None;
+    loop {
+        let event = next_event(socket).await;
+        match event["event"].as_str() {
+            Some("chatDelta") if first_delta.is_none() => first_delta = Some(sent.elapsed()),
+            Some("chatDone") => break,
+            Some("chatError") => panic!("the reply failed: {event}"),
+            _ => {}
+        }
+    }
+    let total = sent.elapsed();
+    let after = phase_sums(http, address).await;
+    let phases = PHASES.iter().map(|&p| (p, 1000.0 * (after[p] - before.get(p).copied().unwrap_or(0.0)))).collect();
+    Turn { total: ms(total), first_delta: ms(first_delta.expect("at least one delta")), phases, prompt_history: 0 }
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// `amora_chat_turn_phase_seconds_sum` per phase, in seconds.
+async fn phase_sums(http: &reqwest::Client, address: &str) -> HashMap<&'static str, f64> {
+    let text = http.get(format!("http://{address}/metrics")).send().await.unwrap().text().await.unwrap();
+    let mut sums = HashMap::new();
+    for phase in PHASES {
+        let prefix = format!("amora_chat_turn_phase_seconds_sum{{phase=\"{phase}\"}} ");
+        let value =
+            text.lines().find_map(|line| line.strip_prefix(prefix.as_str())).map_or(0.0, |v| v.parse().unwrap());
+        sums.insert(phase, value);
+    }
+    sums
+}
+
+async fn next_event(socket: &mut Socket) -> Value {
+    loop {
+        let message = tokio::time::timeout(WAIT, socket.next()).await.expect("an event in time");
+        match message.expect("the socket stays open").unwrap() {
+            Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+            Message::Close(reason) => panic!("the server closed the socket: {reason:?}"),
+            _ => continue,
+        }
+    }
+}
+
+async fn wait_for(socket: &mut Socket, name: &str) {
+    while next_event(socket).await["event"] != name {}
+}
+
+/// A paid user (no message limit, every character) with a session, made in the store.
+async fn paid_user(store: &Store) -> String {
+    let suffix: u32 = rand::random();
+    let user_id = UserId::parse(&format!("ubench{suffix}")).unwrap();
+    let new_user = NewUser {
+        user_id: user_id.clone(),
+        user_no: UserNo::from_random(suffix),
+        user_name: "Sam".into(),
+        email: None,
+        discord_email: None,
+        google_subject: None,
+        discord_id: None,
+        utm_source: String::new(),
+        language: "en".into(),
+        created_at: 0,
+    };
+    store.users.create(new_user).await.unwrap();
+    store.users.update(&user_id, UserChange::VipType(1)).await.unwrap();
+    let voucher = amora_server::auth::random_token();
+    let session = SessionRecord {
+        token_hash: amora_server::auth::token_hash(&voucher),
+        user_id,
+        created_at: 0,
+        expires_at: i64::MAX / 2,
+    };
+    store.sessions.create(session).await.unwrap();
+    voucher
+}
+
+fn describe(settings: &Settings) -> String {
+    let store = match settings.store.kind {
+        amora_server::settings::StoreKind::Embedded => "embedded store (SQLite)".to_owned(),
+        amora_server::settings::StoreKind::Scylla => format!("CQL store ({})", settings.store.scylla.nodes),
+    };
+    let bus = if settings.redis.url.is_empty() { "in-process event bus" } else { "Redis event bus" };
+    let model = format!("{:?}", settings.chat.model.kind).to_lowercase();
+    format!("{store}, {bus}, {model} chat model")
+}
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * (values.len() - 1) as f64).round() as usize;
+    values[rank]
+}
+
+fn row(name: &str, mut values: Vec<f64>) -> String {
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let (p50, p95) = (percentile(&mut values, 50.0), percentile(&mut values, 95.0));
+    let max = values.last().copied().unwrap_or(0.0);
+    format!("| {name} | {p50:.2} | {p95:.2} | {max:.2} | {mean:.2} |")
+}
+
+fn report(options: &Options, described: &str, turns: &[Turn]) {
+    let of = |f: &dyn Fn(&Turn) -> f64| turns.iter().map(f).collect::<Vec<f64>>();
+    println!(
+        "{} turns over {} conversations ({described}); replies up to {} tokens; up to {} messages of history.",
+        turns.len(),
+        options.characters,
+        options.max_tokens,
+        turns.iter().map(|t| t.prompt_history).max().unwrap_or(0),
+    );
+    println!();
+    println!("| per turn | p50 ms | p95 ms | max ms | mean ms |");
+    println!("|---|---|---|---|---|");
+    println!("{}", row("**server's added latency** (turn wall time − model time)", of(&|t| t.added())));
+    println!(
+        "{}",
+        row("added before the first delta (client − model first token)", of(&|t| t.added_before_first_delta()))
+    );
+    println!("{}", row("· accept (moderation, credit, store the message, `chatMessage`)", of(&|t| t.phase("accept"))));
+    println!("{}", row("· prepare (character, history, memories, prompt)", of(&|t| t.phase("prepare"))));
+    println!("{}", row("· store the reply", of(&|t| t.phase("store_reply"))));
+    println!("{}", row("model: first token", of(&|t| t.phase("first_token"))));
+    println!("{}", row("model: whole reply", of(&|t| t.phase("generate"))));
+    println!("{}", row("client: `chatSend` → first `chatDelta`", of(&|t| t.first_delta)));
+    println!("{}", row("client: `chatSend` → `chatDone`", of(&|t| t.total)));
+}
