@@ -27,7 +27,6 @@ pub(super) struct Statements {
     insert_message: PreparedStatement,
     messages: PreparedStatement,
     messages_before: PreparedStatement,
-    message: PreparedStatement,
     set_message: PreparedStatement,
     delete_message: PreparedStatement,
     delete_pair_messages: PreparedStatement,
@@ -40,7 +39,6 @@ pub(super) struct Statements {
     delete_partners: PreparedStatement,
     insert_memory: PreparedStatement,
     memories: PreparedStatement,
-    memory: PreparedStatement,
     set_memory: PreparedStatement,
     delete_memory: PreparedStatement,
     delete_pair_memories: PreparedStatement,
@@ -68,14 +66,14 @@ impl Statements {
                     Kind::Idempotent,
                 )
                 .await?,
-            message: p
-                .prepare(&format!("SELECT message_id FROM messages WHERE {pair} AND message_id = ?"), Kind::Idempotent)
-                .await?,
             set_message: p
-                .prepare(&format!("UPDATE messages SET content = ? WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .prepare(
+                    &format!("UPDATE messages SET content = ? WHERE {pair} AND message_id = ? IF EXISTS"),
+                    Kind::Conditional,
+                )
                 .await?,
             delete_message: p
-                .prepare(&format!("DELETE FROM messages WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .prepare(&format!("DELETE FROM messages WHERE {pair} AND message_id = ? IF EXISTS"), Kind::Conditional)
                 .await?,
             delete_pair_messages: p.prepare(&format!("DELETE FROM messages WHERE {pair}"), Kind::Idempotent).await?,
             upsert_conversation: p
@@ -107,17 +105,14 @@ impl Statements {
             memories: p
                 .prepare(&format!("SELECT memory_id, content, origin FROM memories WHERE {pair}"), Kind::Idempotent)
                 .await?,
-            memory: p
-                .prepare(&format!("SELECT memory_id FROM memories WHERE {pair} AND memory_id = ?"), Kind::Idempotent)
-                .await?,
             set_memory: p
                 .prepare(
-                    &format!("UPDATE memories SET content = ?, origin = 'user' WHERE {pair} AND memory_id = ?"),
-                    Kind::Idempotent,
+                    &format!("UPDATE memories SET content = ?, origin = 'user' WHERE {pair} AND memory_id = ? IF EXISTS"),
+                    Kind::Conditional,
                 )
                 .await?,
             delete_memory: p
-                .prepare(&format!("DELETE FROM memories WHERE {pair} AND memory_id = ?"), Kind::Idempotent)
+                .prepare(&format!("DELETE FROM memories WHERE {pair} AND memory_id = ? IF EXISTS"), Kind::Conditional)
                 .await?,
             delete_pair_memories: p.prepare(&format!("DELETE FROM memories WHERE {pair}"), Kind::Idempotent).await?,
             credits: p
@@ -230,11 +225,11 @@ impl ConversationRepo for CqlStore {
     ) -> StoreResult<bool> {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        let existing: Option<(i64,)> = self.first(&s.message, (user, character, message_id.raw())).await?;
-        if existing.is_none() {
+        // Conditional, like the delete: a plain write racing a delete would bring back a
+        // row holding nothing but its content.
+        if !self.conditional(&s.set_message, (content, user, character, message_id.raw())).await? {
             return Ok(false);
         }
-        self.run(&s.set_message, (content, user, character, message_id.raw())).await?;
         self.refresh_conversation(user, character).await?;
         Ok(true)
     }
@@ -249,9 +244,7 @@ impl ConversationRepo for CqlStore {
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let mut deleted = 0;
         for id in message_ids {
-            let existing: Option<(i64,)> = self.first(&s.message, (user, character, id.raw())).await?;
-            if existing.is_some() {
-                self.run(&s.delete_message, (user, character, id.raw())).await?;
+            if self.conditional(&s.delete_message, (user, character, id.raw())).await? {
                 deleted += 1;
             }
         }
@@ -317,23 +310,13 @@ impl MemoryRepo for CqlStore {
     ) -> StoreResult<bool> {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        let existing: Option<(i64,)> = self.first(&s.memory, (user, character, memory_id.raw())).await?;
-        if existing.is_none() {
-            return Ok(false);
-        }
-        self.run(&s.set_memory, (content, user, character, memory_id.raw())).await?;
-        Ok(true)
+        self.conditional(&s.set_memory, (content, user, character, memory_id.raw())).await
     }
 
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool> {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        let existing: Option<(i64,)> = self.first(&s.memory, (user, character, memory_id.raw())).await?;
-        if existing.is_none() {
-            return Ok(false);
-        }
-        self.run(&s.delete_memory, (user, character, memory_id.raw())).await?;
-        Ok(true)
+        self.conditional(&s.delete_memory, (user, character, memory_id.raw())).await
     }
 }
 

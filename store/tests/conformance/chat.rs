@@ -129,3 +129,41 @@ async fn concurrent_sends_never_take_more_credits_than_the_day_has() {
     assert_eq!(store.message_credits.take(&ann, 20_000, 25).await.unwrap(), Some(25));
     assert_eq!(store.message_credits.take(&ann, 20_001, 25).await.unwrap(), Some(1), "a new day starts afresh");
 }
+
+/// An edit racing a delete of the same message (or memory) never brings it back: once a
+/// delete says it removed the row, the row is gone, and what is left reads whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_edit_racing_a_delete_never_brings_the_row_back() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    let mia = character("gf-001");
+    let ids: Vec<i64> = (1..=30).map(|i| i * 1000).collect();
+    for &id in &ids {
+        store.conversations.append(&ann, &mia, message(id, Speaker::User, "first")).await.unwrap();
+        let memory = Memory { memory_id: MemoryId::from_raw(id), content: "first".into(), origin: MemoryOrigin::User };
+        store.memories.add(&ann, &mia, memory).await.unwrap();
+    }
+    let races: Vec<_> = ids
+        .iter()
+        .map(|&id| {
+            let (store, ann, mia) = (store.clone(), ann.clone(), mia.clone());
+            tokio::spawn(async move {
+                let (message_id, memory_id) = (MessageId::from_raw(id), MemoryId::from_raw(id));
+                let to_delete = [message_id];
+                let (edited, deleted, memory_edited, memory_deleted) = tokio::join!(
+                    store.conversations.update_message(&ann, &mia, message_id, "edited"),
+                    store.conversations.delete_messages(&ann, &mia, &to_delete),
+                    store.memories.update(&ann, &mia, memory_id, "edited"),
+                    store.memories.delete(&ann, &mia, memory_id),
+                );
+                let _ = (edited.unwrap(), memory_edited.unwrap());
+                (deleted.unwrap(), memory_deleted.unwrap())
+            })
+        })
+        .collect();
+    for race in races {
+        assert_eq!(race.await.unwrap(), (1, true), "each delete found its row");
+    }
+    assert!(store.conversations.messages(&ann, &mia, None, 100).await.unwrap().is_empty(), "no message came back");
+    assert!(store.memories.list(&ann, &mia).await.unwrap().is_empty(), "no memory came back");
+}
