@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amora_ai::AiError;
-use amora_ai::chat::embedded::{GgufTokenizer, SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file};
+use amora_ai::chat::embedded::{
+    EmbeddedChatModel, GgufTokenizer, SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file,
+};
 use amora_ai::chat::{
     self, ChatMessage, ChatModel, ChatRequest, FinishReason, ModelSettings, Requantize, StreamEvent, TokenStream,
 };
@@ -284,4 +286,43 @@ async fn bad_requests_and_settings_are_refused() {
     wrong_threads.embedded.threads = Some(chat::embedded::candle_threads() + 1);
     let error = chat::build(&wrong_threads).err().unwrap();
     assert!(matches!(error, AiError::BadRequest(ref m) if m.contains("CANDLE_NUM_THREADS")), "{error:?}");
+}
+
+/// The prompt of a conversation's next turn starts with the previous turn's prompt: the
+/// worker feeds only what is new, and the reply is the one a model without the cache
+/// writes. A regenerate (the same prompt again) feeds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_turn_starts_from_the_cached_prompt_and_replies_as_without_it() {
+    let load = |cache_tokens: usize| {
+        let mut settings = ModelSettings::embedded(support::model_path());
+        settings.embedded.prefix_cache_tokens = cache_tokens;
+        EmbeddedChatModel::load(&settings).unwrap()
+    };
+    let (cached, uncached) = (load(4096), load(0));
+    let system = ChatMessage::system("You are Mia, a friendly barista. Answer in one or two sentences.");
+    let first_line = ChatMessage::user("Hi Mia! What coffee would you recommend for a rainy afternoon?");
+    let greedy = |messages: Vec<ChatMessage>| ChatRequest::new(messages).max_tokens(24).temperature(0.0);
+
+    let first = cached.stream(greedy(vec![system.clone(), first_line.clone()])).await.unwrap();
+    let first = first.collect_reply().await.unwrap();
+    assert_eq!(cached.reused_prompt_tokens(), 0, "nothing was cached yet");
+    let first_prompt = u64::from(first.finish.usage.unwrap().prompt_tokens);
+
+    let next_turn = greedy(vec![
+        system,
+        first_line,
+        ChatMessage::assistant(first.text.trim()),
+        ChatMessage::user("And something sweet to go with it?"),
+    ]);
+    let with_cache = cached.stream(next_turn.clone()).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(cached.reused_prompt_tokens(), first_prompt, "the whole first prompt came from the cache");
+    let without = uncached.stream(next_turn.clone()).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(uncached.reused_prompt_tokens(), 0);
+    println!("next turn: {:?}", with_cache.text);
+    assert_eq!(with_cache.text, without.text, "the cache changes nothing in the reply");
+
+    let again = cached.stream(next_turn).await.unwrap().collect_reply().await.unwrap();
+    let next_prompt = u64::from(with_cache.finish.usage.unwrap().prompt_tokens);
+    assert_eq!(cached.reused_prompt_tokens(), first_prompt + next_prompt, "a regenerate feeds nothing");
+    assert_eq!(again.text, with_cache.text);
 }

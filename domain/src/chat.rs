@@ -280,8 +280,11 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
 /// Tokens a chat template adds around each message (role markers, separators).
 const MESSAGE_OVERHEAD_TOKENS: usize = 4;
 
-/// Picks the memories worth putting in a prompt: those sharing the most words with
-/// `latest` first, then the newest; at most `limit`. `memories` come newest first.
+/// Picks the memories worth putting in a prompt, at most `limit`: those sharing the most
+/// words with `latest`, then the newest. `memories` come newest first, and so do the ones
+/// picked: the order does not follow the message, so a prompt's memories (and with them
+/// the start of the prompt, which the model may have cached) stay the same from one
+/// message to the next unless the pick changes.
 pub fn relevant_memories(memories: &[String], latest: &str, limit: usize) -> Vec<String> {
     let wanted = content_words(latest);
     let mut scored: Vec<(usize, usize, &String)> = memories
@@ -291,7 +294,9 @@ pub fn relevant_memories(memories: &[String], latest: &str, limit: usize) -> Vec
         .collect();
     // More shared words first; among equals, the newer (lower age) first.
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(limit).map(|(_, _, memory)| memory.clone()).collect()
+    scored.truncate(limit);
+    scored.sort_by_key(|&(_, age, _)| age);
+    scored.into_iter().map(|(_, _, memory)| memory.clone()).collect()
 }
 
 /// Lower-cased words of three letters or more: enough to tell what a text is about.
@@ -391,8 +396,11 @@ mod tests {
             vec!["Ann works as a nurse".to_owned(), "Ann loves her cat Tom".to_owned(), "Ann lives in Lyon".to_owned()];
         assert_eq!(
             relevant_memories(&memories, "How is your cat today?", 2),
-            ["Ann loves her cat Tom", "Ann works as a nurse"]
+            ["Ann works as a nurse", "Ann loves her cat Tom"],
+            "the cat wins a place; the picked ones are listed newest first"
         );
-        assert_eq!(relevant_memories(&memories, "hello", 5).len(), 3);
+        assert_eq!(relevant_memories(&memories, "Lyon is rainy", 2), ["Ann works as a nurse", "Ann lives in Lyon"]);
+        assert_eq!(relevant_memories(&memories, "hello", 5), memories, "all fit: the same order for any message");
+        assert_eq!(relevant_memories(&memories, "my cat in Lyon", 5), memories);
     }
 }

@@ -149,6 +149,9 @@ pub struct EmbeddedSettings {
     pub repeat_last_n: usize,
     /// Caps the context window (prompt and reply), by default the model's (at most 4096).
     pub context_size: Option<usize>,
+    /// Prompt tokens kept, with their KV cache, for the next turn or a regenerate to start
+    /// from (0: off). Each costs the model's KV size, 46 KB for SmolLM2-135M: 4096 ≈ 190 MB.
+    pub prefix_cache_tokens: usize,
 }
 
 impl Default for EmbeddedSettings {
@@ -162,6 +165,7 @@ impl Default for EmbeddedSettings {
             repeat_penalty: 1.1,
             repeat_last_n: 64,
             context_size: None,
+            prefix_cache_tokens: 4096,
         }
     }
 }

@@ -8,12 +8,14 @@
 //! tensors). The async side only tokenizes the prompt and forwards the tokens as they come.
 
 mod convert;
+mod prefix_cache;
 mod tokenizer;
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -26,6 +28,7 @@ use tokio::sync::mpsc;
 pub use convert::{SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file};
 pub use tokenizer::{GgufTokenizer, Utf8Decoder};
 
+use self::prefix_cache::PrefixCache;
 use super::stop::StopMatcher;
 use super::{
     AiError, CancellationToken, ChatMessage, ChatModel, ChatRequest, Finish, FinishReason, ModelInfo, ModelSettings,
@@ -56,6 +59,10 @@ struct Shared {
     context_window: usize,
     repeat_penalty: f32,
     repeat_last_n: usize,
+    /// Tokens of fed prompts kept for reuse (`PrefixCache`).
+    prefix_cache_tokens: usize,
+    /// Prompt tokens not fed again thanks to the prefix cache, since loading.
+    reused_prompt_tokens: AtomicU64,
 }
 
 /// One reply waiting for, or holding, a slot.
@@ -196,6 +203,8 @@ impl EmbeddedChatModel {
             context_window,
             repeat_penalty: e.repeat_penalty,
             repeat_last_n: e.repeat_last_n,
+            prefix_cache_tokens: e.prefix_cache_tokens,
+            reused_prompt_tokens: AtomicU64::new(0),
         });
         let scheduler = Arc::new(Scheduler {
             queue: Mutex::new(Queue::default()),
@@ -217,6 +226,11 @@ impl EmbeddedChatModel {
     /// The model's tokenizer (built from the GGUF's metadata).
     pub fn tokenizer(&self) -> &GgufTokenizer {
         &self.shared.tokenizer
+    }
+
+    /// Prompt tokens that replies took from the prefix cache instead of feeding them again.
+    pub fn reused_prompt_tokens(&self) -> u64 {
+        self.shared.reused_prompt_tokens.load(Ordering::Relaxed)
     }
 
     /// The GGUF file loaded (the converted copy when there is one).
@@ -380,6 +394,7 @@ impl Drop for WorkerGuard<'_> {
 fn run_worker(shared: &Shared, scheduler: &Scheduler) {
     let _guard = WorkerGuard(scheduler);
     let mut active: Vec<Session> = Vec::new();
+    let mut prompts = PrefixCache::new(shared.prefix_cache_tokens);
     loop {
         {
             let mut queue = scheduler.lock();
@@ -388,7 +403,7 @@ fn run_worker(shared: &Shared, scheduler: &Scheduler) {
                 while active.len() < scheduler.concurrent
                     && let Some(job) = queue.waiting.pop_front()
                 {
-                    active.push(Session::new(job, shared));
+                    active.push(Session::new(job, shared, &mut prompts));
                 }
                 queue.active = active.len();
                 if !active.is_empty() {
@@ -401,9 +416,12 @@ fn run_worker(shared: &Shared, scheduler: &Scheduler) {
             }
         }
         // One step of each reply in turn.
-        active.retain_mut(|session| !session.step(shared));
+        active.retain_mut(|session| !session.step(shared, &mut prompts));
     }
 }
+
+/// Fed prompts with the model state and the logits after them.
+type Prompts = PrefixCache<(ModelWeights, Tensor)>;
 
 /// A reply being generated.
 struct Session {
@@ -415,20 +433,32 @@ struct Session {
     /// Tokens already in the KV cache (the next position).
     fed: usize,
     generated: usize,
+    /// The logits after the prompt, when the prefix cache held all of it.
+    cached_logits: Option<Tensor>,
     utf8: Utf8Decoder,
     stop: StopMatcher,
     started: Instant,
 }
 
 impl Session {
-    fn new(job: Job, shared: &Shared) -> Self {
+    fn new(job: Job, shared: &Shared, prompts: &mut Prompts) -> Self {
+        let (model, fed, cached_logits) = match prompts.reuse(&job.prompt) {
+            Some(reuse) => {
+                let (model, logits) = reuse.state;
+                shared.reused_prompt_tokens.fetch_add(reuse.fed as u64, Ordering::Relaxed);
+                tracing::debug!(cached = reuse.fed, prompt_tokens = job.prompt.len(), "prompt prefix from the cache");
+                (model, reuse.fed, (reuse.fed == job.prompt.len()).then_some(logits))
+            }
+            None => (shared.weights.clone(), 0, None),
+        };
         Self {
-            model: shared.weights.clone(),
+            model,
             sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
             tokens: job.prompt.clone(),
             prompt_len: job.prompt.len(),
-            fed: 0,
+            fed,
             generated: 0,
+            cached_logits,
             utf8: Utf8Decoder::default(),
             stop: StopMatcher::new(&job.stop),
             started: Instant::now(),
@@ -437,12 +467,12 @@ impl Session {
     }
 
     /// Runs one step; true when the reply is over.
-    fn step(&mut self, shared: &Shared) -> bool {
+    fn step(&mut self, shared: &Shared, prompts: &mut Prompts) -> bool {
         if self.job.abandoned() {
             self.job.cancelled();
             return true;
         }
-        match self.advance(shared) {
+        match self.advance(shared, prompts) {
             Ok(None) => false,
             Ok(Some(reason)) => {
                 self.finish(reason);
@@ -456,18 +486,28 @@ impl Session {
         }
     }
 
-    fn advance(&mut self, shared: &Shared) -> Result<Option<FinishReason>, AiError> {
-        let (start, end) = if self.fed < self.prompt_len {
-            (self.fed, (self.fed + PREFILL_CHUNK).min(self.prompt_len))
-        } else {
-            (self.fed, self.fed + 1)
+    fn advance(&mut self, shared: &Shared, prompts: &mut Prompts) -> Result<Option<FinishReason>, AiError> {
+        let logits = match self.cached_logits.take() {
+            Some(logits) => logits,
+            None => {
+                let (start, end) = if self.fed < self.prompt_len {
+                    (self.fed, (self.fed + PREFILL_CHUNK).min(self.prompt_len))
+                } else {
+                    (self.fed, self.fed + 1)
+                };
+                let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
+                let logits = self.model.forward(&input, start)?;
+                self.fed = end;
+                if self.fed < self.prompt_len {
+                    return Ok(None);
+                }
+                if start < self.prompt_len {
+                    // The prompt is in: the next turn or a regenerate starts from here.
+                    prompts.keep(&self.tokens[..self.prompt_len], (self.model.clone(), logits.clone()));
+                }
+                logits
+            }
         };
-        let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
-        let logits = self.model.forward(&input, start)?;
-        self.fed = end;
-        if self.fed < self.prompt_len {
-            return Ok(None);
-        }
 
         let mut logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
         if shared.repeat_penalty != 1.0 {
