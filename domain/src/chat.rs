@@ -184,9 +184,27 @@ pub enum PromptRole {
 /// A message of the conversation so far, as the prompt needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryMessage {
+    pub id: MessageId,
     pub speaker: Speaker,
     pub content: String,
 }
+
+impl HistoryMessage {
+    /// Whether the history of a prompt may start here when older messages must be left
+    /// out: a user's message, one in `CUT_EVERY` of them, picked by its id so that the
+    /// choice never changes as the conversation grows.
+    fn is_cut_point(&self) -> bool {
+        // splitmix64's finaliser: ids differ mostly in their low digits.
+        let mut x = self.id.raw() as u64;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^= x >> 31;
+        self.speaker == Speaker::User && x.is_multiple_of(CUT_EVERY)
+    }
+}
+
+/// On average one user message in this many is a place where a trimmed history may start.
+const CUT_EVERY: u64 = 4;
 
 /// Who the character is, for its system message.
 #[derive(Debug, Clone, Copy)]
@@ -208,6 +226,8 @@ pub struct PromptParts<'a> {
     pub memories: &'a [String],
     /// The conversation so far, oldest first; the last one is what the reply answers.
     pub history: &'a [HistoryMessage],
+    /// Whether `history` is the whole conversation (false when only its newest part was read).
+    pub history_is_whole: bool,
     /// Most prompt tokens: the system message always goes in, history as far as it fits.
     pub budget_tokens: usize,
 }
@@ -225,6 +245,12 @@ consenting adults are allowed.";
 /// Builds the prompt of a reply: the system message (persona, scenario, rules, memories)
 /// and then the newest history that fits `budget_tokens` as counted by `count_tokens`,
 /// oldest first. The last history message is always kept.
+///
+/// When older messages must be left out, the history starts at a cut point (a user's
+/// message, about one in `CUT_EVERY`, fixed by its id) rather than at the oldest message
+/// that fits: the start of the prompt then stays the same for several turns instead of
+/// moving at every one, and a model that cached the previous prompt (the embedded one
+/// does) feeds only the new messages. The price is a few messages less of context.
 pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usize) -> Vec<PromptMessage> {
     let persona = parts.persona;
     let fill = |text: &str| fill_placeholders(text, parts.user_name, persona.name);
@@ -265,6 +291,14 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
         kept.push(PromptMessage { role, content });
     }
     kept.reverse();
+    let first_kept = parts.history.len() - kept.len();
+    if first_kept > 0 || !parts.history_is_whole {
+        // Never at the cost of more than half of what fits.
+        let cut = parts.history[first_kept..].iter().position(HistoryMessage::is_cut_point);
+        if let Some(cut) = cut.filter(|&cut| cut <= kept.len() / 2) {
+            kept.drain(..cut);
+        }
+    }
     // Chat templates expect the first turn after the system message to be the user's.
     while kept.len() > 1
         && kept.first().is_some_and(|m| m.role == PromptRole::Assistant)
@@ -344,6 +378,7 @@ mod tests {
     fn history(n: usize) -> Vec<HistoryMessage> {
         (0..n)
             .map(|i| HistoryMessage {
+                id: EntryId::new(1_763_000_000_000_000 + 1_000_000 * i as i64, (i * 37 % 1000) as u16),
                 speaker: if i % 2 == 0 { Speaker::Character } else { Speaker::User },
                 content: format!("message number {i} for {{{{user}}}}"),
             })
@@ -357,6 +392,7 @@ mod tests {
             nsfw,
             memories,
             history,
+            history_is_whole: true,
             budget_tokens: budget,
         }
     }
@@ -379,6 +415,40 @@ mod tests {
         assert!(prompt.len() > 3 && prompt.len() < 41, "only the newest history fits");
         assert_eq!(prompt.last().map(|m| m.content.as_str()), Some("message number 39 for Ann"));
         assert_eq!(prompt[1].role, PromptRole::User, "history starts with a user turn");
+    }
+
+    #[test]
+    fn a_trimmed_history_starts_at_cut_points_so_the_prompt_start_holds_for_several_turns() {
+        let conversation = history(200);
+        let (mut turns, mut same_start, mut previous): (usize, usize, Option<Vec<PromptMessage>>) = (0, 0, None);
+        for len in (40..200).step_by(2) {
+            let seen = &conversation[..len];
+            let prompt = build_prompt(&parts(seen, &[], false, 400), words);
+            let total: usize =
+                prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS;
+            assert!(total <= 400, "{total} tokens");
+            assert_eq!(prompt[1].role, PromptRole::User);
+            assert_eq!(prompt.last().map(|m| m.content.clone()), Some(format!("message number {} for Ann", len - 1)));
+            if let Some(previous) = previous.replace(prompt.clone()) {
+                turns += 1;
+                // The previous prompt without its last (the message it answered) is where
+                // this one starts when the cut held.
+                if prompt.starts_with(&previous[..previous.len()]) {
+                    same_start += 1;
+                }
+            }
+        }
+        // Cutting at the oldest message that fits would move the start at every turn.
+        println!("the start held in {same_start} of {turns} turns");
+        assert!(same_start * 2 > turns, "the start held in {same_start} of {turns} turns");
+
+        // The same holds when only the newest part of a long conversation was read.
+        let window = &conversation[150..];
+        let mut from_window = parts(window, &[], false, 10_000);
+        from_window.history_is_whole = false;
+        let prompt = build_prompt(&from_window, words);
+        assert!(prompt.len() - 1 < window.len(), "a partial history starts at a cut point");
+        assert!(prompt.len() > window.len() / 2);
     }
 
     #[test]

@@ -239,7 +239,7 @@ fn row(name: &str, mut values: Vec<f64>) -> String {
 fn report(options: &Options, described: &str, turns: &[Turn]) {
     let of = |f: &dyn Fn(&Turn) -> f64| turns.iter().map(f).collect::<Vec<f64>>();
     println!(
-        "{} turns over {} conversations ({described}); replies up to {} tokens; up to {} messages of history.",
+        "{} turns over {} conversations ({described}); replies up to {} tokens; conversations up to {} messages long.",
         turns.len(),
         options.characters,
         options.max_tokens,

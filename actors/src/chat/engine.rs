@@ -397,9 +397,9 @@ impl ChatEngine {
     ) -> Result<Vec<PromptMessage>, ChatError> {
         let id = &character.card.character_id;
         let mut newest = self.store.conversations.messages(&chatter.user_id, id, None, HISTORY_WINDOW).await?;
+        let history_is_whole = newest.len() < HISTORY_WINDOW as usize;
         newest.reverse();
-        let history: Vec<HistoryMessage> =
-            newest.into_iter().map(|m| HistoryMessage { speaker: m.speaker, content: m.content }).collect();
+        let history: Vec<HistoryMessage> = newest.into_iter().map(history_message).collect();
         let latest = history.iter().rev().find(|m| m.speaker == Speaker::User).map_or("", |m| m.content.as_str());
         let known: Vec<String> =
             self.store.memories.list(&chatter.user_id, id).await?.into_iter().map(|m| m.content).collect();
@@ -415,6 +415,7 @@ impl ChatEngine {
             nsfw: chatter.nsfw,
             memories: &memories,
             history: &history,
+            history_is_whole,
             budget_tokens: self.settings.history_budget_tokens,
         };
         Ok(build_prompt(&parts, |text| model.count_tokens(text)))
@@ -443,8 +444,7 @@ impl ChatEngine {
         if !recent.iter().any(|m| m.speaker == Speaker::User) {
             return Ok(0);
         }
-        let history: Vec<HistoryMessage> =
-            recent.into_iter().map(|m| HistoryMessage { speaker: m.speaker, content: m.content }).collect();
+        let history: Vec<HistoryMessage> = recent.into_iter().map(history_message).collect();
         let prompt = extraction_prompt(&chatter.user_name, &character.card.character_name, &history);
         let model = self.model().await?;
         // Greedy: notes should not depend on the dice.
@@ -494,6 +494,10 @@ pub fn memory_view(memory: &Memory) -> serde_json::Value {
         "origin": match memory.origin { MemoryOrigin::Extracted => "extracted", MemoryOrigin::User => "user" },
         "createdAt": memory.memory_id.unix_millis(),
     })
+}
+
+fn history_message(message: StoredMessage) -> HistoryMessage {
+    HistoryMessage { id: message.message_id, speaker: message.speaker, content: message.content }
 }
 
 fn to_model_message(message: PromptMessage) -> ChatMessage {

@@ -69,6 +69,8 @@ fn normal(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use amora_domain::chat::EntryId;
+
     use super::*;
 
     #[test]
@@ -84,8 +86,8 @@ mod tests {
     #[test]
     fn the_extraction_prompt_shows_the_conversation_with_names() {
         let recent = [
-            HistoryMessage { speaker: Speaker::User, content: "I'm a nurse".into() },
-            HistoryMessage { speaker: Speaker::Character, content: "Lovely!".into() },
+            HistoryMessage { id: EntryId::from_raw(1), speaker: Speaker::User, content: "I'm a nurse".into() },
+            HistoryMessage { id: EntryId::from_raw(2), speaker: Speaker::Character, content: "Lovely!".into() },
         ];
         let prompt = extraction_prompt("Ann", "Mia", &recent);
         assert_eq!(prompt.len(), 2);
