@@ -1,10 +1,11 @@
-//! The operator API under `/lust/admin` (plain JSON, not the browser envelope): credit or
-//! debit coins and set the VIP type of a user found by `userNo` or email. Off unless
+//! The operator API under `/lust/admin` (plain JSON, not the browser envelope): create an
+//! account (support staff, load-test set-up), credit or debit coins and set the VIP type
+//! of a user found by `userNo` or email. Off unless
 //! `admin.token` is set; the token comes as `Authorization: Bearer …`; every call is
 //! logged. Changes go through the actors and the bus like any other.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use amora_domain::account::{EmailAddress, User, UserNo};
+use amora_domain::account::{EmailAddress, Password, User, UserNo, parse_user_name};
 use amora_store::{LedgerOutcome, UserChange};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -12,7 +13,10 @@ use serde_json::json;
 use crate::state::AppState;
 
 pub fn configure(scope: &mut web::ServiceConfig) {
-    scope.route("/credit", web::post().to(credit)).route("/setVip", web::post().to(set_vip));
+    scope
+        .route("/createUser", web::post().to(create_user))
+        .route("/credit", web::post().to(credit))
+        .route("/setVip", web::post().to(set_vip));
 }
 
 /// Compares without an early exit, so response times say nothing about the token.
@@ -31,6 +35,8 @@ enum AdminError {
     BadRequest(String),
     #[error("{0}")]
     NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("internal error; see the server log")]
     Internal,
 }
@@ -43,6 +49,7 @@ impl actix_web::ResponseError for AdminError {
             AdminError::BadToken => StatusCode::UNAUTHORIZED,
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::Conflict(_) => StatusCode::CONFLICT,
             AdminError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -85,6 +92,79 @@ async fn find_user(state: &AppState, who: &str) -> Result<User, AdminError> {
 fn internal(error: impl std::fmt::Display) -> AdminError {
     tracing::error!(target: "admin", %error, "admin call failed");
     AdminError::Internal
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateUserRequest {
+    email: String,
+    /// The display name; by default the part of the address before the `@`.
+    user_name: Option<String>,
+    /// Lets the user sign in with their `userNo` and this password (6–20 characters).
+    password: Option<String>,
+}
+
+/// Creates an account as signing up by email would (with the new-account coins), and
+/// optionally a password. 409 when the address has an account already.
+async fn create_user(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<CreateUserRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let request = body.into_inner();
+    let email = EmailAddress::parse(&request.email).map_err(|e| AdminError::BadRequest(e.to_string()))?;
+    let user_name = match &request.user_name {
+        Some(name) => parse_user_name(name).map_err(|e| AdminError::BadRequest(e.to_string()))?,
+        None => crate::auth::accounts::default_name(&email),
+    };
+    let password = request
+        .password
+        .as_deref()
+        .map(|raw| Password::parse_new(raw, "password"))
+        .transpose()
+        .map_err(|e| AdminError::BadRequest(e.to_string()))?;
+    if state.store.users.by_email(&email).await.map_err(internal)?.is_some() {
+        return Err(AdminError::Conflict(format!("{email} has an account already")));
+    }
+    let signup = crate::auth::accounts::Signup {
+        email: Some(email.clone()),
+        discord_email: None,
+        google_subject: None,
+        discord_id: None,
+        user_name,
+        utm_source: "admin".into(),
+        language: "en".into(),
+    };
+    let mut user = match crate::auth::accounts::create(&state, signup).await {
+        Ok(user) => user,
+        // Another call created it between the look-up and the insert, or it was deleted lately.
+        Err(crate::api::ApiError::ReRegisterWait) => {
+            return Err(AdminError::Conflict(format!("{email} deleted its account lately and cannot register yet")));
+        }
+        Err(error) => match state.store.users.by_email(&email).await.map_err(internal)? {
+            Some(_) => return Err(AdminError::Conflict(format!("{email} has an account already"))),
+            None => return Err(internal(error)),
+        },
+    };
+    if let Some(password) = password {
+        let hash = crate::auth::password::hash(password).await.map_err(internal)?;
+        user = state
+            .store
+            .users
+            .update(&user.user_id, UserChange::PasswordHash(hash))
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| AdminError::NotFound("the new account is gone".into()))?;
+    }
+    tracing::info!(target: "admin", user = %user.user_id, %email, "admin create-user");
+    Ok(HttpResponse::Ok().json(AccountAnswer {
+        user_id: user.user_id.to_string(),
+        user_no: user.user_no.as_str().to_owned(),
+        coin: user.coin,
+        user_vip_type: user.user_vip_type,
+        outcome: "created",
+    }))
 }
 
 #[derive(Deserialize)]

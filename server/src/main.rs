@@ -65,6 +65,15 @@ enum AdminAction {
     },
     /// Sets the VIP type (0 free, above 0 paid): `amora admin set-vip a@b.com 1`.
     SetVip { user: String, vip_type: i64 },
+    /// Creates an account: `amora admin create-user ann@example.com --password s3cret1`.
+    CreateUser {
+        email: String,
+        #[arg(long)]
+        name: Option<String>,
+        /// Lets the user sign in with the printed userNo and this password.
+        #[arg(long)]
+        password: Option<String>,
+    },
 }
 
 #[actix_web::main]
@@ -95,6 +104,9 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
             ("credit", json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id }))
         }
         AdminAction::SetVip { user, vip_type } => ("setVip", json!({ "user": user, "vipType": vip_type })),
+        AdminAction::CreateUser { email, name, password } => {
+            ("createUser", json!({ "email": email, "userName": name, "password": password }))
+        }
     };
     let response = reqwest::Client::new()
         .post(format!("{}/lust/admin/{path}", url.trim_end_matches('/')))

@@ -491,3 +491,38 @@ async fn without_client_ids_the_providers_are_off_and_web_config_says_so() {
     assert_eq!(app.get("/lust/api/googleLogin?state=%2F").await.headers()["location"], "/?signInUnavailable=google");
     assert_eq!(app.post_api("/login/v1/googleSignUp", json!({ "credential": "x" })).await.code, 10006);
 }
+
+#[actix_rt::test]
+async fn an_operator_creates_an_account_that_signs_in_with_its_user_no_and_password() {
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", "operator-token")]).await;
+    let create = |body: Value| {
+        app.client.post(app.url("/lust/admin/createUser")).bearer_auth("operator-token").json(&body).send()
+    };
+    let created = create(json!({ "email": "load-1@example.com", "password": "secret12" })).await.unwrap();
+    assert_eq!(created.status(), 200);
+    let created: Value = created.json().await.unwrap();
+    assert_eq!(created["outcome"], "created");
+    let user_no = created["userNo"].as_str().unwrap().to_owned();
+
+    let signed_in = app.password_login(&user_no, "secret12").await;
+    assert_eq!(signed_in.code, 200, "{}", signed_in.msg);
+    assert_eq!(signed_in.data["userInfo"]["email"], "load-1@example.com");
+    assert_eq!(signed_in.data["userInfo"]["userName"], "load-1");
+    assert_eq!(app.password_login(&user_no, "wrong-one").await.code, 10012);
+
+    let again = create(json!({ "email": "LOAD-1@example.com" })).await.unwrap();
+    assert_eq!(again.status(), 409, "one account per address");
+    let short = create(json!({ "email": "load-2@example.com", "password": "123" })).await.unwrap();
+    assert_eq!(short.status(), 400);
+    let named = create(json!({ "email": "load-3@example.com", "userName": "Zed" })).await.unwrap();
+    assert_eq!(named.json::<Value>().await.unwrap()["outcome"], "created");
+    let stranger = app
+        .client
+        .post(app.url("/lust/admin/createUser"))
+        .bearer_auth("guess")
+        .json(&json!({ "email": "x@example.com" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stranger.status(), 401);
+}
