@@ -127,6 +127,9 @@ async fn run(
     heartbeat.tick().await;
     let mut last_heard = Instant::now();
     let mut open = send(&mut session, &Frame::hello(user_id.as_str(), coin), write_timeout).await;
+    // The close frame this side sends last: the client's own code echoed (RFC 6455 §5.5.1),
+    // else a normal closure; clients treat a close without a code as an error.
+    let mut closing = CloseReason { code: CloseCode::Normal, description: None };
 
     while open {
         tokio::select! {
@@ -145,7 +148,13 @@ async fn run(
                     }
                     Some(Ok(actix_ws::AggregatedMessage::Ping(bytes))) => session.pong(&bytes).await.is_ok(),
                     Some(Ok(actix_ws::AggregatedMessage::Pong(_))) => true,
-                    Some(Ok(actix_ws::AggregatedMessage::Close(_))) | Some(Err(_)) | None => false,
+                    Some(Ok(actix_ws::AggregatedMessage::Close(reason))) => {
+                        if let Some(reason) = reason {
+                            closing = CloseReason { code: reason.code, description: None };
+                        }
+                        false
+                    }
+                    Some(Err(_)) | None => false,
                 };
             }
             Some(reply) = answers.recv() => {
@@ -165,7 +174,7 @@ async fn run(
         }
     }
     actor.do_send(Disconnect { socket_id });
-    let _ = tokio::time::timeout(write_timeout, session.close(None)).await;
+    let _ = tokio::time::timeout(write_timeout, session.close(Some(closing))).await;
 }
 
 /// Starts the task that runs this socket's actions in order: answers `(actions, answers)`.

@@ -152,6 +152,20 @@ async fn malformed_frames_get_an_error_event_and_the_socket_stays_open() {
     assert!(socket.wait_for("pong", WAIT).await.is_some(), "still open after bad frames");
     socket.send_action("getBalance").await;
     assert_eq!(socket.wait_for("tokenCount", WAIT).await.unwrap()["data"]["coin"], 0);
+
+    // A client's close is answered with its own code, not a close without one (which
+    // clients such as k6 report as an error).
+    use tokio_tungstenite::tungstenite::protocol::{CloseFrame, frame::coding::CloseCode};
+    let bye = CloseFrame { code: CloseCode::Normal, reason: "bye".into() };
+    socket.stream.send(Message::Close(Some(bye))).await.unwrap();
+    let answer = loop {
+        match tokio::time::timeout(WAIT, socket.stream.next()).await.unwrap() {
+            Some(Ok(Message::Close(frame))) => break frame,
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    };
+    assert_eq!(answer.map(|f| f.code), Some(CloseCode::Normal));
 }
 
 #[actix_rt::test]
