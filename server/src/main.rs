@@ -8,6 +8,13 @@ use amora_server::observability::init_logging;
 use amora_server::settings::Settings;
 use amora_server::startup::Application;
 use clap::{Parser, Subcommand};
+
+/// mimalloc rather than glibc's malloc: password hashing takes 19 MiB a time on the
+/// blocking threads, and glibc kept those blocks in its per-thread arenas once its mmap
+/// threshold had grown: 500 sign-ins left the process at 2.7 GiB resident, against
+/// 115 MiB with memory handed back (scripts/load-test scale, BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::{Value, json};
 
 #[derive(Parser)]
