@@ -169,6 +169,36 @@ async fn malformed_frames_get_an_error_event_and_the_socket_stays_open() {
 }
 
 #[actix_rt::test]
+async fn a_burst_of_actions_is_answered_in_full_or_told_to_slow_down() {
+    let (_temp, dir) = data_dir();
+    let node = ServerProcess::start(&dir, &[]).await;
+    let store = shared_store(&dir);
+    let (_, _, voucher) = make_user(&store, "Gus").await;
+    let mut socket = node.socket(&voucher).await;
+    socket.wait_for("hello", WAIT).await.unwrap();
+
+    // 200 actions in one write: each is answered, or refused with 10003 when more than 16
+    // of this socket's wait; none is lost and the socket stays open.
+    let burst: Vec<Message> =
+        (0..200).map(|_| Message::Text(json!({ "action": "ping", "data": {} }).to_string().into())).collect();
+    let mut all = futures_util::stream::iter(burst.into_iter().map(Ok));
+    socket.stream.send_all(&mut all).await.unwrap();
+    let (mut pongs, mut slow_down) = (0, 0);
+    while pongs + slow_down < 200 {
+        let event = socket.next_event(WAIT).await.expect("an answer to every action");
+        match event["event"].as_str() {
+            Some("pong") => pongs += 1,
+            Some("error") if event["data"]["code"] == 10003 => slow_down += 1,
+            other => panic!("unexpected {other:?}: {event}"),
+        }
+    }
+    println!("{pongs} answered, {slow_down} told to slow down");
+    assert!(pongs >= 16, "the waiting room takes 16");
+    socket.send_action("ping").await;
+    assert!(socket.wait_for("pong", WAIT).await.is_some(), "still open");
+}
+
+#[actix_rt::test]
 async fn a_socket_without_a_session_is_refused_with_401() {
     let (_temp, dir) = data_dir();
     let node = ServerProcess::start(&dir, &[]).await;
