@@ -164,9 +164,7 @@ impl CharacterActor {
             me.do_send(ReplyEnded { user_id: chatter.user_id.clone(), turn, end, chatter, closing });
         });
     }
-}
 
-impl CharacterActor {
     /// Extracts memories of `chatter` on its own task unless an extraction of theirs runs
     /// already. A failure the user asked for (`on_demand`) reaches them as `chatError`;
     /// `memorySaved` ends their "saving" state either way.
@@ -202,7 +200,8 @@ impl Actor for CharacterActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         let every = IDLE_CHECK.min(self.idle_after / 2).max(Duration::from_millis(10));
         ctx.run_interval(every, |actor, ctx| {
-            if actor.replies.is_empty() && actor.last_active.elapsed() >= actor.idle_after {
+            let busy = !actor.replies.is_empty() || !actor.extracting.is_empty();
+            if !busy && actor.last_active.elapsed() >= actor.idle_after {
                 ctx.stop();
             }
         });
