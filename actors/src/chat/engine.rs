@@ -183,7 +183,10 @@ impl ChatEngine {
         let id = &character.card.character_id;
         let page = self.store.conversations.messages(&chatter.user_id, id, before, limit).await?;
         if page.is_empty() && before.is_none() {
-            return Ok(vec![self.write_greeting(chatter, character).await?]);
+            let greeting = self.write_greeting(chatter, character).await?;
+            // The user's other tabs learn of the new conversation as they would of a message.
+            self.publish_message(chatter, id, &greeting).await;
+            return Ok(vec![greeting]);
         }
         Ok(page)
     }

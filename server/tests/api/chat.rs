@@ -102,6 +102,9 @@ async fn a_conversation_streams_real_replies_from_the_embedded_model_and_keeps_t
     assert!(!greeting_text.contains("{{user}}") && !greeting_text.contains("{user}"), "{greeting_text}");
     assert_eq!(first["hasMore"], false);
     assert_eq!(first["creditsLeft"], 30);
+    // The user's sockets (other tabs) hear of the greeting like of any stored message.
+    let told = socket.wait_for("chatMessage", REPLY).await.expect("chatMessage for the greeting");
+    assert_eq!(told["data"]["message"], greeting);
 
     send(&mut socket, FREE_CHARACTER, "Hi! I just got home from work. How was your day?").await;
     let events = until_reply_ends(&mut socket).await;
