@@ -87,9 +87,9 @@ describe('Composer', () => {
 });
 
 describe('FailureBanner', () => {
-  it('offers the plans for needPay, with the server’s message', () => {
+  it('offers the plans for needPay, explained in the reader’s language', () => {
     renderInApp(<FailureBanner failure={{ code: 40004, msg: 'No free messages left today.' }} onDismiss={() => undefined} />);
-    expect(screen.getByRole('alert')).toHaveTextContent('No free messages left today.');
+    expect(screen.getByRole('alert')).toHaveTextContent(en.chat.errors.needPay);
     expect(screen.getByTestId('chat-upgrade')).toHaveAttribute('href', '/pricing');
   });
 
@@ -100,5 +100,11 @@ describe('FailureBanner', () => {
     expect(screen.queryByTestId('chat-upgrade')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: en.chat.dismiss }));
     expect(onDismiss).toHaveBeenCalledOnce();
+  });
+
+  it('shows the server’s message for a code it does not explain', () => {
+    renderInApp(<FailureBanner failure={{ code: 50000, msg: 'The model did not answer.' }} onDismiss={() => undefined} />);
+    expect(screen.getByRole('alert')).toHaveTextContent('The model did not answer.');
+    expect(screen.queryByTestId('chat-upgrade')).toBeNull();
   });
 });

@@ -2,19 +2,20 @@ import { useTranslation } from 'react-i18next';
 import { CloseIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import styles from '@/features/chat/components/chat.module.css';
+import { chatErrorText } from '@/features/chat/lib/error-text';
 import type { ChatFailure } from '@/features/chat/stores/chat-thread';
 import { ApiCode } from '@/lib/api-types';
 import { ROUTES } from '@/lib/routes';
 
 /**
- * Why the last chat action failed: the server's message; for `needPay` (no free messages
- * left, or a premium character) with the way to the plans, for `inputContentIllegal` the
- * community guidelines' refusal.
+ * Why the last chat action failed: known codes in the reader's language (`chatErrorText`),
+ * others the server's message; for `needPay` (no free messages left, or a premium
+ * character) with the way to the plans.
  */
 export function FailureBanner({ failure, onDismiss }: { failure: ChatFailure; onDismiss: () => void }) {
   const { t } = useTranslation();
   const needPay = failure.code === ApiCode.needPay;
-  const text = failure.code === ApiCode.inputContentIllegal ? t('chat.refused') : failure.msg || t('CommonErrorMsg');
+  const text = chatErrorText(t, failure.code, failure.msg);
   return (
     <div className={`${styles.failure} ${needPay ? styles.failurePay : ''}`} role="alert" data-testid="chat-failure" data-code={failure.code}>
       <span className={styles.failureText}>{text}</span>

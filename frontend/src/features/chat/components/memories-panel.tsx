@@ -6,13 +6,14 @@ import { MEMORY_MAX_CHARS } from '@/features/chat/api/chat-api';
 import { MemoryIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import type { MemoriesState, MemoryResult } from '@/features/chat/hooks/use-memories';
-import { ApiCode, type Memory } from '@/lib/api-types';
+import { chatErrorText } from '@/features/chat/lib/error-text';
+import type { Memory } from '@/lib/api-types';
 import { notify } from '@/lib/notifications';
 
 function useResultText() {
   const { t } = useTranslation();
   return (result: MemoryResult) =>
-    result.ok ? null : result.code === ApiCode.inputContentIllegal ? t('chat.refused') : result.msg || t('CommonErrorMsg');
+    result.ok ? null : chatErrorText(t, result.code, result.msg);
 }
 
 function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesState }) {

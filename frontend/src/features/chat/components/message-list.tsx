@@ -10,8 +10,9 @@ import { formatFullTime } from '@/features/chat/components/chat-time';
 import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import { MessageText } from '@/features/chat/components/message-text';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
+import { chatErrorText } from '@/features/chat/lib/error-text';
 import { replyControls, type ThreadState } from '@/features/chat/stores/chat-thread';
-import { ApiCode, type ChatMessage } from '@/lib/api-types';
+import type { ChatMessage } from '@/lib/api-types';
 import { languageAtom } from '@/lib/app-state';
 import { userInfoAtom } from '@/lib/user';
 
@@ -71,7 +72,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
       if (result.ok) {
         setDraft(null);
         setError(null);
-      } else setError(result.code === ApiCode.inputContentIllegal ? t('chat.refused') : result.msg || t('CommonErrorMsg'));
+      } else setError(chatErrorText(t, result.code, result.msg));
     } catch {
       // The connection notification has been shown; the draft stays.
     } finally {

@@ -110,6 +110,44 @@ describe('useMemories', () => {
     expect(result.current.memories).toEqual(listed);
   });
 
+  it('ends a save refused before its extraction started (chatError, replyId null, no memorySaving)', async () => {
+    const { result } = await mounted();
+    act(() => {
+      result.current.save();
+    });
+    expect(result.current.saving).toBe(true);
+    // Another character's refusal is not this save's.
+    socket.say('chatError', { characterId: 'gf-002', replyId: null, code: 10003, msg: 'busy' });
+    expect(result.current.saving).toBe(true);
+    socket.say('chatError', { characterId: CHARACTER, replyId: null, code: 10003, msg: 'busy' });
+    expect(result.current.saving).toBe(false);
+    expect(store.get(notificationsAtom)).toEqual([]);
+  });
+
+  it('keeps saving through a refused send once the extraction has started, until memorySaved', async () => {
+    const { result } = await mounted();
+    act(() => {
+      result.current.save();
+    });
+    socket.say('memorySaving', { characterId: CHARACTER });
+    socket.say('chatError', { characterId: CHARACTER, replyId: null, code: 40004, msg: 'no free messages left today' });
+    expect(result.current.saving).toBe(true);
+    expect(result.current.saveType).toBe('save');
+    socket.say('memorySaved', { characterId: CHARACTER, added: 0, memories: listed });
+    expect(result.current.saving).toBe(false);
+    expect(store.get(notificationsAtom).map((n) => n.kind)).toEqual(['info']);
+  });
+
+  it('keeps the automatic extraction going through a refused send', async () => {
+    const { result } = await mounted();
+    socket.say('memorySaving', { characterId: CHARACTER });
+    socket.say('chatError', { characterId: CHARACTER, replyId: null, code: 40004, msg: 'no free messages left today' });
+    expect(result.current.saving).toBe(true);
+    expect(result.current.saveType).toBe('auto');
+    socket.say('memorySaved', { characterId: CHARACTER, added: 1, memories: listed });
+    expect(result.current.saving).toBe(false);
+  });
+
   it('ends a save whose memorySaved was lost while the socket was away, and refetches the list', async () => {
     const { result } = await mounted();
     act(() => {

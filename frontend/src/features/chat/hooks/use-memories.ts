@@ -1,5 +1,5 @@
 import { useAtom } from 'jotai';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { addMemory, deleteMemory, getMemoryList, updateMemory } from '@/features/chat/api/chat-api';
 import type { Memory } from '@/lib/api-types';
@@ -16,6 +16,11 @@ export type MemoryResult = { ok: true } | { ok: false; code: number; msg: string
  * action. `isMemoriesSaving` is true from `memorySaving` to `memorySaved`;
  * `saveMemoryType` says who started it: 'save' (the user's button, the default) or
  * 'auto' (the periodic extraction after a few replies).
+ *
+ * A save that was asked for shows as saving at once. A refused `saveMemories` answers
+ * `chatError` with `replyId` null and no `memorySaving`; once `memorySaving` has come, only
+ * `memorySaved` (always sent when the extraction ends) ends the wait, so a refused send
+ * (40004, say) while the extraction runs leaves it alone.
  */
 export function useMemories(characterId: string) {
   const { t } = useTranslation();
@@ -23,6 +28,8 @@ export function useMemories(characterId: string) {
   const [status, setStatus] = useState<'loading' | 'ready' | 'failed'>('loading');
   const [saving, setSaving] = useAtom(isMemoriesSavingAtom);
   const [saveType, setSaveType] = useAtom(saveMemoryTypeAtom);
+  /** `saveMemories` was sent and its `memorySaving` has not come yet. */
+  const awaitingStart = useRef(false);
 
   const reload = useCallback(async () => {
     try {
@@ -37,6 +44,7 @@ export function useMemories(characterId: string) {
   }, [characterId]);
 
   useEffect(() => {
+    awaitingStart.current = false;
     setSaving(false);
     setSaveType('save');
     void reload();
@@ -44,6 +52,7 @@ export function useMemories(characterId: string) {
       if (event.event === 'hello') {
         // Back after a drop: a `memorySaved` may have gone by unheard, and the list says
         // what was saved. A save still running ends with its `memorySaved` all the same.
+        awaitingStart.current = false;
         setSaving(false);
         setSaveType('save');
         void reload();
@@ -53,6 +62,7 @@ export function useMemories(characterId: string) {
       if (event.event === 'memorySaving') {
         // Not asked for here: the periodic extraction (or another tab's button).
         if (!store.get(isMemoriesSavingAtom)) setSaveType('auto');
+        awaitingStart.current = false;
         setSaving(true);
       } else if (event.event === 'memorySaved') {
         setMemories(event.data.memories);
@@ -61,15 +71,19 @@ export function useMemories(characterId: string) {
           if (event.data.added > 0) notify.success(t('chat.memoriesSaved', { added: event.data.added }));
           else notify.info(t('chat.noNewMemories'));
         }
+        awaitingStart.current = false;
         setSaving(false);
         setSaveType('save');
-      } else if (event.event === 'chatError' && event.data.replyId === null) {
-        // A refused save (the model was busy, say) ends the wait too.
+      } else if (event.event === 'chatError' && event.data.replyId === null && awaitingStart.current) {
+        // The save itself was refused (the model was busy, say) before any extraction
+        // started. Once `memorySaving` has come, a refusal here is some other action's.
+        awaitingStart.current = false;
         setSaving(false);
       }
     });
     return () => {
       unsubscribe();
+      awaitingStart.current = false;
       setSaving(false);
       setSaveType('save');
     };
@@ -79,6 +93,7 @@ export function useMemories(characterId: string) {
   const save = useCallback(() => {
     setSaveType('save');
     if (!sendAction({ action: 'saveMemories', data: { characterId } })) return false;
+    awaitingStart.current = true;
     setSaving(true);
     return true;
   }, [characterId, setSaveType, setSaving]);

@@ -133,6 +133,41 @@ describe('threadReducer', () => {
     expect(run([{ type: 'failureDismissed' }], state).failure).toBeNull();
   });
 
+  it('keeps a streaming reply through a refusal or another reply’s failure, still showing it', () => {
+    const error = (replyId: string | null, code: number, msg: string): ThreadAction => ({
+      event: 'chatError',
+      data: { characterId: CHARACTER, replyId, code, msg },
+    });
+    let state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')], false, 5) },
+      { type: 'replyRequested' },
+      delta(id(3), 'Hel'),
+      error(null, 40004, 'no free messages left today'),
+    ]);
+    expect(state.pending).toEqual({ replyId: id(3), text: 'Hel' });
+    expect(state.failure).toEqual({ code: 40004, msg: 'no free messages left today' });
+    expect(state.creditsLeft).toBe(0);
+
+    state = run([error(id(9), 50000, 'internal'), delta(id(3), 'lo')], state);
+    expect(state.pending).toEqual({ replyId: id(3), text: 'Hello' });
+    expect(state.failure).toEqual({ code: 50000, msg: 'internal' });
+
+    // Its own failure ends it.
+    state = run([error(id(3), 10070, 'not allowed')], state);
+    expect(state.pending).toBeNull();
+    expect(state.failure).toEqual({ code: 10070, msg: 'not allowed' });
+  });
+
+  it('ends a reply that has not started streaming on any error: the request itself was refused', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
+      { type: 'replyRequested' },
+      { event: 'chatError', data: { characterId: CHARACTER, replyId: id(7), code: 50000, msg: 'internal' } },
+    ]);
+    expect(state.pending).toBeNull();
+    expect(state.failure).toEqual({ code: 50000, msg: 'internal' });
+  });
+
   it('settles a pending reply that history shows finished while the socket was away', () => {
     const streaming = run([
       { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },

@@ -113,9 +113,14 @@ function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
     case 'chatError': {
       // Whether a credit came back is the server's to say: the screen refetches the newest
       // page after an error. Out of free messages is plain, though.
-      const { code, msg } = event.data;
+      const { replyId, code, msg } = event.data;
       const creditsLeft = code === 40004 && state.creditsLeft !== null ? 0 : state.creditsLeft;
-      return { ...state, pending: null, failure: { code, msg }, creditsLeft };
+      // A reply already streaming ends only with its own error: a refusal (replyId null) or
+      // another reply's failure is shown, and the reply goes on. Before its first delta the
+      // send or regenerate itself may be what was refused, so the wait ends.
+      const streaming = state.pending?.replyId ?? null;
+      const pending = streaming !== null && replyId !== streaming ? state.pending : null;
+      return { ...state, pending, failure: { code, msg }, creditsLeft };
     }
     case 'chatMessageDeleted': {
       const gone = new Set(event.data.messageIds);
