@@ -167,3 +167,51 @@ async fn the_embedded_tokenizer_agrees_with_llama_cpp() {
         assert_eq!(tokenizer.encode(text, true).unwrap(), expected, "tokens of {text:?}");
     }
 }
+
+/// A kept-alive connection that the service closes without answering (llama-server does
+/// this now and then, when it ends a connection the client was about to reuse) is retried
+/// at once on a new connection, and the reply comes. llama-server cannot be made to do it
+/// on cue, so a bare HTTP peer plays that part: it answers the first request on a
+/// connection, reads the second and hangs up; a new connection is answered again.
+#[tokio::test]
+async fn a_kept_alive_connection_closed_by_the_service_is_retried_on_a_new_one() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = connections.clone();
+    tokio::spawn(async move {
+        let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi there\"},\"finish_reason\":null}]}\n\n\
+                    data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n{body}",
+            body.len()
+        );
+        loop {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut buffer = vec![0u8; 64 * 1024];
+                for request in 0.. {
+                    // One read holds a whole small request on loopback.
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if request == 0 => stream.write_all(answer.as_bytes()).await.unwrap(),
+                        Ok(_) => return, // the second request on this connection: hang up
+                    }
+                }
+            });
+        }
+    });
+
+    let model = chat::build(&ModelSettings::openai(format!("http://127.0.0.1:{port}/v1"), "m")).unwrap();
+    for turn in 0..3 {
+        let reply = model.stream(chat_request()).await.unwrap().collect_reply().await.unwrap();
+        assert_eq!(reply.text, "Hi there", "turn {turn}");
+    }
+    // The first connection served turn 1; turn 2 found it closed and went on a second one;
+    // turn 3 the same on a third.
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 3);
+}

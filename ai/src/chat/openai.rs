@@ -3,7 +3,9 @@
 //! OpenAI, OpenRouter, vLLM, Ollama and llama.cpp's `llama-server`.
 //!
 //! Connection failures are retried (`connect_retries`, with doubling pauses) only while
-//! nothing was sent back; once a reply has started it is never repeated. Cancellation
+//! nothing was sent back; once a reply has started it is never repeated. A kept-alive
+//! connection that the service had closed (llama-server closes one after a few requests)
+//! fails before any answer, and is retried at once on a new connection. Cancellation
 //! drops the response, which closes the connection, so the service stops generating.
 
 use std::collections::VecDeque;
@@ -86,6 +88,10 @@ impl OpenAiChatModel {
             }
             match builder.send().await {
                 Ok(response) => break response,
+                Err(error) if closed_before_answer(&error) && attempt < self.settings.connect_retries.max(1) => {
+                    attempt += 1;
+                    tracing::debug!(%error, attempt, "the chat service had closed the kept-alive connection; retrying");
+                }
                 Err(error) if error.is_connect() && attempt < self.settings.connect_retries => {
                     let pause = self.settings.retry_backoff_ms.saturating_mul(1 << attempt.min(10));
                     attempt += 1;
@@ -260,6 +266,20 @@ async fn read_next(mut state: ReadState) -> Option<(Result<StreamEvent, AiError>
 }
 
 /// An error with its causes ("error sending request: connection closed before …").
+/// Whether the connection closed before any answer came: a pooled connection the service
+/// had already closed. No answer came, so nothing reached the user; sending again at worst
+/// repeats work the service dropped.
+fn closed_before_answer(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper_error) = cause.downcast_ref::<hyper::Error>() {
+            return hyper_error.is_incomplete_message();
+        }
+        source = cause.source();
+    }
+    false
+}
+
 fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
