@@ -5,6 +5,7 @@ import { Spinner } from '@/components/splash';
 import { MEMORY_MAX_CHARS } from '@/features/chat/api/chat-api';
 import { MemoryIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
+import { EditForm } from '@/features/chat/components/edit-form';
 import type { MemoriesState, MemoryResult } from '@/features/chat/hooks/use-memories';
 import { chatErrorText } from '@/features/chat/lib/error-text';
 import type { Memory } from '@/lib/api-types';
@@ -67,40 +68,18 @@ function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesSt
           </div>
         </>
       ) : (
-        <form
+        <EditForm
           className={styles.memoryEdit}
-          onSubmit={(event) => {
-            event.preventDefault();
-            void save();
-          }}
-        >
-          <textarea
-            className={styles.editInput}
-            value={draft}
-            maxLength={MEMORY_MAX_CHARS}
-            rows={3}
-            autoFocus
-            aria-label={t('chat.editMemory')}
-            onChange={(event) => setDraft(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') setDraft(null);
-            }}
-          />
-          {error && (
-            <p className={styles.fieldError} role="alert">
-              {error}
-            </p>
-          )}
-          <div className={styles.editActions}>
-            <button type="button" className={styles.textButton} onClick={() => setDraft(null)}>
-              {t('chat.cancel')}
-            </button>
-            <button type="submit" className={styles.smallPrimary} disabled={busy || !draft.trim()}>
-              <CheckIcon size={14} />
-              {t('chat.save')}
-            </button>
-          </div>
-        </form>
+          value={draft}
+          maxLength={MEMORY_MAX_CHARS}
+          label={t('chat.editMemory')}
+          error={error}
+          busy={busy}
+          onChange={setDraft}
+          onCancel={() => setDraft(null)}
+          onSubmit={() => void save()}
+          saveIcon={<CheckIcon size={14} />}
+        />
       )}
     </li>
   );

@@ -8,6 +8,7 @@ import { RegenerateIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { formatFullTime } from '@/features/chat/components/chat-time';
 import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
+import { EditForm } from '@/features/chat/components/edit-form';
 import { MessageText } from '@/features/chat/components/message-text';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
@@ -89,39 +90,17 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
             <MessageText text={message.content} />
           </div>
         ) : (
-          <form
+          <EditForm
             className={styles.editForm}
-            onSubmit={(event) => {
-              event.preventDefault();
-              void save();
-            }}
-          >
-            <textarea
-              className={styles.editInput}
-              value={draft}
-              maxLength={MESSAGE_MAX_CHARS}
-              onChange={(event) => setDraft(event.target.value)}
-              aria-label={t('chat.edit')}
-              rows={3}
-              autoFocus
-              onKeyDown={(event) => {
-                if (event.key === 'Escape') setDraft(null);
-              }}
-            />
-            {error && (
-              <p className={styles.fieldError} role="alert">
-                {error}
-              </p>
-            )}
-            <div className={styles.editActions}>
-              <button type="button" className={styles.textButton} onClick={() => setDraft(null)}>
-                {t('chat.cancel')}
-              </button>
-              <button type="submit" className={styles.smallPrimary} disabled={busy || !draft.trim()}>
-                {t('chat.save')}
-              </button>
-            </div>
-          </form>
+            value={draft}
+            maxLength={MESSAGE_MAX_CHARS}
+            label={t('chat.edit')}
+            error={error}
+            busy={busy}
+            onChange={setDraft}
+            onCancel={() => setDraft(null)}
+            onSubmit={() => void save()}
+          />
         )}
         {mine && draft === null && (
           <div className={styles.messageTools}>
