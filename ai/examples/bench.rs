@@ -167,6 +167,41 @@ fn embedded(path: &Path, requantize: Requantize) -> Arc<dyn ChatModel> {
     chat::build(&settings).expect("the embedded model loads")
 }
 
+/// The x86 extensions candle's CPU kernels pick at run time (`is_x86_feature_detected!`):
+/// AVX2+FMA for the quantized dot products, AVX-512 VNNI for its repacked ones.
+fn candle_cpu_features() -> String {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let detected = [
+            ("avx2", std::is_x86_feature_detected!("avx2")),
+            ("fma", std::is_x86_feature_detected!("fma")),
+            ("f16c", std::is_x86_feature_detected!("f16c")),
+            ("avx512f", std::is_x86_feature_detected!("avx512f")),
+            ("avx512vnni", std::is_x86_feature_detected!("avx512vnni")),
+            ("avxvnni", std::is_x86_feature_detected!("avxvnni")),
+        ];
+        let names: Vec<&str> = detected.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
+        names.join(" ")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    String::from("(not x86-64)")
+}
+
+/// The features llama.cpp reports as compiled in and on (`... | AVX2 = 1 | ...`), from the
+/// `system_info` line of its log.
+fn llama_cpu_features(log: &str) -> String {
+    let Some(line) = log.lines().find(|l| l.contains("system_info")) else {
+        return String::from("(no system_info line in its log)");
+    };
+    let on: Vec<&str> = line
+        .split('|')
+        .filter_map(|part| part.trim().rsplit_once(" = "))
+        .filter(|(_, value)| value.trim() == "1")
+        .map(|(name, _)| name.rsplit(':').next().unwrap_or(name).trim())
+        .collect();
+    on.join(" ")
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
@@ -190,10 +225,12 @@ async fn main() {
         let m = embedded(&model, Requantize::None);
         rows.extend(bench(m.as_ref(), &args, "embedded (candle)", format!("{} (as shipped)", file_name(&model))).await);
     }
+    let mut llama_system_info = String::new();
     for file in [model.clone(), converted_path(&model, Requantize::Q8_0).unwrap()] {
         let llama = LlamaServer::start(&server, &file, threads).await;
         let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
         rows.extend(bench(m.as_ref(), &args, "llama.cpp llama-server", file_name(&file)).await);
+        llama_system_info = llama_cpu_features(&llama.log_text());
     }
 
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -207,6 +244,10 @@ async fn main() {
          up to {} reply tokens, temperature 0.7.\n",
         args.runs, args.max_tokens
     );
+    // Which instruction sets each engine computed with: the two are only comparable when
+    // both use what the CPU has (llama-server is built for it less AMX; see scripts/lib/model.sh).
+    println!("CPU features used: embedded (candle, chosen at run time): {}.", candle_cpu_features());
+    println!("llama-server (compiled in, from its system_info): {llama_system_info}.\n");
     println!("| engine | weights | threads | prompt tokens | time to first token | reply tokens | tokens/s |");
     println!("|---|---|---|---|---|---|---|");
     for row in &rows {
