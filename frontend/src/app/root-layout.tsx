@@ -1,11 +1,15 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { lazy, Suspense, useEffect, useLayoutEffect, useState } from 'react';
-import { Outlet, useLocation, useNavigationType } from 'react-router';
+import { lazy, Suspense, useEffect, useLayoutEffect, useReducer, useState } from 'react';
+import { Navigate, Outlet, useLocation, useNavigationType } from 'react-router';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
+import { AgeGate } from '@/features/age-gate/components/age-gate';
+import ageGateStyles from '@/features/age-gate/components/age-gate.module.css';
+import { needsAgeGate } from '@/features/age-gate/lib/age-gate';
 import { SignInNotices } from '@/features/auth/components/sign-in-notices';
 import { languageAtom, showLoginTipAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
+import { preferredLocation } from '@/lib/language-preference';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
 
 const LoginModal = lazy(() => import('@/features/auth/components/login-modal'));
@@ -48,14 +52,35 @@ function LoginPrompt() {
   );
 }
 
+/** A first visit sees the age confirmation instead of the page until it is confirmed. */
+function AgeGated() {
+  const { pathname } = useLocation();
+  const [, confirmed] = useReducer((n: number) => n + 1, 0);
+  if (needsAgeGate(pathname, navigator.userAgent)) {
+    return (
+      <>
+        <div className={ageGateStyles.backdrop} data-testid="age-gate-backdrop" />
+        <AgeGate onConfirm={confirmed} />
+      </>
+    );
+  }
+  return (
+    <Suspense fallback={<Splash />}>
+      <Outlet />
+    </Suspense>
+  );
+}
+
 export function RootLayout() {
+  const { pathname, search, hash } = useLocation();
+  // An unprefixed path opens in the language this visitor picked before.
+  const preferred = preferredLocation(pathname);
+  if (preferred) return <Navigate replace to={`${preferred}${search}${hash}`} />;
   return (
     <>
       <LanguageSync />
       <ScrollReset />
-      <Suspense fallback={<Splash />}>
-        <Outlet />
-      </Suspense>
+      <AgeGated />
       <NotificationHost />
       <SignInNotices />
       <LoginPrompt />

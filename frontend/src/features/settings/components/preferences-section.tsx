@@ -8,6 +8,7 @@ import styles from '@/features/settings/components/settings-page.module.css';
 import type { GenderValue } from '@/lib/api-types';
 import { interestedGenderAtom, languageAtom, nsfwEnabled } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
+import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
@@ -44,6 +45,7 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
     if (!isLanguage(next) || next === language) return;
     if (!(await save({ language: next }))) return;
     onChange({ language: next });
+    rememberLanguage(next);
     // The URL decides the language: load the strings, then move to this page under /{lng}/.
     await i18n.loadLanguages(next);
     navigate(withLanguage(stripLanguage(pathname), next));
