@@ -1,12 +1,14 @@
-import { useAtom, useAtomValue } from 'jotai';
+import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { GenderSwitch } from '@/components/gender-switch';
+import { AgeGate } from '@/features/age-gate/components/age-gate';
+import { ageConfirmed } from '@/features/age-gate/lib/age-gate';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
 import type { GenderValue } from '@/lib/api-types';
-import { interestedGenderAtom, languageAtom, nsfwEnabled } from '@/lib/app-state';
+import { homePageCacheDataAtom, interestedGenderAtom, languageAtom, nsfwEnabled } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
@@ -24,6 +26,8 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
   const language = useAtomValue(languageAtom);
   const [gender, setGender] = useAtom(interestedGenderAtom);
   const [nsfw, setNsfw] = useState(() => currentNsfw(detail));
+  const [askAge, setAskAge] = useState(false);
+  const setHomeCache = useSetAtom(homePageCacheDataAtom);
   const [busy, setBusy] = useState(false);
   const { pathname } = useLocation();
   const navigate = useNavigate();
@@ -51,10 +55,18 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
     navigate(withLanguage(stripLanguage(pathname), next));
   };
 
-  const changeNsfw = async (next: boolean) => {
+  const applyNsfw = async (next: boolean) => {
     setNsfw(next);
     storage.set(STORAGE_KEYS.localNsfw, String(next));
+    // The catalogue answers by this flag: a kept home list would show the old selection.
+    setHomeCache(null);
     if (await save({ nsfw: next })) onChange({ nsfw: next });
+  };
+
+  // Adult content needs the 18+ confirmation first, if this browser never gave it.
+  const changeNsfw = (next: boolean) => {
+    if (next && !ageConfirmed()) setAskAge(true);
+    else void applyNsfw(next);
   };
 
   const changeGender = async (next: GenderValue) => {
@@ -106,13 +118,22 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
           aria-checked={nsfw}
           aria-labelledby="settings-nsfw-label"
           className={`${styles.toggle} ${nsfw ? styles.toggleOn : ''}`}
-          onClick={() => void changeNsfw(!nsfw)}
+          onClick={() => changeNsfw(!nsfw)}
           disabled={busy}
           data-testid="settings-nsfw"
         >
           <span className={styles.toggleKnob} />
         </button>
       </div>
+      {askAge && (
+        <AgeGate
+          onConfirm={() => {
+            setAskAge(false);
+            void applyNsfw(true);
+          }}
+          onCancel={() => setAskAge(false)}
+        />
+      )}
 
       <div className={`${styles.row} ${styles.rowWrap}`}>
         <div className={styles.rowText}>

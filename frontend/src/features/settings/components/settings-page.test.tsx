@@ -210,3 +210,42 @@ describe('settings rules', () => {
     expect(confirmsDeletion('', '')).toBe(false);
   });
 });
+
+describe('adult content switch', () => {
+  it('asks for the 18+ confirmation first when this browser never gave it', async () => {
+    const sent = serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
+    renderPage();
+    const toggle = await screen.findByTestId('settings-nsfw');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+
+    fireEvent.click(toggle);
+    const gate = await screen.findByTestId('age-gate');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+    expect(sent.some((s) => s.path === '/user/v1/updateWebData')).toBe(false);
+
+    fireEvent.click(within(gate).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByTestId('age-gate')).not.toBeInTheDocument();
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+
+    fireEvent.click(toggle);
+    fireEvent.click(await screen.findByTestId('age-gate-confirm'));
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'true'));
+    expect(window.localStorage.getItem('eighteenTipShow')).toBe('false');
+    expect(window.localStorage.getItem('localNSFW')).toBe('true');
+    await waitFor(() => expect(sent.find((s) => s.path === '/user/v1/updateWebData')?.payload).toEqual({ nsfw: true }));
+  });
+
+  it('turns on at once once the age was confirmed, and off without asking', async () => {
+    window.localStorage.setItem('eighteenTipShow', 'false');
+    serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
+    renderPage();
+    const toggle = await screen.findByTestId('settings-nsfw');
+    fireEvent.click(toggle);
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'true'));
+    expect(screen.queryByTestId('age-gate')).not.toBeInTheDocument();
+    await waitFor(() => expect(toggle).toBeEnabled());
+    fireEvent.click(toggle);
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'false'));
+    expect(window.localStorage.getItem('localNSFW')).toBe('false');
+  });
+});
