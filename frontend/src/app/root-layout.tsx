@@ -1,13 +1,13 @@
-import { useAtomValue, useSetAtom } from 'jotai';
-import { lazy, Suspense, useEffect, useLayoutEffect, useReducer, useState } from 'react';
+import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useReducer, useState } from 'react';
 import { Navigate, Outlet, useLocation, useNavigationType } from 'react-router';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
-import { AgeGate } from '@/features/age-gate/components/age-gate';
-import ageGateStyles from '@/features/age-gate/components/age-gate.module.css';
-import { needsAgeGate } from '@/features/age-gate/lib/age-gate';
 import { SignInNotices } from '@/features/auth/components/sign-in-notices';
-import { languageAtom, showLoginTipAtom } from '@/lib/app-state';
+import { AgeGate } from '@/features/legal/components/age-gate';
+import ageGateStyles from '@/features/legal/components/age-gate.module.css';
+import { needsAgeGate } from '@/lib/age-gate';
+import { eighteenTipModalShowedAtom, languageAtom, showLoginTipAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { preferredLocation } from '@/lib/language-preference';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
@@ -52,22 +52,42 @@ function LoginPrompt() {
   );
 }
 
-/** A first visit sees the age confirmation instead of the page until it is confirmed. */
+/**
+ * A first visit sees the age confirmation instead of the page until it is confirmed. Later,
+ * a screen can ask for it again (settings, before adult content is turned on) by setting
+ * `eighteenTipModalShowed`; it then shows over the page and can be dismissed.
+ */
 function AgeGated() {
   const { pathname } = useLocation();
-  const [, confirmed] = useReducer((n: number) => n + 1, 0);
-  if (needsAgeGate(pathname, navigator.userAgent)) {
+  const [confirmations, confirmed] = useReducer((n: number) => n + 1, 0);
+  const [showing, setShowing] = useAtom(eighteenTipModalShowedAtom);
+  // Decided when the path changes (or on confirming), not on every re-render of the page.
+  const gated = useMemo(() => needsAgeGate(pathname, navigator.userAgent), [pathname, confirmations]);
+  useEffect(() => {
+    if (gated) setShowing(true);
+  }, [gated, setShowing]);
+
+  if (gated) {
     return (
       <>
         <div className={ageGateStyles.backdrop} data-testid="age-gate-backdrop" />
-        <AgeGate onConfirm={confirmed} />
+        <AgeGate
+          onConfirm={() => {
+            setShowing(false);
+            confirmed();
+          }}
+        />
       </>
     );
   }
+  const close = () => setShowing(false);
   return (
-    <Suspense fallback={<Splash />}>
-      <Outlet />
-    </Suspense>
+    <>
+      <Suspense fallback={<Splash />}>
+        <Outlet />
+      </Suspense>
+      {showing && <AgeGate onConfirm={close} onCancel={close} />}
+    </>
   );
 }
 

@@ -2,9 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { I18N_LOAD_PATH, I18N_MAX_PARALLEL_READS, I18N_MAX_RETRIES, I18N_RETRY_TIMEOUT_MS } from '@/lib/i18n';
-import { LEGAL_DOCS } from '@/features/legal/lib/legal-docs';
 import { LANGUAGES } from '@/lib/languages';
-import { LANDING_ROUTES } from '@/lib/routes';
 
 type Tree = { [key: string]: string | Tree };
 
@@ -72,21 +70,6 @@ describe('translations', () => {
     const long = [...english(ns)].filter(([, text]) => text.length > 40);
     const untranslated = long.filter(([key, text]) => translated.get(key) === text).map(([key]) => key);
     expect(untranslated, `${lng}/${ns} copies English`).toEqual([]);
-  });
-
-  it('has a legal text for every legal page and copy for every landing page', () => {
-    const legal = load('en', 'legal') as { docs: Tree };
-    expect(Object.keys(legal.docs).sort()).toEqual(Object.keys(LEGAL_DOCS).sort());
-    expect(Object.keys(load('en', 'topics')).sort()).toEqual(LANDING_ROUTES.map(({ key }) => key).sort());
-  });
-
-  it('has title, description and keywords under seo.<pageKey> for every legal and landing page', () => {
-    const keys = [...Object.keys(LEGAL_DOCS), ...LANDING_ROUTES.map(({ key }) => key), 'blog'];
-    for (const key of keys) {
-      for (const field of ['title', 'description', 'keywords']) {
-        expect(english('translation').has(`seo.${key}.${field}`), `seo.${key}.${field}`).toBe(true);
-      }
-    }
   });
 
   it('keeps long texts out of the first-screen strings', () => {

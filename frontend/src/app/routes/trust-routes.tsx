@@ -8,7 +8,7 @@ import { LEGAL_DOCS } from '@/features/legal/lib/legal-docs';
 import { LANDING_ROUTES, ROUTES } from '@/lib/routes';
 
 const LegalPage = lazy(() => import('@/features/legal/components/legal-page'));
-const LandingPage = lazy(() => import('@/features/landing/components/landing-page'));
+const LandingPage = lazy(() => import('@/features/home/components/landing-page'));
 
 const withoutSlash = (path: string) => path.replace(/^\//, '');
 

@@ -1,14 +1,19 @@
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { GenderSwitch } from '@/components/gender-switch';
-import { AgeGate } from '@/features/age-gate/components/age-gate';
-import { ageConfirmed } from '@/features/age-gate/lib/age-gate';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
 import type { GenderValue } from '@/lib/api-types';
-import { homePageCacheDataAtom, interestedGenderAtom, languageAtom, nsfwEnabled } from '@/lib/app-state';
+import { ageConfirmed } from '@/lib/age-gate';
+import {
+  eighteenTipModalShowedAtom,
+  homePageCacheDataAtom,
+  interestedGenderAtom,
+  languageAtom,
+  nsfwEnabled,
+} from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
@@ -26,7 +31,9 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
   const language = useAtomValue(languageAtom);
   const [gender, setGender] = useAtom(interestedGenderAtom);
   const [nsfw, setNsfw] = useState(() => currentNsfw(detail));
-  const [askAge, setAskAge] = useState(false);
+  // Asking for the age: the root layout shows the confirmation while this atom is true.
+  const [ageGateShown, setAgeGateShown] = useAtom(eighteenTipModalShowedAtom);
+  const waitingForAge = useRef(false);
   const setHomeCache = useSetAtom(homePageCacheDataAtom);
   const [busy, setBusy] = useState(false);
   const { pathname } = useLocation();
@@ -65,9 +72,22 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
 
   // Adult content needs the 18+ confirmation first, if this browser never gave it.
   const changeNsfw = (next: boolean) => {
-    if (next && !ageConfirmed()) setAskAge(true);
-    else void applyNsfw(next);
+    if (next && !ageConfirmed()) {
+      waitingForAge.current = true;
+      setAgeGateShown(true);
+    } else {
+      void applyNsfw(next);
+    }
   };
+
+  // The confirmation closed: switch on if it was given, stay off if it was dismissed.
+  const applyNsfwRef = useRef(applyNsfw);
+  applyNsfwRef.current = applyNsfw;
+  useEffect(() => {
+    if (ageGateShown || !waitingForAge.current) return;
+    waitingForAge.current = false;
+    if (ageConfirmed()) void applyNsfwRef.current(true);
+  }, [ageGateShown]);
 
   const changeGender = async (next: GenderValue) => {
     setGender(next);
@@ -125,15 +145,6 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
           <span className={styles.toggleKnob} />
         </button>
       </div>
-      {askAge && (
-        <AgeGate
-          onConfirm={() => {
-            setAskAge(false);
-            void applyNsfw(true);
-          }}
-          onCancel={() => setAskAge(false)}
-        />
-      )}
 
       <div className={`${styles.row} ${styles.rowWrap}`}>
         <div className={styles.rowText}>

@@ -1,6 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'jotai';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, MemoryRouter, RouterProvider } from 'react-router';
+import { RootLayout } from '@/app/root-layout';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UserDetail } from '@/features/settings/api/account';
 import { confirmsDeletion } from '@/features/settings/components/delete-account-section';
@@ -211,11 +212,30 @@ describe('settings rules', () => {
   });
 });
 
+/** The settings screen under the real root layout, which shows the age confirmation when asked. */
+function renderInLayout() {
+  act(() => {
+    store.set(gettingUserAtom, false);
+    store.set(userInfoAtom, DETAIL);
+  });
+  const router = createMemoryRouter([{ element: <RootLayout />, children: [{ path: 'setting', element: <SettingsPage /> }] }], {
+    initialEntries: ['/setting'],
+  });
+  return render(
+    <Provider store={store}>
+      <RouterProvider router={router} />
+    </Provider>,
+  );
+}
+
 describe('adult content switch', () => {
   it('asks for the 18+ confirmation first when this browser never gave it', async () => {
     const sent = serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
-    renderPage();
+    window.localStorage.setItem('eighteenTipShow', 'false');
+    renderInLayout();
     const toggle = await screen.findByTestId('settings-nsfw');
+    // The stored confirmation is gone (storage cleared since the page opened).
+    window.localStorage.removeItem('eighteenTipShow');
     expect(toggle).toHaveAttribute('aria-checked', 'false');
 
     fireEvent.click(toggle);

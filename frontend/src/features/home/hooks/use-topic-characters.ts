@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import { getCharacterInfo } from '@/features/chat/api/chat-api';
+import { getCharacterInfo } from '@/features/home/api/get-character-info';
 import { getCharacterList } from '@/features/home/api/get-character-list';
-import { pickTopicCharacters, TOPIC_GRID_SIZE, type Topic } from '@/features/landing/lib/topics';
+import { pickTopicCharacters, TOPIC_GRID_SIZE, type Topic } from '@/features/home/lib/topics';
 import type { Character } from '@/lib/api-types';
 
 /** The list API's largest page; the catalogue of one gender is read in a few of them. */

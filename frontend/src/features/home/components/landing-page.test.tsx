@@ -2,7 +2,7 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import LandingPage from '@/features/landing/components/landing-page';
+import LandingPage from '@/features/home/components/landing-page';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
 import { store } from '@/lib/store';
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ageConfirmed, confirmAge, isAppEmbeddedPath, isCrawler, needsAgeGate } from '@/features/age-gate/lib/age-gate';
+import { ageConfirmed, confirmAge, isAppEmbeddedPath, isCrawler, needsAgeGate } from '@/lib/age-gate';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const IPHONE =

@@ -1,13 +1,11 @@
-import { useSetAtom } from 'jotai';
-import { Fragment, lazy, Suspense, useEffect, useState } from 'react';
+import { Fragment, lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { LogoMark } from '@/components/logo-mark';
 import { Modal } from '@/components/modal';
-import styles from '@/features/age-gate/components/age-gate.module.css';
-import { AGE_GATE_EXIT_URL, confirmAge, MINIMUM_AGE } from '@/features/age-gate/lib/age-gate';
+import styles from '@/features/legal/components/age-gate.module.css';
 import { LINK_TAGS, parseTagged, type LegalDocKey } from '@/features/legal/lib/legal-docs';
-import { eighteenTipModalShowedAtom } from '@/lib/app-state';
+import { AGE_GATE_EXIT_URL, confirmAge, MINIMUM_AGE } from '@/lib/age-gate';
 
 // The texts load only when a visitor opens one.
 const LegalDialog = lazy(() => import('@/features/legal/components/legal-dialog'));
@@ -32,13 +30,7 @@ export function leaveSite(): void {
  */
 export function AgeGate({ onConfirm, onCancel }: AgeGateProps) {
   const { t } = useTranslation();
-  const setShowed = useSetAtom(eighteenTipModalShowedAtom);
   const [reading, setReading] = useState<LegalDocKey | null>(null);
-
-  useEffect(() => {
-    setShowed(true);
-    return () => setShowed(false);
-  }, [setShowed]);
 
   const agreement = parseTagged(t('ageGate.agreement')).map((part, index) => {
     const doc = 'tag' in part ? LINK_TAGS[part.tag] : undefined;
