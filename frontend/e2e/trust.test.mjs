@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
+import { signInByMail } from './support/sign-in.mjs';
 
 const locale = (lng, ns) => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('en', 'translation');
@@ -233,5 +234,47 @@ describe('landing pages', () => {
       const first = page.getByTestId('landing-grid').getByTestId('character-card').first();
       await first.waitFor({ timeout: 30_000 });
       assert.match(await first.getAttribute('data-character-id'), /^bf-/);
+    }));
+});
+
+/** Scrolls the girlfriend catalogue to its end; returns every character id shown. */
+async function wholeCatalogue(page) {
+  await page.goto('/');
+  await page.getByTestId('character-card').first().waitFor();
+  while ((await page.getByTestId('marketing').count()) === 0) {
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForTimeout(300);
+  }
+  return page.getByTestId('character-card').evaluateAll((cards) => cards.map((card) => card.dataset.characterId));
+}
+
+describe('adult content', () => {
+  it('turning it on asks for the 18+ confirmation when none is stored, then shows the explicit characters', () =>
+    journey({ viewport: DESKTOP }, async (page) => {
+      await signInByMail(page, 'adult-content@example.com');
+      const before = await wholeCatalogue(page);
+
+      await page.goto('/setting');
+      const toggle = page.getByTestId('settings-nsfw');
+      await toggle.waitFor();
+      assert.equal(await toggle.getAttribute('aria-checked'), 'false');
+      // This browser's stored confirmation is gone (storage cleared): the switch asks again.
+      await page.evaluate(() => window.localStorage.removeItem('eighteenTipShow'));
+      await toggle.click();
+      const gate = page.getByTestId('age-gate');
+      await gate.waitFor();
+      assert.ok(await page.getByTestId('settings-page').isVisible(), 'settings stay behind the confirmation');
+      await screenshot(page, 'adult-content-confirm-desktop');
+      await gate.getByTestId('age-gate-confirm').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid="settings-nsfw"]')?.getAttribute('aria-checked') === 'true');
+
+      const after = await wholeCatalogue(page);
+      const added = after.filter((id) => !before.includes(id));
+      assert.ok(added.length > 0, `adult content on shows no more characters (${before.length} before, ${after.length} after)`);
+      assert.deepEqual(
+        before.filter((id) => !after.includes(id)),
+        [],
+        'characters disappeared when adult content was turned on',
+      );
     }));
 });
