@@ -13,6 +13,15 @@ pub enum Viewer {
 }
 
 impl Viewer {
+    /// The catalogue for someone whose browser has adult content (NSFW) turned off: explicit,
+    /// restricted-exposure characters stay hidden, as they are from new accounts.
+    pub fn without_adult_content(self) -> Viewer {
+        match self {
+            Viewer::Member => Viewer::NewUser,
+            other => other,
+        }
+    }
+
     pub fn may_see(self, exposure: Exposure) -> bool {
         match exposure {
             Exposure::Everyone => true,
@@ -31,5 +40,12 @@ mod tests {
         assert!(!Viewer::NewUser.may_see(Exposure::Restricted));
         assert!(Viewer::Member.may_see(Exposure::Restricted));
         assert!(Viewer::SignedOut.may_see(Exposure::Everyone));
+    }
+
+    #[test]
+    fn adult_content_off_hides_restricted_characters_from_members_too() {
+        assert!(!Viewer::Member.without_adult_content().may_see(Exposure::Restricted));
+        assert!(Viewer::Member.without_adult_content().may_see(Exposure::Everyone));
+        assert_eq!(Viewer::SignedOut.without_adult_content(), Viewer::SignedOut);
     }
 }

@@ -149,6 +149,10 @@ try {
       AMORA_ADMIN__TOKEN: adminToken,
       ...(process.env.AMORA_MODEL_PATH ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH } : {}),
       AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
+      // Accounts count as established at once, so the adult-content journey's new account can
+      // see explicit characters when it turns adult content on (with it off, as browsers start,
+      // a member sees what a new account sees).
+      AMORA_ACCOUNTS__ESTABLISHED_AFTER_SECS: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

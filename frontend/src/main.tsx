@@ -7,7 +7,7 @@ import { captureLandingParameters } from '@/lib/api-client';
 import { languageAtom } from '@/lib/app-state';
 import { installGlobalErrorReporting } from '@/lib/error-report';
 import { initI18n } from '@/lib/i18n';
-import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
+import { languageForPath } from '@/lib/language-preference';
 import { startRealtime } from '@/lib/realtime';
 import { store } from '@/lib/store';
 import { loadUserInfo } from '@/lib/user';
@@ -15,7 +15,8 @@ import { loadWebConfig } from '@/lib/web-config';
 
 window.prerenderReady = false;
 
-const language = languageFromPath(window.location.pathname) ?? DEFAULT_LANGUAGE;
+// The URL's language, else the one this visitor picked before (a redirect to its prefix follows).
+const language = languageForPath(window.location.pathname);
 store.set(languageAtom, language);
 document.documentElement.lang = language;
 

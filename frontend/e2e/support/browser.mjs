@@ -29,9 +29,10 @@ export async function launchBrowser() {
 
 /**
  * A new context and page. Unless `firstVisit` is set, the visitor has already answered the
- * first-visit 'I'm Interested in:' question, so it does not cover the page.
+ * first-visit 'I'm Interested in:' question, so it does not cover the page. Unless `ageGate`
+ * is set, the visitor has already confirmed being 18 or over, so the age gate does not show.
  */
-export async function openPage(browser, { viewport = DESKTOP, firstVisit = false, mobile = false } = {}) {
+export async function openPage(browser, { viewport = DESKTOP, firstVisit = false, mobile = false, ageGate = false } = {}) {
   const context = await browser.newContext({
     viewport,
     isMobile: mobile,
@@ -43,6 +44,11 @@ export async function openPage(browser, { viewport = DESKTOP, firstVisit = false
   if (!firstVisit) {
     await context.addInitScript(() => {
       if (window.localStorage.getItem('user_like_gender') === null) window.localStorage.setItem('user_like_gender', '0');
+    });
+  }
+  if (!ageGate) {
+    await context.addInitScript(() => {
+      if (window.localStorage.getItem('eighteenTipShow') === null) window.localStorage.setItem('eighteenTipShow', 'false');
     });
   }
   const page = await context.newPage();

@@ -1,11 +1,15 @@
-import { useAtomValue, useSetAtom } from 'jotai';
-import { lazy, Suspense, useEffect, useLayoutEffect, useState } from 'react';
-import { Outlet, useLocation, useNavigationType } from 'react-router';
+import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useReducer, useState } from 'react';
+import { Navigate, Outlet, useLocation, useNavigationType } from 'react-router';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
 import { SignInNotices } from '@/features/auth/components/sign-in-notices';
-import { languageAtom, showLoginTipAtom } from '@/lib/app-state';
+import { AgeGate } from '@/features/legal/components/age-gate';
+import ageGateStyles from '@/features/legal/components/age-gate.module.css';
+import { needsAgeGate } from '@/lib/age-gate';
+import { eighteenTipModalShowedAtom, languageAtom, showLoginTipAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
+import { preferredLocation } from '@/lib/language-preference';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
 
 const LoginModal = lazy(() => import('@/features/auth/components/login-modal'));
@@ -48,14 +52,55 @@ function LoginPrompt() {
   );
 }
 
+/**
+ * A first visit sees the age confirmation instead of the page until it is confirmed. Later,
+ * a screen can ask for it again (settings, before adult content is turned on) by setting
+ * `eighteenTipModalShowed`; it then shows over the page and can be dismissed.
+ */
+function AgeGated() {
+  const { pathname } = useLocation();
+  const [confirmations, confirmed] = useReducer((n: number) => n + 1, 0);
+  const [showing, setShowing] = useAtom(eighteenTipModalShowedAtom);
+  // Decided when the path changes (or on confirming), not on every re-render of the page.
+  const gated = useMemo(() => needsAgeGate(pathname, navigator.userAgent), [pathname, confirmations]);
+  useEffect(() => {
+    if (gated) setShowing(true);
+  }, [gated, setShowing]);
+
+  if (gated) {
+    return (
+      <>
+        <div className={ageGateStyles.backdrop} data-testid="age-gate-backdrop" />
+        <AgeGate
+          onConfirm={() => {
+            setShowing(false);
+            confirmed();
+          }}
+        />
+      </>
+    );
+  }
+  const close = () => setShowing(false);
+  return (
+    <>
+      <Suspense fallback={<Splash />}>
+        <Outlet />
+      </Suspense>
+      {showing && <AgeGate onConfirm={close} onCancel={close} />}
+    </>
+  );
+}
+
 export function RootLayout() {
+  const { pathname, search, hash } = useLocation();
+  // An unprefixed path opens in the language this visitor picked before.
+  const preferred = preferredLocation(pathname);
+  if (preferred) return <Navigate replace to={`${preferred}${search}${hash}`} />;
   return (
     <>
       <LanguageSync />
       <ScrollReset />
-      <Suspense fallback={<Splash />}>
-        <Outlet />
-      </Suspense>
+      <AgeGated />
       <NotificationHost />
       <SignInNotices />
       <LoginPrompt />

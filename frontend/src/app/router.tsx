@@ -2,6 +2,7 @@ import { lazy } from 'react';
 import { createBrowserRouter, Outlet, useParams, type RouteObject } from 'react-router';
 import { RouteErrorScreen } from '@/app/error-boundary';
 import { RootLayout } from '@/app/root-layout';
+import { trustFramedRoutes, trustStandaloneRoutes } from '@/app/routes/trust-routes';
 import { AppShell } from '@/features/shell/components/app-shell';
 import { Gender } from '@/lib/api-types';
 import { isLanguage } from '@/lib/languages';
@@ -19,8 +20,8 @@ function LanguageGate() {
 }
 
 /**
- * Screens inside the main frame. Gallery, image generation, creation, pricing, payments,
- * blog, legal and landing screens are added by their own issues.
+ * Screens inside the main frame. Gallery, image generation, creation, pricing, payments
+ * and blog screens are added by their own issues.
  */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
@@ -28,10 +29,11 @@ const framedRoutes: RouteObject[] = [
   { path: 'setting', element: <SettingsPage /> },
   // `/chat` (the list) and `/chat/{characterId}`: one route, so switching chats keeps the screen.
   { path: 'chat/:characterId?', element: <ChatPage /> },
+  ...trustFramedRoutes,
 ];
 
 /** Screens outside the main frame. */
-const standaloneRoutes: RouteObject[] = [{ path: '404', element: <NotFoundPage /> }];
+const standaloneRoutes: RouteObject[] = [{ path: '404', element: <NotFoundPage /> }, ...trustStandaloneRoutes];
 
 export const routes: RouteObject[] = [
   {

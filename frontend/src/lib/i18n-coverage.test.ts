@@ -6,9 +6,16 @@ import { LANGUAGES } from '@/lib/languages';
 
 type Tree = { [key: string]: string | Tree };
 
-const localeFile = (lng: string) => resolve(process.cwd(), 'public/locales', lng, 'translation.json');
-const load = (lng: string) => JSON.parse(readFileSync(localeFile(lng), 'utf8')) as Tree;
+/**
+ * Every namespace the app loads: the UI strings, the legal texts (loaded only by legal pages
+ * and dialogs) and the landing pages' copy (loaded only by those pages).
+ */
+const NAMESPACES = ['translation', 'legal', 'topics'] as const;
 
+const localeFile = (lng: string, ns: string) => resolve(process.cwd(), 'public/locales', lng, `${ns}.json`);
+const load = (lng: string, ns: string) => JSON.parse(readFileSync(localeFile(lng, ns), 'utf8')) as Tree;
+
+/** Arrays (sections, list items) flatten by index, so a missing paragraph is a missing key. */
 function flatten(tree: Tree, prefix = ''): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, value] of Object.entries(tree)) {
@@ -22,7 +29,11 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 /** What must survive translation: {{placeholders}} and <tags> used by <Trans>. */
 const markers = (text: string) => [...text.matchAll(/\{\{\s*\w+\s*\}\}|<\/?\w+>/g)].map((m) => m[0].replace(/\s/g, '')).sort();
 
-const english = flatten(load('en'));
+const others = LANGUAGES.filter((lng) => lng !== 'en');
+const cases = NAMESPACES.flatMap((ns) => LANGUAGES.map((lng) => [ns, lng] as const));
+const otherCases = NAMESPACES.flatMap((ns) => others.map((lng) => [ns, lng] as const));
+const englishOf = new Map(NAMESPACES.map((ns) => [ns, flatten(load('en', ns))]));
+const english = (ns: string) => englishOf.get(ns as (typeof NAMESPACES)[number]) ?? new Map<string, string>();
 
 describe('translations', () => {
   it('load from /locales/{lng}/{ns}.json with 10 parallel reads, 5 retries, 350 ms first retry', () => {
@@ -32,32 +43,37 @@ describe('translations', () => {
     expect(I18N_RETRY_TIMEOUT_MS).toBe(350);
   });
 
-  it.each(LANGUAGES)('%s has a translation file', (lng) => {
-    expect(existsSync(localeFile(lng))).toBe(true);
+  it.each(cases)('%s: %s has a file', (ns, lng) => {
+    expect(existsSync(localeFile(lng, ns))).toBe(true);
   });
 
-  it.each(LANGUAGES.filter((lng) => lng !== 'en'))('%s has every English key and no other', (lng) => {
-    const translated = flatten(load(lng));
-    const missing = [...english.keys()].filter((key) => !translated.has(key));
-    const extra = [...translated.keys()].filter((key) => !english.has(key));
-    expect(missing, `missing in ${lng}`).toEqual([]);
-    expect(extra, `unknown in ${lng}`).toEqual([]);
+  it.each(otherCases)('%s: %s has every English key and no other', (ns, lng) => {
+    const translated = flatten(load(lng, ns));
+    const missing = [...english(ns).keys()].filter((key) => !translated.has(key));
+    const extra = [...translated.keys()].filter((key) => !english(ns).has(key));
+    expect(missing, `missing in ${lng}/${ns}`).toEqual([]);
+    expect(extra, `unknown in ${lng}/${ns}`).toEqual([]);
   });
 
-  it.each(LANGUAGES)('%s has no empty strings and keeps placeholders and tags', (lng) => {
-    const translated = flatten(load(lng));
-    for (const [key, source] of english) {
+  it.each(cases)('%s: %s has no empty strings and keeps placeholders and tags', (ns, lng) => {
+    const translated = flatten(load(lng, ns));
+    for (const [key, source] of english(ns)) {
       const text = translated.get(key);
       if (text === undefined) continue;
-      expect(text.trim(), `${lng}: ${key} is empty`).not.toBe('');
-      expect(markers(text), `${lng}: ${key}`).toEqual(markers(source));
+      expect(text.trim(), `${lng}/${ns}: ${key} is empty`).not.toBe('');
+      expect(markers(text), `${lng}/${ns}: ${key}`).toEqual(markers(source));
     }
   });
 
-  it.each(LANGUAGES.filter((lng) => lng !== 'en'))('%s is actually translated', (lng) => {
-    const translated = flatten(load(lng));
-    const long = [...english].filter(([, text]) => text.length > 40);
+  it.each(otherCases)('%s: %s is actually translated', (ns, lng) => {
+    const translated = flatten(load(lng, ns));
+    const long = [...english(ns)].filter(([, text]) => text.length > 40);
     const untranslated = long.filter(([key, text]) => translated.get(key) === text).map(([key]) => key);
-    expect(untranslated, `${lng} copies English`).toEqual([]);
+    expect(untranslated, `${lng}/${ns} copies English`).toEqual([]);
+  });
+
+  it('keeps long texts out of the first-screen strings', () => {
+    const longest = Math.max(...[...english('translation').values()].map((text) => text.length));
+    expect(longest).toBeLessThan(400);
   });
 });

@@ -22,8 +22,13 @@ export const ROUTES = {
   complaintPolicy: '/complaint-policy',
   compliance2257: '/2257',
   membershipPolicy: '/membership-policy',
+  privacyPolicyForApp: '/privacyPolicyForApp',
+  communityGuidelinesForApp: '/communityGuidelinesForApp',
   notFound: '/404',
 } as const;
+
+/** The policy pages the mobile app embeds: no shell, no heading, no age gate. */
+export const APP_EMBEDDED_PATHS: readonly string[] = [ROUTES.privacyPolicyForApp, ROUTES.communityGuidelinesForApp];
 
 export const LANDING_ROUTES = [
   { path: '/ai-sex', key: 'aiSex' },

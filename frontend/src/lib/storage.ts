@@ -17,7 +17,10 @@ export const STORAGE_KEYS = {
   createCharacterDataGeneric: 'createCharacterDataGeneric',
   interestedGender: 'interestedGender',
   paymentSuccessTime: 'paySuccessTime',
+  /** 'false' once the visitor confirmed being 18 or over: the age gate no longer shows. */
   eighteenTipShow: 'eighteenTipShow',
+  /** The language the visitor last picked (footer or settings); unprefixed paths follow it. */
+  language: 'language',
   /** The analytics distinct id sent in the `distinctId` header and with telemetry. */
   distinctId: 'distinctId',
 } as const;

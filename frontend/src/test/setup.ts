@@ -3,13 +3,15 @@ import { cleanup } from '@testing-library/react';
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { afterEach } from 'vitest';
+import legal from '../../public/locales/en/legal.json';
+import topics from '../../public/locales/en/topics.json';
 import en from '../../public/locales/en/translation.json';
 
 // Components under test read the English strings synchronously instead of over HTTP.
 await i18n.use(initReactI18next).init({
   lng: 'en',
   fallbackLng: 'en',
-  resources: { en: { translation: en } },
+  resources: { en: { translation: en, legal, topics } },
   interpolation: { escapeValue: false },
   react: { useSuspense: false },
 });

@@ -1,6 +1,6 @@
 //! The character catalogue: the home grid's pages and one character's details.
 
-use actix_web::web;
+use actix_web::{HttpRequest, web};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
@@ -18,9 +18,18 @@ pub struct ListRequest {
     gender: i64,
 }
 
+/// Browsers send their adult-content (NSFW) preference as the `nsfw` header, `1` or `0`
+/// (spec §7). Only an explicit `0` turns it off, so callers that send no header keep the
+/// catalogue their account allows.
+fn adult_content_off(req: &HttpRequest) -> bool {
+    req.headers().get("nsfw").and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim() == "0")
+}
+
 /// `getCharacterList {pageNo, pageSize, gender}` → `CharacterCard[]`; a page shorter than
-/// `pageSize` is the last.
+/// `pageSize` is the last. Explicit (restricted) characters are listed only for established
+/// members whose browser has adult content on.
 pub async fn get_character_list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: MaybeSignedIn,
     payload: Payload<ListRequest>,
@@ -29,6 +38,7 @@ pub async fn get_character_list(
     let page = PageRequest::parse(request.page_no, request.page_size)?;
     let gender = Gender::try_from(request.gender)?;
     let viewer = signed_in.viewer(&state);
+    let viewer = if adult_content_off(&req) { viewer.without_adult_content() } else { viewer };
     let cards = state.store.characters.list_cards(gender, viewer, page).await?;
     Ok(ApiReply(cards))
 }

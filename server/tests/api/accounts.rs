@@ -368,6 +368,39 @@ async fn a_new_account_does_not_see_restricted_characters_but_an_established_one
 }
 
 #[actix_rt::test]
+async fn restricted_characters_show_only_while_the_browser_has_adult_content_on() {
+    let sink = SmtpSink::start();
+    let app = app_with_mail(&sink, &[("AMORA_ACCOUNTS__ESTABLISHED_AFTER_SECS", "0")]).await;
+    let voucher = sign_in_by_email(&app, &sink, "adult@example.com").await;
+    let list = |nsfw: &'static str| {
+        let (app, voucher) = (&app, voucher.clone());
+        async move {
+            let mut ids = Vec::new();
+            for page in 1..=2 {
+                let (envelope, _) = app
+                    .post_api_with(
+                        Some(&voucher),
+                        &[("nsfw", nsfw)],
+                        "/user/v1/character/getCharacterList",
+                        json!({ "pageNo": page, "pageSize": 60, "gender": 0 }),
+                    )
+                    .await;
+                ids.extend(crate::helpers::ids(&envelope.data));
+            }
+            ids
+        }
+    };
+    let mut public = Vec::new();
+    for page in 1..=2 {
+        public.extend(crate::helpers::ids(&app.character_list(page, 60, 0).await.data));
+    }
+    let off = list("0").await;
+    let on = list("1").await;
+    assert_eq!(off, public, "adult content off shows what signed-out visitors see");
+    assert!(on.len() > off.len(), "adult content on adds the restricted characters ({} vs {})", on.len(), off.len());
+}
+
+#[actix_rt::test]
 async fn google_credential_sign_up_creates_then_finds_the_account() {
     let provider = IdentityProvider::start().await;
     let app = spawn_app_env(provider.settings()).await;

@@ -140,6 +140,17 @@ impl TestApp {
         path: &str,
         payload: Value,
     ) -> (Envelope, reqwest::header::HeaderMap) {
+        self.post_api_with(voucher, &[], path, payload).await
+    }
+
+    /// Like `post_api_as`, with extra request headers (`nsfw`, ...) as browsers send them.
+    pub async fn post_api_with(
+        &self,
+        voucher: Option<&str>,
+        headers: &[(&str, &str)],
+        path: &str,
+        payload: Value,
+    ) -> (Envelope, reqwest::header::HeaderMap) {
         let body = json!({ "requestData": self.key.encrypt(payload.to_string().as_bytes()) });
         let mut request = self
             .client
@@ -149,6 +160,9 @@ impl TestApp {
             .body(body.to_string());
         if let Some(voucher) = voucher {
             request = request.header("voucher", voucher);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let response = request.send().await.expect("request");
         assert_eq!(response.status(), 200, "{path}");

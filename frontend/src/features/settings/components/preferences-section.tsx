@@ -1,13 +1,21 @@
-import { useAtom, useAtomValue } from 'jotai';
-import { useState } from 'react';
+import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { GenderSwitch } from '@/components/gender-switch';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
 import type { GenderValue } from '@/lib/api-types';
-import { interestedGenderAtom, languageAtom, nsfwEnabled } from '@/lib/app-state';
+import { ageConfirmed } from '@/lib/age-gate';
+import {
+  eighteenTipModalShowedAtom,
+  homePageCacheDataAtom,
+  interestedGenderAtom,
+  languageAtom,
+  nsfwEnabled,
+} from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
+import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
@@ -23,6 +31,10 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
   const language = useAtomValue(languageAtom);
   const [gender, setGender] = useAtom(interestedGenderAtom);
   const [nsfw, setNsfw] = useState(() => currentNsfw(detail));
+  // Asking for the age: the root layout shows the confirmation while this atom is true.
+  const [ageGateShown, setAgeGateShown] = useAtom(eighteenTipModalShowedAtom);
+  const waitingForAge = useRef(false);
+  const setHomeCache = useSetAtom(homePageCacheDataAtom);
   const [busy, setBusy] = useState(false);
   const { pathname } = useLocation();
   const navigate = useNavigate();
@@ -44,16 +56,38 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
     if (!isLanguage(next) || next === language) return;
     if (!(await save({ language: next }))) return;
     onChange({ language: next });
+    rememberLanguage(next);
     // The URL decides the language: load the strings, then move to this page under /{lng}/.
     await i18n.loadLanguages(next);
     navigate(withLanguage(stripLanguage(pathname), next));
   };
 
-  const changeNsfw = async (next: boolean) => {
+  const applyNsfw = async (next: boolean) => {
     setNsfw(next);
     storage.set(STORAGE_KEYS.localNsfw, String(next));
+    // The catalogue answers by this flag: a kept home list would show the old selection.
+    setHomeCache(null);
     if (await save({ nsfw: next })) onChange({ nsfw: next });
   };
+
+  // Adult content needs the 18+ confirmation first, if this browser never gave it.
+  const changeNsfw = (next: boolean) => {
+    if (next && !ageConfirmed()) {
+      waitingForAge.current = true;
+      setAgeGateShown(true);
+    } else {
+      void applyNsfw(next);
+    }
+  };
+
+  // The confirmation closed: switch on if it was given, stay off if it was dismissed.
+  const applyNsfwRef = useRef(applyNsfw);
+  applyNsfwRef.current = applyNsfw;
+  useEffect(() => {
+    if (ageGateShown || !waitingForAge.current) return;
+    waitingForAge.current = false;
+    if (ageConfirmed()) void applyNsfwRef.current(true);
+  }, [ageGateShown]);
 
   const changeGender = async (next: GenderValue) => {
     setGender(next);
@@ -104,7 +138,7 @@ export function PreferencesSection({ detail, onChange }: { detail: UserDetail; o
           aria-checked={nsfw}
           aria-labelledby="settings-nsfw-label"
           className={`${styles.toggle} ${nsfw ? styles.toggleOn : ''}`}
-          onClick={() => void changeNsfw(!nsfw)}
+          onClick={() => changeNsfw(!nsfw)}
           disabled={busy}
           data-testid="settings-nsfw"
         >

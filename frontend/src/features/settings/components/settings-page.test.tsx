@@ -1,6 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'jotai';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, MemoryRouter, RouterProvider } from 'react-router';
+import { RootLayout } from '@/app/root-layout';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UserDetail } from '@/features/settings/api/account';
 import { confirmsDeletion } from '@/features/settings/components/delete-account-section';
@@ -208,5 +209,63 @@ describe('settings rules', () => {
     expect(confirmsDeletion(' ab12cd ', 'AB12CD')).toBe(true);
     expect(confirmsDeletion('AB12C', 'AB12CD')).toBe(false);
     expect(confirmsDeletion('', '')).toBe(false);
+  });
+});
+
+/** The settings screen under the real root layout, which shows the age confirmation when asked. */
+function renderInLayout() {
+  act(() => {
+    store.set(gettingUserAtom, false);
+    store.set(userInfoAtom, DETAIL);
+  });
+  const router = createMemoryRouter([{ element: <RootLayout />, children: [{ path: 'setting', element: <SettingsPage /> }] }], {
+    initialEntries: ['/setting'],
+  });
+  return render(
+    <Provider store={store}>
+      <RouterProvider router={router} />
+    </Provider>,
+  );
+}
+
+describe('adult content switch', () => {
+  it('asks for the 18+ confirmation first when this browser never gave it', async () => {
+    const sent = serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
+    window.localStorage.setItem('eighteenTipShow', 'false');
+    renderInLayout();
+    const toggle = await screen.findByTestId('settings-nsfw');
+    // The stored confirmation is gone (storage cleared since the page opened).
+    window.localStorage.removeItem('eighteenTipShow');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+
+    fireEvent.click(toggle);
+    const gate = await screen.findByTestId('age-gate');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+    expect(sent.some((s) => s.path === '/user/v1/updateWebData')).toBe(false);
+
+    fireEvent.click(within(gate).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByTestId('age-gate')).not.toBeInTheDocument();
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+
+    fireEvent.click(toggle);
+    fireEvent.click(await screen.findByTestId('age-gate-confirm'));
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'true'));
+    expect(window.localStorage.getItem('eighteenTipShow')).toBe('false');
+    expect(window.localStorage.getItem('localNSFW')).toBe('true');
+    await waitFor(() => expect(sent.find((s) => s.path === '/user/v1/updateWebData')?.payload).toEqual({ nsfw: true }));
+  });
+
+  it('turns on at once once the age was confirmed, and off without asking', async () => {
+    window.localStorage.setItem('eighteenTipShow', 'false');
+    serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
+    renderPage();
+    const toggle = await screen.findByTestId('settings-nsfw');
+    fireEvent.click(toggle);
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'true'));
+    expect(screen.queryByTestId('age-gate')).not.toBeInTheDocument();
+    await waitFor(() => expect(toggle).toBeEnabled());
+    fireEvent.click(toggle);
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'false'));
+    expect(window.localStorage.getItem('localNSFW')).toBe('false');
   });
 });

@@ -5,6 +5,7 @@ import { ChevronDownIcon, GlobeIcon } from '@/components/icons';
 import styles from '@/features/shell/components/language-select.module.css';
 import { languageAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
+import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
 
 /** Switches language by moving to the same page under `/{lng}/` (spec section 2). */
@@ -24,6 +25,7 @@ export function LanguageSelect() {
         onChange={(event) => {
           const next = event.target.value;
           if (!isLanguage(next)) return;
+          rememberLanguage(next);
           // Load the strings first, so the page does not blank out while they arrive.
           void i18n.loadLanguages(next).then(() => navigate(`${withLanguage(stripLanguage(pathname), next)}${search}`));
         }}

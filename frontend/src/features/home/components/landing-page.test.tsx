@@ -1,0 +1,89 @@
+import { render, screen, waitFor, within } from '@testing-library/react';
+import { Provider } from 'jotai';
+import { MemoryRouter } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import LandingPage from '@/features/home/components/landing-page';
+import { decryptText, encryptText } from '@/lib/envelope-crypto';
+import { store } from '@/lib/store';
+
+const card = (id: string, name: string, gender = 0) => ({
+  characterId: id,
+  characterName: name,
+  characterAge: 25,
+  introduction: `${name} says hi`,
+  characterPhoto: `/media/portrait-${id}-1`,
+  characterImageList: [`/media/portrait-${id}-2`],
+  usedType: 0,
+  gender,
+});
+
+const CATALOGUE = [card('gf-001', 'Sofia'), card('gf-002', 'Lena'), card('gf-003', 'Maya'), card('gf-004', 'Iris')];
+const TAGS: Record<string, string[]> = {
+  'gf-001': ['Sweet', 'Cozy'],
+  'gf-002': ['Flirty'],
+  'gf-003': ['Passionate', 'Flirty', 'Bold'],
+  'gf-004': ['Nerdy'],
+};
+
+/** The list and details endpoints of the real API, answered from the little catalogue above. */
+function serveCatalogue() {
+  const calls: { path: string; payload: Record<string, unknown> }[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      const path = url.replace('/lust/api', '').split('?')[0]!;
+      const key = (init.headers as Record<string, string>).secretKey!;
+      const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) as Record<string, unknown>;
+      calls.push({ path, payload });
+      let data: unknown = null;
+      if (path === '/user/v1/character/getCharacterList') data = payload.pageNo === 1 ? CATALOGUE : [];
+      if (path === '/user/v1/character/getCharacterInfo') {
+        const found = CATALOGUE.find((c) => c.characterId === payload.characterId)!;
+        data = { ...found, personality: '', scenario: '', greeting: '', tags: TAGS[found.characterId] };
+      }
+      const plain = JSON.stringify({ code: 200, msg: '', success: true, data });
+      return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
+    }),
+  );
+  return calls;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('landing pages', () => {
+  it('show their own copy, FAQ and the catalogue characters whose tags fit, best first', async () => {
+    const calls = serveCatalogue();
+    render(
+      <Provider store={store}>
+        <MemoryRouter initialEntries={['/ai-sex']}>
+          <LandingPage topic="aiSex" />
+        </MemoryRouter>
+      </Provider>,
+    );
+    expect(screen.getByRole('heading', { name: 'AI Sex Chat with Companions Who Remember You' })).toBeInTheDocument();
+    expect(screen.getByTestId('landing-faq')).toHaveTextContent('What is AI sex chat?');
+    const grid = await screen.findByTestId('landing-grid');
+    const names = within(grid)
+      .getAllByTestId('character-card')
+      .map((element) => element.getAttribute('data-character-id'));
+    expect(names).toEqual(['gf-003', 'gf-002']);
+    expect(calls.find((c) => c.path === '/user/v1/character/getCharacterList')?.payload).toMatchObject({ gender: 0, pageNo: 1 });
+    expect(screen.getByTestId('landing-create')).toHaveAttribute('href', '/createcharacter');
+    await waitFor(() => expect(screen.getByTestId('landing-chat')).toBeEnabled());
+    expect(document.title).toBe('AI Sex Chat – Uncensored AI Sex with Virtual Companions | Amora');
+  });
+
+  it('keep the taboo page between unrelated adults', () => {
+    serveCatalogue();
+    render(
+      <Provider store={store}>
+        <MemoryRouter initialEntries={['/ai-incest']}>
+          <LandingPage topic="aiIncest" />
+        </MemoryRouter>
+      </Provider>,
+    );
+    const page = screen.getByTestId('landing-aiIncest');
+    expect(page).toHaveTextContent('unrelated adults');
+    expect(page).toHaveTextContent('Our community guidelines do not allow sexual content between relatives, including step-relatives.');
+  });
+});
