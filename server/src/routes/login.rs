@@ -131,7 +131,7 @@ pub async fn sign_out(req: HttpRequest, state: web::Data<AppState>, signed_in: M
         && let Err(error) =
             session::end(&state, &signed_in.user.user_id, session::Ending::One(&signed_in.session_hash)).await
     {
-        return actix_web::ResponseError::error_response(&ApiError::from(error));
+        return actix_web::ResponseError::error_response(&error);
     }
     let mut response = actix_web::Responder::respond_to(ApiReply(true), &req);
     if let Err(error) = response.add_cookie(&session::clearing_cookie(&state)) {
