@@ -29,6 +29,13 @@ impl Frame {
         Frame::new("tokenCount", json!({ "coin": coin }))
     }
 
+    /// Internal, never sent to a client: sessions of this user ended (sign-out, password
+    /// change, deletion, suspension). Each socket that gets it checks its own session and
+    /// closes if that one is gone; it travels the bus, so it reaches every node.
+    pub fn sessions_ended() -> Self {
+        Frame::new("_sessionsEnded", json!({}))
+    }
+
     /// `error {code, msg}`, for a frame the server could not act on.
     pub fn error(code: u32, msg: &str) -> Self {
         Frame::new("error", json!({ "code": code, "msg": msg }))

@@ -36,6 +36,9 @@ pub enum NodeError {
     Store(#[from] StoreError),
     #[error("chat is not started on this node")]
     NoChat,
+    /// A credit or debit of nothing, of a negative amount, or above `Coins::MAX_CHANGE`.
+    #[error("a credit or debit moves 1 to {max} coins, not {0}", max = amora_domain::money::Coins::MAX_CHANGE)]
+    AmountOutOfRange(i64),
 }
 
 /// This node's actors and bus, handed to the server.
@@ -88,6 +91,9 @@ impl Node {
         reason: &str,
         txn_id: &str,
     ) -> Result<LedgerOutcome, NodeError> {
+        if !amora_domain::money::Coins::is_valid_change(amount) {
+            return Err(NodeError::AmountOutOfRange(amount));
+        }
         let actor = self.user(user_id).await?;
         Ok(actor.send(Credit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
     }
@@ -99,6 +105,9 @@ impl Node {
         reason: &str,
         txn_id: &str,
     ) -> Result<LedgerOutcome, NodeError> {
+        if !amora_domain::money::Coins::is_valid_change(amount) {
+            return Err(NodeError::AmountOutOfRange(amount));
+        }
         let actor = self.user(user_id).await?;
         Ok(actor.send(Debit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
     }

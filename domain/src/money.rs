@@ -8,6 +8,14 @@ pub struct Coins(pub i64);
 
 impl Coins {
     pub const ZERO: Coins = Coins(0);
+    /// The most coins one credit or debit may move: far above any package (65,000), and
+    /// low enough that no run of changes can overflow an `i64` balance.
+    pub const MAX_CHANGE: i64 = 1_000_000_000;
+
+    /// True for an amount one credit or debit may move: 1 to `MAX_CHANGE`.
+    pub fn is_valid_change(amount: i64) -> bool {
+        (1..=Self::MAX_CHANGE).contains(&amount)
+    }
 
     pub fn units(self) -> i64 {
         self.0

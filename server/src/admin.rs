@@ -16,7 +16,9 @@ pub fn configure(scope: &mut web::ServiceConfig) {
     scope
         .route("/createUser", web::post().to(create_user))
         .route("/credit", web::post().to(credit))
-        .route("/setVip", web::post().to(set_vip));
+        .route("/setVip", web::post().to(set_vip))
+        .route("/suspend", web::post().to(suspend))
+        .route("/unsuspend", web::post().to(unsuspend));
 }
 
 /// Compares without an early exit, so response times say nothing about the token.
@@ -56,6 +58,22 @@ impl actix_web::ResponseError for AdminError {
 
     fn error_response(&self) -> HttpResponse {
         HttpResponse::build(self.status_code()).json(json!({ "error": self.to_string() }))
+    }
+}
+
+/// Around the whole scope: the token is checked before any extractor reads the body, so
+/// someone without it cannot make the server parse anything.
+pub async fn require_token(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let verdict = match req.app_data::<web::Data<AppState>>() {
+        Some(state) => authorised(req.request(), state),
+        None => Err(internal("no application state")),
+    };
+    match verdict {
+        Ok(()) => Ok(next.call(req).await?.map_into_boxed_body()),
+        Err(error) => Ok(req.into_response(actix_web::ResponseError::error_response(&error))),
     }
 }
 
@@ -196,8 +214,12 @@ async fn credit(
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
     let request = body.into_inner();
-    if request.coins == 0 {
-        return Err(AdminError::BadRequest("coins must not be 0".into()));
+    // Bounded before any arithmetic: `-coins` of i64::MIN would overflow.
+    if !amora_domain::money::Coins::is_valid_change(request.coins.checked_abs().unwrap_or(0)) {
+        return Err(AdminError::BadRequest(format!(
+            "coins must be from 1 to {max} or from -{max} to -1",
+            max = amora_domain::money::Coins::MAX_CHANGE
+        )));
     }
     let user = find_user(&state, &request.user).await?;
     let reason = request.reason.unwrap_or_else(|| "admin".into());
@@ -259,6 +281,49 @@ async fn set_vip(
         user_vip_type: updated.user_vip_type,
         outcome: "applied",
     }))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UserRequest {
+    /// A `userNo` or an email address.
+    user: String,
+}
+
+/// Suspends an account: it cannot sign in, and its sessions and sockets end everywhere.
+async fn suspend(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<UserRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let user = find_user(&state, &body.user).await?;
+    tracing::info!(target: "admin", user = %user.user_id, "admin suspend");
+    crate::auth::accounts::suspend(&state, &user).await.map_err(internal)?;
+    Ok(HttpResponse::Ok().json(answer(&user, "suspended")))
+}
+
+/// Lifts a suspension.
+async fn unsuspend(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<UserRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let user = find_user(&state, &body.user).await?;
+    tracing::info!(target: "admin", user = %user.user_id, "admin unsuspend");
+    let lifted = crate::auth::accounts::unsuspend(&state, &user).await.map_err(internal)?;
+    Ok(HttpResponse::Ok().json(answer(&user, if lifted { "unsuspended" } else { "notSuspended" })))
+}
+
+fn answer(user: &User, outcome: &'static str) -> AccountAnswer {
+    AccountAnswer {
+        user_id: user.user_id.to_string(),
+        user_no: user.user_no.as_str().to_owned(),
+        coin: user.coin,
+        user_vip_type: user.user_vip_type,
+        outcome,
+    }
 }
 
 #[cfg(test)]

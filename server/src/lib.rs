@@ -4,9 +4,12 @@
 pub mod admin;
 pub mod api;
 pub mod auth;
+pub mod client_address;
 pub mod envelope;
+pub mod login_throttle;
 pub mod observability;
 pub mod rate_limit;
+pub mod request_log;
 pub mod routes;
 pub mod settings;
 pub mod startup;

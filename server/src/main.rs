@@ -72,6 +72,11 @@ enum AdminAction {
     },
     /// Sets the VIP type (0 free, above 0 paid): `amora admin set-vip a@b.com 1`.
     SetVip { user: String, vip_type: i64 },
+    /// Suspends an account: its sessions end and its sockets close on every node, and it
+    /// cannot sign in until unsuspended: `amora admin suspend 12345678`.
+    Suspend { user: String },
+    /// Lifts a suspension: `amora admin unsuspend 12345678`.
+    Unsuspend { user: String },
     /// Creates an account: `amora admin create-user ann@example.com --password s3cret1`.
     CreateUser {
         email: String,
@@ -111,6 +116,8 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
             ("credit", json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id }))
         }
         AdminAction::SetVip { user, vip_type } => ("setVip", json!({ "user": user, "vipType": vip_type })),
+        AdminAction::Suspend { user } => ("suspend", json!({ "user": user })),
+        AdminAction::Unsuspend { user } => ("unsuspend", json!({ "user": user })),
         AdminAction::CreateUser { email, name, password } => {
             ("createUser", json!({ "email": email, "userName": name, "password": password }))
         }

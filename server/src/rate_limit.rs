@@ -15,6 +15,8 @@ use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
 use crate::api::ApiError;
+use crate::client_address::TrustedProxies;
+use crate::login_throttle::{LoginThrottle, ThrottlePolicy};
 
 /// Past this many tracked keys, keys whose budget has refilled are forgotten.
 const MAX_TRACKED_KEYS: usize = 100_000;
@@ -48,22 +50,26 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
     }
 }
 
-/// The client's address: the peer, or the first `X-Forwarded-For` hop behind a trusted proxy.
-pub fn client_address(req: &HttpRequest, trust_forwarded_for: bool) -> IpAddr {
-    let forwarded = trust_forwarded_for
-        .then(|| req.connection_info().realip_remote_addr().and_then(|text| text.parse::<IpAddr>().ok()))
-        .flatten();
-    forwarded.or_else(|| req.peer_addr().map(|addr| addr.ip())).unwrap_or(IpAddr::from([0, 0, 0, 0]))
+/// The client's address: the peer, or what trusted proxies say it is (`client_address`).
+pub fn client_address(req: &HttpRequest, proxies: &TrustedProxies) -> IpAddr {
+    let peer = req.peer_addr().map_or(IpAddr::from([0, 0, 0, 0]), |addr| addr.ip());
+    if proxies.is_empty() {
+        return peer;
+    }
+    let forwarded: Vec<&str> =
+        req.headers().get_all("x-forwarded-for").filter_map(|value| value.to_str().ok()).collect();
+    proxies.client(peer, &forwarded)
 }
 
 /// Every limiter of the node, built from `limits.*`.
 #[derive(Clone)]
 pub struct Limiters {
-    pub trust_forwarded_for: bool,
+    pub trusted_proxies: TrustedProxies,
     /// `/webError` and `/spm`, per address.
     pub reports: KeyedLimiter<IpAddr>,
     pub password_login_by_ip: KeyedLimiter<IpAddr>,
-    pub password_login_by_account: KeyedLimiter<String>,
+    /// Wrong passwords per (ID, address), with growing waits.
+    pub password_guesses: LoginThrottle,
     pub sign_in_links_by_ip: KeyedLimiter<IpAddr>,
     pub sign_in_links_by_email: KeyedLimiter<String>,
 }
@@ -72,19 +78,23 @@ const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3600);
 
 impl Limiters {
-    pub fn from_settings(limits: &crate::settings::LimitSettings, trust_forwarded_for: bool) -> Self {
+    pub fn from_settings(limits: &crate::settings::LimitSettings, trusted_proxies: TrustedProxies) -> Self {
         Self {
-            trust_forwarded_for,
+            trusted_proxies,
             reports: KeyedLimiter::new(limits.reports_per_minute, MINUTE),
             password_login_by_ip: KeyedLimiter::new(limits.password_login_per_ip_per_minute, MINUTE),
-            password_login_by_account: KeyedLimiter::new(limits.password_login_per_account_per_hour, HOUR),
+            password_guesses: LoginThrottle::new(ThrottlePolicy {
+                free_failures: limits.password_login_free_failures,
+                first_delay: Duration::from_secs(limits.password_login_first_delay_secs),
+                max_delay: Duration::from_secs(limits.password_login_max_delay_secs),
+            }),
             sign_in_links_by_ip: KeyedLimiter::new(limits.sign_in_links_per_ip_per_hour, HOUR),
             sign_in_links_by_email: KeyedLimiter::new(limits.sign_in_links_per_email_per_hour, HOUR),
         }
     }
 
     pub fn address(&self, req: &HttpRequest) -> IpAddr {
-        client_address(req, self.trust_forwarded_for)
+        client_address(req, &self.trusted_proxies)
     }
 }
 

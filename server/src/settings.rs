@@ -156,8 +156,76 @@ pub struct HttpSettings {
     pub public_base_url: String,
     /// Seconds in-flight requests get to finish after SIGTERM.
     pub shutdown_timeout_secs: u64,
-    /// Use `X-Forwarded-For` for the client address; only behind a trusted proxy.
-    pub trust_forwarded_for: bool,
+    /// Seconds a client has to send a request's head, and again its body (`web::request_limits`).
+    pub request_timeout_secs: u64,
+    /// Largest total size of a request's headers; larger ones are answered 431.
+    pub max_header_bytes: usize,
+    /// The proxies in front of the server (addresses or networks): `X-Forwarded-For` is
+    /// read only from them, right to left, up to the first address that is not one of them.
+    /// Empty: the TCP peer is the client. A TOML list, or a comma-separated string.
+    #[serde(deserialize_with = "string_or_list")]
+    pub trusted_proxies: Vec<String>,
+    /// Origins (`https://amora.example`) whose pages may open the WebSocket; empty means
+    /// the origin of `public_base_url` only. A list, or a comma-separated string.
+    #[serde(deserialize_with = "string_or_list")]
+    pub allowed_origins: Vec<String>,
+}
+
+/// A list given as a TOML array or as one comma-separated string (environment variables).
+fn string_or_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(text) => text.split(',').map(str::trim).filter(|e| !e.is_empty()).map(str::to_owned).collect(),
+        OneOrMany::Many(list) => list,
+    })
+}
+
+impl HttpSettings {
+    /// Whether a page of `origin` (an `Origin` header) may open the WebSocket: one of
+    /// `socket_origins`; and, while the site itself is on loopback (development: `localhost`
+    /// or `127.0.0.1`, the Vite dev server on another port) with no list configured, any
+    /// loopback origin, since only the developer's own machine can serve one.
+    pub fn origin_allowed(&self, origin: &str) -> bool {
+        if self.socket_origins().unwrap_or_default().iter().any(|allowed| allowed == origin) {
+            return true;
+        }
+        let is_loopback = |url: &url::Url| match url.host() {
+            Some(url::Host::Domain(name)) => name == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        let site_is_local = url::Url::parse(&self.public_base_url).is_ok_and(|url| is_loopback(&url));
+        self.allowed_origins.is_empty()
+            && site_is_local
+            && url::Url::parse(origin).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && is_loopback(&url))
+    }
+
+    /// The origins allowed to open sockets, serialised as browsers send them in `Origin`.
+    pub fn socket_origins(&self) -> Result<Vec<String>, String> {
+        let configured: Vec<&str> = if self.allowed_origins.is_empty() {
+            vec![self.public_base_url.as_str()]
+        } else {
+            self.allowed_origins.iter().map(String::as_str).collect()
+        };
+        configured
+            .into_iter()
+            .map(|text| match url::Url::parse(text).map(|url| url.origin()) {
+                Ok(origin) if origin.is_tuple() => Ok(origin.ascii_serialization()),
+                _ => Err(format!("{text:?} is not an origin like https://amora.example")),
+            })
+            .collect()
+    }
+
+    /// `trusted_proxies`, parsed (validated at load, so this cannot fail afterwards).
+    pub fn trusted_proxies(&self) -> Result<crate::client_address::TrustedProxies, String> {
+        crate::client_address::TrustedProxies::parse_all(self.trusted_proxies.iter().map(String::as_str))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -250,8 +318,12 @@ pub struct LimitSettings {
     pub reports_per_minute: u32,
     /// Password sign-in attempts per client address per minute.
     pub password_login_per_ip_per_minute: u32,
-    /// Password sign-in attempts per ID per hour, wherever they come from.
-    pub password_login_per_account_per_hour: u32,
+    /// Wrong passwords one address may send for one ID before it must wait.
+    pub password_login_free_failures: u32,
+    /// The first wait (seconds) after those; each further wrong password doubles it.
+    pub password_login_first_delay_secs: u64,
+    /// The longest wait (seconds) one address is made to keep for one ID.
+    pub password_login_max_delay_secs: u64,
     /// Sign-in links requested per client address per hour.
     pub sign_in_links_per_ip_per_hour: u32,
     /// Sign-in links sent to one address per hour.
@@ -378,13 +450,21 @@ impl Settings {
         for (name, value) in [
             ("reports_per_minute", limits.reports_per_minute),
             ("password_login_per_ip_per_minute", limits.password_login_per_ip_per_minute),
-            ("password_login_per_account_per_hour", limits.password_login_per_account_per_hour),
+            ("password_login_free_failures", limits.password_login_free_failures),
             ("sign_in_links_per_ip_per_hour", limits.sign_in_links_per_ip_per_hour),
             ("sign_in_links_per_email_per_hour", limits.sign_in_links_per_email_per_hour),
         ] {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));
             }
+        }
+        if limits.password_login_first_delay_secs == 0
+            || limits.password_login_max_delay_secs < limits.password_login_first_delay_secs
+        {
+            return Err(SettingsError::Invalid(
+                "limits.password_login_first_delay_secs must be at least 1 and at most password_login_max_delay_secs"
+                    .into(),
+            ));
         }
         let accounts = &self.accounts;
         if accounts.session_ttl_secs <= 0 || accounts.sign_in_link_ttl_secs <= 0 || accounts.deletion_block_secs < 0 {
@@ -393,6 +473,13 @@ impl Settings {
         if self.store.kind == StoreKind::Scylla {
             self.store.scylla.to_cql().map_err(SettingsError::Invalid)?;
         }
+        if self.http.request_timeout_secs == 0 || self.http.max_header_bytes < 1024 {
+            return Err(SettingsError::Invalid(
+                "http.request_timeout_secs must be at least 1 and http.max_header_bytes at least 1024".into(),
+            ));
+        }
+        self.http.socket_origins().map_err(|e| SettingsError::Invalid(format!("http.allowed_origins: {e}")))?;
+        self.http.trusted_proxies().map_err(|e| SettingsError::Invalid(format!("http.trusted_proxies: {e}")))?;
         url::Url::parse(&self.http.public_base_url)
             .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;
         self.chat.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
@@ -431,6 +518,39 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(settings.http.port, 9123);
         assert_eq!(settings.store.data_dir, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn trusted_proxies_come_as_a_list_or_a_comma_separated_string() {
+        let from_env = Settings::load_from(None, env(&[("AMORA_HTTP__TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1")]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(from_env.http.trusted_proxies, ["10.0.0.0/8", "192.0.2.1"]);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("proxies.toml");
+        std::fs::write(&path, "[http]\ntrusted_proxies = [\"::1\", \"172.16.0.0/12\"]\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let from_file = Settings::load_from(Some(&path), env(&[])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(from_file.http.trusted_proxies, ["::1", "172.16.0.0/12"]);
+        assert!(Settings::load_from(None, env(&[("AMORA_HTTP__TRUSTED_PROXIES", "proxy.local")])).is_err());
+    }
+
+    #[test]
+    fn sockets_open_from_the_sites_origin_and_on_a_local_install_from_loopback() {
+        let settings = |base: &str, allowed: &str| {
+            let env = env(&[("AMORA_HTTP__PUBLIC_BASE_URL", base), ("AMORA_HTTP__ALLOWED_ORIGINS", allowed)]);
+            Settings::load_from(None, env).unwrap_or_else(|e| panic!("{e}")).http
+        };
+        let public = settings("https://amora.example/", "");
+        assert!(public.origin_allowed("https://amora.example"));
+        assert!(!public.origin_allowed("http://localhost:5173"));
+        assert!(!public.origin_allowed("https://amora.example.evil.example"));
+        let local = settings("http://localhost:8080", "");
+        assert!(local.origin_allowed("http://127.0.0.1:8080"));
+        assert!(local.origin_allowed("http://localhost:5173"));
+        assert!(!local.origin_allowed("http://evil.example"));
+        let listed = settings("http://localhost:8080", "https://app.example");
+        assert!(listed.origin_allowed("https://app.example"));
+        assert!(!listed.origin_allowed("http://localhost:5173"), "a list is exact");
     }
 
     #[test]

@@ -21,10 +21,11 @@ use crate::auth::mail::Mailer;
 use crate::auth::oauth::IdentityProviders;
 use crate::envelope::middleware::envelope;
 use crate::rate_limit::Limiters;
+use crate::request_log::RedactingRootSpan;
 use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
-use crate::web::{health, media, sign_in, socket, spa};
+use crate::web::{health, media, request_limits, sign_in, socket, spa};
 
 pub struct Application {
     port: u16,
@@ -57,7 +58,10 @@ impl Application {
         let state = AppState {
             node,
             socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
-            limits: Limiters::from_settings(&settings.limits, settings.http.trust_forwarded_for),
+            limits: Limiters::from_settings(
+                &settings.limits,
+                settings.http.trusted_proxies().map_err(anyhow::Error::msg)?,
+            ),
             mailer: Mailer::from_settings(&settings)?,
             bot_check: BotCheck::from_settings(&settings.bot_check)?,
             identity: IdentityProviders::from_settings(&settings.oauth)?,
@@ -77,7 +81,7 @@ impl Application {
             })
             // SIGTERM and SIGINT stop accepting at once and give requests this long to finish.
             .shutdown_timeout(settings.http.shutdown_timeout_secs)
-            .client_request_timeout(Duration::from_secs(30))
+            .client_request_timeout(Duration::from_secs(settings.http.request_timeout_secs))
             .listen(listener)?
             .run();
         tracing::info!(port, "amora is listening");
@@ -130,8 +134,9 @@ fn app(
     >,
 > {
     App::new()
+        .wrap(from_fn(request_limits::bound_request))
         .wrap(metrics)
-        .wrap(TracingLogger::default())
+        .wrap(TracingLogger::<RedactingRootSpan>::new())
         .wrap(
             DefaultHeaders::new()
                 .add(("X-Content-Type-Options", "nosniff"))
@@ -143,7 +148,9 @@ fn app(
         .route("/media/{id}", web::get().to(media::get_media))
         .route("/locales/{lng}/{file}", web::get().to(spa::locale))
         .route("/lust/api/ws", web::get().to(socket::connect))
-        .service(web::scope("/lust/admin").configure(crate::admin::configure))
+        .service(
+            web::scope("/lust/admin").wrap(from_fn(crate::admin::require_token)).configure(crate::admin::configure),
+        )
         // Reached by navigation (links, provider redirects), so outside the envelope.
         .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))
         .route("/lust/api/googleLogin", web::get().to(sign_in::google_login))
@@ -151,5 +158,5 @@ fn app(
         .route("/lust/api/discordLogin", web::get().to(sign_in::discord_login))
         .route("/lust/api/discordLoginBack", web::get().to(sign_in::discord_login_back))
         .service(web::scope("/lust/api").wrap(from_fn(envelope)).configure(routes::configure))
-        .default_service(web::get().to(spa::static_or_index))
+        .default_service(web::to(spa::static_or_index))
 }

@@ -135,6 +135,9 @@ pub trait SessionRepo: Send + Sync {
     async fn find_live(&self, token_hash: &str, now: i64) -> StoreResult<Option<SessionRecord>>;
     async fn revoke(&self, token_hash: &str) -> StoreResult<()>;
     async fn revoke_all(&self, user_id: &UserId) -> StoreResult<()>;
+    /// Revokes every session of the user except `keep_hash` (a password change keeps the
+    /// session it was made in).
+    async fn revoke_others(&self, user_id: &UserId, keep_hash: &str) -> StoreResult<()>;
 }
 
 /// One-time sign-in links sent by mail (hash of the token, as for sessions).
@@ -151,6 +154,17 @@ pub trait DeletionBlockRepo: Send + Sync {
     async fn block(&self, email: &EmailAddress, until: i64) -> StoreResult<()>;
     /// When the block ends, if one is in force at `now`.
     async fn blocked_until(&self, email: &EmailAddress, now: i64) -> StoreResult<Option<i64>>;
+}
+
+/// Accounts an operator suspended: they cannot sign in until the suspension is lifted.
+#[async_trait]
+pub trait SuspensionRepo: Send + Sync {
+    /// Suspends the account from `since` (seconds); suspending again keeps the first time.
+    async fn suspend(&self, user_id: &UserId, since: i64) -> StoreResult<()>;
+    /// Lifts the suspension; true when there was one.
+    async fn lift(&self, user_id: &UserId) -> StoreResult<bool>;
+    /// Since when the account is suspended, if it is.
+    async fn suspended_since(&self, user_id: &UserId) -> StoreResult<Option<i64>>;
 }
 
 /// One change of a balance, keyed by an idempotency id: the same `txn_id` applied twice
@@ -315,6 +329,7 @@ pub struct Store {
     pub sessions: Arc<dyn SessionRepo>,
     pub sign_in_links: Arc<dyn SignInLinkRepo>,
     pub deletion_blocks: Arc<dyn DeletionBlockRepo>,
+    pub suspensions: Arc<dyn SuspensionRepo>,
     pub ledger: Arc<dyn LedgerRepo>,
     pub conversations: Arc<dyn ConversationRepo>,
     pub memories: Arc<dyn MemoryRepo>,
@@ -333,6 +348,7 @@ impl Store {
             + SessionRepo
             + SignInLinkRepo
             + DeletionBlockRepo
+            + SuspensionRepo
             + LedgerRepo
             + ConversationRepo
             + MemoryRepo
@@ -348,6 +364,7 @@ impl Store {
             sessions: shared.clone(),
             sign_in_links: shared.clone(),
             deletion_blocks: shared.clone(),
+            suspensions: shared.clone(),
             ledger: shared.clone(),
             conversations: shared.clone(),
             memories: shared.clone(),

@@ -22,6 +22,7 @@ use amora_store::{Memory, MemoryOrigin, Store, StoreError, StoredMessage};
 use futures_util::StreamExt;
 use serde_json::json;
 
+use super::fair::{FairQueue, Refused};
 use super::memory::{extraction_prompt, parse_facts};
 use super::metrics::{ChatMetrics, Outcome, Phase};
 use super::{ChatSettings, MessageView, new_entry_id, utc_day};
@@ -65,6 +66,9 @@ pub enum ChatError {
     Invalid(String),
     #[error("the chat model is busy, please try again in a moment")]
     ModelBusy,
+    /// This user has `chat.replies_per_user` replies written or waiting already.
+    #[error("your other replies are still being written, please wait for them")]
+    TooManyReplies,
     #[error("model: {0}")]
     Model(String),
     #[error("store: {0}")]
@@ -76,7 +80,7 @@ impl ChatError {
     pub fn code(&self) -> ApiCode {
         match self {
             ChatError::Refused(_) => ApiCode::InputContentIllegal,
-            ChatError::Busy | ChatError::ModelBusy => ApiCode::RateLimited,
+            ChatError::Busy | ChatError::ModelBusy | ChatError::TooManyReplies => ApiCode::RateLimited,
             ChatError::OutOfCredits | ChatError::PremiumCharacter => ApiCode::NeedPay,
             ChatError::NoCharacter | ChatError::NoMessage => ApiCode::NotFound,
             ChatError::Invalid(_) => ApiCode::ParamError,
@@ -123,16 +127,21 @@ pub struct ChatEngine {
     settings: ChatSettings,
     model: tokio::sync::OnceCell<Arc<dyn ChatModel>>,
     metrics: ChatMetrics,
+    /// Shares the model fairly between users (`fair`).
+    fair: FairQueue,
 }
 
 impl ChatEngine {
     pub fn new(store: Store, bus: EventBus, settings: ChatSettings) -> Self {
-        Self { store, bus, settings, model: tokio::sync::OnceCell::new(), metrics: ChatMetrics::new() }
+        let fair = FairQueue::new(settings.fair_limits());
+        Self { store, bus, settings, model: tokio::sync::OnceCell::new(), metrics: ChatMetrics::new(), fair }
     }
 
     /// A ready model, e.g. one shared by several nodes of a test (the settings' model is not loaded then).
     pub fn with_model(store: Store, bus: EventBus, settings: ChatSettings, model: Arc<dyn ChatModel>) -> Self {
-        Self { store, bus, settings, model: tokio::sync::OnceCell::new_with(Some(model)), metrics: ChatMetrics::new() }
+        let fair = FairQueue::new(settings.fair_limits());
+        let model = tokio::sync::OnceCell::new_with(Some(model));
+        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair }
     }
 
     pub fn settings(&self) -> &ChatSettings {
@@ -351,6 +360,14 @@ impl ChatEngine {
             // The model must not write the user's next line for them.
             .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
             .cancel(cancel.clone());
+        // Held until the reply is written: the model's turn, shared fairly between users.
+        let _slot = tokio::select! {
+            slot = self.fair.acquire(&chatter.user_id) => slot.map_err(|refused| match refused {
+                Refused::UserBusy => ChatError::TooManyReplies,
+                Refused::QueueFull => ChatError::ModelBusy,
+            })?,
+            () = cancel.cancelled() => return Ok(None),
+        };
         let model_started = Instant::now();
         self.metrics.observe(Phase::Prepare, model_started - started);
         let mut stream = model.stream(request).await?;

@@ -3,6 +3,7 @@
 //! reply may be written (one in flight per user–character pair); the engine writes it.
 
 pub mod engine;
+pub mod fair;
 pub mod memory;
 pub mod metrics;
 
@@ -31,9 +32,41 @@ pub struct ChatSettings {
     pub memories_in_prompt: usize,
     /// Load the model at start-up rather than at the first message.
     pub preload: bool,
+    /// Replies one user may have written or waiting at once on a node, across characters
+    /// (`fair`); past it that user is told to wait (10003), not everyone else.
+    pub replies_per_user: usize,
+    /// Replies written at once through the fair queue; by default the embedded model's
+    /// `concurrent_replies`, or 16 for a remote service.
+    pub replies_at_once: Option<usize>,
+    /// Replies waiting in the fair queue, all users together; by default the embedded
+    /// model's `queue_size`, or 64 for a remote service.
+    pub replies_waiting: Option<usize>,
     /// The chat model (`ai::chat::ModelSettings`).
     pub model: amora_ai::chat::ModelSettings,
 }
+
+impl ChatSettings {
+    /// The fair queue in front of the model: as many slots as the model writes at once and
+    /// as many waiting as it queues (embedded); for a remote service, which queues on its
+    /// side, a generous fixed share of this node.
+    pub fn fair_limits(&self) -> fair::FairLimits {
+        let (slots, waiting) = match self.model.kind {
+            amora_ai::chat::ModelKind::Embedded => {
+                (self.model.embedded.concurrent_replies, self.model.embedded.queue_size)
+            }
+            amora_ai::chat::ModelKind::Openai => (REMOTE_REPLIES_AT_ONCE, REMOTE_REPLIES_WAITING),
+        };
+        fair::FairLimits {
+            slots: self.replies_at_once.unwrap_or(slots),
+            waiting: self.replies_waiting.unwrap_or(waiting),
+            per_user: self.replies_per_user,
+        }
+    }
+}
+
+/// Replies sent to a remote model service at once from one node, and waiting for it.
+const REMOTE_REPLIES_AT_ONCE: usize = 16;
+const REMOTE_REPLIES_WAITING: usize = 64;
 
 impl Default for ChatSettings {
     fn default() -> Self {
@@ -44,6 +77,9 @@ impl Default for ChatSettings {
             memory_every_turns: 6,
             memories_in_prompt: 8,
             preload: true,
+            replies_per_user: 2,
+            replies_at_once: None,
+            replies_waiting: None,
             model: amora_ai::chat::ModelSettings::default(),
         }
     }

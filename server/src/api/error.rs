@@ -31,9 +31,15 @@ pub enum ApiError {
     AccountPwdError,
     #[error("not found: {0}")]
     NotFound(String),
+    /// An operator suspended the account: it may not sign in (10005, `forbidden`).
+    #[error("this account is suspended")]
+    Suspended,
     /// The body is larger than the endpoint accepts: HTTP 413, no envelope (API.md §1.4).
     #[error("payload too large")]
     PayloadTooLarge,
+    /// The body did not arrive within `http.request_timeout_secs`: HTTP 408, connection closed.
+    #[error("request body too slow")]
+    RequestTimeout,
     /// A chat action was refused or failed; the chat error knows its code.
     #[error("chat: {0}")]
     Chat(amora_actors::chat::ChatError),
@@ -53,7 +59,8 @@ impl ApiError {
             ApiError::BotCheckFailed => ApiCode::BotCheckFailed,
             ApiError::AccountPwdError => ApiCode::AccountPwdError,
             ApiError::NotFound(_) => ApiCode::NotFound,
-            ApiError::PayloadTooLarge => ApiCode::ParamError,
+            ApiError::Suspended => ApiCode::Forbidden,
+            ApiError::PayloadTooLarge | ApiError::RequestTimeout => ApiCode::ParamError,
             ApiError::Chat(error) => error.code(),
             ApiError::Internal(_) => ApiCode::ServerError,
         }
@@ -64,6 +71,7 @@ impl ApiError {
         match self {
             ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
             ApiError::Chat(error) => error.public_message(),
+            ApiError::Suspended => "This account is suspended.".to_owned(),
             other => other.code().default_message().to_owned(),
         }
     }
@@ -78,6 +86,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             _ => StatusCode::OK,
         }
     }
@@ -94,6 +103,11 @@ impl ResponseError for ApiError {
         if let ApiError::PayloadTooLarge = self {
             return HttpResponse::PayloadTooLarge().json(
                 json!({ "code": ApiCode::ParamError.value(), "msg": "Request body too large.", "success": false }),
+            );
+        }
+        if let ApiError::RequestTimeout = self {
+            return HttpResponse::RequestTimeout().force_close().json(
+                json!({ "code": ApiCode::ParamError.value(), "msg": "The request body did not arrive in time.", "success": false }),
             );
         }
         HttpResponse::Ok().json(error_envelope(self.code(), &self.message()))

@@ -52,7 +52,12 @@ impl<T: DeserializeOwned + 'static> FromRequest for Payload<T> {
 async fn read_limited(stream: &mut RawPayload, limit: usize) -> Result<Bytes, ApiError> {
     let mut body = Vec::new();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| ApiError::Param(format!("cannot read the request body: {e}")))?;
+        let chunk = chunk.map_err(|e| match &e {
+            actix_web::error::PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                ApiError::RequestTimeout
+            }
+            _ => ApiError::Param(format!("cannot read the request body: {e}")),
+        })?;
         if body.len() + chunk.len() > limit {
             return Err(ApiError::PayloadTooLarge);
         }
@@ -130,5 +135,80 @@ mod tests {
     fn a_non_object_body_is_an_envelope_error() {
         assert!(matches!(open_body(&key(), b"[1,2]"), Err(ApiError::Envelope(_))));
         assert!(matches!(open_body(&key(), br#"{"requestData": 5}"#), Err(ApiError::Envelope(_))));
+    }
+}
+
+/// Fuzzing the envelope decoder (issue 12): every body a client can send, however broken,
+/// ends in a payload or a coded error, never a panic; and whatever is sealed opens again.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Cases per property; four properties, so 4 × this many bodies per `cargo test`.
+    const CASES: u32 = 2_000;
+
+    fn key() -> EnvelopeKey {
+        EnvelopeKey::from_secret("FuzzSecretKey0123456789abcdefXYZ").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(rename_all = "camelCase")]
+    struct AnyRequest {
+        character_id: String,
+        page_no: Option<i64>,
+        content: Option<String>,
+    }
+
+    /// Turns a body into what a handler would get: the outcome must be a value or an error.
+    fn decode(body: &[u8]) -> Result<AnyRequest, ApiError> {
+        let plaintext = open_body(&key(), body)?;
+        parse_plaintext::<AnyRequest>(&plaintext)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_bodies_decode_or_fail_with_a_code(body in proptest::collection::vec(any::<u8>(), 0..512)) {
+            if let Err(error) = decode(&body) {
+                prop_assert!(matches!(error, ApiError::Envelope(_) | ApiError::Param(_)), "{error:?}");
+            }
+        }
+
+        #[test]
+        fn arbitrary_request_data_strings_fail_with_a_code(wire in "[A-Za-z0-9+/=_\\-]{0,200}|\\PC{0,64}") {
+            let body = serde_json::json!({ "requestData": wire }).to_string();
+            if let Err(error) = decode(body.as_bytes()) {
+                prop_assert!(matches!(error, ApiError::Envelope(_) | ApiError::Param(_)), "{error:?}");
+            }
+        }
+
+        #[test]
+        fn sealed_bytes_open_unchanged(plaintext in proptest::collection::vec(any::<u8>(), 0..1024)) {
+            let wire = key().encrypt(&plaintext);
+            prop_assert_eq!(key().decrypt(&wire).ok(), Some(plaintext));
+        }
+
+        #[test]
+        fn tampered_ciphertexts_never_panic(
+            plaintext in "\\PC{0,200}",
+            position in any::<usize>(),
+            replacement in any::<char>(),
+        ) {
+            let wire = key().encrypt(serde_json::json!({ "characterId": plaintext }).to_string().as_bytes());
+            let mut chars: Vec<char> = wire.chars().collect();
+            let at = position % chars.len().max(1);
+            if let Some(slot) = chars.get_mut(at) {
+                *slot = replacement;
+            }
+            let tampered: String = chars.into_iter().collect();
+            let body = serde_json::json!({ "requestData": tampered }).to_string();
+            if let Err(error) = decode(body.as_bytes()) {
+                prop_assert!(matches!(error, ApiError::Envelope(_) | ApiError::Param(_)), "{error:?}");
+            }
+        }
     }
 }

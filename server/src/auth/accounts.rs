@@ -170,10 +170,29 @@ pub async fn delete(state: &AppState, user: &User) -> Result<(), ApiError> {
     for email in user.emails() {
         state.store.deletion_blocks.block(&email, until).await?;
     }
-    state.store.sessions.revoke_all(&user.user_id).await?;
     state.store.users.delete(&user.user_id).await?;
+    // After the account is gone, so no session can be made for it in between.
+    super::session::end(state, &user.user_id, super::session::Ending::All).await?;
     tracing::info!(user = %user.user_id, "account deleted");
     Ok(())
+}
+
+/// Suspends an account (operators; later, reports): it cannot sign in, every session ends
+/// and every socket closes, on every node. Idempotent.
+pub async fn suspend(state: &AppState, user: &User) -> Result<(), ApiError> {
+    state.store.suspensions.suspend(&user.user_id, now()).await?;
+    super::session::end(state, &user.user_id, super::session::Ending::All).await?;
+    tracing::info!(user = %user.user_id, "account suspended");
+    Ok(())
+}
+
+/// Lifts a suspension; false when the account was not suspended.
+pub async fn unsuspend(state: &AppState, user: &User) -> Result<bool, ApiError> {
+    let lifted = state.store.suspensions.lift(&user.user_id).await?;
+    if lifted {
+        tracing::info!(user = %user.user_id, "account suspension lifted");
+    }
+    Ok(lifted)
 }
 
 /// Applies a change and returns the account as it now is.

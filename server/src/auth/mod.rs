@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod bot_check;
 pub mod mail;
 pub mod oauth;
+pub mod oauth_flow;
 pub mod password;
 pub mod session;
 

@@ -14,6 +14,7 @@ use tokio::sync::RwLock;
 use url::Url;
 
 use crate::api::ApiError;
+use crate::auth::oauth_flow::Flow;
 use crate::settings::{DiscordSettings, GoogleSettings, OAuthSettings};
 
 /// Google rotates keys about daily; an hour keeps us current without a fetch per sign-in.
@@ -49,6 +50,16 @@ pub struct ProvenIdentity {
     pub name: Option<String>,
 }
 
+/// A code the provider refuses (400 `invalid_grant`: used, expired, or issued to another
+/// flow, as a forged callback's is) is the caller's mistake, not a fault of ours.
+fn exchange_failed(provider: &str, error: reqwest::Error) -> ApiError {
+    if error.status() == Some(reqwest::StatusCode::BAD_REQUEST) {
+        tracing::info!(provider, "the provider refused the authorisation code");
+        return ApiError::TokenInvalid;
+    }
+    unreachable_provider(&format!("{provider} token exchange"), error)
+}
+
 fn unreachable_provider(what: &str, error: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(format!("{what}: {error}"))
 }
@@ -77,22 +88,26 @@ struct TokenAnswer {
 }
 
 impl Google {
-    pub fn authorize_url(&self, redirect_uri: &str, nonce: &str, state: &str) -> Result<String, ApiError> {
+    /// Where the browser goes: the flow's id as `state`, its nonce and its PKCE challenge.
+    pub fn authorize_url(&self, redirect_uri: &str, flow: &Flow) -> Result<String, ApiError> {
         let mut url = Url::parse(&self.settings.auth_url).map_err(|e| unreachable_provider("google auth_url", e))?;
         url.query_pairs_mut()
             .append_pair("client_id", &self.settings.client_id)
             .append_pair("redirect_uri", redirect_uri)
             .append_pair("response_type", "code")
             .append_pair("scope", "openid profile email")
-            .append_pair("nonce", nonce)
-            .append_pair("state", state);
+            .append_pair("nonce", &flow.nonce)
+            .append_pair("code_challenge", &flow.challenge())
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", &flow.id);
         Ok(url.into())
     }
 
-    /// Trades the authorisation code for an ID token.
-    pub async fn exchange_code(&self, code: &str, redirect_uri: &str) -> Result<String, ApiError> {
+    /// Trades the authorisation code (with the flow's PKCE verifier) for an ID token.
+    pub async fn exchange_code(&self, code: &str, redirect_uri: &str, verifier: &str) -> Result<String, ApiError> {
         let form = [
             ("code", code),
+            ("code_verifier", verifier),
             ("client_id", self.settings.client_id.as_str()),
             ("client_secret", self.settings.client_secret.as_str()),
             ("redirect_uri", redirect_uri),
@@ -105,7 +120,7 @@ impl Google {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| unreachable_provider("google token exchange", e))?
+            .map_err(|e| exchange_failed("google", e))?
             .json()
             .await
             .map_err(|e| unreachable_provider("google token answer", e))?;
@@ -179,21 +194,27 @@ struct DiscordUser {
 }
 
 impl Discord {
-    pub fn authorize_url(&self, redirect_uri: &str, state: &str) -> Result<String, ApiError> {
+    /// Where the browser goes: the flow's id as `state` and its PKCE challenge (Discord
+    /// supports S256), so a code minted for another flow cannot be redeemed in this one.
+    pub fn authorize_url(&self, redirect_uri: &str, flow: &Flow) -> Result<String, ApiError> {
         let mut url = Url::parse(&self.settings.auth_url).map_err(|e| unreachable_provider("discord auth_url", e))?;
         url.query_pairs_mut()
             .append_pair("client_id", &self.settings.client_id)
             .append_pair("redirect_uri", redirect_uri)
             .append_pair("response_type", "code")
             .append_pair("scope", "identify email")
-            .append_pair("state", state);
+            .append_pair("code_challenge", &flow.challenge())
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", &flow.id);
         Ok(url.into())
     }
 
-    /// Trades the code for an access token and asks Discord who it belongs to.
-    pub async fn identify(&self, code: &str, redirect_uri: &str) -> Result<ProvenIdentity, ApiError> {
+    /// Trades the code (with the flow's PKCE verifier) for an access token and asks Discord
+    /// who it belongs to.
+    pub async fn identify(&self, code: &str, redirect_uri: &str, verifier: &str) -> Result<ProvenIdentity, ApiError> {
         let form = [
             ("code", code),
+            ("code_verifier", verifier),
             ("client_id", self.settings.client_id.as_str()),
             ("client_secret", self.settings.client_secret.as_str()),
             ("redirect_uri", redirect_uri),
@@ -206,7 +227,7 @@ impl Discord {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| unreachable_provider("discord token exchange", e))?
+            .map_err(|e| exchange_failed("discord", e))?
             .json()
             .await
             .map_err(|e| unreachable_provider("discord token answer", e))?;

@@ -24,22 +24,59 @@ pub struct NewSession {
     pub cookie: Cookie<'static>,
 }
 
+/// Every sign-in ends here, so this is where a suspended account is refused (10005).
 pub async fn start(state: &AppState, user: &User) -> Result<NewSession, ApiError> {
     let voucher = random_token();
     let created_at = now();
     let ttl = state.settings.accounts.session_ttl_secs;
+    let hash = token_hash(&voucher);
     state
         .store
         .sessions
         .create(SessionRecord {
-            token_hash: token_hash(&voucher),
+            token_hash: hash.clone(),
             user_id: user.user_id.clone(),
             created_at,
             expires_at: created_at + ttl,
         })
         .await?;
+    // Checked after the session exists: a suspension writes its flag before ending the
+    // sessions, so one racing with it is either ended by it or refused here.
+    if state.store.suspensions.suspended_since(&user.user_id).await?.is_some() {
+        state.store.sessions.revoke(&hash).await?;
+        return Err(ApiError::Suspended);
+    }
     let cookie = session_cookie(state, voucher.clone(), CookieDuration::seconds(ttl));
     Ok(NewSession { voucher, cookie })
+}
+
+/// Which sessions of a user end.
+pub enum Ending<'a> {
+    /// The one with this hash (sign-out).
+    One(&'a str),
+    /// All but the one with this hash (a password change, made in that one).
+    AllBut(&'a str),
+    /// All (deletion, suspension).
+    All,
+}
+
+/// Ends sessions in the store, then tells every socket of the user on every node to check
+/// its own: a socket whose session ended closes, and none runs another action meanwhile
+/// (`web::socket` checks the session before each).
+pub async fn end(state: &AppState, user_id: &amora_domain::account::UserId, which: Ending<'_>) -> Result<(), ApiError> {
+    let sessions = &state.store.sessions;
+    match which {
+        Ending::One(hash) => sessions.revoke(hash).await?,
+        Ending::AllBut(keep) => sessions.revoke_others(user_id, keep).await?,
+        Ending::All => sessions.revoke_all(user_id).await?,
+    }
+    state.node.bus.publish(user_id, amora_actors::events::Frame::sessions_ended()).await;
+    Ok(())
+}
+
+/// True while the session with this hash is live; a store failure counts as not known.
+pub async fn is_live(state: &AppState, session_hash: &str) -> Result<bool, ApiError> {
+    Ok(state.store.sessions.find_live(session_hash, now()).await?.is_some())
 }
 
 /// The cookie that removes the session cookie from the browser.

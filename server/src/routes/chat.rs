@@ -212,6 +212,11 @@ fn memory_text(raw: &str) -> Result<String, ApiError> {
     if count == 0 || count > MAX_MEMORY_CHARS {
         return Err(ApiError::Param(format!("content: must be 1 to {MAX_MEMORY_CHARS} characters")));
     }
+    // As for messages (MessageText): line breaks and tabs, no other control characters,
+    // which would reach the prompt and the other tabs' screens as they are.
+    if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Err(ApiError::Param("content: must not hold control characters".into()));
+    }
     if let Some(refusal) = moderation::check(text) {
         return Err(ApiError::Chat(ChatError::Refused(refusal)));
     }

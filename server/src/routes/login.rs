@@ -82,19 +82,25 @@ pub async fn user_password_login(
     payload: Payload<PasswordLoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = payload.into_inner();
-    state.limits.password_login_by_ip.check(&state.limits.address(&req))?;
+    let address = state.limits.address(&req);
+    state.limits.password_login_by_ip.check(&address)?;
     // Malformed IDs and passwords get the same answer as wrong ones: nothing to learn.
     let (Ok(user_no), Ok(attempt)) = (UserNo::parse(&request.user_no), Password::parse_attempt(&request.password))
     else {
         return Err(ApiError::AccountPwdError);
     };
-    state.limits.password_login_by_account.check(&user_no.as_str().to_ascii_lowercase())?;
+    // Waits are per ID *and* address, so a guesser slows only itself (login_throttle).
+    let pair = (user_no.as_str().to_ascii_lowercase(), address);
+    state.limits.password_guesses.check(&pair)?;
     let user = state.store.users.by_user_no(&user_no).await?;
     let stored = user.as_ref().and_then(|u| u.password_hash.clone());
     let matches = password::verify(attempt, stored).await?;
     let Some(user) = user.filter(|_| matches) else {
+        state.limits.password_guesses.failed(&pair);
         return Err(ApiError::AccountPwdError);
     };
+    state.limits.password_guesses.succeeded(&pair);
+    // Only the right password learns of a suspension (session::start refuses it).
     let new_session = session::start(&state, &user).await?;
     Ok(signed_in_response(&req, new_session, &user))
 }
@@ -122,9 +128,10 @@ pub async fn google_sign_up(
 /// `signOut` → `true`; the session is revoked and the cookie cleared.
 pub async fn sign_out(req: HttpRequest, state: web::Data<AppState>, signed_in: MaybeSignedIn) -> HttpResponse {
     if let Some(signed_in) = signed_in.0
-        && let Err(error) = state.store.sessions.revoke(&signed_in.session_hash).await
+        && let Err(error) =
+            session::end(&state, &signed_in.user.user_id, session::Ending::One(&signed_in.session_hash)).await
     {
-        return actix_web::ResponseError::error_response(&ApiError::from(error));
+        return actix_web::ResponseError::error_response(&error);
     }
     let mut response = actix_web::Responder::respond_to(ApiReply(true), &req);
     if let Err(error) = response.add_cookie(&session::clearing_cookie(&state)) {

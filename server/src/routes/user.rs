@@ -66,6 +66,7 @@ pub struct UpdatePasswordRequest {
 /// `updateUserPassword {oldPassword?, newPassword}` → `true`. Changing an existing
 /// password needs the old one; the first password of an account does not.
 pub async fn update_user_password(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<UpdatePasswordRequest>,
@@ -76,13 +77,20 @@ pub async fn update_user_password(
         let old =
             request.old_password.ok_or_else(|| ApiError::Param("oldPassword: required to change a password".into()))?;
         let old = Password::parse_attempt(&old).map_err(|_| ApiError::AccountPwdError)?;
-        state.limits.password_login_by_account.check(&signed_in.user.user_no.as_str().to_ascii_lowercase())?;
+        // The same waits as signing in: a stolen session must not make guessing cheaper.
+        let pair = (signed_in.user.user_no.as_str().to_ascii_lowercase(), state.limits.address(&req));
+        state.limits.password_guesses.check(&pair)?;
         if !password::verify(old, Some(stored)).await? {
+            state.limits.password_guesses.failed(&pair);
             return Err(ApiError::AccountPwdError);
         }
+        state.limits.password_guesses.succeeded(&pair);
     }
     let hash = password::hash(new_password).await?;
     accounts::update(&state, &signed_in.user, UserChange::PasswordHash(hash)).await?;
+    // Whoever else was signed in (perhaps with the old password) is signed out everywhere;
+    // this session, in which the change was made, stays.
+    session::end(&state, &signed_in.user.user_id, session::Ending::AllBut(&signed_in.session_hash)).await?;
     Ok(ApiReply(true))
 }
 

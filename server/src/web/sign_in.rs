@@ -11,15 +11,14 @@ use serde::Deserialize;
 use crate::api::ApiError;
 use crate::auth::accounts::{self, Provider};
 use crate::auth::oauth::ProvenIdentity;
-use crate::auth::{now, random_token, session, token_hash};
+use crate::auth::oauth_flow::{self, FLOW_TTL_SECS, Flow};
+use crate::auth::{now, session, token_hash};
 use crate::routes::login::utm_source;
 use crate::state::AppState;
 
 /// Where a deleted account's owner lands: home shows the 7-day message (spec §8).
 const DELETED_ACCOUNT_TARGET: &str = "/?showNoAccountError=1";
 const FLOW_COOKIE: &str = "amora_oauth";
-/// How long a person has at the provider's consent screen.
-const FLOW_TTL_SECS: i64 = 600;
 
 fn redirect(to: &str) -> HttpResponse {
     HttpResponse::Found().insert_header((LOCATION, to)).finish()
@@ -76,13 +75,15 @@ pub async fn email_login_back(
 }
 
 /// Turns the page address a flow started from into a safe place to return to: a path of
-/// this site, never another origin.
+/// this site, never another origin. The path itself is checked too: browsers read a
+/// `Location` of `//host` or `/\\host` as another host (scheme-relative), so a path such as
+/// `http://site//evil.example` would leave the site although its origin is ours.
 pub fn safe_return_target(public_base_url: &str, state: &str) -> String {
     let Ok(base) = url::Url::parse(public_base_url) else {
         return "/".into();
     };
     match base.join(state) {
-        Ok(target) if target.origin() == base.origin() => {
+        Ok(target) if target.origin() == base.origin() && is_local_path(target.path()) => {
             let mut path = target.path().to_owned();
             if let Some(query) = target.query() {
                 path.push('?');
@@ -92,6 +93,13 @@ pub fn safe_return_target(public_base_url: &str, state: &str) -> String {
         }
         _ => "/".into(),
     }
+}
+
+/// A path that every browser resolves against this site: one slash, then anything but a
+/// second slash or a backslash.
+fn is_local_path(path: &str) -> bool {
+    let mut bytes = path.bytes();
+    bytes.next() == Some(b'/') && !matches!(bytes.next(), Some(b'/' | b'\\'))
 }
 
 fn callback_url(state: &AppState, path: &str) -> String {
@@ -116,22 +124,19 @@ pub struct StartQuery {
     state: String,
 }
 
-#[derive(serde::Serialize, Deserialize)]
-struct Flow {
-    nonce: String,
-    state: String,
-    started: i64,
-}
-
-fn start_flow(state: &AppState, authorize: impl FnOnce(&str) -> Result<String, ApiError>, page: &str) -> HttpResponse {
-    let flow = Flow { nonce: random_token(), state: page.to_owned(), started: now() };
-    let url = match authorize(&flow.nonce) {
+/// Sends the browser to the provider with a new flow (`auth::oauth_flow`) in its cookie.
+async fn start_flow(
+    state: &AppState,
+    flow: Flow,
+    authorize: impl FnOnce(&Flow) -> Result<String, ApiError>,
+) -> HttpResponse {
+    let url = match authorize(&flow) {
         Ok(url) => url,
         Err(error) => return failed(error),
     };
-    let value = match serde_json::to_string(&flow) {
-        Ok(json) => base64_url(json.as_bytes()),
-        Err(error) => return failed(ApiError::Internal(error.to_string())),
+    let value = match oauth_flow::begin(state, &flow).await {
+        Ok(value) => value,
+        Err(error) => return failed(error),
     };
     let mut response = redirect(&url);
     if let Err(error) = response.add_cookie(&flow_cookie(state, value, FLOW_TTL_SECS)) {
@@ -140,18 +145,16 @@ fn start_flow(state: &AppState, authorize: impl FnOnce(&str) -> Result<String, A
     response
 }
 
-fn base64_url(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// The flow this browser started, if its cookie is present, fresh and names `returned_state`.
-fn take_flow(req: &HttpRequest, returned_state: &str) -> Option<Flow> {
-    use base64::Engine;
-    let cookie = req.cookie(FLOW_COOKIE)?;
-    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cookie.value()).ok()?;
-    let flow: Flow = serde_json::from_slice(&json).ok()?;
-    (flow.state == returned_state && now() - flow.started <= FLOW_TTL_SECS).then_some(flow)
+/// The flow this browser started for `provider`, used up; `None` when there is none to use.
+async fn take_flow(req: &HttpRequest, state: &AppState, provider: &str, returned_state: &str) -> Option<Flow> {
+    let cookie = req.cookie(FLOW_COOKIE);
+    match oauth_flow::finish(state, cookie.as_ref().map(|c| c.value()), provider, returned_state).await {
+        Ok(flow) => flow,
+        Err(error) => {
+            tracing::error!(%error, "the sign-in flow could not be checked");
+            None
+        }
+    }
 }
 
 /// `GET /lust/api/googleLogin?state=<page>`: off to Google with a nonce bound to this browser.
@@ -160,7 +163,8 @@ pub async fn google_login(state: web::Data<AppState>, query: web::Query<StartQue
         return redirect("/?signInUnavailable=google");
     };
     let redirect_uri = callback_url(&state, "googleLoginBack");
-    start_flow(&state, |nonce| google.authorize_url(&redirect_uri, nonce, &query.state), &query.state)
+    let flow = Flow::new("google", &query.state);
+    start_flow(&state, flow, |flow| google.authorize_url(&redirect_uri, flow)).await
 }
 
 #[derive(Deserialize)]
@@ -180,13 +184,14 @@ pub async fn google_login_back(
     let Some(google) = state.identity.google.clone() else {
         return redirect("/?signInUnavailable=google");
     };
-    let (Some(code), Some(flow)) = (query.code.as_deref(), take_flow(&req, &query.state)) else {
+    let flow = take_flow(&req, &state, "google", &query.state).await;
+    let (Some(code), Some(flow)) = (query.code.as_deref(), flow) else {
         tracing::info!(error = ?query.error, "google callback without a code or a matching flow");
         return redirect("/?signInFailed=1");
     };
-    let target = safe_return_target(&state.settings.http.public_base_url, &flow.state);
+    let target = safe_return_target(&state.settings.http.public_base_url, &flow.page);
     let redirect_uri = callback_url(&state, "googleLoginBack");
-    let identity = match google.exchange_code(code, &redirect_uri).await {
+    let identity = match google.exchange_code(code, &redirect_uri, &flow.verifier).await {
         Ok(id_token) => google.verify(&id_token, Some(&flow.nonce)).await,
         Err(error) => Err(error),
     };
@@ -199,7 +204,8 @@ pub async fn discord_login(state: web::Data<AppState>, query: web::Query<StartQu
         return redirect("/?signInUnavailable=discord");
     };
     let redirect_uri = callback_url(&state, "discordLoginBack");
-    start_flow(&state, |_| discord.authorize_url(&redirect_uri, &query.state), &query.state)
+    let flow = Flow::new("discord", &query.state);
+    start_flow(&state, flow, |flow| discord.authorize_url(&redirect_uri, flow)).await
 }
 
 /// `GET /lust/api/discordLoginBack?code&state`: exchange, identify, sign in.
@@ -211,12 +217,13 @@ pub async fn discord_login_back(
     let Some(discord) = state.identity.discord.clone() else {
         return redirect("/?signInUnavailable=discord");
     };
-    let (Some(code), Some(flow)) = (query.code.as_deref(), take_flow(&req, &query.state)) else {
+    let flow = take_flow(&req, &state, "discord", &query.state).await;
+    let (Some(code), Some(flow)) = (query.code.as_deref(), flow) else {
         tracing::info!(error = ?query.error, "discord callback without a code or a matching flow");
         return redirect("/?signInFailed=1");
     };
-    let target = safe_return_target(&state.settings.http.public_base_url, &flow.state);
-    let identity = discord.identify(code, &callback_url(&state, "discordLoginBack")).await;
+    let target = safe_return_target(&state.settings.http.public_base_url, &flow.page);
+    let identity = discord.identify(code, &callback_url(&state, "discordLoginBack"), &flow.verifier).await;
     sign_in_identity(&req, &state, Provider::Discord, identity, &target).await
 }
 
@@ -251,5 +258,8 @@ mod tests {
         assert_eq!(safe_return_target(base, "//evil.example/steal"), "/");
         assert_eq!(safe_return_target(base, "http://localhost:9999/"), "/");
         assert_eq!(safe_return_target(base, ""), "/");
+        assert_eq!(safe_return_target(base, "http://localhost:8080//evil.example/x"), "/");
+        assert_eq!(safe_return_target(base, "/.//evil.example"), "/");
+        assert_eq!(safe_return_target(base, "/\\evil.example"), "/");
     }
 }

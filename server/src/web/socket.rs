@@ -41,6 +41,9 @@ pub async fn connect(
     body: web::Payload,
     state: web::Data<AppState>,
 ) -> actix_web::Result<HttpResponse> {
+    if !origin_allowed(&req, &state) {
+        return Ok(HttpResponse::Forbidden().body("this origin may not open the socket"));
+    }
     let Some(signed_in) = sign_in(&req, &state).await else {
         return Ok(HttpResponse::Unauthorized().body("sign in first"));
     };
@@ -57,6 +60,33 @@ pub async fn connect(
         drop(permit);
     });
     Ok(response)
+}
+
+/// Browsers send the page's origin on every socket and cannot be made to lie about it, so a
+/// page of another site cannot open a socket riding the visitor's session cookie
+/// (cross-site WebSocket hijacking). Clients that are not browsers send no `Origin`; they
+/// hold their voucher themselves and pass.
+fn origin_allowed(req: &HttpRequest, state: &AppState) -> bool {
+    let Some(origin) = req.headers().get(actix_web::http::header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    state.settings.http.origin_allowed(origin)
+}
+
+/// The close code for a frame the socket could not accept (RFC 6455 §7.4.1): 1009 for a
+/// frame or message over the size limit, 1007 for text that is not UTF-8, else 1002.
+fn close_code_for(error: &actix_ws::ProtocolError) -> CloseCode {
+    use actix_ws::ProtocolError;
+    match error {
+        ProtocolError::Overflow => CloseCode::Size,
+        ProtocolError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => CloseCode::Invalid,
+        // actix-ws reports a message of continuations over the limit as an I/O error of this text.
+        ProtocolError::Io(io) if io.to_string().contains("maximum continuation size") => CloseCode::Size,
+        _ => CloseCode::Protocol,
+    }
 }
 
 /// Sockets cannot carry custom headers from a browser, so the voucher may come in the query.
@@ -122,6 +152,7 @@ async fn run(
         }
     };
 
+    let session_hash = signed_in.session_hash.clone();
     let (actions, mut answers) = spawn_action_worker(state.clone(), signed_in, actor.clone());
     let mut heartbeat = tokio::time::interval(Duration::from_secs(realtime.heartbeat_secs.max(1)));
     heartbeat.tick().await;
@@ -154,15 +185,19 @@ async fn run(
                         }
                         false
                     }
-                    Some(Err(_)) | None => false,
+                    Some(Err(error)) => {
+                        closing = CloseReason { code: close_code_for(&error), description: None };
+                        false
+                    }
+                    None => false,
                 };
             }
             Some(reply) = answers.recv() => {
-                open = send(&mut session, &reply, write_timeout).await;
+                open = forward(&state, &session_hash, &mut session, &reply, &mut closing).await;
             }
             frame = outgoing.recv() => {
                 open = match frame {
-                    Some(frame) => send(&mut session, &frame, write_timeout).await,
+                    Some(frame) => forward(&state, &session_hash, &mut session, &frame, &mut closing).await,
                     // The actor dropped this socket (too slow) or stopped.
                     None => false,
                 };
@@ -177,6 +212,29 @@ async fn run(
     let _ = tokio::time::timeout(write_timeout, session.close(Some(closing))).await;
 }
 
+/// Sends an event to the client; the internal `sessions_ended` notice is not sent but
+/// answered: if this socket's own session ended, the socket closes (1008, "signed out").
+async fn forward(
+    state: &AppState,
+    session_hash: &str,
+    session: &mut Session,
+    frame: &Frame,
+    closing: &mut CloseReason,
+) -> bool {
+    let write_timeout = Duration::from_secs(state.settings.realtime.write_timeout_secs);
+    if *frame != Frame::sessions_ended() {
+        return send(session, frame, write_timeout).await;
+    }
+    match session::is_live(state, session_hash).await {
+        Ok(false) => {
+            *closing = CloseReason { code: CloseCode::Policy, description: Some("signed out".into()) };
+            false
+        }
+        // A store that cannot answer now is not a sign-out; the next action checks again.
+        Ok(true) | Err(_) => true,
+    }
+}
+
 /// Starts the task that runs this socket's actions in order: answers `(actions, answers)`.
 /// It ends once the socket drops `actions`, after the action it is running.
 fn spawn_action_worker(
@@ -188,6 +246,23 @@ fn spawn_action_worker(
     let (answer_to, answers) = tokio::sync::mpsc::channel::<Frame>(PENDING_ACTIONS);
     actix_web::rt::spawn(async move {
         while let Some(text) = queued.recv().await {
+            // No action runs for a session that ended (on any node), even before the
+            // socket hears of it: the socket is told to check, and closes.
+            match session::is_live(&state, &signed_in.session_hash).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    let _ = answer_to.send(Frame::sessions_ended()).await;
+                    break;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "socket action: the session could not be checked");
+                    let refused = Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message());
+                    if answer_to.send(refused).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+            }
             if let Some(reply) = answer(&state, &signed_in, &actor, &text).await
                 && answer_to.send(reply).await.is_err()
             {
@@ -275,4 +350,98 @@ async fn chat_action(state: &AppState, signed_in: &SignedIn, action: &str, data:
 
 fn flatten<T>(result: Result<Result<T, ChatError>, actix::MailboxError>) -> Result<T, ChatError> {
     result.map_err(|error| ChatError::Model(format!("character actor: {error}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_bad_frame_has_its_close_code() {
+        use actix_ws::ProtocolError;
+        let io = |kind, text: &str| ProtocolError::Io(std::io::Error::new(kind, text.to_owned()));
+        assert_eq!(close_code_for(&ProtocolError::Overflow), CloseCode::Size);
+        assert_eq!(close_code_for(&io(std::io::ErrorKind::InvalidData, "invalid utf-8")), CloseCode::Invalid);
+        assert_eq!(
+            close_code_for(&io(std::io::ErrorKind::Other, "Exceeded maximum continuation size")),
+            CloseCode::Size
+        );
+        assert_eq!(close_code_for(&ProtocolError::ContinuationNotStarted), CloseCode::Protocol);
+        assert_eq!(close_code_for(&ProtocolError::BadOpCode), CloseCode::Protocol);
+    }
+}
+
+/// Fuzzing WebSocket frames (issue 12): the frame decoder with this socket's limit, and the
+/// action parsing `answer` and `chat_action` do, on arbitrary input, end in a message or an
+/// error, never a panic.
+#[cfg(test)]
+mod fuzz {
+    use actix_codec::Decoder;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Cases per property; three properties.
+    const CASES: u32 = 2_000;
+
+    /// What the socket does with one text frame, short of running it.
+    fn parse_action(text: &str) -> Result<(), String> {
+        let frame = serde_json::from_str::<ClientFrame>(text).map_err(|e| e.to_string())?;
+        let request = serde_json::from_value::<ChatAction>(frame.data).map_err(|e| e.to_string())?;
+        CharacterId::parse(&request.character_id).map_err(|e| e.to_string())?;
+        MessageText::parse(request.content.as_deref().unwrap_or_default()).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Decodes every frame in `bytes` as the server does; stops at the first error.
+    fn decode_all(bytes: &[u8]) {
+        let mut codec = actix_http::ws::Codec::new().max_size(MAX_CLIENT_FRAME);
+        let mut buffer = bytes::BytesMut::from(bytes);
+        while let Ok(Some(_)) = codec.decode(&mut buffer) {}
+    }
+
+    /// A client frame header (FIN, opcode, masked length) in front of arbitrary bytes.
+    fn framed(fin: bool, opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+        let mut out = vec![(u8::from(fin) << 7) | (opcode & 0x0f)];
+        match payload.len() {
+            n if n < 126 => out.push(0x80 | n as u8),
+            n if n <= u16::MAX as usize => {
+                out.push(0x80 | 126);
+                out.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+            n => {
+                out.push(0x80 | 127);
+                out.extend_from_slice(&(n as u64).to_be_bytes());
+            }
+        }
+        out.extend_from_slice(&mask);
+        out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_bytes_never_panic_the_frame_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            decode_all(&bytes);
+        }
+
+        #[test]
+        fn well_framed_arbitrary_payloads_never_panic(
+            fin in any::<bool>(),
+            opcode in 0u8..16,
+            payload in proptest::collection::vec(any::<u8>(), 0..300),
+            mask in any::<[u8; 4]>(),
+        ) {
+            decode_all(&framed(fin, opcode, &payload, mask));
+        }
+
+        #[test]
+        fn arbitrary_action_texts_parse_or_fail(
+            text in "\\PC{0,200}|\\{\"action\":\"chatSend\",\"data\":\\{\"characterId\":\"\\PC{0,50}\",\"content\":\\PC{0,50}\\}\\}",
+        ) {
+            let _ = parse_action(&text);
+        }
+    }
 }

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use actix_files::NamedFile;
-use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
+use actix_web::http::Method;
+use actix_web::http::header::{ALLOW, CACHE_CONTROL, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::state::AppState;
@@ -27,16 +28,23 @@ pub async fn locale(req: HttpRequest, state: web::Data<AppState>, path: web::Pat
     if !LANGUAGES.contains(&language.as_str()) || !plain(namespace) {
         return HttpResponse::NotFound().finish();
     }
-    let path = state.settings.http.static_dir.join("locales").join(&language).join(format!("{namespace}.json"));
+    let locales = state.settings.http.static_dir.join("locales");
+    let Some(path) = inside(&locales, &locales.join(&language).join(format!("{namespace}.json"))) else {
+        return HttpResponse::NotFound().finish();
+    };
     // Translations change with each release; revalidate instead of caching blindly.
     serve_file(&req, &path, "no-cache")
 }
 
-/// Any other GET: a file of the build, or `index.html` for a client route.
+/// Any other GET or HEAD: a file of the build, or `index.html` for a client route. Other
+/// methods get 405: a POST to a page is a client's mistake, not a page view.
 pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return HttpResponse::MethodNotAllowed().insert_header((ALLOW, "GET, HEAD")).finish();
+    }
     let root = &state.settings.http.static_dir;
     let relative = req.path().trim_start_matches('/');
-    if let Some(file) = safe_join(root, relative).filter(|p| p.is_file()) {
+    if let Some(file) = safe_join(root, relative).and_then(|p| inside(root, &p)).filter(|p| p.is_file()) {
         // Vite fingerprints everything under assets/, so those never change.
         let cache = if relative.starts_with("assets/") {
             "public, max-age=31536000, immutable"
@@ -68,6 +76,14 @@ fn serve_file(req: &HttpRequest, path: &Path, cache_control: &'static str) -> Ht
         }
         Err(_) => HttpResponse::NotFound().finish(),
     }
+}
+
+/// `path` with every symlink resolved, if that is still under `root` (resolved too): a
+/// link inside the build must not serve what lies outside it.
+fn inside(root: &Path, path: &Path) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    let real = path.canonicalize().ok()?;
+    real.starts_with(&root).then_some(real)
 }
 
 /// Joins a URL path under `root`, refusing anything that could climb out of it.

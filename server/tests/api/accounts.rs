@@ -198,16 +198,20 @@ async fn password_login_sets_an_httponly_lax_cookie() {
 }
 
 #[actix_rt::test]
-async fn the_password_attempt_after_the_account_limit_is_refused() {
+async fn the_password_attempt_after_the_free_failures_waits_at_that_address() {
     let sink = SmtpSink::start();
-    let app = app_with_mail(&sink, &[("AMORA_LIMITS__PASSWORD_LOGIN_PER_ACCOUNT_PER_HOUR", "3")]).await;
+    let app = app_with_mail(&sink, &[("AMORA_LIMITS__PASSWORD_LOGIN_FREE_FAILURES", "3")]).await;
     let voucher = sign_in_by_email(&app, &sink, "target@example.com").await;
     let user_no = app.user_info_as(&voucher).await.data["userNo"].as_str().unwrap().to_owned();
     app.set_password(&voucher, None, "real-pass").await;
     for _ in 0..3 {
         assert_eq!(app.password_login(&user_no, "guess").await.code, 10012);
     }
-    assert_eq!(app.password_login(&user_no, "real-pass").await.code, 10003, "even the right password waits");
+    assert_eq!(
+        app.password_login(&user_no, "real-pass").await.code,
+        10003,
+        "this address waits, even with the right password"
+    );
 }
 
 #[actix_rt::test]
@@ -420,50 +424,53 @@ async fn google_credential_sign_up_creates_then_finds_the_account() {
     assert_eq!(app.post_api("/login/v1/googleSignUp", json!({ "credential": forged })).await.code, 10004);
 }
 
-#[actix_rt::test]
-async fn google_redirect_sign_in_checks_the_nonce_and_returns_to_the_page() {
-    let provider = IdentityProvider::start().await;
-    let mut env = provider.settings();
-    env.push(("AMORA_HTTP__PUBLIC_BASE_URL".into(), "http://localhost:8080".into()));
-    let app = spawn_app_env(env).await;
-
-    let start = app.get("/lust/api/googleLogin?state=http%3A%2F%2Flocalhost%3A8080%2Fai-boyfriend").await;
+/// A Google flow started from `page`: (state, nonce, PKCE challenge, flow cookie).
+async fn start_google(app: &TestApp, provider: &IdentityProvider, page: &str) -> (String, String, String, String) {
+    let start = app.client.get(app.url("/lust/api/googleLogin")).query(&[("state", page)]).send().await.unwrap();
     assert_eq!(start.status(), 302);
     let location = url::Url::parse(start.headers()["location"].to_str().unwrap()).unwrap();
     assert!(location.as_str().starts_with(&format!("{}/google/auth", provider.base)));
     let param = |name: &str| location.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned()).unwrap();
     assert_eq!(param("scope"), "openid profile email");
     assert_eq!(param("response_type"), "code");
-    assert_eq!(param("state"), "http://localhost:8080/ai-boyfriend");
     assert_eq!(param("redirect_uri"), "http://localhost:8080/lust/api/googleLoginBack");
-    let nonce = param("nonce");
-    let flow_cookie = start.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    assert_eq!(param("code_challenge_method"), "S256");
+    assert_ne!(param("state"), page, "state is a random flow id, not the page");
+    let cookie = start.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    (param("state"), param("nonce"), param("code_challenge"), cookie)
+}
 
-    let callback = |code: String, cookie: Option<String>| {
-        let mut request = app
-            .client
-            .get(app.url("/lust/api/googleLoginBack"))
-            .query(&[("code", code.as_str()), ("state", "http://localhost:8080/ai-boyfriend")]);
+#[actix_rt::test]
+async fn google_redirect_sign_in_checks_the_nonce_and_returns_to_the_page() {
+    let provider = IdentityProvider::start().await;
+    let mut env = provider.settings();
+    env.push(("AMORA_HTTP__PUBLIC_BASE_URL".into(), "http://localhost:8080".into()));
+    let app = spawn_app_env(env).await;
+    let page = "http://localhost:8080/ai-boyfriend";
+
+    let callback = |code: String, state: String, cookie: Option<String>| {
+        let mut request =
+            app.client.get(app.url("/lust/api/googleLoginBack")).query(&[("code", code.as_str()), ("state", &state)]);
         if let Some(cookie) = cookie {
             request = request.header("cookie", cookie);
         }
         request.send()
     };
-    // A code whose ID token carries another nonce is refused.
-    let replayed = callback(code_for(&json!({ "sub": "g-9", "nonce": "someone-elses" })), Some(flow_cookie.clone()))
-        .await
-        .unwrap();
-    assert_eq!(replayed.headers()["location"], "/?signInFailed=1");
-    // Without the flow cookie (another browser) it is refused too.
-    let foreign = callback(code_for(&json!({ "sub": "g-9", "nonce": nonce })), None).await.unwrap();
+    let (state, nonce, challenge, flow_cookie) = start_google(&app, &provider, page).await;
+    // Without the flow cookie (another browser) it is refused.
+    let code = code_for(&json!({ "sub": "g-9", "nonce": nonce, "code_challenge": challenge }));
+    let foreign = callback(code, state.clone(), None).await.unwrap();
     assert_eq!(foreign.headers()["location"], "/?signInFailed=1");
+    // A code whose ID token carries another nonce is refused (and the flow is used up).
+    let code = code_for(&json!({ "sub": "g-9", "nonce": "someone-elses", "code_challenge": challenge }));
+    let replayed = callback(code, state, Some(flow_cookie)).await.unwrap();
+    assert_eq!(replayed.headers()["location"], "/?signInFailed=1");
 
-    let response = callback(
-        code_for(&json!({ "sub": "g-9", "email": "redirect@example.com", "nonce": nonce })),
-        Some(flow_cookie),
-    )
-    .await
-    .unwrap();
+    let (state, nonce, challenge, flow_cookie) = start_google(&app, &provider, page).await;
+    let code = code_for(
+        &json!({ "sub": "g-9", "email": "redirect@example.com", "nonce": nonce, "code_challenge": challenge }),
+    );
+    let response = callback(code, state, Some(flow_cookie)).await.unwrap();
     assert_eq!(response.status(), 302);
     assert_eq!(response.headers()["location"], "/ai-boyfriend");
     let cookie = session_cookie(response.headers()).expect("session cookie");
@@ -482,14 +489,18 @@ async fn discord_redirect_sign_in_links_a_verified_email_to_its_account() {
 
     let start = app.get("/lust/api/discordLogin?state=%2Fgallery").await;
     let location = url::Url::parse(start.headers()["location"].to_str().unwrap()).unwrap();
-    let scope = location.query_pairs().find(|(k, _)| k == "scope").map(|(_, v)| v.into_owned());
-    assert_eq!(scope.as_deref(), Some("identify email"));
+    let param = |name: &str| location.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+    assert_eq!(param("scope").as_deref(), Some("identify email"));
+    let flow_state = param("state").unwrap();
     let flow_cookie = start.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
-    let code = code_for(&json!({ "id": "d-42", "username": "dana", "email": "dana@example.com", "verified": true }));
+    let code = code_for(&json!({
+        "id": "d-42", "username": "dana", "email": "dana@example.com", "verified": true,
+        "code_challenge": param("code_challenge").unwrap(),
+    }));
     let response = app
         .client
         .get(app.url("/lust/api/discordLoginBack"))
-        .query(&[("code", code.as_str()), ("state", "/gallery")])
+        .query(&[("code", code.as_str()), ("state", flow_state.as_str())])
         .header("cookie", flow_cookie)
         .send()
         .await

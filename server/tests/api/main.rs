@@ -10,6 +10,7 @@ mod crosscheck;
 mod envelope;
 mod helpers;
 mod realtime;
+mod security;
 mod shutdown;
 mod site;
 mod support;

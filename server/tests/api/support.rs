@@ -186,17 +186,37 @@ fn form_field(body: &str, name: &str) -> Option<String> {
     url::form_urlencoded::parse(body.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
 }
 
+/// PKCE (RFC 7636 §4.6): a code issued with a `code_challenge` is redeemed only with the
+/// verifier whose S256 hash it is. The test puts the challenge into the code it builds.
+fn pkce_holds(code: &Value, body: &str) -> bool {
+    use sha2::{Digest, Sha256};
+    let Some(challenge) = code.get("code_challenge").and_then(Value::as_str) else {
+        return true;
+    };
+    let verifier = form_field(body, "code_verifier").unwrap_or_default();
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes())) == challenge
+}
+
 async fn google_token(body: String) -> HttpResponse {
     if form_field(&body, "client_secret").as_deref() != Some("google-secret") {
         return HttpResponse::Unauthorized().json(json!({ "error": "invalid_client" }));
     }
-    let claims = decode_code(&form_field(&body, "code").unwrap_or_default());
+    let mut claims = decode_code(&form_field(&body, "code").unwrap_or_default());
+    if !pkce_holds(&claims, &body) {
+        return HttpResponse::BadRequest().json(json!({ "error": "invalid_grant" }));
+    }
+    if let Some(object) = claims.as_object_mut() {
+        object.remove("code_challenge");
+    }
     HttpResponse::Ok().json(json!({ "id_token": google_id_token(claims), "access_token": "unused" }))
 }
 
 async fn discord_token(body: String) -> HttpResponse {
     if form_field(&body, "client_secret").as_deref() != Some("discord-secret") {
         return HttpResponse::Unauthorized().json(json!({ "error": "invalid_client" }));
+    }
+    if !pkce_holds(&decode_code(&form_field(&body, "code").unwrap_or_default()), &body) {
+        return HttpResponse::BadRequest().json(json!({ "error": "invalid_grant" }));
     }
     // The access token is the code itself: it carries the user to report.
     HttpResponse::Ok().json(json!({ "access_token": form_field(&body, "code"), "token_type": "Bearer" }))

@@ -13,8 +13,8 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::{CqlStore, Kind, Preparer, corrupt, now_seconds, ttl_until};
 use crate::{
-    DeletionBlockRepo, NewUser, SessionRecord, SessionRepo, SignInLinkRepo, StoreError, StoreResult, UserChange,
-    UserRepo,
+    DeletionBlockRepo, NewUser, SessionRecord, SessionRepo, SignInLinkRepo, StoreError, StoreResult, SuspensionRepo,
+    UserChange, UserRepo,
 };
 
 /// The kinds of claim in `account_keys`, named as `StoreError::Conflict` names the field.
@@ -53,6 +53,9 @@ pub(super) struct Statements {
     insert_block: PreparedStatement,
     block: PreparedStatement,
     delete_credits: PreparedStatement,
+    suspend: PreparedStatement,
+    lift: PreparedStatement,
+    suspension: PreparedStatement,
 }
 
 const ACCOUNT_COLUMNS: &str = "user_id, user_no, user_name, email, discord_email, apple_email, google_subject,
@@ -139,6 +142,12 @@ impl Statements {
                 .await?,
             block: p.prepare("SELECT until FROM deletion_blocks WHERE email = ?", Kind::Idempotent).await?,
             delete_credits: p.prepare("DELETE FROM message_credits WHERE user_id = ?", Kind::Idempotent).await?,
+            // IF NOT EXISTS keeps the first time when suspended twice.
+            suspend: p
+                .prepare("INSERT INTO suspensions (user_id, since) VALUES (?, ?) IF NOT EXISTS", Kind::Conditional)
+                .await?,
+            lift: p.prepare("DELETE FROM suspensions WHERE user_id = ? IF EXISTS", Kind::Conditional).await?,
+            suspension: p.prepare("SELECT since FROM suspensions WHERE user_id = ?", Kind::Idempotent).await?,
         })
     }
 }
@@ -436,6 +445,16 @@ impl SessionRepo for CqlStore {
         self.run(&s.delete_user_sessions, (user_id.as_str(),)).await?;
         Ok(())
     }
+
+    async fn revoke_others(&self, user_id: &UserId, keep_hash: &str) -> StoreResult<()> {
+        let s = &self.statements.accounts;
+        let tokens: Vec<(String,)> = self.paged(&s.user_sessions, (user_id.as_str(),)).await?;
+        for (token_hash,) in tokens.into_iter().filter(|(hash,)| hash != keep_hash) {
+            self.run(&s.delete_session, (token_hash.as_str(),)).await?;
+            self.run(&s.delete_user_session, (user_id.as_str(), token_hash.as_str())).await?;
+        }
+        Ok(())
+    }
 }
 
 #[async_trait]
@@ -471,5 +490,23 @@ impl DeletionBlockRepo for CqlStore {
     async fn blocked_until(&self, email: &EmailAddress, now: i64) -> StoreResult<Option<i64>> {
         let row: Option<(i64,)> = self.first(&self.statements.accounts.block, (email.as_str(),)).await?;
         Ok(row.map(|(until,)| until).filter(|until| *until > now))
+    }
+}
+
+#[async_trait]
+impl SuspensionRepo for CqlStore {
+    async fn suspend(&self, user_id: &UserId, since: i64) -> StoreResult<()> {
+        self.run(&self.statements.accounts.suspend, (user_id.as_str(), since)).await.map(|_| ())
+    }
+
+    async fn lift(&self, user_id: &UserId) -> StoreResult<bool> {
+        let existed = self.suspended_since(user_id).await?.is_some();
+        self.run(&self.statements.accounts.lift, (user_id.as_str(),)).await?;
+        Ok(existed)
+    }
+
+    async fn suspended_since(&self, user_id: &UserId) -> StoreResult<Option<i64>> {
+        let row: Option<(i64,)> = self.first(&self.statements.accounts.suspension, (user_id.as_str(),)).await?;
+        Ok(row.map(|(since,)| since))
     }
 }

@@ -8,8 +8,8 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::EmbeddedStore;
 use crate::{
-    DeletionBlockRepo, NewUser, SessionRecord, SessionRepo, SignInLinkRepo, StoreError, StoreResult, UserChange,
-    UserRepo,
+    DeletionBlockRepo, NewUser, SessionRecord, SessionRepo, SignInLinkRepo, StoreError, StoreResult, SuspensionRepo,
+    UserChange, UserRepo,
 };
 
 const USER_COLUMNS: &str = "user_id, user_no, user_name, email, discord_email, apple_email, google_subject,
@@ -245,6 +245,16 @@ impl SessionRepo for EmbeddedStore {
         })
         .await
     }
+
+    async fn revoke_others(&self, user_id: &UserId, keep_hash: &str) -> StoreResult<()> {
+        let (user_id, keep_hash) = (user_id.as_str().to_owned(), keep_hash.to_owned());
+        self.with_conn(move |conn| {
+            conn.prepare_cached("DELETE FROM sessions WHERE user_id = ?1 AND token_hash <> ?2")?
+                .execute(params![user_id, keep_hash])?;
+            Ok(())
+        })
+        .await
+    }
 }
 
 #[async_trait]
@@ -300,6 +310,38 @@ impl DeletionBlockRepo for EmbeddedStore {
                 .query_row(params![email, now], |row| row.get(0))
                 .optional()?;
             Ok(until)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl SuspensionRepo for EmbeddedStore {
+    async fn suspend(&self, user_id: &UserId, since: i64) -> StoreResult<()> {
+        let user_id = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            conn.prepare_cached("INSERT OR IGNORE INTO suspensions (user_id, since) VALUES (?1, ?2)")?
+                .execute(params![user_id, since])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn lift(&self, user_id: &UserId) -> StoreResult<bool> {
+        let user_id = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            Ok(conn.prepare_cached("DELETE FROM suspensions WHERE user_id = ?1")?.execute(params![user_id])? > 0)
+        })
+        .await
+    }
+
+    async fn suspended_since(&self, user_id: &UserId) -> StoreResult<Option<i64>> {
+        let user_id = user_id.as_str().to_owned();
+        self.with_conn(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT since FROM suspensions WHERE user_id = ?1")?
+                .query_row(params![user_id], |row| row.get(0))
+                .optional()?)
         })
         .await
     }

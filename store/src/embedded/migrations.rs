@@ -125,6 +125,11 @@ const STEPS: &[&str] = &[
         used           INTEGER NOT NULL,
         PRIMARY KEY (user_id, day)
     ) STRICT, WITHOUT ROWID;",
+    // 5: accounts an operator suspended.
+    "CREATE TABLE suspensions (
+        user_id        TEXT PRIMARY KEY,
+        since          INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -167,6 +167,33 @@ async fn sessions_expire_and_can_be_revoked_one_or_all() {
     assert!(store.sessions.find_live("never-made", now()).await.unwrap().is_none());
 }
 
+#[tokio::test]
+async fn revoking_the_others_keeps_one_session_and_touches_no_other_user() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    let bo = user(&store, 2).await;
+    let start = now();
+    let session = |hash: &str, user_id: &UserId| SessionRecord {
+        token_hash: hash.into(),
+        user_id: user_id.clone(),
+        created_at: start,
+        expires_at: start + 3_600,
+    };
+    for hash in ["keep", "other-1", "other-2"] {
+        store.sessions.create(session(hash, &ann)).await.unwrap();
+    }
+    store.sessions.create(session("bo", &bo)).await.unwrap();
+    store.sessions.revoke_others(&ann, "keep").await.unwrap();
+    assert!(store.sessions.find_live("keep", now()).await.unwrap().is_some());
+    for hash in ["other-1", "other-2"] {
+        assert!(store.sessions.find_live(hash, now()).await.unwrap().is_none(), "{hash}");
+    }
+    assert!(store.sessions.find_live("bo", now()).await.unwrap().is_some());
+    // The kept session still ends with all the others.
+    store.sessions.revoke_all(&ann).await.unwrap();
+    assert!(store.sessions.find_live("keep", now()).await.unwrap().is_none());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_sign_in_link_works_once_even_when_clicked_twice_at_once() {
     let (store, _guard) = backend::fresh().await;
@@ -199,4 +226,19 @@ async fn a_deletion_block_holds_until_its_time() {
     assert_eq!(store.deletion_blocks.blocked_until(&ann, now()).await.unwrap(), Some(until));
     assert_eq!(store.deletion_blocks.blocked_until(&ann, until).await.unwrap(), None);
     assert_eq!(store.deletion_blocks.blocked_until(&email("bob@example.com"), now()).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_suspension_holds_until_lifted_and_keeps_its_first_time() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    let bo = user(&store, 2).await;
+    assert_eq!(store.suspensions.suspended_since(&ann).await.unwrap(), None);
+    store.suspensions.suspend(&ann, 1_000).await.unwrap();
+    store.suspensions.suspend(&ann, 2_000).await.unwrap();
+    assert_eq!(store.suspensions.suspended_since(&ann).await.unwrap(), Some(1_000));
+    assert_eq!(store.suspensions.suspended_since(&bo).await.unwrap(), None);
+    assert!(store.suspensions.lift(&ann).await.unwrap());
+    assert!(!store.suspensions.lift(&ann).await.unwrap(), "nothing left to lift");
+    assert_eq!(store.suspensions.suspended_since(&ann).await.unwrap(), None);
 }
