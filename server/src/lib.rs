@@ -2,8 +2,10 @@
 //! metrics. `startup::Application` is the whole server; `main` only reads the command line.
 
 pub mod admin;
+pub mod admin_content;
 pub mod api;
 pub mod auth;
+pub mod blog;
 pub mod envelope;
 pub mod observability;
 pub mod rate_limit;

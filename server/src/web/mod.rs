@@ -3,6 +3,7 @@
 
 pub mod health;
 pub mod media;
+pub mod seo;
 pub mod sign_in;
 pub mod socket;
 pub mod spa;
