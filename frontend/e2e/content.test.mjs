@@ -54,12 +54,22 @@ describe('blog', () => {
         await body.getByRole('heading', { level: 2, name: 'Layer three: long-term memories' }).waitFor();
         assert.match(await body.innerText(), /You can see every memory a character holds about you/);
         assert.equal(await page.title(), `${title} – Amora`);
-        // The server sent the same head before any script ran; the client kept one of each.
+        // After client navigation the app wrote the head; after a reload the server did and
+        // the app updated it in place: one of each, the same Article.
+        const article = async () => JSON.parse(await page.locator('head script#ld-article').textContent());
+        assert.equal((await article()).headline, title);
+        await page.reload();
+        await page.getByTestId('blog-body').waitFor();
         assert.equal(await page.locator('head link[rel="canonical"]').count(), 1);
         assert.equal(await page.locator('head script#ld-article').count(), 1);
+        assert.equal((await article()).headline, title);
+        assert.equal((await article()).datePublished, '2024-11-04');
         await page.evaluate(() => Promise.all([...document.images].map((img) => img.decode().catch(() => undefined))));
         await screenshot(page, `blog-article-${name}`, { fullPage: name === 'desktop' });
 
+        await page.goto('/blog');
+        await cards.first().waitFor();
+        assert.equal(await page.locator('head script#ld-article').count(), 0, 'the list keeps no Article');
         await page.goto('/blogs/no-such-post');
         await page.getByTestId('not-found').waitFor();
       }));

@@ -20,6 +20,8 @@ type Load = { state: 'loading' } | { state: 'missing' } | { state: 'failed' } | 
 function PostMeta({ post }: { post: BlogArticle }) {
   const { t } = useTranslation();
   const localize = useLocalizedPath();
+  const { origin } = window.location;
+  const absolute = (path: string) => (path.startsWith('/') ? `${origin}${path}` : path);
   usePageMeta({
     title: `${post.title} – ${APP_NAME}`,
     description: post.description,
@@ -29,6 +31,20 @@ function PostMeta({ post }: { post: BlogArticle }) {
       { name: t('nav.blog'), path: localize(ROUTES.blog) },
       { name: post.title, path: localize(`/blogs/${post.blogKey}`) },
     ],
+    // The same Article the server writes for crawlers (server/src/web/seo).
+    article: {
+      '@context': 'https://schema.org',
+      '@type': 'Article',
+      headline: post.title,
+      description: post.description,
+      datePublished: post.date,
+      dateModified: post.date,
+      inLanguage: 'en',
+      image: [absolute(post.cover)],
+      author: { '@type': 'Organization', name: APP_NAME },
+      publisher: { '@type': 'Organization', name: APP_NAME },
+      mainEntityOfPage: `${origin}${window.location.pathname}`,
+    },
   });
   return null;
 }
