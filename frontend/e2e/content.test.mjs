@@ -2,7 +2,9 @@
 // content, and a report filed from the app is listed for the operator, who hides the
 // character so that it leaves the catalogue. Desktop and phone.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { amoraAdmin } from './support/operator.mjs';
 import { cardIds, DESKTOP, launchBrowser, MOBILE, openPage, screenshot, waitForCardCount } from './support/browser.mjs';
@@ -74,6 +76,31 @@ describe('blog', () => {
         await page.getByTestId('not-found').waitFor();
       }));
   }
+});
+
+describe('blog publishing', () => {
+  it('the operator publishes a Markdown file with amora admin, and it renders, sanitised (desktop)', () =>
+    journey({ viewport: DESKTOP }, async (page) => {
+      const key = `operator-note-${RUN}`;
+      const file = join(mkdtempSync(join(tmpdir(), 'amora-post-')), `${key}.md`);
+      writeFileSync(
+        file,
+        `---\nkey: ${key}\ntitle: A note from the operator\ndescription: Published from the command line in a journey.\ndate: 2099-01-01\ncover: /blog/covers/what-is-an-ai-companion.svg\n---\n\n## Hello readers\n\nThis post was *published* by the operator.<script>window.__pwned = true</script>\n`,
+      );
+      assert.match(await amoraAdmin('blog', 'publish', file), /"published"/);
+      try {
+        await page.goto('/blog');
+        await page.getByTestId('blog-card').first().filter({ hasText: 'A note from the operator' }).waitFor();
+        await page.goto(`/blogs/${key}`);
+        await page.getByTestId('blog-body').getByRole('heading', { level: 2, name: 'Hello readers' }).waitFor();
+        assert.equal(await page.evaluate(() => window.__pwned), undefined, 'script in a post ran');
+        assert.equal(await page.getByTestId('blog-body').locator('script').count(), 0);
+      } finally {
+        await amoraAdmin('blog', 'unpublish', key);
+      }
+      const response = await page.goto(`/blogs/${key}`);
+      assert.equal(response.status(), 404);
+    }));
 });
 
 /** The report dialog: a reason, a note, send; waits for the thank-you notification. */
