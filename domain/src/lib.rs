@@ -2,6 +2,7 @@
 //! the edge so that code past the edge cannot hold an invalid one. No I/O, no framework.
 
 pub mod account;
+pub mod blog;
 pub mod character;
 pub mod chat;
 pub mod code;
@@ -9,6 +10,7 @@ pub mod gender;
 pub mod moderation;
 pub mod money;
 pub mod paging;
+pub mod report;
 pub mod telemetry;
 pub mod text;
 pub mod viewer;

@@ -28,7 +28,7 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 
 /// What an operator call can fail with; each maps to an HTTP status and a JSON reason.
 #[derive(Debug, thiserror::Error)]
-enum AdminError {
+pub(crate) enum AdminError {
     #[error("the operator API is off")]
     Off,
     #[error("bad admin token")]
@@ -77,7 +77,7 @@ pub async fn require_token(
     }
 }
 
-fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), AdminError> {
+pub(crate) fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), AdminError> {
     let expected = &state.settings.admin.token;
     if expected.is_empty() {
         return Err(AdminError::Off);
@@ -107,7 +107,7 @@ async fn find_user(state: &AppState, who: &str) -> Result<User, AdminError> {
     found.map_err(internal)?.ok_or_else(|| AdminError::NotFound(format!("no user {who}")))
 }
 
-fn internal(error: impl std::fmt::Display) -> AdminError {
+pub(crate) fn internal(error: impl std::fmt::Display) -> AdminError {
     tracing::error!(target: "admin", %error, "admin call failed");
     AdminError::Internal
 }

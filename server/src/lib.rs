@@ -2,9 +2,11 @@
 //! metrics. `startup::Application` is the whole server; `main` only reads the command line.
 
 pub mod admin;
+pub mod admin_content;
 pub mod api;
 pub mod auth;
 pub mod client_address;
+pub mod blog;
 pub mod envelope;
 pub mod login_throttle;
 pub mod observability;

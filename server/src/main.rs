@@ -86,6 +86,38 @@ enum AdminAction {
         #[arg(long)]
         password: Option<String>,
     },
+    /// Blog posts: `amora admin blog publish post.md`.
+    Blog {
+        #[command(subcommand)]
+        action: BlogAction,
+    },
+    /// The newest reports of characters and replies: `amora admin reports --limit 20`.
+    Reports {
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Takes a character out of the catalogue or puts it back: `amora admin character hide gf-001`.
+    Character {
+        #[command(subcommand)]
+        action: CharacterAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum BlogAction {
+    /// Publishes (or replaces) a post from a Markdown file with front matter
+    /// (key, title, description, date YYYY-MM-DD, cover).
+    Publish { file: PathBuf },
+    /// Takes a post down by its key.
+    Unpublish { key: String },
+}
+
+#[derive(Subcommand)]
+enum CharacterAction {
+    /// Hidden: out of the catalogue and chat lists, its page answers 404, nobody can chat with it.
+    Hide { character_id: String },
+    /// Back in the catalogue as it was.
+    Unhide { character_id: String },
 }
 
 #[actix_web::main]
@@ -111,23 +143,40 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
     let url = target.url.unwrap_or_else(|| format!("http://127.0.0.1:{}", settings.http.port));
     let token = target.token.unwrap_or(settings.admin.token);
     anyhow::ensure!(!token.is_empty(), "no admin token: pass --token or set admin.token (AMORA_ADMIN__TOKEN)");
-    let (path, body) = match action {
+    // `None` for a body: the call is a GET.
+    let (path, body): (String, Option<Value>) = match action {
         AdminAction::Credit { user, coins, reason, txn_id } => {
-            ("credit", json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id }))
+            ("credit".into(), Some(json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id })))
         }
-        AdminAction::SetVip { user, vip_type } => ("setVip", json!({ "user": user, "vipType": vip_type })),
-        AdminAction::Suspend { user } => ("suspend", json!({ "user": user })),
-        AdminAction::Unsuspend { user } => ("unsuspend", json!({ "user": user })),
+        AdminAction::SetVip { user, vip_type } => ("setVip".into(), Some(json!({ "user": user, "vipType": vip_type }))),
+        AdminAction::Suspend { user } => ("suspend".into(), Some(json!({ "user": user }))),
+        AdminAction::Unsuspend { user } => ("unsuspend".into(), Some(json!({ "user": user }))),
         AdminAction::CreateUser { email, name, password } => {
-            ("createUser", json!({ "email": email, "userName": name, "password": password }))
+            ("createUser".into(), Some(json!({ "email": email, "userName": name, "password": password })))
+        }
+        AdminAction::Blog { action: BlogAction::Publish { file } } => {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+            ("blog/publish".into(), Some(json!({ "file": text })))
+        }
+        AdminAction::Blog { action: BlogAction::Unpublish { key } } => {
+            ("blog/unpublish".into(), Some(json!({ "key": key })))
+        }
+        AdminAction::Reports { limit } => (format!("reports?limit={limit}"), None),
+        AdminAction::Character { action: CharacterAction::Hide { character_id } } => {
+            ("character/hide".into(), Some(json!({ "characterId": character_id })))
+        }
+        AdminAction::Character { action: CharacterAction::Unhide { character_id } } => {
+            ("character/unhide".into(), Some(json!({ "characterId": character_id })))
         }
     };
-    let response = reqwest::Client::new()
-        .post(format!("{}/lust/admin/{path}", url.trim_end_matches('/')))
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await?;
+    let client = reqwest::Client::new();
+    let address = format!("{}/lust/admin/{path}", url.trim_end_matches('/'));
+    let request = match body {
+        Some(body) => client.post(address).json(&body),
+        None => client.get(address),
+    };
+    let response = request.bearer_auth(token).send().await?;
     let status = response.status();
     let answer: Value = response.json().await.unwrap_or(Value::Null);
     println!("{}", serde_json::to_string_pretty(&answer)?);

@@ -328,6 +328,8 @@ pub struct LimitSettings {
     pub sign_in_links_per_ip_per_hour: u32,
     /// Sign-in links sent to one address per hour.
     pub sign_in_links_per_email_per_hour: u32,
+    /// Reports of characters or replies one account may file per hour.
+    pub content_reports_per_user_per_hour: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -453,6 +455,7 @@ impl Settings {
             ("password_login_free_failures", limits.password_login_free_failures),
             ("sign_in_links_per_ip_per_hour", limits.sign_in_links_per_ip_per_hour),
             ("sign_in_links_per_email_per_hour", limits.sign_in_links_per_email_per_hour),
+            ("content_reports_per_user_per_hour", limits.content_reports_per_user_per_hour),
         ] {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));

@@ -25,6 +25,7 @@ use crate::request_log::RedactingRootSpan;
 use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
+use crate::web::seo::Site;
 use crate::web::{health, media, request_limits, sign_in, socket, spa};
 
 pub struct Application {
@@ -38,6 +39,7 @@ impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         let store = open_store(&settings).await?;
         amora_store::seed::ensure_catalogue(&store).await?;
+        crate::blog::ensure_seeded(&store).await?;
         if !settings.http.static_dir.join("index.html").is_file() {
             tracing::warn!(dir = %settings.http.static_dir.display(), "the frontend is not built; pages will say so");
         }
@@ -66,6 +68,7 @@ impl Application {
             bot_check: BotCheck::from_settings(&settings.bot_check)?,
             identity: IdentityProviders::from_settings(&settings.oauth)?,
             store: store.clone(),
+            site: Arc::new(Site::new(settings.http.static_dir.clone(), &settings.http.public_base_url)),
             settings: Arc::new(settings.clone()),
         };
         let metrics = PrometheusMetricsBuilder::new("amora")
@@ -147,9 +150,14 @@ fn app(
         .route("/readyz", web::get().to(health::readyz))
         .route("/media/{id}", web::get().to(media::get_media))
         .route("/locales/{lng}/{file}", web::get().to(spa::locale))
+        .route("/sitemap.xml", web::get().to(spa::sitemap))
+        .route("/robots.txt", web::get().to(spa::robots))
         .route("/lust/api/ws", web::get().to(socket::connect))
         .service(
-            web::scope("/lust/admin").wrap(from_fn(crate::admin::require_token)).configure(crate::admin::configure),
+            web::scope("/lust/admin")
+                .wrap(from_fn(crate::admin::require_token))
+                .configure(crate::admin::configure)
+                .configure(crate::admin_content::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope.
         .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))

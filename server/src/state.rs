@@ -24,4 +24,6 @@ pub struct AppState {
     pub node: Node,
     /// Caps open sockets on this node; each socket holds a permit.
     pub socket_permits: Arc<tokio::sync::Semaphore>,
+    /// The pages the server renders for crawlers (and everyone): shell, texts, sitemap.
+    pub site: Arc<crate::web::seo::Site>,
 }

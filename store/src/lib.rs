@@ -7,10 +7,12 @@
 use std::sync::Arc;
 
 use amora_domain::account::{EmailAddress, User, UserId, UserNo};
+use amora_domain::blog::{BlogDate, BlogKey, BlogPost};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::chat::{MemoryId, MessageId, Speaker};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
+use amora_domain::report::Report;
 use amora_domain::telemetry::{ErrorReport, PageEvent};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
@@ -51,6 +53,56 @@ pub trait CharacterRepo: Send + Sync {
     /// Inserts or replaces entries; used by seeding and by creation later.
     async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()>;
     async fn count(&self) -> StoreResult<u64>;
+    /// Takes a character out of the catalogue (the operator's moderation) or puts it back;
+    /// false when there is no such character. `get` still finds a hidden character, so
+    /// callers showing it to the public ask `is_hidden`.
+    async fn set_hidden(&self, id: &CharacterId, hidden: bool) -> StoreResult<bool>;
+    async fn is_hidden(&self, id: &CharacterId) -> StoreResult<bool>;
+    /// Every hidden character's id, in id order.
+    async fn hidden(&self) -> StoreResult<Vec<CharacterId>>;
+}
+
+/// A post as the blog list shows it: everything but the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlogSummary {
+    pub key: BlogKey,
+    pub title: String,
+    pub description: String,
+    pub date: BlogDate,
+    pub cover: String,
+}
+
+impl From<&BlogPost> for BlogSummary {
+    fn from(post: &BlogPost) -> Self {
+        Self {
+            key: post.key.clone(),
+            title: post.title.clone(),
+            description: post.description.clone(),
+            date: post.date.clone(),
+            cover: post.cover.clone(),
+        }
+    }
+}
+
+/// Blog posts by key, listed newest first (by date, then key).
+#[async_trait]
+pub trait BlogRepo: Send + Sync {
+    /// Publishes `post`, replacing the post with the same key if there is one.
+    async fn put(&self, post: BlogPost) -> StoreResult<()>;
+    async fn get(&self, key: &BlogKey) -> StoreResult<Option<BlogPost>>;
+    /// One page, newest first.
+    async fn list(&self, page: PageRequest) -> StoreResult<Vec<BlogSummary>>;
+    async fn count(&self) -> StoreResult<u64>;
+    /// Unpublishes; false when there was no such post.
+    async fn delete(&self, key: &BlogKey) -> StoreResult<bool>;
+}
+
+/// Reports of characters and replies, for the operator.
+#[async_trait]
+pub trait ReportRepo: Send + Sync {
+    async fn add(&self, report: Report) -> StoreResult<()>;
+    /// The newest first, at most `limit`.
+    async fn recent(&self, limit: u32) -> StoreResult<Vec<Report>>;
 }
 
 /// A stored image or sound, addressed by id and served at `/media/{id}`.
@@ -334,6 +386,8 @@ pub struct Store {
     pub conversations: Arc<dyn ConversationRepo>,
     pub memories: Arc<dyn MemoryRepo>,
     pub message_credits: Arc<dyn MessageCreditRepo>,
+    pub blog: Arc<dyn BlogRepo>,
+    pub reports: Arc<dyn ReportRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -353,6 +407,8 @@ impl Store {
             + ConversationRepo
             + MemoryRepo
             + MessageCreditRepo
+            + BlogRepo
+            + ReportRepo
             + Health
             + 'static,
     {
@@ -369,6 +425,8 @@ impl Store {
             conversations: shared.clone(),
             memories: shared.clone(),
             message_credits: shared.clone(),
+            blog: shared.clone(),
+            reports: shared.clone(),
             health: shared,
         }
     }

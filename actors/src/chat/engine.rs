@@ -172,12 +172,11 @@ impl ChatEngine {
         Ok(model.clone())
     }
 
-    /// A character the chatter may talk with.
+    /// A character the chatter may talk with: one the operator hid is gone for everyone.
     pub async fn character(&self, id: &CharacterId, viewer: Viewer) -> Result<Character, ChatError> {
-        match self.store.characters.get(id).await? {
-            Some(character) if viewer.may_see(character.exposure) => Ok(character),
-            _ => Err(ChatError::NoCharacter),
-        }
+        let character = self.store.characters.get(id).await?.filter(|c| viewer.may_see(c.exposure));
+        let hidden = character.is_some() && self.store.characters.is_hidden(id).await?;
+        character.filter(|_| !hidden).ok_or(ChatError::NoCharacter)
     }
 
     /// A page of the conversation, newest first. Opening a new conversation writes the

@@ -12,6 +12,9 @@ const HomePage = lazy(() => import('@/features/home/components/home-page'));
 const NotFoundPage = lazy(() => import('@/app/routes/not-found'));
 const SettingsPage = lazy(() => import('@/features/settings/components/settings-page'));
 const ChatPage = lazy(() => import('@/features/chat/components/chat-page'));
+const BlogListPage = lazy(() => import('@/features/blog/components/blog-list-page'));
+const BlogPostPage = lazy(() => import('@/features/blog/components/blog-post-page'));
+const CheckEmailPage = lazy(() => import('@/features/auth/components/check-email-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -29,11 +32,17 @@ const framedRoutes: RouteObject[] = [
   { path: 'setting', element: <SettingsPage /> },
   // `/chat` (the list) and `/chat/{characterId}`: one route, so switching chats keeps the screen.
   { path: 'chat/:characterId?', element: <ChatPage /> },
+  { path: 'blog', element: <BlogListPage /> },
+  { path: 'blogs/:blogKey', element: <BlogPostPage /> },
   ...trustFramedRoutes,
 ];
 
 /** Screens outside the main frame. */
-const standaloneRoutes: RouteObject[] = [{ path: '404', element: <NotFoundPage /> }, ...trustStandaloneRoutes];
+const standaloneRoutes: RouteObject[] = [
+  { path: '404', element: <NotFoundPage /> },
+  { path: 'checkEmailTip', element: <CheckEmailPage /> },
+  ...trustStandaloneRoutes,
+];
 
 export const routes: RouteObject[] = [
   {

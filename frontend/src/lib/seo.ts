@@ -27,6 +27,8 @@ export interface PageMeta {
   breadcrumbs: Breadcrumb[];
   /** Ask crawlers not to index (error pages). */
   noIndex?: boolean;
+  /** schema.org Article data (blog posts); other pages drop any left from the last one. */
+  article?: object;
 }
 
 function upsertMeta(attribute: 'name' | 'property', key: string, content: string): void {
@@ -93,4 +95,6 @@ export function applyPageMeta(meta: PageMeta, location: Pick<Location, 'origin' 
 
   upsertJsonLd('ld-organization', organizationJsonLd(location.origin));
   upsertJsonLd('ld-breadcrumb', breadcrumbJsonLd(location.origin, meta.breadcrumbs));
+  if (meta.article) upsertJsonLd('ld-article', meta.article);
+  else document.getElementById('ld-article')?.remove();
 }

@@ -56,9 +56,10 @@ pub async fn get_character_info(
     payload: Payload<InfoRequest>,
 ) -> ApiResult<Character> {
     let id = CharacterId::parse(&payload.into_inner().character_id)?;
-    let character = state.store.characters.get(&id).await?;
+    let character = state.store.characters.get(&id).await?.filter(|c| signed_in.viewer(&state).may_see(c.exposure));
+    let hidden = character.is_some() && state.store.characters.is_hidden(&id).await?;
     match character {
-        Some(character) if signed_in.viewer(&state).may_see(character.exposure) => Ok(ApiReply(character)),
+        Some(character) if !hidden => Ok(ApiReply(character)),
         _ => Err(ApiError::NotFound(format!("no character {id}"))),
     }
 }

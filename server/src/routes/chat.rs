@@ -45,7 +45,7 @@ pub async fn get_chat_list(state: web::Data<AppState>, signed_in: SignedIn) -> A
     for conversation in state.store.conversations.list(&signed_in.user.user_id).await? {
         // A character removed from the catalogue (or hidden now) drops out of the list.
         let Some(character) = state.store.characters.get(&conversation.character_id).await? else { continue };
-        if !viewer.may_see(character.exposure) {
+        if !viewer.may_see(character.exposure) || state.store.characters.is_hidden(&conversation.character_id).await? {
             continue;
         }
         summaries.push(ChatSummary {

@@ -1,9 +1,11 @@
 //! The API endpoints under `/lust/api`, one module per feature. `configure` mounts them
 //! inside the envelope middleware; anything unmatched answers `notFound` in an envelope.
 
+mod blog;
 mod characters;
 mod chat;
 pub mod login;
+mod reports;
 mod telemetry;
 mod user;
 mod web_config;
@@ -37,6 +39,9 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/memory/addMemory", web::post().to(chat::add_memory))
         .route("/user/v1/memory/updateMemory", web::post().to(chat::update_memory))
         .route("/user/v1/memory/deleteMemory", web::post().to(chat::delete_memory))
+        .route("/user/v1/blog/getBlogList", web::post().to(blog::get_blog_list))
+        .route("/user/v1/blog/getBlogInfo", web::post().to(blog::get_blog_info))
+        .route("/user/v1/report/reportContent", web::post().to(reports::report_content))
         .route("/spm", web::get().to(telemetry::spm))
         .route("/webError", web::post().to(telemetry::web_error))
         .default_service(web::to(unknown_endpoint));

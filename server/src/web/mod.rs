@@ -4,6 +4,7 @@
 pub mod health;
 pub mod media;
 pub mod request_limits;
+pub mod seo;
 pub mod sign_in;
 pub mod socket;
 pub mod spa;

@@ -1,5 +1,6 @@
-//! The built React app (`frontend/dist`): files as they are, `index.html` for client
-//! routes, and `/locales/{lng}/{ns}.json` for i18next.
+//! The built React app (`frontend/dist`): files as they are, `index.html` with each
+//! route's own head (`seo`) for client routes, `/locales/{lng}/{ns}.json` for i18next,
+//! and `/sitemap.xml` and `/robots.txt`.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use actix_web::http::header::{ALLOW, CACHE_CONTROL, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::state::AppState;
+use crate::web::seo;
 
 /// The ten languages of the product (spec §1).
 pub const LANGUAGES: [&str; 10] = ["en", "de", "es", "fr", "id", "it", "ja", "ko", "pl", "pt"];
@@ -58,13 +60,44 @@ pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> Ht
     if last_segment.contains('.') {
         return HttpResponse::NotFound().finish();
     }
-    let index = root.join("index.html");
-    if !index.is_file() {
+    let Some(build) = state.site.build() else {
         return HttpResponse::ServiceUnavailable()
             .content_type("text/plain; charset=utf-8")
             .body("The web app is not built yet: run ./scripts/run, or `npm run build` in frontend/.");
+    };
+    match state.site.render(&build, &state.store, req.path()).await {
+        Ok(page) => {
+            let mut response = if page.found { HttpResponse::Ok() } else { HttpResponse::NotFound() };
+            // The head depends on the store (characters, posts), so it is never cached blindly.
+            response.content_type("text/html; charset=utf-8").insert_header((CACHE_CONTROL, "no-cache")).body(page.html)
+        }
+        Err(error) => {
+            tracing::error!(%error, path = req.path(), "a page could not be rendered");
+            HttpResponse::ServiceUnavailable().content_type("text/plain; charset=utf-8").body("Try again in a moment.")
+        }
     }
-    serve_file(&req, &index, "no-cache")
+}
+
+/// `/sitemap.xml`: routes in every language, public characters and blog posts.
+pub async fn sitemap(state: web::Data<AppState>) -> HttpResponse {
+    match seo::sitemap::sitemap_xml(&state.site, &state.store).await {
+        Ok(xml) => HttpResponse::Ok()
+            .content_type("application/xml; charset=utf-8")
+            .insert_header((CACHE_CONTROL, "public, max-age=3600"))
+            .body(xml),
+        Err(error) => {
+            tracing::error!(%error, "the sitemap could not be built");
+            HttpResponse::ServiceUnavailable().finish()
+        }
+    }
+}
+
+/// `/robots.txt`: everything but the API and private screens, and where the sitemap is.
+pub async fn robots(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((CACHE_CONTROL, "public, max-age=3600"))
+        .body(seo::sitemap::robots_txt(&state.site))
 }
 
 fn serve_file(req: &HttpRequest, path: &Path, cache_control: &'static str) -> HttpResponse {

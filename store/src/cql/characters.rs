@@ -123,6 +123,7 @@ struct CharacterRow {
 impl CharacterRepo for CqlStore {
     async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>> {
         let include_restricted = viewer.may_see(Exposure::Restricted);
+        let hidden = self.hidden_set().await?;
         let statement = &self.statements.characters.cards;
         let pager =
             self.session.execute_iter(statement.clone(), (i32::from(gender.code()),)).await.map_err(unavailable)?;
@@ -131,7 +132,7 @@ impl CharacterRepo for CqlStore {
         // pager stops fetching once the page is complete.
         let (mut skip, mut cards) = (page.offset(), Vec::with_capacity(page.page_size() as usize));
         while let Some(row) = rows.try_next().await.map_err(unavailable)? {
-            if row.restricted && !include_restricted {
+            if (row.restricted && !include_restricted) || hidden.contains(&row.character_id) {
                 continue;
             }
             if skip > 0 {
@@ -233,5 +234,17 @@ impl CharacterRepo for CqlStore {
         let row: Option<(i64,)> = self.first(&self.statements.characters.count, ()).await?;
         let count = row.map(|(n,)| n).unwrap_or(0);
         u64::try_from(count).map_err(|_| StoreError::Corrupt(format!("negative count {count}")))
+    }
+
+    async fn set_hidden(&self, id: &CharacterId, hidden: bool) -> StoreResult<bool> {
+        self.set_character_hidden(id, hidden).await
+    }
+
+    async fn is_hidden(&self, id: &CharacterId) -> StoreResult<bool> {
+        self.character_is_hidden(id).await
+    }
+
+    async fn hidden(&self) -> StoreResult<Vec<CharacterId>> {
+        self.hidden_characters().await
     }
 }

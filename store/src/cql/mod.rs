@@ -10,10 +10,12 @@
 //! two servers answer different extra columns.
 
 mod accounts;
+mod blog;
 mod characters;
 mod chat;
 mod ledger;
 mod media;
+mod moderation;
 mod telemetry;
 
 use std::sync::Arc;
@@ -107,6 +109,8 @@ struct Statements {
     accounts: accounts::Statements,
     ledger: ledger::Statements,
     chat: chat::Statements,
+    blog: blog::Statements,
+    moderation: moderation::Statements,
     ping: PreparedStatement,
 }
 
@@ -140,6 +144,8 @@ impl CqlStore {
             accounts: accounts::Statements::prepare(&preparer).await?,
             ledger: ledger::Statements::prepare(&preparer).await?,
             chat: chat::Statements::prepare(&preparer).await?,
+            blog: blog::Statements::prepare(&preparer).await?,
+            moderation: moderation::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
         Ok(Self { session, settings, statements })

@@ -20,6 +20,7 @@ impl CharacterRepo for EmbeddedStore {
             let sql = format!(
                 "SELECT {CARD_COLUMNS} FROM characters
                  WHERE gender = ?1 AND (restricted = 0 OR ?2)
+                   AND character_id NOT IN (SELECT character_id FROM hidden_characters)
                  ORDER BY rank, character_id LIMIT ?3 OFFSET ?4"
             );
             let mut statement = conn.prepare_cached(&sql)?;
@@ -91,6 +92,18 @@ impl CharacterRepo for EmbeddedStore {
             Ok(count.max(0) as u64)
         })
         .await
+    }
+
+    async fn set_hidden(&self, id: &CharacterId, hidden: bool) -> StoreResult<bool> {
+        self.set_character_hidden(id, hidden).await
+    }
+
+    async fn is_hidden(&self, id: &CharacterId) -> StoreResult<bool> {
+        self.character_is_hidden(id).await
+    }
+
+    async fn hidden(&self) -> StoreResult<Vec<CharacterId>> {
+        self.hidden_characters().await
     }
 }
 

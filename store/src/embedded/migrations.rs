@@ -130,6 +130,32 @@ const STEPS: &[&str] = &[
         user_id        TEXT PRIMARY KEY,
         since          INTEGER NOT NULL
     ) STRICT, WITHOUT ROWID;",
+    // 6: blog posts, reports, and the characters the operator took out of the catalogue.
+    "CREATE TABLE blog_posts (
+        post_key       TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        description    TEXT NOT NULL,
+        date           TEXT NOT NULL,
+        cover          TEXT NOT NULL,
+        markdown       TEXT NOT NULL,
+        html           TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX blog_posts_by_date ON blog_posts (date DESC, post_key);
+
+    CREATE TABLE reports (
+        report_id      INTEGER PRIMARY KEY,
+        reporter_id    TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER,
+        reason         TEXT NOT NULL,
+        note           TEXT NOT NULL,
+        created_at     INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE hidden_characters (
+        character_id   TEXT PRIMARY KEY,
+        hidden_at      INTEGER NOT NULL DEFAULT (unixepoch())
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

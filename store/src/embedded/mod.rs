@@ -3,11 +3,13 @@
 //! pooled connection; WAL mode lets readers proceed while one writer commits.
 
 mod accounts;
+mod blog;
 mod characters;
 mod chat;
 mod ledger;
 mod media;
 mod migrations;
+mod moderation;
 mod telemetry;
 
 use std::path::{Path, PathBuf};

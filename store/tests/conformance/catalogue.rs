@@ -9,7 +9,7 @@ use amora_store::{CatalogueEntry, MediaObject};
 
 use crate::backend;
 
-fn entry(n: i64, gender: Gender, exposure: Exposure) -> CatalogueEntry {
+pub fn entry(n: i64, gender: Gender, exposure: Exposure) -> CatalogueEntry {
     let character = Character {
         card: CharacterCard {
             character_id: CharacterId::parse(&format!("c-{n:03}")).unwrap(),

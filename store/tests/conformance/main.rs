@@ -7,6 +7,7 @@ mod accounts;
 mod backend;
 mod catalogue;
 mod chat;
+mod content;
 mod ledger;
 
 use amora_domain::account::{UserId, UserNo};

@@ -9,9 +9,9 @@ import styles from '@/features/chat/components/chat.module.css';
 import { Conversation } from '@/features/chat/components/conversation';
 import { ConversationList } from '@/features/chat/components/conversation-list';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
+import { useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
-import { usePageMeta } from '@/hooks/use-page-meta';
 import { chatBeforePagePathAtom, showLoginTipAtom } from '@/lib/app-state';
 import { ROUTES, chatPathFor } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
@@ -139,18 +139,8 @@ export default function ChatPage() {
   const { characterId } = useParams();
   const getting = useAtomValue(gettingUserAtom);
   const loggedIn = useAtomValue(isLoggedInAtom);
-  const localize = useLocalizedPath();
 
-  usePageMeta({
-    title: t('chat.metaTitle'),
-    description: t('chat.metaDescription'),
-    keywords: '',
-    noIndex: true,
-    breadcrumbs: [
-      { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) },
-      { name: t('nav.chat'), path: localize(ROUTES.chat) },
-    ],
-  });
+  useChatPageMeta(characterId);
   useEffect(() => trackPageView('chat'), []);
 
   if (getting) return <Spinner label={t('common.loading')} />;

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArrowLeftIcon, LockIcon } from '@/components/icons';
 import { Button } from '@/components/button';
@@ -13,8 +13,11 @@ import { MemoriesPanel } from '@/features/chat/components/memories-panel';
 import { MessageList } from '@/features/chat/components/message-list';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
+import type { ReportTarget } from '@/features/moderation/api/report-api';
+import { FlagIcon } from '@/features/moderation/components/moderation-icons';
+import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useMediaQuery } from '@/hooks/use-media-query';
-import type { Character, ChatSummary } from '@/lib/api-types';
+import type { Character, ChatMessage, ChatSummary } from '@/lib/api-types';
 import { isMemoriesSavingAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 
@@ -64,6 +67,11 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   }, [loaded, onLoaded]);
 
   const name = character?.characterName ?? summary?.characterName ?? '';
+  const [reporting, setReporting] = useState<ReportTarget | null>(null);
+  const reportReply = useCallback(
+    (message: ChatMessage) => setReporting({ characterId, characterName: name, messageId: message.messageId }),
+    [characterId, name],
+  );
   const photo = character?.characterPhoto ?? summary?.characterPhoto ?? '';
   const { state } = thread;
 
@@ -92,6 +100,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         }}
         onEdit={thread.edit}
         onDelete={thread.remove}
+        onReport={reportReply}
       />
     );
 
@@ -116,6 +125,16 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
           </div>
           <button
             type="button"
+            className={styles.iconButton}
+            onClick={() => setReporting({ characterId, characterName: name })}
+            aria-label={t('report.reportCharacter')}
+            title={t('report.reportCharacter')}
+            data-testid="chat-report"
+          >
+            <FlagIcon size={18} />
+          </button>
+          <button
+            type="button"
             className={`${styles.memoriesToggle} ${memoriesOpen ? styles.toggleOn : ''}`}
             onClick={() => setMemoriesOpen(!memoriesOpen)}
             aria-expanded={memoriesOpen}
@@ -134,6 +153,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         )}
       </section>
       {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
+      <ReportDialog target={reporting} onClose={() => setReporting(null)} />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import styles from '@/features/chat/components/chat.module.css';
 import { formatFullTime } from '@/features/chat/components/chat-time';
 import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import { EditForm } from '@/features/chat/components/edit-form';
+import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { MessageText } from '@/features/chat/components/message-text';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
@@ -31,6 +32,8 @@ export interface MessageListProps {
   onRegenerate: () => void;
   onEdit: (messageId: string, content: string) => Promise<EditResult>;
   onDelete: (messageId: string) => Promise<boolean>;
+  /** Report one of the character's replies. */
+  onReport: (message: ChatMessage) => void;
 }
 
 function Avatar({ src, name }: { src: string | null | undefined; name: string }) {
@@ -49,10 +52,11 @@ interface BubbleProps {
   userName: string;
   onEdit: MessageListProps['onEdit'];
   onAskDelete: (message: ChatMessage) => void;
+  onReport: (message: ChatMessage) => void;
 }
 
-/** One stored message; the user's own can be edited in place or deleted. */
-const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete }: BubbleProps) {
+/** One stored message; the user's own can be edited in place or deleted, the character's reported. */
+const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport }: BubbleProps) {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
   const [draft, setDraft] = useState<string | null>(null);
@@ -121,6 +125,20 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
             </button>
           </div>
         )}
+        {!mine && (
+          <div className={styles.messageTools}>
+            <button
+              type="button"
+              className={styles.toolButton}
+              onClick={() => onReport(message)}
+              aria-label={t('report.reportReply')}
+              title={t('report.reportReply')}
+              data-testid="report-reply"
+            >
+              <FlagIcon size={15} />
+            </button>
+          </div>
+        )}
       </div>
     </li>
   );
@@ -131,7 +149,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
  * (keeping what is on screen in place), and new messages and streaming text keep the view
  * at the bottom unless the reader has scrolled up.
  */
-export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete }: MessageListProps) {
+export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete, onReport }: MessageListProps) {
   const { t } = useTranslation();
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
@@ -190,6 +208,7 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             userName={userName}
             onEdit={onEdit}
             onAskDelete={setDeleting}
+            onReport={onReport}
           />
         ))}
         {state.pending && (

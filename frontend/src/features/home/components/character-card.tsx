@@ -2,6 +2,7 @@ import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ChatIcon, LockIcon } from '@/components/icons';
 import styles from '@/features/home/components/character-card.module.css';
+import { CardMenu } from '@/features/moderation/components/card-menu';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
 
 export interface CharacterCardProps {
@@ -13,46 +14,51 @@ export interface CharacterCardProps {
 
 /**
  * Name, age with the word 'year', introduction, photo, the secondary image (first of the
- * image list) and a lock icon when usedType is 1 (spec section 2 "Home page").
+ * image list) and a lock icon when usedType is 1 (spec section 2 "Home page"); a menu
+ * with Report.
  */
 export const CharacterCard = memo(function CharacterCard({ character, onOpen, eager = false }: CharacterCardProps) {
   const { t } = useTranslation();
   const secondary = character.characterImageList?.[0];
   const locked = character.usedType === 1;
   return (
-    <button
-      type="button"
-      className={styles.card}
-      onClick={() => onOpen(character)}
-      aria-label={t('home.chatWith', { name: character.characterName })}
-      data-testid="character-card"
-      data-character-id={character.characterId}
-    >
-      <img className={styles.photo} src={character.characterPhoto} alt="" loading={eager ? 'eager' : 'lazy'} decoding="async" />
-      {secondary && <img className={styles.secondary} src={secondary} alt="" loading="lazy" decoding="async" />}
-      <span className={styles.shade} />
-      {secondary && (
-        <span className={styles.thumb} aria-hidden="true">
-          <img src={secondary} alt="" loading="lazy" decoding="async" />
+    <div className={styles.wrap}>
+      <button
+        type="button"
+        className={styles.card}
+        onClick={() => onOpen(character)}
+        aria-label={t('home.chatWith', { name: character.characterName })}
+        data-testid="character-card"
+        data-character-id={character.characterId}
+      >
+        <img className={styles.photo} src={character.characterPhoto} alt="" loading={eager ? 'eager' : 'lazy'} decoding="async" />
+        {secondary && <img className={styles.secondary} src={secondary} alt="" loading="lazy" decoding="async" />}
+        <span className={styles.shade} />
+        {secondary && (
+          <span className={styles.thumb} aria-hidden="true">
+            <img src={secondary} alt="" loading="lazy" decoding="async" />
+          </span>
+        )}
+        {locked && (
+          <span className={styles.lock} title={t('home.locked')} data-testid="card-lock">
+            <LockIcon size={16} />
+            <span className="visually-hidden">{t('home.locked')}</span>
+          </span>
+        )}
+        <span className={styles.info}>
+          <span className={styles.name}>{character.characterName}</span>
+          <span className={styles.age}>
+            {character.characterAge} {t('home.year')}
+          </span>
+          <span className={styles.intro}>{character.introduction}</span>
         </span>
-      )}
-      {locked && (
-        <span className={styles.lock} title={t('home.locked')} data-testid="card-lock">
-          <LockIcon size={16} />
-          <span className="visually-hidden">{t('home.locked')}</span>
+        <span className={styles.chatHint} aria-hidden="true">
+          <ChatIcon size={18} />
         </span>
-      )}
-      <span className={styles.info}>
-        <span className={styles.name}>{character.characterName}</span>
-        <span className={styles.age}>
-          {character.characterAge} {t('home.year')}
-        </span>
-        <span className={styles.intro}>{character.introduction}</span>
-      </span>
-      <span className={styles.chatHint} aria-hidden="true">
-        <ChatIcon size={18} />
-      </span>
-    </button>
+      </button>
+      {/* Beside the card, not in it: a button cannot hold another. */}
+      <CardMenu target={{ characterId: character.characterId, characterName: character.characterName }} />
+    </div>
   );
 });
 

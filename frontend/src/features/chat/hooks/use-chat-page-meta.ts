@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { getCharacterInfo } from '@/features/chat/api/chat-api';
+import { useLocalizedPath } from '@/hooks/use-localized-path';
+import { usePageMeta } from '@/hooks/use-page-meta';
+import { Gender, type Character } from '@/lib/api-types';
+import { ROUTES } from '@/lib/routes';
+import { APP_NAME } from '@/lib/site';
+
+/**
+ * The head of `/chat` and `/chat/{characterId}`, as the server writes it for crawlers
+ * (server/src/web/seo): a character the visitor may see gets its own indexable page (name,
+ * introduction, tags); the chat list, and a character that is restricted or gone, the chat
+ * screen's texts and `noindex`.
+ */
+export function useChatPageMeta(characterId: string | undefined): void {
+  const { t } = useTranslation();
+  const localize = useLocalizedPath();
+  const [character, setCharacter] = useState<Character | null>(null);
+
+  useEffect(() => {
+    setCharacter(null);
+    if (!characterId) return;
+    let live = true;
+    getCharacterInfo(characterId)
+      .then((envelope) => {
+        if (live && envelope.success && envelope.data) setCharacter(envelope.data);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [characterId]);
+
+  const home = { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) };
+  let meta;
+  if (character && character.characterId === characterId) {
+    const guys = character.gender === Gender.guys;
+    const kind = guys ? t('landing.aiBoyfriend') : t('landing.aiGirlfriend');
+    meta = {
+      title: `${character.characterName} – ${kind} – ${APP_NAME}`,
+      description: character.introduction,
+      keywords: [character.characterName, kind, ...character.tags].join(', '),
+      breadcrumbs: [
+        home,
+        ...(guys ? [{ name: kind, path: localize(ROUTES.boyfriendHome) }] : []),
+        { name: character.characterName, path: localize(`${ROUTES.chat}/${characterId}`) },
+      ],
+    };
+  } else {
+    meta = {
+      title: t('chat.metaTitle'),
+      description: t('chat.metaDescription'),
+      keywords: '',
+      noIndex: true,
+      breadcrumbs: [home, { name: t('nav.chat'), path: localize(ROUTES.chat) }],
+    };
+  }
+  usePageMeta(meta);
+}

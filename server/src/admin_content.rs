@@ -1,0 +1,187 @@
+//! The operator's content and moderation calls under `/lust/admin` (same token and JSON
+//! errors as `admin`): publish or unpublish a blog post, read the newest reports, hide a
+//! character from everyone or show it again. Every call is logged.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use amora_domain::blog::BlogKey;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::EntryId;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::admin::{AdminError, authorised, internal};
+use crate::state::AppState;
+
+/// Most reports one listing returns.
+const MAX_REPORTS: u32 = 500;
+
+pub fn configure(scope: &mut web::ServiceConfig) {
+    scope
+        .route("/blog/publish", web::post().to(publish_post))
+        .route("/blog/unpublish", web::post().to(unpublish_post))
+        .route("/reports", web::get().to(list_reports))
+        .route("/character/hide", web::post().to(hide_character))
+        .route("/character/unhide", web::post().to(unhide_character));
+}
+
+fn bad_request(error: impl std::fmt::Display) -> AdminError {
+    AdminError::BadRequest(error.to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PublishRequest {
+    /// The whole post file: front matter and Markdown body.
+    file: String,
+}
+
+/// Publishes a post file (`crate::blog` describes its form); a post with the same key is
+/// replaced. 400 names the field that is wrong.
+async fn publish_post(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<PublishRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let post = crate::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
+    let existed = state.store.blog.get(&post.key).await.map_err(internal)?.is_some();
+    let key = post.key.clone();
+    state.store.blog.put(post).await.map_err(internal)?;
+    tracing::info!(target: "admin", %key, replaced = existed, "admin blog publish");
+    let base = state.settings.http.public_base_url.trim_end_matches('/');
+    Ok(HttpResponse::Ok().json(json!({
+        "key": key,
+        "url": format!("{base}/blogs/{key}"),
+        "outcome": if existed { "replaced" } else { "published" },
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeyRequest {
+    key: String,
+}
+
+async fn unpublish_post(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<KeyRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let key = BlogKey::parse(&body.into_inner().key).map_err(bad_request)?;
+    if !state.store.blog.delete(&key).await.map_err(internal)? {
+        return Err(AdminError::NotFound(format!("no blog post {key}")));
+    }
+    tracing::info!(target: "admin", %key, "admin blog unpublish");
+    Ok(HttpResponse::Ok().json(json!({ "key": key, "outcome": "unpublished" })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportsQuery {
+    limit: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportView {
+    report_id: EntryId,
+    created_at: i64,
+    reporter_id: String,
+    character_id: String,
+    /// Empty when the character no longer exists.
+    character_name: String,
+    character_hidden: bool,
+    message_id: Option<EntryId>,
+    /// The reported reply's text, while it still exists.
+    message_text: Option<String>,
+    reason: &'static str,
+    note: String,
+}
+
+/// The newest reports first, with what the operator needs to judge them.
+async fn list_reports(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<ReportsQuery>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let limit = query.limit.unwrap_or(50).clamp(1, MAX_REPORTS);
+    let reports = state.store.reports.recent(limit).await.map_err(internal)?;
+    let mut views = Vec::with_capacity(reports.len());
+    for report in reports {
+        let characters = &state.store.characters;
+        let character = characters.get(&report.character_id).await.map_err(internal)?;
+        let hidden = characters.is_hidden(&report.character_id).await.map_err(internal)?;
+        let message_text = match report.message_id {
+            Some(id) => {
+                let after = EntryId::from_raw(id.raw().saturating_add(1));
+                let found = state
+                    .store
+                    .conversations
+                    .messages(&report.reporter_id, &report.character_id, Some(after), 1)
+                    .await
+                    .map_err(internal)?;
+                found.into_iter().find(|m| m.message_id == id).map(|m| m.content)
+            }
+            None => None,
+        };
+        views.push(ReportView {
+            report_id: report.report_id,
+            created_at: report.created_at,
+            reporter_id: report.reporter_id.to_string(),
+            character_id: report.character_id.to_string(),
+            character_name: character.map(|c| c.card.character_name).unwrap_or_default(),
+            character_hidden: hidden,
+            message_id: report.message_id,
+            message_text,
+            reason: report.reason.code(),
+            note: report.note,
+        });
+    }
+    tracing::info!(target: "admin", count = views.len(), "admin reports");
+    Ok(HttpResponse::Ok().json(json!({ "reports": views })))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CharacterRequest {
+    character_id: String,
+}
+
+async fn hide_character(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<CharacterRequest>,
+) -> Result<HttpResponse, AdminError> {
+    set_hidden(req, state, body.into_inner(), true).await
+}
+
+async fn unhide_character(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<CharacterRequest>,
+) -> Result<HttpResponse, AdminError> {
+    set_hidden(req, state, body.into_inner(), false).await
+}
+
+/// Hidden, a character leaves the catalogue and every user's chat list, its page answers
+/// 404 and nobody can chat with it; its record and conversations stay, so unhiding brings
+/// it back as it was.
+async fn set_hidden(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    request: CharacterRequest,
+    hidden: bool,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let id = CharacterId::parse(&request.character_id).map_err(bad_request)?;
+    if !state.store.characters.set_hidden(&id, hidden).await.map_err(internal)? {
+        return Err(AdminError::NotFound(format!("no character {id}")));
+    }
+    tracing::info!(target: "admin", character = %id, hidden, "admin character visibility");
+    Ok(HttpResponse::Ok().json(json!({
+        "characterId": id,
+        "outcome": if hidden { "hidden" } else { "shown" },
+    })))
+}

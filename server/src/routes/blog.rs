@@ -1,0 +1,89 @@
+//! The blog for the frontend (docs/api.md "Blog"): a page of posts, newest first, and one
+//! post with its sanitised HTML. Open to everyone, signed in or not.
+
+use actix_web::web;
+use amora_domain::blog::{BlogDate, BlogKey};
+use amora_domain::paging::PageRequest;
+use amora_store::BlogSummary;
+use serde::{Deserialize, Serialize};
+
+use crate::api::{ApiError, ApiReply, ApiResult, Payload};
+use crate::state::AppState;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListRequest {
+    page_no: i64,
+    page_size: i64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlogCard {
+    blog_key: BlogKey,
+    title: String,
+    description: String,
+    date: BlogDate,
+    cover: String,
+}
+
+impl From<BlogSummary> for BlogCard {
+    fn from(post: BlogSummary) -> Self {
+        Self {
+            blog_key: post.key,
+            title: post.title,
+            description: post.description,
+            date: post.date,
+            cover: post.cover,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlogPage {
+    list: Vec<BlogCard>,
+    /// How many posts there are in all, for numbered pages.
+    total: u64,
+}
+
+/// `blog/getBlogList {pageNo, pageSize}` → `{list: BlogCard[], total}`, newest first.
+pub async fn get_blog_list(state: web::Data<AppState>, payload: Payload<ListRequest>) -> ApiResult<BlogPage> {
+    let request = payload.into_inner();
+    let page = PageRequest::parse(request.page_no, request.page_size)?;
+    let list = state.store.blog.list(page).await?.into_iter().map(BlogCard::from).collect();
+    let total = state.store.blog.count().await?;
+    Ok(ApiReply(BlogPage { list, total }))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InfoRequest {
+    blog_key: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlogArticle {
+    blog_key: BlogKey,
+    title: String,
+    description: String,
+    date: BlogDate,
+    cover: String,
+    /// Rendered from the post's Markdown and sanitised when it was published.
+    html: String,
+}
+
+/// `blog/getBlogInfo {blogKey}` → `BlogArticle`, or `notFound`.
+pub async fn get_blog_info(state: web::Data<AppState>, payload: Payload<InfoRequest>) -> ApiResult<BlogArticle> {
+    let key = BlogKey::parse(&payload.into_inner().blog_key)?;
+    let post = state.store.blog.get(&key).await?.ok_or_else(|| ApiError::NotFound(format!("no blog post {key}")))?;
+    Ok(ApiReply(BlogArticle {
+        blog_key: post.key,
+        title: post.title,
+        description: post.description,
+        date: post.date,
+        cover: post.cover,
+        html: post.html,
+    }))
+}

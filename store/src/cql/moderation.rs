@@ -1,0 +1,171 @@
+//! Reports and hidden characters over CQL. Reports sit in 30-day partitions, newest first;
+//! "recent" walks back period by period. Hidden characters are one small partition.
+
+use std::collections::HashSet;
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::EntryId;
+use amora_domain::report::{Report, ReportReason};
+use async_trait::async_trait;
+use scylla::DeserializeRow;
+use scylla::statement::prepared::PreparedStatement;
+
+use super::{CqlStore, Kind, Preparer, corrupt, now_seconds};
+use crate::{ReportRepo, StoreResult};
+
+const PERIOD_SECS: i64 = 30 * 86_400;
+/// How far back "recent" looks: three years of periods.
+const KEPT_PERIODS: i32 = 37;
+/// The one partition of `hidden_characters`.
+const BUCKET: i32 = 0;
+
+fn period_of(unix_seconds: i64) -> i32 {
+    unix_seconds.div_euclid(PERIOD_SECS) as i32
+}
+
+pub(super) struct Statements {
+    insert_report: PreparedStatement,
+    reports_of_period: PreparedStatement,
+    hide: PreparedStatement,
+    unhide: PreparedStatement,
+    hidden_one: PreparedStatement,
+    hidden_all: PreparedStatement,
+    exists: PreparedStatement,
+}
+
+impl Statements {
+    pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
+        Ok(Self {
+            insert_report: p
+                .prepare(
+                    "INSERT INTO reports (period, report_id, reporter_id, character_id, message_id, reason, note,
+                        created_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            reports_of_period: p
+                .prepare(
+                    "SELECT report_id, reporter_id, character_id, message_id, reason, note, created_at
+                     FROM reports WHERE period = ? LIMIT ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            hide: p
+                .prepare(
+                    "INSERT INTO hidden_characters (bucket, character_id, hidden_at) VALUES (?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            unhide: p
+                .prepare("DELETE FROM hidden_characters WHERE bucket = ? AND character_id = ?", Kind::Idempotent)
+                .await?,
+            hidden_one: p
+                .prepare(
+                    "SELECT character_id FROM hidden_characters WHERE bucket = ? AND character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            hidden_all: p
+                .prepare("SELECT character_id FROM hidden_characters WHERE bucket = ?", Kind::Idempotent)
+                .await?,
+            exists: p.prepare("SELECT character_id FROM characters WHERE character_id = ?", Kind::Idempotent).await?,
+        })
+    }
+}
+
+#[derive(DeserializeRow)]
+struct ReportRow {
+    report_id: i64,
+    reporter_id: String,
+    character_id: String,
+    message_id: Option<i64>,
+    reason: String,
+    note: String,
+    created_at: i64,
+}
+
+impl ReportRow {
+    fn into_report(self) -> StoreResult<Report> {
+        Ok(Report {
+            report_id: EntryId::from_raw(self.report_id),
+            reporter_id: UserId::parse(&self.reporter_id).map_err(corrupt)?,
+            character_id: CharacterId::parse(&self.character_id).map_err(corrupt)?,
+            message_id: self.message_id.map(EntryId::from_raw),
+            reason: ReportReason::parse(&self.reason).map_err(corrupt)?,
+            note: self.note,
+            created_at: self.created_at,
+        })
+    }
+}
+
+#[async_trait]
+impl ReportRepo for CqlStore {
+    async fn add(&self, report: Report) -> StoreResult<()> {
+        self.run(
+            &self.statements.moderation.insert_report,
+            (
+                period_of(report.created_at),
+                report.report_id.raw(),
+                report.reporter_id.as_str(),
+                report.character_id.as_str(),
+                report.message_id.map(EntryId::raw),
+                report.reason.code(),
+                &report.note,
+                report.created_at,
+            ),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn recent(&self, limit: u32) -> StoreResult<Vec<Report>> {
+        let current = period_of(now_seconds());
+        let mut reports = Vec::new();
+        for period in (current - KEPT_PERIODS..=current + 1).rev() {
+            let wanted = limit as usize - reports.len();
+            if wanted == 0 {
+                break;
+            }
+            let rows: Vec<ReportRow> =
+                self.rows(&self.statements.moderation.reports_of_period, (period, wanted as i32)).await?;
+            for row in rows {
+                reports.push(row.into_report()?);
+            }
+        }
+        Ok(reports)
+    }
+}
+
+impl CqlStore {
+    pub(super) async fn set_character_hidden(&self, id: &CharacterId, hidden: bool) -> StoreResult<bool> {
+        let statements = &self.statements.moderation;
+        let exists: Option<(String,)> = self.first(&statements.exists, (id.as_str(),)).await?;
+        if exists.is_none() {
+            return Ok(false);
+        }
+        if hidden {
+            self.run(&statements.hide, (BUCKET, id.as_str(), now_seconds())).await?;
+        } else {
+            self.run(&statements.unhide, (BUCKET, id.as_str())).await?;
+        }
+        Ok(true)
+    }
+
+    pub(super) async fn character_is_hidden(&self, id: &CharacterId) -> StoreResult<bool> {
+        let row: Option<(String,)> = self.first(&self.statements.moderation.hidden_one, (BUCKET, id.as_str())).await?;
+        Ok(row.is_some())
+    }
+
+    pub(super) async fn hidden_characters(&self) -> StoreResult<Vec<CharacterId>> {
+        let rows: Vec<(String,)> = self.paged(&self.statements.moderation.hidden_all, (BUCKET,)).await?;
+        rows.into_iter().map(|(id,)| CharacterId::parse(&id).map_err(corrupt)).collect()
+    }
+
+    /// The hidden ids as a set, for filtering a catalogue page.
+    pub(super) async fn hidden_set(&self) -> StoreResult<HashSet<String>> {
+        let rows: Vec<(String,)> = self.paged(&self.statements.moderation.hidden_all, (BUCKET,)).await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+}

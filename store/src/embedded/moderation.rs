@@ -1,0 +1,119 @@
+//! Reports and hidden characters in SQLite.
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::EntryId;
+use amora_domain::report::{Report, ReportReason};
+use async_trait::async_trait;
+use rusqlite::{OptionalExtension, params};
+
+use super::EmbeddedStore;
+use crate::{ReportRepo, StoreError, StoreResult};
+
+fn corrupt(error: amora_domain::Invalid) -> StoreError {
+    StoreError::Corrupt(error.to_string())
+}
+
+#[async_trait]
+impl ReportRepo for EmbeddedStore {
+    async fn add(&self, report: Report) -> StoreResult<()> {
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO reports (report_id, reporter_id, character_id, message_id, reason, note, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                report.report_id.raw(),
+                report.reporter_id.as_str(),
+                report.character_id.as_str(),
+                report.message_id.map(EntryId::raw),
+                report.reason.code(),
+                report.note,
+                report.created_at
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn recent(&self, limit: u32) -> StoreResult<Vec<Report>> {
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT report_id, reporter_id, character_id, message_id, reason, note, created_at
+                 FROM reports ORDER BY report_id DESC LIMIT ?1",
+            )?;
+            let rows = statement.query_map(params![limit], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, Option<i64>>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, i64>(6)?,
+                ))
+            })?;
+            rows.map(|row| {
+                let (id, reporter, character, message, reason, note, created_at) = row?;
+                Ok(Report {
+                    report_id: EntryId::from_raw(id),
+                    reporter_id: UserId::parse(&reporter).map_err(corrupt)?,
+                    character_id: CharacterId::parse(&character).map_err(corrupt)?,
+                    message_id: message.map(EntryId::from_raw),
+                    reason: ReportReason::parse(&reason).map_err(corrupt)?,
+                    note,
+                    created_at,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+}
+
+impl EmbeddedStore {
+    pub(super) async fn set_character_hidden(&self, id: &CharacterId, hidden: bool) -> StoreResult<bool> {
+        let id = id.clone();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            let exists = tx
+                .query_row("SELECT 1 FROM characters WHERE character_id = ?1", params![id.as_str()], |_| Ok(()))
+                .optional()?
+                .is_some();
+            if exists {
+                if hidden {
+                    tx.execute(
+                        "INSERT OR IGNORE INTO hidden_characters (character_id) VALUES (?1)",
+                        params![id.as_str()],
+                    )?;
+                } else {
+                    tx.execute("DELETE FROM hidden_characters WHERE character_id = ?1", params![id.as_str()])?;
+                }
+            }
+            tx.commit()?;
+            Ok(exists)
+        })
+        .await
+    }
+
+    pub(super) async fn character_is_hidden(&self, id: &CharacterId) -> StoreResult<bool> {
+        let id = id.clone();
+        self.with_conn(move |conn| {
+            let found = conn
+                .query_row("SELECT 1 FROM hidden_characters WHERE character_id = ?1", params![id.as_str()], |_| Ok(()))
+                .optional()?;
+            Ok(found.is_some())
+        })
+        .await
+    }
+
+    pub(super) async fn hidden_characters(&self) -> StoreResult<Vec<CharacterId>> {
+        self.with_conn(|conn| {
+            let mut statement =
+                conn.prepare_cached("SELECT character_id FROM hidden_characters ORDER BY character_id")?;
+            let rows = statement.query_map([], |row| row.get::<_, String>(0))?;
+            rows.map(|row| CharacterId::parse(&row?).map_err(corrupt)).collect()
+        })
+        .await
+    }
+}
