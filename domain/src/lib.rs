@@ -9,6 +9,7 @@ pub mod gender;
 pub mod moderation;
 pub mod money;
 pub mod paging;
+pub mod tag;
 pub mod telemetry;
 pub mod text;
 pub mod viewer;

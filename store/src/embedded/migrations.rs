@@ -125,6 +125,19 @@ const STEPS: &[&str] = &[
         used           INTEGER NOT NULL,
         PRIMARY KEY (user_id, day)
     ) STRICT, WITHOUT ROWID;",
+    // 5: the tag index of the catalogue (getCharacterList's `tags`): one row per character
+    // and folded (lower-case) tag, kept by the character upsert and removed with the
+    // character. Existing characters are indexed here; SQLite's lower() folds ASCII only,
+    // which covers every tag written before this step (the seeded catalogue's).
+    "CREATE TABLE character_tags (
+        tag            TEXT NOT NULL,
+        character_id   TEXT NOT NULL REFERENCES characters (character_id) ON DELETE CASCADE,
+        PRIMARY KEY (tag, character_id)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX character_tags_by_character ON character_tags (character_id);
+    INSERT OR IGNORE INTO character_tags (tag, character_id)
+        SELECT lower(trim(tag.value)), c.character_id FROM characters c, json_each(c.tags) tag
+        WHERE trim(tag.value) <> '';",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {
