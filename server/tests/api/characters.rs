@@ -196,7 +196,7 @@ async fn a_tag_filter_lists_the_matching_visible_characters_most_shared_first_in
             expected.push((shared, id));
         }
     }
-    expected.sort_by(|a, b| b.0.cmp(&a.0));
+    expected.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
     let expected: Vec<String> = expected.into_iter().map(|(_, id)| id).collect();
     assert!(expected.len() > 12, "the seeded catalogue has enough matches to page: {}", expected.len());
 

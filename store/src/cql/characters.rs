@@ -224,7 +224,7 @@ impl CharacterRepo for CqlStore {
         }
         // Listing order already (the map's key); a stable sort puts more shared tags first.
         let mut ranked: Vec<(usize, TaggedCardRow)> = matches.into_values().collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0));
+        ranked.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
         ranked
             .into_iter()
             .skip(page.offset() as usize)
