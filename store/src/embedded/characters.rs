@@ -49,10 +49,11 @@ impl CharacterRepo for EmbeddedStore {
         let keys = serde_json::to_string(&keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.with_conn(move |conn| {
             // The primary key (tag, character_id) finds the tagged characters; only those
-            // are joined, counted and sorted.
+            // are joined, counted and sorted. CROSS JOIN fixes that order: without it the
+            // planner may walk the whole gender's catalogue and probe each character's tags.
             let sql = format!(
                 "SELECT {JOINED_CARD_COLUMNS} FROM character_tags t
-                 JOIN characters c ON c.character_id = t.character_id
+                 CROSS JOIN characters c ON c.character_id = t.character_id
                  WHERE t.tag IN (SELECT value FROM json_each(?1))
                    AND c.gender = ?2 AND (c.restricted = 0 OR ?3)
                  GROUP BY c.character_id

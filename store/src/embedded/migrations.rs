@@ -154,4 +154,29 @@ mod tests {
         let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
         assert!(migrations.validate().is_ok());
     }
+
+    #[test]
+    fn the_tag_index_is_backfilled_and_leaves_with_its_character() {
+        let mut conn = Connection::open_in_memory().unwrap_or_else(|e| panic!("{e}"));
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap_or_else(|e| panic!("{e}"));
+        let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
+        migrations.to_version(&mut conn, 4).unwrap_or_else(|e| panic!("{e}"));
+        conn.execute(
+            "INSERT INTO characters VALUES ('gf-001', 0, 0, 1, 'Mia', 25, '', '', '[]', 0, '', '', '',
+                '[\"Bold\", \" bold\", \"Shy\", \"\"]', 'u1')",
+            [],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        migrations.to_latest(&mut conn).unwrap_or_else(|e| panic!("{e}"));
+        let tags = |conn: &Connection| -> Vec<String> {
+            let mut statement =
+                conn.prepare("SELECT tag FROM character_tags ORDER BY tag").unwrap_or_else(|e| panic!("{e}"));
+            let rows = statement.query_map([], |row| row.get(0)).unwrap_or_else(|e| panic!("{e}"));
+            rows.map(|row| row.unwrap_or_else(|e| panic!("{e}"))).collect()
+        };
+        assert_eq!(tags(&conn), vec!["bold", "shy"], "folded, trimmed, once each, blanks skipped");
+        // Deleting an account deletes its characters (accounts.rs); their tag rows go too.
+        conn.execute("DELETE FROM characters WHERE creator_id = 'u1'", []).unwrap_or_else(|e| panic!("{e}"));
+        assert!(tags(&conn).is_empty());
+    }
 }
