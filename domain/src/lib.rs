@@ -11,6 +11,7 @@ pub mod moderation;
 pub mod money;
 pub mod paging;
 pub mod report;
+pub mod tag;
 pub mod telemetry;
 pub mod text;
 pub mod viewer;

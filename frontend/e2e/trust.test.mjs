@@ -228,12 +228,20 @@ describe('landing pages', () => {
       }));
   }
 
-  it('/ai-gay shows boyfriends', () =>
+  it('/ai-gay shows boyfriends, read with one catalogue request', () =>
     journey({ viewport: DESKTOP }, async (page) => {
+      const catalogueCalls = [];
+      page.on('request', (request) => {
+        const path = new URL(request.url()).pathname;
+        if (path.startsWith('/lust/api/user/v1/character/')) catalogueCalls.push(path.split('/').pop());
+      });
       await page.goto('/ai-gay');
       const first = page.getByTestId('landing-grid').getByTestId('character-card').first();
       await first.waitFor({ timeout: 30_000 });
       assert.match(await first.getAttribute('data-character-id'), /^bf-/);
+      await page.waitForLoadState('networkidle');
+      // The grid comes from getCharacterList's tags filter: no per-character detail reads.
+      assert.deepEqual(catalogueCalls, ['getCharacterList']);
     }));
 });
 

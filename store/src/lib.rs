@@ -13,6 +13,7 @@ use amora_domain::chat::{MemoryId, MessageId, Speaker};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::report::Report;
+use amora_domain::tag::TagFilter;
 use amora_domain::telemetry::{ErrorReport, PageEvent};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
@@ -49,6 +50,16 @@ pub struct CatalogueEntry {
 pub trait CharacterRepo: Send + Sync {
     /// One page of the cards `viewer` may see in `gender`'s catalogue.
     async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>>;
+    /// One page of the cards `viewer` may see in `gender`'s catalogue that carry at least one
+    /// of `tags` (case-insensitive): those sharing more of the tags first, then listing order.
+    /// Read from a tag index kept by `upsert`, never by scanning the catalogue.
+    async fn list_cards_tagged(
+        &self,
+        gender: Gender,
+        tags: &TagFilter,
+        viewer: Viewer,
+        page: PageRequest,
+    ) -> StoreResult<Vec<CharacterCard>>;
     async fn get(&self, id: &CharacterId) -> StoreResult<Option<Character>>;
     /// Inserts or replaces entries; used by seeding and by creation later.
     async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()>;

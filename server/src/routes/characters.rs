@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, web};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
+use amora_domain::tag::TagFilter;
 use serde::Deserialize;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
@@ -16,6 +17,9 @@ pub struct ListRequest {
     page_no: i64,
     page_size: i64,
     gender: i64,
+    /// Project extension (docs/api.md): only characters carrying at least one of these tags.
+    #[serde(default)]
+    tags: Option<Vec<String>>,
 }
 
 /// Browsers send their adult-content (NSFW) preference as the `nsfw` header, `1` or `0`
@@ -25,9 +29,10 @@ fn adult_content_off(req: &HttpRequest) -> bool {
     req.headers().get("nsfw").and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim() == "0")
 }
 
-/// `getCharacterList {pageNo, pageSize, gender}` → `CharacterCard[]`; a page shorter than
-/// `pageSize` is the last. Explicit (restricted) characters are listed only for established
-/// members whose browser has adult content on.
+/// `getCharacterList {pageNo, pageSize, gender, tags?}` → `CharacterCard[]`; a page shorter
+/// than `pageSize` is the last. Explicit (restricted) characters are listed only for
+/// established members whose browser has adult content on. With `tags`, only characters
+/// carrying one of them, those sharing more first (the landing pages' grid in one request).
 pub async fn get_character_list(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -37,9 +42,14 @@ pub async fn get_character_list(
     let request = payload.into_inner();
     let page = PageRequest::parse(request.page_no, request.page_size)?;
     let gender = Gender::try_from(request.gender)?;
+    let tags = request.tags.as_deref().map(TagFilter::parse).transpose()?;
     let viewer = signed_in.viewer(&state);
     let viewer = if adult_content_off(&req) { viewer.without_adult_content() } else { viewer };
-    let cards = state.store.characters.list_cards(gender, viewer, page).await?;
+    let characters = &state.store.characters;
+    let cards = match tags {
+        None => characters.list_cards(gender, viewer, page).await?,
+        Some(tags) => characters.list_cards_tagged(gender, &tags, viewer, page).await?,
+    };
     Ok(ApiReply(cards))
 }
 

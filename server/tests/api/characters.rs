@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use amora_domain::character::{CharacterId, Exposure};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::viewer::Viewer;
@@ -167,4 +168,88 @@ async fn the_catalogue_is_seeded_once_and_survives_a_restart() {
     .unwrap();
     let again = amora_server::startup::Application::build(settings).await.unwrap();
     assert_eq!(again.store().characters.count().await.unwrap(), before);
+}
+
+/// `getCharacterList` with the `tags` extension, as the landing pages call it.
+async fn tagged_list(
+    app: &crate::helpers::TestApp,
+    page_no: i64,
+    page_size: i64,
+    tags: serde_json::Value,
+) -> Vec<String> {
+    let payload = serde_json::json!({ "pageNo": page_no, "pageSize": page_size, "gender": 0, "tags": tags });
+    let envelope = app.post_api("/user/v1/character/getCharacterList", payload).await;
+    assert_eq!(envelope.code, 200, "{}", envelope.msg);
+    ids(&envelope.data)
+}
+
+#[actix_rt::test]
+async fn a_tag_filter_lists_the_matching_visible_characters_most_shared_first_in_one_request() {
+    let app = spawn_app().await;
+    let asked = ["Flirty", "passionate", "BOLD"];
+    // What a signed-out visitor sees, in listing order, with each character's stored tags.
+    let mut expected = Vec::new();
+    for id in all_ids(&app, 0, 60).await {
+        let character = app.store.characters.get(&CharacterId::parse(&id).unwrap()).await.unwrap().unwrap();
+        let shared = character.tags.iter().filter(|tag| asked.iter().any(|a| a.eq_ignore_ascii_case(tag))).count();
+        if shared > 0 {
+            expected.push((shared, id));
+        }
+    }
+    expected.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
+    let expected: Vec<String> = expected.into_iter().map(|(_, id)| id).collect();
+    assert!(expected.len() > 12, "the seeded catalogue has enough matches to page: {}", expected.len());
+
+    let tags = serde_json::json!(asked);
+    assert_eq!(tagged_list(&app, 1, 60, tags.clone()).await, expected);
+    let first = tagged_list(&app, 1, 12, tags.clone()).await;
+    let second = tagged_list(&app, 2, 12, tags.clone()).await;
+    assert_eq!(first, expected[..12].to_vec());
+    assert_eq!(second, expected[12..24.min(expected.len())].to_vec());
+    // The plain list is unchanged by the extension.
+    assert_eq!(ids(&app.character_list(1, 30, 0).await.data), all_ids(&app, 0, 30).await[..30].to_vec());
+}
+
+#[actix_rt::test]
+async fn a_tag_filter_keeps_restricted_characters_from_signed_out_visitors() {
+    let app = spawn_app().await;
+    // Every tag a restricted girlfriend carries, looked up through the store as a member.
+    let mut restricted_tags = Vec::new();
+    for card in app
+        .store
+        .characters
+        .list_cards(Gender::Girls, Viewer::Member, PageRequest::parse(1, 60).unwrap())
+        .await
+        .unwrap()
+    {
+        let character = app.store.characters.get(&card.character_id).await.unwrap().unwrap();
+        if character.exposure == Exposure::Restricted {
+            restricted_tags.push((card.character_id.as_str().to_owned(), character.tags));
+        }
+    }
+    let Some((hidden, tags)) = restricted_tags.into_iter().find(|(_, tags)| !tags.is_empty()) else {
+        panic!("the seeded catalogue has a tagged restricted girlfriend");
+    };
+    let listed = tagged_list(&app, 1, 60, serde_json::json!(tags)).await;
+    assert!(!listed.is_empty());
+    assert!(!listed.contains(&hidden), "{hidden} is restricted");
+}
+
+#[actix_rt::test]
+async fn bad_tag_filters_are_param_errors() {
+    let app = spawn_app().await;
+    let nine: Vec<String> = (0..9).map(|n| format!("tag{n}")).collect();
+    for tags in [
+        serde_json::json!([]),
+        serde_json::json!([""]),
+        serde_json::json!(["a%b"]),
+        serde_json::json!(["x".repeat(31)]),
+        serde_json::json!(nine),
+        serde_json::json!("Flirty"),
+        serde_json::json!([3]),
+    ] {
+        let payload = serde_json::json!({ "pageNo": 1, "pageSize": 12, "gender": 0, "tags": tags });
+        let envelope = app.post_api("/user/v1/character/getCharacterList", payload).await;
+        assert_eq!(envelope.code, 10001, "{tags}");
+    }
 }

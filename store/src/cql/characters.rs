@@ -1,9 +1,12 @@
 //! The character catalogue over CQL: `characters` by id, `character_cards_by_gender` for
-//! the home grid in listing order.
+//! the home grid in listing order, `character_cards_by_tag` for the grid of one or more tags.
 
 use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
 use amora_domain::gender::Gender;
+use std::collections::BTreeMap;
+
 use amora_domain::paging::PageRequest;
+use amora_domain::tag::{TagFilter, TagKey, stored_keys};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
@@ -21,6 +24,9 @@ pub(super) struct Statements {
     insert_card: PreparedStatement,
     delete_card: PreparedStatement,
     count: PreparedStatement,
+    tagged_cards: PreparedStatement,
+    insert_tag_card: PreparedStatement,
+    delete_tag_card: PreparedStatement,
 }
 
 impl Statements {
@@ -42,7 +48,7 @@ impl Statements {
                 )
                 .await?,
             placement: p
-                .prepare("SELECT gender, rank FROM characters WHERE character_id = ?", Kind::Idempotent)
+                .prepare("SELECT gender, rank, tags FROM characters WHERE character_id = ?", Kind::Idempotent)
                 .await?,
             insert: p
                 .prepare(
@@ -68,6 +74,27 @@ impl Statements {
                 .await?,
             // A full scan, used only to decide whether the catalogue needs seeding.
             count: p.prepare("SELECT COUNT(*) FROM characters", Kind::Idempotent).await?,
+            tagged_cards: p
+                .prepare(
+                    "SELECT rank, character_id, name, age, introduction, photo, image_list, used_type, gender, restricted
+                     FROM character_cards_by_tag WHERE tag = ? AND gender = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            insert_tag_card: p
+                .prepare(
+                    "INSERT INTO character_cards_by_tag (tag, gender, rank, character_id, restricted, name, age,
+                        introduction, photo, image_list, used_type)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_tag_card: p
+                .prepare(
+                    "DELETE FROM character_cards_by_tag WHERE tag = ? AND gender = ? AND rank = ? AND character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
         })
     }
 }
@@ -98,6 +125,37 @@ impl CardRow {
             used_type: UsedType::from_code(i64::from(self.used_type)).map_err(corrupt)?,
             gender: Gender::try_from(i64::from(self.gender)).map_err(corrupt)?,
         })
+    }
+}
+
+/// A card of `character_cards_by_tag`, with its rank for merging several tags' partitions.
+#[derive(DeserializeRow)]
+struct TaggedCardRow {
+    rank: i64,
+    character_id: String,
+    name: String,
+    age: i32,
+    introduction: String,
+    photo: String,
+    image_list: Option<Vec<String>>,
+    used_type: i32,
+    gender: i32,
+    restricted: bool,
+}
+
+impl TaggedCardRow {
+    fn into_card_row(self) -> CardRow {
+        CardRow {
+            character_id: self.character_id,
+            name: self.name,
+            age: self.age,
+            introduction: self.introduction,
+            photo: self.photo,
+            image_list: self.image_list,
+            used_type: self.used_type,
+            gender: self.gender,
+            restricted: self.restricted,
+        }
     }
 }
 
@@ -147,6 +205,38 @@ impl CharacterRepo for CqlStore {
         Ok(cards)
     }
 
+    async fn list_cards_tagged(
+        &self,
+        gender: Gender,
+        tags: &TagFilter,
+        viewer: Viewer,
+        page: PageRequest,
+    ) -> StoreResult<Vec<CharacterCard>> {
+        let include_restricted = viewer.may_see(Exposure::Restricted);
+        let hidden = self.hidden_set().await?;
+        let statement = &self.statements.characters.tagged_cards;
+        // One partition per asked tag (at most 8), each holding only that tag's characters of
+        // this gender; a character found under several tags is counted once per tag.
+        let mut matches: BTreeMap<(i64, String), (usize, TaggedCardRow)> = BTreeMap::new();
+        for key in tags.keys() {
+            let rows: Vec<TaggedCardRow> = self.paged(statement, (key.as_str(), i32::from(gender.code()))).await?;
+            let visible =
+                |row: &TaggedCardRow| (include_restricted || !row.restricted) && !hidden.contains(&row.character_id);
+            for row in rows.into_iter().filter(visible) {
+                matches.entry((row.rank, row.character_id.clone())).or_insert((0, row)).0 += 1;
+            }
+        }
+        // Listing order already (the map's key); a stable sort puts more shared tags first.
+        let mut ranked: Vec<(usize, TaggedCardRow)> = matches.into_values().collect();
+        ranked.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
+        ranked
+            .into_iter()
+            .skip(page.offset() as usize)
+            .take(page.page_size() as usize)
+            .map(|(_, row)| row.into_card_row().into_card())
+            .collect()
+    }
+
     async fn get(&self, id: &CharacterId) -> StoreResult<Option<Character>> {
         let row: Option<CharacterRow> = self.first(&self.statements.characters.get, (id.as_str(),)).await?;
         let Some(row) = row else { return Ok(None) };
@@ -180,11 +270,20 @@ impl CharacterRepo for CqlStore {
             let id = card.character_id.as_str();
             let gender = i32::from(card.gender.code());
             // A character that moved (new rank or gender) leaves no stale card behind.
-            let placed: Option<(i32, i64)> = self.first(&statements.placement, (id,)).await?;
-            if let Some((old_gender, old_rank)) = placed
-                && (old_gender, old_rank) != (gender, rank)
-            {
-                self.run(&statements.delete_card, (old_gender, old_rank, id)).await?;
+            let placed: Option<(i32, i64, Option<Vec<String>>)> = self.first(&statements.placement, (id,)).await?;
+            let tag_keys = stored_keys(&character.tags);
+            if let Some((old_gender, old_rank, old_tags)) = placed {
+                let moved = (old_gender, old_rank) != (gender, rank);
+                if moved {
+                    self.run(&statements.delete_card, (old_gender, old_rank, id)).await?;
+                }
+                // Nor stale rows in the tag index: under tags it dropped, or at its old place.
+                let stale = stored_keys(&old_tags.unwrap_or_default())
+                    .into_iter()
+                    .filter(|key: &TagKey| moved || !tag_keys.contains(key));
+                for key in stale {
+                    self.run(&statements.delete_tag_card, (key.as_str(), old_gender, old_rank, id)).await?;
+                }
             }
             let restricted = character.exposure == Exposure::Restricted;
             let age = i32::from(card.character_age.years());
@@ -226,6 +325,25 @@ impl CharacterRepo for CqlStore {
                 ),
             )
             .await?;
+            for key in &tag_keys {
+                self.run(
+                    &statements.insert_tag_card,
+                    (
+                        key.as_str(),
+                        gender,
+                        rank,
+                        id,
+                        restricted,
+                        &card.character_name,
+                        age,
+                        &card.introduction,
+                        &card.character_photo,
+                        &card.character_image_list,
+                        used_type,
+                    ),
+                )
+                .await?;
+            }
         }
         Ok(())
     }

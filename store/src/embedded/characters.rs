@@ -3,6 +3,7 @@
 use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
+use amora_domain::tag::{TagFilter, stored_keys};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
 use rusqlite::{Row, params};
@@ -11,6 +12,9 @@ use super::EmbeddedStore;
 use crate::{CatalogueEntry, CharacterRepo, StoreError, StoreResult};
 
 const CARD_COLUMNS: &str = "character_id, name, age, introduction, photo, image_list, used_type, gender";
+/// `CARD_COLUMNS` of `characters c` in a join.
+const JOINED_CARD_COLUMNS: &str =
+    "c.character_id, c.name, c.age, c.introduction, c.photo, c.image_list, c.used_type, c.gender";
 
 #[async_trait]
 impl CharacterRepo for EmbeddedStore {
@@ -26,6 +30,40 @@ impl CharacterRepo for EmbeddedStore {
             let mut statement = conn.prepare_cached(&sql)?;
             let rows = statement.query_map(
                 params![gender.code(), include_restricted, page.page_size(), page.offset() as i64],
+                read_card,
+            )?;
+            rows.map(|row| row?).collect()
+        })
+        .await
+    }
+
+    async fn list_cards_tagged(
+        &self,
+        gender: Gender,
+        tags: &TagFilter,
+        viewer: Viewer,
+        page: PageRequest,
+    ) -> StoreResult<Vec<CharacterCard>> {
+        let include_restricted = viewer.may_see(Exposure::Restricted);
+        // The tags go in as one JSON array, so a single cached statement serves any count.
+        let keys: Vec<&str> = tags.keys().iter().map(|key| key.as_str()).collect();
+        let keys = serde_json::to_string(&keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.with_conn(move |conn| {
+            // The primary key (tag, character_id) finds the tagged characters; only those
+            // are joined, counted and sorted. CROSS JOIN fixes that order: without it the
+            // planner may walk the whole gender's catalogue and probe each character's tags.
+            let sql = format!(
+                "SELECT {JOINED_CARD_COLUMNS} FROM character_tags t
+                 CROSS JOIN characters c ON c.character_id = t.character_id
+                 WHERE t.tag IN (SELECT value FROM json_each(?1))
+                   AND c.gender = ?2 AND (c.restricted = 0 OR ?3)
+                   AND c.character_id NOT IN (SELECT character_id FROM hidden_characters)
+                 GROUP BY c.character_id
+                 ORDER BY COUNT(*) DESC, c.rank, c.character_id LIMIT ?4 OFFSET ?5"
+            );
+            let mut statement = conn.prepare_cached(&sql)?;
+            let rows = statement.query_map(
+                params![keys, gender.code(), include_restricted, page.page_size(), page.offset() as i64],
                 read_card,
             )?;
             rows.map(|row| row?).collect()
@@ -59,6 +97,8 @@ impl CharacterRepo for EmbeddedStore {
                         introduction, photo, image_list, used_type, personality, scenario, greeting, tags, creator_id)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 )?;
+                let mut untag = tx.prepare_cached("DELETE FROM character_tags WHERE character_id = ?1")?;
+                let mut tag = tx.prepare_cached("INSERT INTO character_tags (tag, character_id) VALUES (?1, ?2)")?;
                 for CatalogueEntry { character, rank } in entries {
                     let card = &character.card;
                     statement.execute(params![
@@ -78,6 +118,11 @@ impl CharacterRepo for EmbeddedStore {
                         to_json(&character.tags)?,
                         character.creator_id,
                     ])?;
+                    // The tag index follows the character's current tags.
+                    untag.execute(params![card.character_id.as_str()])?;
+                    for key in stored_keys(&character.tags) {
+                        tag.execute(params![key.as_str(), card.character_id.as_str()])?;
+                    }
                 }
             }
             tx.commit()?;

@@ -156,6 +156,19 @@ const STEPS: &[&str] = &[
         character_id   TEXT PRIMARY KEY,
         hidden_at      INTEGER NOT NULL DEFAULT (unixepoch())
     ) STRICT;",
+    // 7: the tag index of the catalogue (getCharacterList's `tags`): one row per character
+    // and folded (lower-case) tag, kept by the character upsert and removed with the
+    // character. Existing characters are indexed here; SQLite's lower() folds ASCII only,
+    // which covers every tag written before this step (the seeded catalogue's).
+    "CREATE TABLE character_tags (
+        tag            TEXT NOT NULL,
+        character_id   TEXT NOT NULL REFERENCES characters (character_id) ON DELETE CASCADE,
+        PRIMARY KEY (tag, character_id)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX character_tags_by_character ON character_tags (character_id);
+    INSERT OR IGNORE INTO character_tags (tag, character_id)
+        SELECT lower(trim(tag.value)), c.character_id FROM characters c, json_each(c.tags) tag
+        WHERE trim(tag.value) <> '';",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {
@@ -171,5 +184,30 @@ mod tests {
     fn the_migrations_are_valid() {
         let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
         assert!(migrations.validate().is_ok());
+    }
+
+    #[test]
+    fn the_tag_index_is_backfilled_and_leaves_with_its_character() {
+        let mut conn = Connection::open_in_memory().unwrap_or_else(|e| panic!("{e}"));
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap_or_else(|e| panic!("{e}"));
+        let migrations = Migrations::new(STEPS.iter().map(|sql| M::up(sql)).collect());
+        migrations.to_version(&mut conn, 4).unwrap_or_else(|e| panic!("{e}"));
+        conn.execute(
+            "INSERT INTO characters VALUES ('gf-001', 0, 0, 1, 'Mia', 25, '', '', '[]', 0, '', '', '',
+                '[\"Bold\", \" bold\", \"Shy\", \"\"]', 'u1')",
+            [],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        migrations.to_latest(&mut conn).unwrap_or_else(|e| panic!("{e}"));
+        let tags = |conn: &Connection| -> Vec<String> {
+            let mut statement =
+                conn.prepare("SELECT tag FROM character_tags ORDER BY tag").unwrap_or_else(|e| panic!("{e}"));
+            let rows = statement.query_map([], |row| row.get(0)).unwrap_or_else(|e| panic!("{e}"));
+            rows.map(|row| row.unwrap_or_else(|e| panic!("{e}"))).collect()
+        };
+        assert_eq!(tags(&conn), vec!["bold", "shy"], "folded, trimmed, once each, blanks skipped");
+        // Deleting an account deletes its characters (accounts.rs); their tag rows go too.
+        conn.execute("DELETE FROM characters WHERE creator_id = 'u1'", []).unwrap_or_else(|e| panic!("{e}"));
+        assert!(tags(&conn).is_empty());
     }
 }

@@ -3,9 +3,10 @@
 use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
+use amora_domain::tag::TagFilter;
 use amora_domain::telemetry::ErrorReport;
 use amora_domain::viewer::Viewer;
-use amora_store::{CatalogueEntry, MediaObject};
+use amora_store::{CatalogueEntry, CharacterRepo, MediaObject};
 
 use crate::backend;
 
@@ -85,6 +86,93 @@ async fn a_character_reads_back_whole_and_an_upsert_moves_it() {
     assert_eq!(cards[1].character_name, "Renamed");
     assert_eq!(store.characters.count().await.unwrap(), 2);
     assert!(store.characters.get(&CharacterId::parse("missing").unwrap()).await.unwrap().is_none());
+}
+
+fn tagged(n: i64, gender: Gender, exposure: Exposure, tags: &[&str]) -> CatalogueEntry {
+    let mut entry = entry(n, gender, exposure);
+    entry.character.tags = tags.iter().map(|tag| (*tag).to_owned()).collect();
+    entry
+}
+
+fn filter(tags: &[&str]) -> TagFilter {
+    TagFilter::parse(&tags.iter().map(|tag| (*tag).to_owned()).collect::<Vec<_>>()).unwrap()
+}
+
+fn page(no: i64, size: i64) -> PageRequest {
+    PageRequest::parse(no, size).unwrap()
+}
+
+async fn tagged_ids(
+    repo: &dyn CharacterRepo,
+    gender: Gender,
+    tags: &[&str],
+    viewer: Viewer,
+    no: i64,
+    size: i64,
+) -> Vec<String> {
+    ids(&repo.list_cards_tagged(gender, &filter(tags), viewer, page(no, size)).await.unwrap())
+}
+
+#[tokio::test]
+async fn tagged_cards_match_any_tag_in_any_case_most_shared_first_and_follow_upserts() {
+    let (store, _guard) = backend::fresh().await;
+    let mut entries = vec![
+        tagged(1, Gender::Girls, Exposure::Everyone, &["Sweet", "Cozy"]),
+        tagged(2, Gender::Girls, Exposure::Everyone, &["Flirty"]),
+        tagged(3, Gender::Girls, Exposure::Everyone, &["Passionate", "flirty", "Bold"]),
+        tagged(4, Gender::Girls, Exposure::Restricted, &["Flirty", "Bold"]),
+        tagged(5, Gender::Guys, Exposure::Everyone, &["Flirty"]),
+    ];
+    // Twelve more that share one tag, out of order, to page through.
+    entries.extend((10..22).rev().map(|n| tagged(n, Gender::Girls, Exposure::Everyone, &["BOLD"])));
+    store.characters.upsert(entries).await.unwrap();
+    let repo = &*store.characters;
+    let list = |tags, viewer, no, size| tagged_ids(repo, Gender::Girls, tags, viewer, no, size);
+
+    assert_eq!(
+        list(&["flirty"], Viewer::Member, 1, 30).await,
+        vec!["c-002", "c-003", "c-004"],
+        "any case, listing order"
+    );
+    assert_eq!(
+        list(&["FLIRTY"], Viewer::SignedOut, 1, 30).await,
+        vec!["c-002", "c-003"],
+        "restricted ones stay hidden"
+    );
+    assert_eq!(list(&["Flirty"], Viewer::NewUser, 1, 30).await, vec!["c-002", "c-003"]);
+    let guys = tagged_ids(repo, Gender::Guys, &["flirty"], Viewer::SignedOut, 1, 30).await;
+    assert_eq!(guys, vec!["c-005"], "one gender's catalogue only");
+
+    // Any of several tags, those sharing more first, each character once.
+    let both: Vec<String> = ["c-003", "c-004", "c-002"]
+        .into_iter()
+        .map(String::from)
+        .chain((10..22).map(|n| format!("c-{n:03}")))
+        .collect();
+    assert_eq!(list(&["Flirty", "Bold", "Passionate"], Viewer::Member, 1, 30).await, both);
+    // Pages count only what the viewer sees, like the plain list.
+    let visible: Vec<String> = both.iter().filter(|id| *id != "c-004").cloned().collect();
+    assert_eq!(list(&["Flirty", "Bold", "Passionate"], Viewer::SignedOut, 1, 5).await, visible[..5].to_vec());
+    assert_eq!(list(&["Flirty", "Bold", "Passionate"], Viewer::SignedOut, 2, 5).await, visible[5..10].to_vec());
+    assert_eq!(
+        list(&["Flirty", "Bold", "Passionate"], Viewer::SignedOut, 3, 5).await,
+        visible[10..].to_vec(),
+        "short last page"
+    );
+    assert!(list(&["nobody"], Viewer::Member, 1, 30).await.is_empty());
+
+    // An upsert that drops a tag, renames and moves a character leaves no stale index rows.
+    let mut changed = tagged(3, Gender::Girls, Exposure::Everyone, &["Cozy"]);
+    changed.rank = 30;
+    changed.character.card.character_name = "Renamed".into();
+    store.characters.upsert(vec![changed]).await.unwrap();
+    assert_eq!(list(&["flirty"], Viewer::Member, 1, 30).await, vec!["c-002", "c-004"]);
+    let cozy = repo.list_cards_tagged(Gender::Girls, &filter(&["cozy"]), Viewer::SignedOut, page(1, 30)).await.unwrap();
+    assert_eq!(ids(&cozy), vec!["c-001", "c-003"], "listed at its new place");
+    assert_eq!(cozy[1].character_name, "Renamed", "the index carries the current card");
+    // A character moved to the other gender leaves this gender's tag grid.
+    store.characters.upsert(vec![tagged(2, Gender::Guys, Exposure::Everyone, &["Flirty"])]).await.unwrap();
+    assert_eq!(list(&["flirty"], Viewer::Member, 1, 30).await, vec!["c-004"]);
 }
 
 #[tokio::test]

@@ -95,7 +95,13 @@ async fn a_hidden_character_leaves_the_catalogue_until_shown_again() {
     store
         .characters
         .upsert(
-            (0..4).map(|n| catalogue::entry(n, Gender::Girls, amora_domain::character::Exposure::Everyone)).collect(),
+            (0..4)
+                .map(|n| {
+                    let mut entry = catalogue::entry(n, Gender::Girls, amora_domain::character::Exposure::Everyone);
+                    entry.character.tags = vec!["Shy".to_owned()];
+                    entry
+                })
+                .collect(),
         )
         .await
         .unwrap();
@@ -112,6 +118,10 @@ async fn a_hidden_character_leaves_the_catalogue_until_shown_again() {
     for viewer in [Viewer::SignedOut, Viewer::Member] {
         let cards = listed(store.characters.list_cards(Gender::Girls, viewer, page).await.unwrap());
         assert_eq!(cards, ["c-000", "c-001", "c-003"]);
+        // The landing pages' tag filter reads another index: the hidden one leaves it too.
+        let shy = amora_domain::tag::TagFilter::parse(&["shy".to_owned()]).unwrap();
+        let tagged = listed(store.characters.list_cards_tagged(Gender::Girls, &shy, viewer, page).await.unwrap());
+        assert_eq!(tagged, ["c-000", "c-001", "c-003"], "hidden characters leave the tagged list");
     }
     assert!(store.characters.get(&id).await.unwrap().is_some(), "the record itself stays");
 

@@ -8,6 +8,8 @@ export interface CharacterListQuery {
   pageNo: number;
   pageSize: number;
   gender: GenderValue;
+  /** Project extension (docs/api.md): only characters carrying one of these tags, most shared first. */
+  tags?: string[];
 }
 
 /** POST /user/v1/character/getCharacterList: the whole envelope, data being the page. */

@@ -18,14 +18,10 @@ const card = (id: string, name: string, gender = 0) => ({
 });
 
 const CATALOGUE = [card('gf-001', 'Sofia'), card('gf-002', 'Lena'), card('gf-003', 'Maya'), card('gf-004', 'Iris')];
-const TAGS: Record<string, string[]> = {
-  'gf-001': ['Sweet', 'Cozy'],
-  'gf-002': ['Flirty'],
-  'gf-003': ['Passionate', 'Flirty', 'Bold'],
-  'gf-004': ['Nerdy'],
-};
+/** What the list API's `tags` filter answers for /ai-sex's tags: Maya shares three, Lena one. */
+const TAGGED = [CATALOGUE[2], CATALOGUE[1]];
 
-/** The list and details endpoints of the real API, answered from the little catalogue above. */
+/** The list endpoint of the real API, answered from the little catalogue above. */
 function serveCatalogue() {
   const calls: { path: string; payload: Record<string, unknown> }[] = [];
   vi.stubGlobal(
@@ -36,11 +32,7 @@ function serveCatalogue() {
       const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) as Record<string, unknown>;
       calls.push({ path, payload });
       let data: unknown = null;
-      if (path === '/user/v1/character/getCharacterList') data = payload.pageNo === 1 ? CATALOGUE : [];
-      if (path === '/user/v1/character/getCharacterInfo') {
-        const found = CATALOGUE.find((c) => c.characterId === payload.characterId)!;
-        data = { ...found, personality: '', scenario: '', greeting: '', tags: TAGS[found.characterId] };
-      }
+      if (path === '/user/v1/character/getCharacterList') data = payload.pageNo !== 1 ? [] : payload.tags ? TAGGED : CATALOGUE;
       const plain = JSON.stringify({ code: 200, msg: '', success: true, data });
       return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
     }),
@@ -51,7 +43,7 @@ function serveCatalogue() {
 afterEach(() => vi.unstubAllGlobals());
 
 describe('landing pages', () => {
-  it('show their own copy, FAQ and the catalogue characters whose tags fit, best first', async () => {
+  it('show their own copy, FAQ and the catalogue characters whose tags fit, read in one request', async () => {
     const calls = serveCatalogue();
     render(
       <Provider store={store}>
@@ -67,7 +59,11 @@ describe('landing pages', () => {
       .getAllByTestId('character-card')
       .map((element) => element.getAttribute('data-character-id'));
     expect(names).toEqual(['gf-003', 'gf-002']);
-    expect(calls.find((c) => c.path === '/user/v1/character/getCharacterList')?.payload).toMatchObject({ gender: 0, pageNo: 1 });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toEqual({
+      path: '/user/v1/character/getCharacterList',
+      payload: { gender: 0, pageNo: 1, pageSize: 12, tags: ['Passionate', 'Flirty', 'Bold', 'Romantic'] },
+    });
     expect(screen.getByTestId('landing-create')).toHaveAttribute('href', '/createcharacter');
     await waitFor(() => expect(screen.getByTestId('landing-chat')).toBeEnabled());
     expect(document.title).toBe('AI Sex Chat – Uncensored AI Sex with Virtual Companions | Amora');

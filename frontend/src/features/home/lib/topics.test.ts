@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pickTopicCharacters, TOPICS } from '@/features/home/lib/topics';
+import { TOPICS } from '@/features/home/lib/topics';
 import { Gender } from '@/lib/api-types';
 import { LANDING_ROUTES } from '@/lib/routes';
-
-const character = (id: string, tags: string[]) => ({ id, tags });
 
 describe('landing topics', () => {
   it('cover every landing route', () => {
@@ -13,17 +11,6 @@ describe('landing topics', () => {
   it('show boyfriends on the gay page and girlfriends elsewhere', () => {
     expect(TOPICS.aiGay.gender).toBe(Gender.guys);
     expect(TOPICS.aiSex.gender).toBe(Gender.girls);
-  });
-
-  it('pick characters sharing tags, most shared first, catalogue order among equals', () => {
-    const list = [
-      character('a', ['Sweet', 'Cozy']),
-      character('b', ['Flirty']),
-      character('c', ['Passionate', 'Flirty']),
-      character('d', ['Bold']),
-    ];
-    expect(pickTopicCharacters(TOPICS.aiSex, list).map((c) => c.id)).toEqual(['c', 'b', 'd']);
-    expect(pickTopicCharacters(TOPICS.aiSex, list, 2).map((c) => c.id)).toEqual(['c', 'b']);
   });
 });
 

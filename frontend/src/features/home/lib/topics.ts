@@ -13,7 +13,7 @@ export type TopicKey = (typeof LANDING_ROUTES)[number]['key'];
 
 export interface Topic {
   gender: GenderValue;
-  /** Catalogue tags (docs/api.md `Character.tags`) that fit the topic, best first. */
+  /** Catalogue tags (docs/api.md `Character.tags`) that fit the topic; the grid asks the list API for any of them. */
   tags: readonly string[];
 }
 
@@ -36,22 +36,4 @@ export interface TopicCopy {
   intro: string;
   points: string[];
   faq: { q: string; a: string }[];
-}
-
-/** How well a character's tags fit a topic: one point per shared tag, 0 when none. */
-export function topicScore(topic: Topic, tags: readonly string[]): number {
-  return tags.filter((tag) => topic.tags.includes(tag)).length;
-}
-
-/**
- * The grid: characters sharing the most tags with the topic first (catalogue order among
- * equals), only those sharing at least one, at most `size`.
- */
-export function pickTopicCharacters<T extends { tags: readonly string[] }>(topic: Topic, characters: readonly T[], size = TOPIC_GRID_SIZE): T[] {
-  return characters
-    .map((character, index) => ({ character, index, score: topicScore(topic, character.tags) }))
-    .filter(({ score }) => score > 0)
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, size)
-    .map(({ character }) => character);
 }
