@@ -18,6 +18,8 @@ use crate::{LedgerEntry, LedgerOutcome, LedgerRepo, StoreError, StoreResult};
 /// Attempts of the compare-and-set before the store reports itself unavailable; each lost
 /// round means another entry of the same account was applied meanwhile.
 const MAX_ATTEMPTS: u32 = 200;
+/// How many failed (not merely lost) conditional writes one change retries before it gives up.
+const MAX_FAILED_WRITES: u32 = 5;
 
 pub(super) struct Statements {
     balance: PreparedStatement,
@@ -90,9 +92,15 @@ impl CqlStore {
 impl LedgerRepo for CqlStore {
     async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome> {
         let user = entry.user_id.as_str();
+        // A conditional batch that failed (typically Cassandra's CAS write timeout when many
+        // writers contend for one balance) may or may not have been applied. Retrying is safe:
+        // the next read finds this txn_id if it landed, and the batch is conditional on seq.
+        let mut failed_writes = 0;
         for attempt in 0..MAX_ATTEMPTS {
             let (balance, seq) = match self.before(&entry).await? {
                 Before::NoAccount => return Ok(LedgerOutcome::NoAccount),
+                // Our own uncertain write landed: it is this call's entry, not a replay.
+                Before::Replayed { balance } if failed_writes > 0 => return Ok(LedgerOutcome::Applied { balance }),
                 Before::Replayed { balance } => return Ok(LedgerOutcome::Replayed { balance }),
                 Before::At { balance, seq } => (balance, seq),
             };
@@ -105,7 +113,17 @@ impl LedgerRepo for CqlStore {
                 (after, seq + 1, user, seq),
                 (user, &entry.txn_id, entry.delta, &entry.reason, after, seq + 1, entry.created_at),
             );
-            let result = self.session.batch(&self.statements.ledger.apply, values).await.map_err(unavailable)?;
+            let result = match self.session.batch(&self.statements.ledger.apply, values).await {
+                Ok(result) => result,
+                Err(error) if failed_writes < MAX_FAILED_WRITES => {
+                    failed_writes += 1;
+                    tracing::warn!(%user, %error, "ledger write failed or timed out; reading again before a retry");
+                    let pause = rand::thread_rng().gen_range(5..=50);
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
+                    continue;
+                }
+                Err(error) => return Err(unavailable(error)),
+            };
             if applied(result)? {
                 return Ok(LedgerOutcome::Applied { balance: after });
             }
