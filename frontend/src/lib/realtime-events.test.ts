@@ -98,7 +98,11 @@ describe('server events, as the Rust server builds them', () => {
   });
 
   it('knows every event of the shared constructors in actors/src/events.rs', () => {
-    const shared = [...frames.entries()].filter(([, list]) => list.some((f) => f.file.endsWith('events.rs'))).map(([name]) => name);
+    // A name starting with `_` is the server's own notice between nodes (`_sessionsEnded`):
+    // it travels the bus but the socket never sends it, so the client does not know it.
+    const shared = [...frames.entries()]
+      .filter(([name, list]) => !name.startsWith('_') && list.some((f) => f.file.endsWith('events.rs')))
+      .map(([name]) => name);
     expect(shared.length).toBeGreaterThan(0);
     for (const name of shared) expect(clientEvents).toContain(name);
   });
