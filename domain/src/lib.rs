@@ -10,6 +10,7 @@ pub mod gender;
 pub mod moderation;
 pub mod money;
 pub mod paging;
+pub mod payment;
 pub mod report;
 pub mod tag;
 pub mod telemetry;
