@@ -10,6 +10,7 @@ pub mod client_address;
 pub mod envelope;
 pub mod login_throttle;
 pub mod observability;
+pub mod payments;
 pub mod rate_limit;
 pub mod request_log;
 pub mod routes;
