@@ -1,20 +1,25 @@
-//! The `EventBus`: `publish(user_id, event)` reaches the user's sockets on every node.
-//! In-process by default. With Redis configured every node publishes to one channel and
-//! subscribes to it, delivering what other nodes publish to the sockets it holds. When
-//! Redis is away, delivery degrades to this node's sockets and recovers on its own; the
-//! ledger never depends on it (events are news about durable rows, not the rows).
+//! The `EventBus`: `publish(user_id, …)` reaches the user's actor and sockets on every
+//! node. In-process by default: deliveries go into this node's inbox, which the `Registry`
+//! drains. With Redis configured every node publishes to one channel and subscribes to it,
+//! putting what other nodes publish into its own inbox. When Redis is away, delivery
+//! degrades to this node and recovers on its own; the ledger never depends on it (events
+//! are news about durable rows, not the rows).
+//!
+//! Two kinds of thing travel: events for clients (a `Frame`, serialised once) and notices
+//! between a user's actors on different nodes (`UserNotice`), which clients never see.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use actix::Recipient;
 use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::money::Coins;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 
 use crate::events::Frame;
-use crate::registry::DeliverToUser;
 
 const CHANNEL: &str = "amora:events";
 /// A publish never holds up the request that caused it for longer than this.
@@ -22,13 +27,56 @@ const PUBLISH_TIMEOUT: Duration = Duration::from_millis(500);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(2);
 
+/// News between a user's actors on different nodes, so that what each caches stays true.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum UserNotice {
+    /// The ledger applied a change: the balance after it and the ledger's sequence number,
+    /// so a late notice never overwrites a newer balance.
+    BalanceChanged { balance: Coins, seq: i64 },
+    /// A free message was taken or given back: `used` of `day`'s allowance.
+    CreditsUsed { day: i64, used: u32 },
+    /// The account changed (profile, preferences, plan): read it again.
+    AccountChanged,
+    /// Sessions of the user ended (sign-out, password change, deletion, suspension): each
+    /// socket checks its own and closes if it is gone.
+    SessionsEnded,
+}
+
+/// News for a character's actors on every node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum CharacterNotice {
+    /// The character changed or was hidden: read it again before the next turn.
+    Changed,
+    /// A user's conversation with it changed on another node: drop what is held of it.
+    ConversationChanged { user_id: UserId },
+}
+
+/// What the bus hands the registry for one user.
+#[derive(Debug, Clone)]
+pub enum BusMessage {
+    Event(Frame),
+    Notice(UserNotice),
+}
+
+/// One delivery into a node's inbox.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    ToUser { user_id: UserId, message: BusMessage },
+    ToCharacter { character_id: CharacterId, notice: CharacterNotice },
+}
+
+/// The receiving end of this node's deliveries; the registry drains it.
+pub struct Inbox(pub(crate) mpsc::UnboundedReceiver<Delivery>);
+
 #[derive(Clone)]
 pub struct EventBus {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    local: Option<Recipient<DeliverToUser>>,
+    local: mpsc::UnboundedSender<Delivery>,
     redis: Option<RedisLink>,
     node_id: String,
 }
@@ -44,30 +92,75 @@ struct RedisLink {
 #[serde(rename_all = "camelCase")]
 struct WireEvent {
     node: String,
-    user_id: String,
-    frame: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    frame: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    notice: Option<UserNotice>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    character_id: Option<CharacterId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    character_notice: Option<CharacterNotice>,
+}
+
+impl WireEvent {
+    fn of(node: &str, delivery: &Delivery) -> Self {
+        let mut wire = WireEvent {
+            node: node.to_owned(),
+            user_id: None,
+            frame: None,
+            notice: None,
+            character_id: None,
+            character_notice: None,
+        };
+        match delivery {
+            Delivery::ToUser { user_id, message } => {
+                wire.user_id = Some(user_id.to_string());
+                match message {
+                    BusMessage::Event(frame) => wire.frame = Some(frame.as_str().to_owned()),
+                    BusMessage::Notice(notice) => wire.notice = Some(notice.clone()),
+                }
+            }
+            Delivery::ToCharacter { character_id, notice } => {
+                wire.character_id = Some(character_id.clone());
+                wire.character_notice = Some(notice.clone());
+            }
+        }
+        wire
+    }
+
+    fn into_delivery(self) -> Option<Delivery> {
+        if let (Some(character_id), Some(notice)) = (self.character_id, self.character_notice) {
+            return Some(Delivery::ToCharacter { character_id, notice });
+        }
+        let user_id = UserId::parse(&self.user_id?).ok()?;
+        let message = match (self.frame, self.notice) {
+            (Some(frame), _) => BusMessage::Event(Frame(Arc::from(frame))),
+            (None, Some(notice)) => BusMessage::Notice(notice),
+            (None, None) => return None,
+        };
+        Some(Delivery::ToUser { user_id, message })
+    }
 }
 
 impl EventBus {
-    /// Delivers to this node's sockets only.
-    pub fn local(target: Recipient<DeliverToUser>) -> Self {
-        Self { inner: Arc::new(Inner { local: Some(target), redis: None, node_id: new_node_id() }) }
-    }
-
-    /// A bus that delivers nowhere; for actors built before the bus exists.
-    pub fn disconnected() -> Self {
-        Self { inner: Arc::new(Inner { local: None, redis: None, node_id: new_node_id() }) }
+    /// Delivers on this node only.
+    pub fn local() -> (Self, Inbox) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (Self { inner: Arc::new(Inner { local: sender, redis: None, node_id: new_node_id() }) }, Inbox(receiver))
     }
 
     /// Delivers here and, through Redis at `url`, on every other node. Starts the
     /// subscriber task, which reconnects for as long as the bus lives.
-    pub fn with_redis(target: Recipient<DeliverToUser>, url: &str) -> Result<Self, redis::RedisError> {
+    pub fn with_redis(url: &str) -> Result<(Self, Inbox), redis::RedisError> {
         let client = redis::Client::open(url)?;
         let link = RedisLink { client, publisher: tokio::sync::Mutex::new(None), subscribed: AtomicBool::new(false) };
-        let bus = Self { inner: Arc::new(Inner { local: Some(target), redis: Some(link), node_id: new_node_id() }) };
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let bus = Self { inner: Arc::new(Inner { local: sender, redis: Some(link), node_id: new_node_id() }) };
         let weak = Arc::downgrade(&bus.inner);
         tokio::spawn(async move { subscribe_forever(weak).await });
-        Ok(bus)
+        Ok((bus, Inbox(receiver)))
     }
 
     /// "local" or "redis".
@@ -80,18 +173,40 @@ impl EventBus {
         self.inner.redis.as_ref().is_none_or(|link| link.subscribed.load(Ordering::Relaxed))
     }
 
-    pub async fn publish(&self, user_id: &UserId, frame: Frame) {
-        if let Some(local) = &self.inner.local {
-            local.do_send(DeliverToUser { user_id: user_id.clone(), frame: frame.clone() });
-        }
+    /// An event for the user's sockets on every node.
+    pub async fn publish(&self, user_id: &UserId, event: impl Into<Frame>) {
+        let message = BusMessage::Event(event.into());
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message }, true).await;
+    }
+
+    /// A notice for the user's actors on every node, this one included.
+    pub async fn notify(&self, user_id: &UserId, notice: UserNotice) {
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, true).await;
+    }
+
+    /// A notice for the user's actors on the other nodes: this node's actor made the
+    /// change and knows it already.
+    pub async fn notify_elsewhere(&self, user_id: &UserId, notice: UserNotice) {
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, false).await;
+    }
+
+    /// A notice for a character's actors: on every node, or (`here_too` false) on the others.
+    pub async fn notify_character(&self, character_id: &CharacterId, notice: CharacterNotice, here_too: bool) {
+        self.send(Delivery::ToCharacter { character_id: character_id.clone(), notice }, here_too).await;
+    }
+
+    async fn send(&self, delivery: Delivery, here_too: bool) {
         let Some(link) = &self.inner.redis else {
+            if here_too {
+                // Only fails once the registry is gone, when nobody is left to tell.
+                let _ = self.inner.local.send(delivery);
+            }
             return;
         };
-        let wire = WireEvent {
-            node: self.inner.node_id.clone(),
-            user_id: user_id.to_string(),
-            frame: frame.as_str().to_owned(),
-        };
+        let wire = WireEvent::of(&self.inner.node_id, &delivery);
+        if here_too {
+            let _ = self.inner.local.send(delivery);
+        }
         let Ok(payload) = serde_json::to_string(&wire) else {
             return;
         };
@@ -170,8 +285,8 @@ async fn subscribe_forever(bus: std::sync::Weak<Inner>) {
                         if wire.node == node_id {
                             continue;
                         }
-                        if let (Some(local), Ok(user_id)) = (&local, UserId::parse(&wire.user_id)) {
-                            local.do_send(DeliverToUser { user_id, frame: Frame(Arc::from(wire.frame)) });
+                        if let Some(delivery) = wire.into_delivery() {
+                            let _ = local.send(delivery);
                         }
                     }
                     if let Some(inner) = weak.upgrade()

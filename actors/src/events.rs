@@ -1,55 +1,220 @@
-//! Server → client WebSocket events (API.md §5): `{"event": NAME, "data": {...}}`.
+//! The server's half of the WebSocket vocabulary (API.md §5, docs/api.md): every event a
+//! client can receive is a variant of `ServerEvent`, serialised as
+//! `{"event": NAME, "data": {...}}`. The TypeScript types the web app reads are generated
+//! from these types (`wire_types`), so the two cannot drift apart.
+//!
+//! Events are serialised once into a `Frame` and shared by every socket that gets it.
 
 use std::sync::Arc;
 
+use amora_ai::chat::FinishReason;
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::EntryId;
+use amora_domain::money::Coins;
 use serde::Serialize;
-use serde_json::{Value, json};
+use ts_rs::TS;
+
+use crate::chat::{MemoryView, MessageView};
+
+/// Why a reply ended, as clients see it (the model's own reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplyEnd {
+    Stop,
+    Length,
+    Cancelled,
+}
+
+impl From<FinishReason> for ReplyEnd {
+    fn from(reason: FinishReason) -> Self {
+        match reason {
+            FinishReason::Stop => ReplyEnd::Stop,
+            FinishReason::Length => ReplyEnd::Length,
+            FinishReason::Cancelled => ReplyEnd::Cancelled,
+        }
+    }
+}
+
+/// Every event the server sends on a socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "event", content = "data", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum ServerEvent {
+    /// Right after connecting.
+    Hello {
+        #[ts(as = "String")]
+        user_id: UserId,
+        #[ts(type = "number")]
+        coin: Coins,
+    },
+    /// The balance changed, or the account did (VIP type): the client refetches user info.
+    TokenCount {
+        #[ts(type = "number")]
+        coin: Coins,
+    },
+    /// The answer to the `ping` action.
+    Pong {},
+    /// A frame the server could not act on; the socket stays open.
+    Error { code: u32, msg: String },
+    /// A message was stored: the user's (from any tab) or a new conversation's greeting.
+    ChatMessage {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        message: MessageView,
+    },
+    /// The next piece of a reply; `replyId` is the id the stored reply will have.
+    ChatDelta {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        reply_id: EntryId,
+        delta: String,
+    },
+    /// The reply is stored (`message: null`: stopped before any text, nothing stored).
+    ChatDone {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        reply_id: EntryId,
+        message: Option<MessageView>,
+        finish_reason: ReplyEnd,
+    },
+    /// A chat action was refused, or the reply failed.
+    ChatError {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "Option<String>")]
+        reply_id: Option<EntryId>,
+        code: u32,
+        msg: String,
+    },
+    /// Messages were removed (the old reply on regenerate, or a delete in another tab).
+    ChatMessageDeleted {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "Vec<String>")]
+        message_ids: Vec<EntryId>,
+    },
+    /// Memories of the pair are being extracted.
+    MemorySaving {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+    /// Extraction ended; every memory of the pair, newest first.
+    MemorySaved {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        added: u32,
+        memories: Vec<MemoryView>,
+    },
+}
+
+impl ServerEvent {
+    /// The event's name on the wire (`"chatDone"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerEvent::Hello { .. } => "hello",
+            ServerEvent::TokenCount { .. } => "tokenCount",
+            ServerEvent::Pong {} => "pong",
+            ServerEvent::Error { .. } => "error",
+            ServerEvent::ChatMessage { .. } => "chatMessage",
+            ServerEvent::ChatDelta { .. } => "chatDelta",
+            ServerEvent::ChatDone { .. } => "chatDone",
+            ServerEvent::ChatError { .. } => "chatError",
+            ServerEvent::ChatMessageDeleted { .. } => "chatMessageDeleted",
+            ServerEvent::MemorySaving { .. } => "memorySaving",
+            ServerEvent::MemorySaved { .. } => "memorySaved",
+        }
+    }
+
+    /// `error {code, msg}` with the code's own text.
+    pub fn error(code: amora_domain::code::ApiCode, msg: impl Into<String>) -> Self {
+        ServerEvent::Error { code: code.value(), msg: msg.into() }
+    }
+}
 
 /// An event ready to send: serialised once, shared by every socket that gets it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame(pub Arc<str>);
 
 impl Frame {
-    pub fn new(event: &str, data: impl Serialize) -> Self {
-        let data = serde_json::to_value(data).unwrap_or(Value::Null);
-        Frame(Arc::from(json!({ "event": event, "data": data }).to_string()))
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
 
-    /// `hello {userId, coin}`, right after a socket connects.
-    pub fn hello(user_id: &str, coin: i64) -> Self {
-        Frame::new("hello", json!({ "userId": user_id, "coin": coin }))
+impl From<&ServerEvent> for Frame {
+    fn from(event: &ServerEvent) -> Self {
+        // Serialising these types cannot fail: no maps with non-string keys, no I/O.
+        let text = serde_json::to_string(event).unwrap_or_else(|_| String::from("{\"event\":\"error\",\"data\":{}}"));
+        Frame(Arc::from(text))
     }
+}
 
-    /// `tokenCount {coin}`, whenever the balance changes.
-    pub fn token_count(coin: i64) -> Self {
-        Frame::new("tokenCount", json!({ "coin": coin }))
-    }
-
-    /// Internal, never sent to a client: sessions of this user ended (sign-out, password
-    /// change, deletion, suspension). Each socket that gets it checks its own session and
-    /// closes if that one is gone; it travels the bus, so it reaches every node.
-    pub fn sessions_ended() -> Self {
-        Frame::new("_sessionsEnded", json!({}))
-    }
-
-    /// `error {code, msg}`, for a frame the server could not act on.
-    pub fn error(code: u32, msg: &str) -> Self {
-        Frame::new("error", json!({ "code": code, "msg": msg }))
+impl From<ServerEvent> for Frame {
+    fn from(event: ServerEvent) -> Self {
+        Frame::from(&event)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
+
+    fn wire(event: ServerEvent) -> Value {
+        serde_json::from_str(Frame::from(event).as_str()).unwrap_or_default()
+    }
 
     #[test]
     fn an_event_travels_as_event_and_data() {
-        let frame = Frame::token_count(120);
-        let value: Value = serde_json::from_str(frame.as_str()).unwrap_or_default();
-        assert_eq!(value, json!({ "event": "tokenCount", "data": { "coin": 120 } }));
+        assert_eq!(
+            wire(ServerEvent::TokenCount { coin: Coins(120) }),
+            json!({ "event": "tokenCount", "data": { "coin": 120 } })
+        );
+        assert_eq!(wire(ServerEvent::Pong {}), json!({ "event": "pong", "data": {} }));
+    }
+
+    #[test]
+    fn fields_are_camel_case_and_ids_are_strings() {
+        let id = CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
+        let event = ServerEvent::ChatError {
+            character_id: id,
+            reply_id: Some(EntryId::from_raw(17)),
+            code: 10003,
+            msg: "busy".into(),
+        };
+        assert_eq!(
+            wire(event),
+            json!({ "event": "chatError", "data": { "characterId": "gf-001", "replyId": "17", "code": 10003, "msg": "busy" } })
+        );
+    }
+
+    #[test]
+    fn each_variant_names_itself_as_it_serialises() {
+        let id = || CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
+        let user = UserId::parse("u1").unwrap_or_else(|e| panic!("{e}"));
+        let all = [
+            ServerEvent::Hello { user_id: user, coin: Coins(1) },
+            ServerEvent::TokenCount { coin: Coins(1) },
+            ServerEvent::Pong {},
+            ServerEvent::Error { code: 1, msg: String::new() },
+            ServerEvent::ChatDelta { character_id: id(), reply_id: EntryId::from_raw(1), delta: String::new() },
+            ServerEvent::ChatDone {
+                character_id: id(),
+                reply_id: EntryId::from_raw(1),
+                message: None,
+                finish_reason: ReplyEnd::Stop,
+            },
+            ServerEvent::ChatError { character_id: id(), reply_id: None, code: 1, msg: String::new() },
+            ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },
+            ServerEvent::MemorySaving { character_id: id() },
+            ServerEvent::MemorySaved { character_id: id(), added: 0, memories: vec![] },
+        ];
+        for event in all {
+            let name = event.name();
+            assert_eq!(wire(event)["event"], name);
+        }
     }
 }

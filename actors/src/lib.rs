@@ -1,44 +1,52 @@
 //! Amora's actors (ARCHITECTURE.md, "Actors: who owns what"): a `UserActor` per active
-//! user holds the balance cache and the user's open sockets on this node; a
-//! `CharacterActor` per active character holds the replies in flight; the `Registry`
-//! spawns them on demand and passivates idle ones; the `EventBus` carries events to a
-//! user's sockets on every node; the `ChatEngine` writes replies. Actors are caches in front of the store, never the only
-//! copy of anything: every balance change is a ledger row before anyone is told.
+//! user holds the user's live state on this node (account, balance, free messages,
+//! sockets); a `CharacterActor` per active character holds the conversations in play and
+//! applies every chat rule; the `Registry` spawns them on demand and passivates idle ones;
+//! the `EventBus` carries events to a user's sockets, and notices between actors, on every
+//! node. `Conversations` is the door the transports use for chat; `Node` for the rest.
+//! Actors are caches in front of the store, never the only copy of anything: every balance
+//! change is a ledger row before anyone is told.
 
+pub mod actions;
 pub mod bus;
 pub mod character;
 pub mod chat;
+pub mod conversations;
 pub mod events;
 pub mod registry;
 pub mod user;
+pub mod wire_types;
 
 pub use amora_store as store;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix::{Actor, Addr};
-use amora_domain::account::UserId;
-use amora_store::{LedgerOutcome, Store, StoreError};
-
-use crate::bus::EventBus;
-use crate::character::CharacterActor;
-use crate::chat::{ChatEngine, ChatSettings};
-use crate::registry::{AttachBus, AttachChat, CharacterAddr, Registry, RegistryLimits, UserAddr};
-use crate::user::{Credit, Debit, UserActor};
+use actix::Addr;
+use amora_domain::account::{User, UserId};
 use amora_domain::character::CharacterId;
+use amora_domain::money::{Coins, TxnId};
+use amora_store::{LedgerOutcome, Store, UserChange};
+
+use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
+use crate::chat::{ChatEngine, ChatSettings};
+use crate::conversations::{Conversations, ViewerRules};
+use crate::registry::{Registry, RegistryLimits, UserAddr};
+use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
     #[error("actor unavailable: {0}")]
     Mailbox(#[from] actix::MailboxError),
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("chat is not started on this node")]
-    NoChat,
-    /// A credit or debit of nothing, of a negative amount, or above `Coins::MAX_CHANGE`.
-    #[error("a credit or debit moves 1 to {max} coins, not {0}", max = amora_domain::money::Coins::MAX_CHANGE)]
-    AmountOutOfRange(i64),
+    User(#[from] UserError),
+}
+
+/// What a node is started with.
+pub struct NodeSettings {
+    pub limits: RegistryLimits,
+    pub chat: ChatSettings,
+    pub viewer_rules: ViewerRules,
 }
 
 /// This node's actors and bus, handed to the server.
@@ -47,69 +55,102 @@ pub struct Node {
     pub registry: Addr<Registry>,
     pub bus: EventBus,
     pub chat: Arc<ChatEngine>,
+    pub conversations: Conversations,
 }
 
 impl Node {
-    /// Starts the registry, the bus (Redis when `redis_url` is given) and the chat engine.
-    /// Call inside an actix system.
+    /// Starts the bus (Redis when `redis_url` is given), the chat engine and the registry,
+    /// in that order: each is built from the ones before it. Call inside an actix system.
     pub async fn start(
         store: Store,
-        limits: RegistryLimits,
+        settings: NodeSettings,
         redis_url: Option<&str>,
-        chat: ChatSettings,
     ) -> Result<Self, redis::RedisError> {
-        let registry = Registry::new(store.clone(), limits).start();
-        let bus = match redis_url {
-            Some(url) => EventBus::with_redis(registry.clone().recipient(), url)?,
-            None => EventBus::local(registry.clone().recipient()),
+        let (bus, inbox) = match redis_url {
+            Some(url) => EventBus::with_redis(url)?,
+            None => EventBus::local(),
         };
-        let chat = Arc::new(ChatEngine::new(store, bus.clone(), chat));
-        // Processed before any UserAddr or CharacterAddr sent after them.
-        let _ = registry.send(AttachBus(bus.clone())).await;
-        let _ = registry.send(AttachChat(chat.clone())).await;
+        let chat = Arc::new(ChatEngine::new(store.clone(), bus.clone(), settings.chat));
+        Ok(Self::assemble(store, bus, inbox, chat, settings.limits, settings.viewer_rules))
+    }
+
+    /// A node around a chat engine made by the caller (tests share one model between nodes).
+    pub fn assemble(
+        store: Store,
+        bus: EventBus,
+        inbox: Inbox,
+        chat: Arc<ChatEngine>,
+        limits: RegistryLimits,
+        viewer_rules: ViewerRules,
+    ) -> Self {
+        let registry = Registry::start(store, bus.clone(), inbox, chat.clone(), limits);
+        let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
         if chat.settings().preload {
             let preload = chat.clone();
             actix::spawn(async move {
                 let _ = preload.model().await;
             });
         }
-        Ok(Self { registry, bus, chat })
-    }
-
-    pub async fn character(&self, character_id: &CharacterId) -> Result<Addr<CharacterActor>, NodeError> {
-        self.registry.send(CharacterAddr(character_id.clone())).await?.ok_or(NodeError::NoChat)
+        Self { registry, bus, chat, conversations }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
         Ok(self.registry.send(UserAddr(user_id.clone())).await?)
     }
 
+    /// Gives coins through the user's actor (a ledger row keyed by `txn_id`).
     pub async fn credit(
         &self,
         user_id: &UserId,
-        amount: i64,
+        amount: Coins,
         reason: &str,
-        txn_id: &str,
+        txn_id: TxnId,
     ) -> Result<LedgerOutcome, NodeError> {
-        if !amora_domain::money::Coins::is_valid_change(amount) {
-            return Err(NodeError::AmountOutOfRange(amount));
-        }
-        let actor = self.user(user_id).await?;
-        Ok(actor.send(Credit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
+        let credit = Credit { amount, reason: reason.to_owned(), txn_id };
+        Ok(self.user(user_id).await?.send(credit).await??)
     }
 
+    /// Takes coins through the user's actor; `Insufficient` when the balance is short.
     pub async fn debit(
         &self,
         user_id: &UserId,
-        amount: i64,
+        amount: Coins,
         reason: &str,
-        txn_id: &str,
+        txn_id: TxnId,
     ) -> Result<LedgerOutcome, NodeError> {
-        if !amora_domain::money::Coins::is_valid_change(amount) {
-            return Err(NodeError::AmountOutOfRange(amount));
-        }
-        let actor = self.user(user_id).await?;
-        Ok(actor.send(Debit { amount, reason: reason.to_owned(), txn_id: txn_id.to_owned() }).await??)
+        let debit = Debit { amount, reason: reason.to_owned(), txn_id };
+        Ok(self.user(user_id).await?.send(debit).await??)
+    }
+
+    /// The account as the user's actor holds it (balance included); `None` when deleted.
+    pub async fn account(&self, user_id: &UserId) -> Result<Option<User>, NodeError> {
+        Ok(self.user(user_id).await?.send(Account).await??)
+    }
+
+    /// Changes the account through the user's actor, which tells the user's actors on
+    /// other nodes; answers the account as it now is.
+    pub async fn update_account(&self, user_id: &UserId, change: UserChange) -> Result<Option<User>, NodeError> {
+        Ok(self.user(user_id).await?.send(UpdateAccount(change)).await??)
+    }
+
+    /// Whether a session of the user is live (checked in the store every time).
+    pub async fn session_live(&self, user_id: &UserId, session_hash: &str) -> Result<bool, NodeError> {
+        Ok(self.user(user_id).await?.send(SessionLive { session_hash: session_hash.to_owned() }).await??)
+    }
+
+    /// Sessions of the user ended: every socket of theirs on every node checks its own.
+    pub async fn sessions_ended(&self, user_id: &UserId) {
+        self.bus.notify(user_id, UserNotice::SessionsEnded).await;
+    }
+
+    /// The account changed outside its actor (deleted, suspended): every node reads it again.
+    pub async fn account_changed(&self, user_id: &UserId) {
+        self.bus.notify(user_id, UserNotice::AccountChanged).await;
+    }
+
+    /// A character changed or was hidden: every node reads it again before its next turn.
+    pub async fn character_changed(&self, character_id: &CharacterId) {
+        self.bus.notify_character(character_id, CharacterNotice::Changed, true).await;
     }
 }
 
@@ -125,11 +166,19 @@ mod tests {
     use super::*;
     use crate::registry::ActorCount;
 
+    fn limits(max_users: usize, idle_after: Duration) -> RegistryLimits {
+        RegistryLimits { max_users, max_characters: 100, idle_after, max_sockets_per_user: 4 }
+    }
+
     async fn node(limits: RegistryLimits) -> (tempfile::TempDir, Store, Node) {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("{e}")).into_store();
-        let chat = ChatSettings { preload: false, ..ChatSettings::default() };
-        let node = Node::start(store.clone(), limits, None, chat).await.unwrap_or_else(|e| panic!("{e}"));
+        let settings = NodeSettings {
+            limits,
+            chat: ChatSettings { preload: false, ..ChatSettings::default() },
+            viewer_rules: ViewerRules { established_after_secs: 0 },
+        };
+        let node = Node::start(store.clone(), settings, None).await.unwrap_or_else(|e| panic!("{e}"));
         (dir, store, node)
     }
 
@@ -151,31 +200,78 @@ mod tests {
         id
     }
 
-    async fn count(node: &Node) -> usize {
-        node.registry.send(ActorCount).await.unwrap_or(usize::MAX)
+    async fn users_running(node: &Node) -> usize {
+        node.registry.send(ActorCount).await.map_or(usize::MAX, |(users, _)| users)
+    }
+
+    fn txn(id: &str) -> TxnId {
+        TxnId::parse(id).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[actix_rt::test]
     async fn idle_actors_stop_and_come_back_on_demand_with_nothing_lost() {
-        let limits = RegistryLimits { max_users: 100, idle_after: Duration::from_millis(100), max_sockets_per_user: 4 };
-        let (_dir, store, node) = node(limits).await;
+        let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
         let id = user(&store, 1).await;
-        assert!(matches!(node.credit(&id, 40, "test", "t1").await, Ok(LedgerOutcome::Applied { balance: 40 })));
-        assert_eq!(count(&node).await, 1);
+        let credit = node.credit(&id, Coins(40), "test", txn("t1")).await;
+        assert!(matches!(credit, Ok(LedgerOutcome::Applied { balance: Coins(40), .. })));
+        assert_eq!(users_running(&node).await, 1);
         actix_rt::time::sleep(Duration::from_millis(400)).await;
-        assert_eq!(count(&node).await, 0, "the idle actor passivated");
-        assert!(matches!(node.debit(&id, 15, "test", "t2").await, Ok(LedgerOutcome::Applied { balance: 25 })));
-        assert!(matches!(node.debit(&id, 30, "test", "t3").await, Ok(LedgerOutcome::Insufficient { balance: 25 })));
+        assert_eq!(users_running(&node).await, 0, "the idle actor passivated");
+        assert_eq!(
+            node.account(&id).await.ok().flatten().map(|a| a.coin),
+            Some(Coins(40)),
+            "the respawned actor reads it"
+        );
+        assert!(matches!(
+            node.debit(&id, Coins(15), "test", txn("t2")).await,
+            Ok(LedgerOutcome::Applied { balance: Coins(25), .. })
+        ));
+        assert!(matches!(
+            node.debit(&id, Coins(30), "test", txn("t3")).await,
+            Ok(LedgerOutcome::Insufficient { balance: Coins(25), .. })
+        ));
     }
 
     #[actix_rt::test]
     async fn the_registry_holds_at_most_max_users_actors() {
-        let limits = RegistryLimits { max_users: 3, idle_after: DEFAULT_IDLE_AFTER, max_sockets_per_user: 4 };
-        let (_dir, store, node) = node(limits).await;
+        let (_dir, store, node) = node(limits(3, DEFAULT_IDLE_AFTER)).await;
         for n in 0..10 {
             let id = user(&store, n).await;
             let _ = node.user(&id).await;
-            assert!(count(&node).await <= 3);
+            assert!(users_running(&node).await <= 3);
         }
+    }
+
+    #[actix_rt::test]
+    async fn a_users_debits_on_one_node_apply_in_the_order_they_were_sent() {
+        let (_dir, store, node) = node(limits(100, DEFAULT_IDLE_AFTER)).await;
+        let id = user(&store, 1).await;
+        let _ = node.credit(&id, Coins(100), "grant", txn("grant")).await;
+        let actor = node.user(&id).await.unwrap_or_else(|e| panic!("{e}"));
+        // Sent without waiting, one after another: the mailbox and the money lane keep them in order.
+        let pending: Vec<_> = (0..20)
+            .map(|i| actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{i}")) }))
+            .collect();
+        let mut outcomes = Vec::new();
+        for request in pending {
+            outcomes.push(request.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}")));
+        }
+        let applied = outcomes.iter().filter(|o| matches!(o, LedgerOutcome::Applied { .. })).count();
+        assert_eq!(applied, 14, "100 coins pay for 14 debits of 7");
+        assert!(
+            outcomes[..14].iter().all(|o| matches!(o, LedgerOutcome::Applied { .. })),
+            "the first 14 sent are the ones applied"
+        );
+        let seqs: Vec<i64> = outcomes[..14]
+            .iter()
+            .filter_map(|o| match o {
+                LedgerOutcome::Applied { seq, .. } => Some(*seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(seqs, (2..16).collect::<Vec<_>>(), "applied in the order sent");
+        let rows = store.ledger.rows(&id).await.unwrap_or_default();
+        let account = node.account(&id).await.ok().flatten().map(|a| a.coin);
+        assert_eq!(account, Some(Coins(rows.iter().map(|r| r.delta.units()).sum())));
     }
 }

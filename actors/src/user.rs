@@ -1,22 +1,32 @@
-//! `UserActor`: one per active user per node. It owns the user's open sockets on this
-//! node and a cache of the balance; every balance change goes through it to the ledger
-//! and, once durable, out on the event bus to the user's sockets on every node.
+//! `UserActor`: one per active user per node, holding the user's live state there: the
+//! account (identity, preferences, plan), the coin balance, the day's free-message count
+//! and the user's open sockets on this node. It backs the HTTP API and the sockets, so a
+//! signed-in request does not read the account from the store again.
+//!
+//! The store stays the truth across nodes. Every balance change for the user on this node
+//! goes through this actor's mailbox, in order, to the ledger's compare-and-set; the result
+//! (balance and ledger sequence) updates the cache and reaches the user's actors on other
+//! nodes as a `UserNotice`, where a notice older than what they hold is ignored. A change
+//! of the account or of the free-message count travels the same way. An actor that hears
+//! of nothing serves what it read; one that stops loses nothing, since it only caches.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use amora_domain::account::UserId;
-use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError};
+use amora_domain::account::{User, UserId};
+use amora_domain::money::{Coins, TxnId};
+use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, UserChange};
 use tokio::sync::mpsc;
 
-use crate::bus::EventBus;
-use crate::events::Frame;
-use crate::registry::{Registry, Unregister};
+use crate::bus::{BusMessage, EventBus, UserNotice};
+use crate::events::{Frame, ServerEvent};
+use crate::registry::{Passivated, Registry, Stop};
 
 /// Opens a socket of this user on this node; answers the balance for `hello`.
 #[derive(Message)]
-#[rtype(result = "Result<i64, ConnectError>")]
+#[rtype(result = "Result<Coins, UserError>")]
 pub struct Connect {
     pub socket_id: u64,
     /// The socket's bounded outgoing queue; a full queue disconnects the socket.
@@ -30,36 +40,74 @@ pub struct Disconnect {
     pub socket_id: u64,
 }
 
-/// An event for every socket of this user on this node.
+/// Something the bus brought for this user: an event for the sockets, or a notice.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Deliver(pub Frame);
+pub struct Notify(pub BusMessage);
 
-/// Takes coins: a ledger row with a negative delta, refused when the balance is short.
+/// Takes coins: a ledger row of `-amount`, refused when the balance is short.
 #[derive(Message)]
-#[rtype(result = "Result<LedgerOutcome, StoreError>")]
+#[rtype(result = "Result<LedgerOutcome, UserError>")]
 pub struct Debit {
-    pub amount: i64,
+    pub amount: Coins,
     pub reason: String,
-    pub txn_id: String,
+    pub txn_id: TxnId,
 }
 
-/// Gives coins: a ledger row with a positive delta. Refunds are credits too.
+/// Gives coins: a ledger row of `amount`. Refunds are credits too.
 #[derive(Message)]
-#[rtype(result = "Result<LedgerOutcome, StoreError>")]
+#[rtype(result = "Result<LedgerOutcome, UserError>")]
 pub struct Credit {
-    pub amount: i64,
+    pub amount: Coins,
     pub reason: String,
-    pub txn_id: String,
+    pub txn_id: TxnId,
 }
 
-/// The current balance (from the store when not cached).
+/// The current balance.
 #[derive(Message)]
-#[rtype(result = "Result<i64, StoreError>")]
+#[rtype(result = "Result<Coins, UserError>")]
 pub struct Balance;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConnectError {
+/// The account as it now is (balance included); `None` once it is deleted.
+#[derive(Message)]
+#[rtype(result = "Result<Option<User>, UserError>")]
+pub struct Account;
+
+/// Changes the account (profile, preferences, password, plan, linked sign-ins) and
+/// answers it as it now is; `None` when it no longer exists.
+#[derive(Message)]
+#[rtype(result = "Result<Option<User>, UserError>")]
+pub struct UpdateAccount(pub UserChange);
+
+/// Takes one of today's `limit` free messages: false when none is left.
+#[derive(Message)]
+#[rtype(result = "Result<bool, UserError>")]
+pub struct TakeFreeMessage {
+    pub limit: u32,
+}
+
+/// Gives a free message back (the message was refused or its reply failed).
+#[derive(Message)]
+#[rtype(result = "Result<(), UserError>")]
+pub struct GiveBackFreeMessage;
+
+/// How many of today's `limit` free messages are left.
+#[derive(Message)]
+#[rtype(result = "Result<u32, UserError>")]
+pub struct FreeMessagesLeft {
+    pub limit: u32,
+}
+
+/// Whether the session with this hash is live. Read from the store every time: a
+/// revocation on another node must hold here at once, not once its notice arrives.
+#[derive(Message)]
+#[rtype(result = "Result<bool, UserError>")]
+pub struct SessionLive {
+    pub session_hash: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum UserError {
     #[error("too many open sockets for this user")]
     TooManySockets,
     #[error("no such account")]
@@ -68,8 +116,28 @@ pub enum ConnectError {
     Store(String),
 }
 
+impl From<StoreError> for UserError {
+    fn from(error: StoreError) -> Self {
+        UserError::Store(error.to_string())
+    }
+}
+
 /// How often an actor asks itself whether it has been idle long enough to stop, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(10);
+
+/// The day's free-message count as last heard from the store.
+#[derive(Debug, Clone, Copy)]
+struct FreeMessages {
+    day: i64,
+    used: u32,
+}
+
+/// The balance as last applied or heard, with the ledger sequence it was at.
+#[derive(Debug, Clone, Copy)]
+struct KnownBalance {
+    coins: Coins,
+    seq: i64,
+}
 
 pub struct UserActor {
     user_id: UserId,
@@ -78,8 +146,17 @@ pub struct UserActor {
     registry: Addr<Registry>,
     /// Distinguishes this incarnation from a later one of the same user in the registry.
     incarnation: u64,
+    /// The account as last read; `None` until first needed.
+    account: Option<User>,
+    /// Newer than `account.coin` whenever the ledger told us more recently.
+    balance: Option<KnownBalance>,
+    free_messages: Option<FreeMessages>,
     sockets: HashMap<u64, mpsc::Sender<Frame>>,
     max_sockets: usize,
+    /// Balance changes wait here in arrival order (tokio's mutex is fair), so a user's
+    /// debits on this node reach the ledger one after another, while the actor keeps
+    /// answering everything else.
+    money_lane: Arc<tokio::sync::Mutex<()>>,
     idle_after: Duration,
     last_active: Instant,
 }
@@ -100,37 +177,147 @@ impl UserActor {
             bus,
             registry,
             incarnation,
+            account: None,
+            balance: None,
+            free_messages: None,
             sockets: HashMap::new(),
             max_sockets,
+            money_lane: Arc::new(tokio::sync::Mutex::new(())),
             idle_after,
             last_active: Instant::now(),
         }
     }
 
-    /// Applies a ledger entry; once it is durable, tells every socket of the user everywhere.
+    fn touch(&mut self) {
+        self.last_active = Instant::now();
+    }
+
+    /// The account with the newest balance this actor knows folded in.
+    fn current_account(&self) -> Option<User> {
+        let mut account = self.account.clone()?;
+        if let Some(balance) = self.balance {
+            account.coin = balance.coins;
+        }
+        Some(account)
+    }
+
+    /// Keeps a balance the ledger reported if it is newer than the one held; tells this
+    /// node's sockets when it changed.
+    fn learn_balance(&mut self, coins: Coins, seq: i64) {
+        let newer = self.balance.is_none_or(|known| seq > known.seq);
+        if !newer {
+            return;
+        }
+        let changed = self.balance.is_none_or(|known| known.coins != coins);
+        self.balance = Some(KnownBalance { coins, seq });
+        if changed {
+            self.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: coins }));
+        }
+    }
+
+    fn send_to_sockets(&mut self, frame: &Frame) {
+        // A socket whose queue is full is a slow client: drop it rather than buffer
+        // without bound. Dropping the sender ends its task, which closes the socket.
+        self.sockets.retain(|socket_id, sender| match sender.try_send(frame.clone()) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::info!(socket = socket_id, "disconnecting a slow socket");
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        });
+    }
+
+    /// Runs `then` with the account loaded (read from the store on first need).
+    fn with_account<R: 'static>(
+        &mut self,
+        then: impl FnOnce(&mut Self, Option<User>) -> R + 'static,
+    ) -> ResponseActFuture<Self, Result<R, UserError>> {
+        self.touch();
+        if self.account.is_some() {
+            let account = self.current_account();
+            return Box::pin(actix::fut::ready(Ok(then(self, account))));
+        }
+        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        Box::pin(async move { store.users.by_id(&user_id).await }.into_actor(self).map(move |read, actor, _| {
+            let read = read?;
+            // A change applied while the read was under way is newer: keep it.
+            if actor.account.is_none() {
+                actor.account = read;
+            }
+            let account = actor.current_account();
+            Ok(then(actor, account))
+        }))
+    }
+
+    /// Applies a ledger entry in this user's order; once durable, updates the cache, tells
+    /// this node's sockets and the user's actors elsewhere.
     fn change_balance(
         &mut self,
-        delta: i64,
+        delta: Coins,
         reason: String,
-        txn_id: String,
-    ) -> ResponseFuture<Result<LedgerOutcome, StoreError>> {
-        self.last_active = Instant::now();
-        let store = self.store.clone();
-        let bus = self.bus.clone();
-        let user_id = self.user_id.clone();
-        Box::pin(async move {
-            let entry = LedgerEntry { user_id: user_id.clone(), txn_id, delta, reason, created_at: now() };
-            let outcome = store.ledger.apply(entry).await?;
-            if let LedgerOutcome::Applied { balance } = outcome {
-                bus.publish(&user_id, Frame::token_count(balance)).await;
+        txn_id: TxnId,
+    ) -> ResponseActFuture<Self, Result<LedgerOutcome, UserError>> {
+        self.touch();
+        let (store, bus, user_id, lane) =
+            (self.store.clone(), self.bus.clone(), self.user_id.clone(), self.money_lane.clone());
+        let entry = LedgerEntry { user_id: user_id.clone(), txn_id, delta, reason, created_at: now() };
+        Box::pin(
+            async move {
+                let _turn = lane.lock_owned().await;
+                let outcome = store.ledger.apply(entry).await?;
+                if let LedgerOutcome::Applied { balance, seq } = outcome {
+                    bus.notify_elsewhere(&user_id, UserNotice::BalanceChanged { balance, seq }).await;
+                }
+                Ok(outcome)
             }
-            Ok(outcome)
-        })
+            .into_actor(self)
+            .map(|outcome: Result<LedgerOutcome, UserError>, actor, _| {
+                match &outcome {
+                    Ok(
+                        LedgerOutcome::Applied { balance, seq }
+                        | LedgerOutcome::Replayed { balance, seq }
+                        | LedgerOutcome::Insufficient { balance, seq },
+                    ) => actor.learn_balance(*balance, *seq),
+                    Ok(LedgerOutcome::NoAccount) | Err(_) => {}
+                }
+                outcome
+            }),
+        )
+    }
+
+    /// Today's free-message count, read from the store when the cache is of another day.
+    fn with_free_messages<R: 'static>(
+        &mut self,
+        then: impl FnOnce(&mut Self, u32) -> R + 'static,
+    ) -> ResponseActFuture<Self, Result<R, UserError>> {
+        self.touch();
+        let today = utc_day();
+        if let Some(known) = self.free_messages.filter(|known| known.day == today) {
+            return Box::pin(actix::fut::ready(Ok(then(self, known.used))));
+        }
+        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        Box::pin(async move { store.message_credits.used(&user_id, today).await }.into_actor(self).map(
+            move |used, actor, _| {
+                let used = used?;
+                actor.free_messages = Some(FreeMessages { day: today, used });
+                Ok(then(actor, used))
+            },
+        ))
+    }
+
+    fn learn_free_messages(&mut self, day: i64, used: u32) {
+        self.free_messages = Some(FreeMessages { day, used });
     }
 }
 
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Today's number (days since the epoch, UTC): free messages renew with it.
+pub fn utc_day() -> i64 {
+    now() / 86_400
 }
 
 impl Actor for UserActor {
@@ -148,29 +335,27 @@ impl Actor for UserActor {
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         // Dropping the senders ends every socket task of this user on this node.
         self.sockets.clear();
-        self.registry.do_send(Unregister { user_id: self.user_id.clone(), incarnation: self.incarnation });
+        self.registry.do_send(Passivated::User { user_id: self.user_id.clone(), incarnation: self.incarnation });
         Running::Stop
     }
 }
 
 impl Handler<Connect> for UserActor {
-    type Result = ResponseFuture<Result<i64, ConnectError>>;
+    type Result = ResponseActFuture<Self, Result<Coins, UserError>>;
 
     fn handle(&mut self, message: Connect, _: &mut Self::Context) -> Self::Result {
-        self.last_active = Instant::now();
+        self.touch();
         if self.sockets.len() >= self.max_sockets {
-            return Box::pin(async { Err(ConnectError::TooManySockets) });
+            return Box::pin(actix::fut::ready(Err(UserError::TooManySockets)));
         }
-        self.sockets.insert(message.socket_id, message.sender);
-        let store = self.store.clone();
-        let user_id = self.user_id.clone();
-        Box::pin(async move {
-            match store.users.by_id(&user_id).await {
-                Ok(Some(user)) => Ok(user.coin),
-                Ok(None) => Err(ConnectError::NoAccount),
-                Err(error) => Err(ConnectError::Store(error.to_string())),
-            }
-        })
+        Box::pin(
+            self.with_account(move |actor, account| {
+                let account = account.ok_or(UserError::NoAccount)?;
+                actor.sockets.insert(message.socket_id, message.sender);
+                Ok(account.coin)
+            })
+            .map(|result, _, _| result.and_then(|inner| inner)),
+        )
     }
 }
 
@@ -179,49 +364,188 @@ impl Handler<Disconnect> for UserActor {
 
     fn handle(&mut self, message: Disconnect, _: &mut Self::Context) {
         self.sockets.remove(&message.socket_id);
-        self.last_active = Instant::now();
+        self.touch();
     }
 }
 
-impl Handler<Deliver> for UserActor {
+impl Handler<Notify> for UserActor {
     type Result = ();
 
-    fn handle(&mut self, Deliver(frame): Deliver, _: &mut Self::Context) {
-        // A socket whose queue is full is a slow client: drop it rather than buffer
-        // without bound. Dropping the sender ends its task, which closes the socket.
-        self.sockets.retain(|socket_id, sender| match sender.try_send(frame.clone()) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                tracing::info!(socket = socket_id, "disconnecting a slow socket");
-                false
+    fn handle(&mut self, Notify(message): Notify, ctx: &mut Self::Context) {
+        match message {
+            BusMessage::Event(frame) => self.send_to_sockets(&frame),
+            BusMessage::Notice(UserNotice::BalanceChanged { balance, seq }) => self.learn_balance(balance, seq),
+            BusMessage::Notice(UserNotice::CreditsUsed { day, used }) => self.learn_free_messages(day, used),
+            BusMessage::Notice(UserNotice::AccountChanged) => {
+                // Read it again (the balance too: the store's is the truth now), then tell
+                // the sockets, whose clients refetch user info on tokenCount (spec §4).
+                self.account = None;
+                self.balance = None;
+                ctx.spawn(
+                    self.with_account(|actor, account| {
+                        if let Some(account) = account {
+                            actor.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: account.coin }));
+                        }
+                    })
+                    .map(|_, _, _| ()),
+                );
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
-        });
+            BusMessage::Notice(UserNotice::SessionsEnded) => {
+                // Each socket checks its own session and closes if it ended.
+                self.send_to_sockets(&session_check_frame());
+            }
+        }
     }
+}
+
+/// The in-process signal that asks a socket to check its session. It never reaches a
+/// client: the socket task recognises it and answers it itself.
+pub fn session_check_frame() -> Frame {
+    Frame(Arc::from(SESSION_CHECK))
+}
+
+const SESSION_CHECK: &str = "\u{0}session-check";
+
+/// True for `session_check_frame()`.
+pub fn is_session_check(frame: &Frame) -> bool {
+    frame.as_str() == SESSION_CHECK
 }
 
 impl Handler<Debit> for UserActor {
-    type Result = ResponseFuture<Result<LedgerOutcome, StoreError>>;
+    type Result = ResponseActFuture<Self, Result<LedgerOutcome, UserError>>;
 
     fn handle(&mut self, message: Debit, _: &mut Self::Context) -> Self::Result {
-        self.change_balance(-message.amount.abs(), message.reason, message.txn_id)
+        self.change_balance(message.amount.negated(), message.reason, message.txn_id)
     }
 }
 
 impl Handler<Credit> for UserActor {
-    type Result = ResponseFuture<Result<LedgerOutcome, StoreError>>;
+    type Result = ResponseActFuture<Self, Result<LedgerOutcome, UserError>>;
 
     fn handle(&mut self, message: Credit, _: &mut Self::Context) -> Self::Result {
-        self.change_balance(message.amount.abs(), message.reason, message.txn_id)
+        self.change_balance(message.amount, message.reason, message.txn_id)
     }
 }
 
 impl Handler<Balance> for UserActor {
-    type Result = ResponseFuture<Result<i64, StoreError>>;
+    type Result = ResponseActFuture<Self, Result<Coins, UserError>>;
 
     fn handle(&mut self, _: Balance, _: &mut Self::Context) -> Self::Result {
+        self.with_account(|_, account| account.map_or(Coins::ZERO, |a| a.coin))
+    }
+}
+
+impl Handler<Account> for UserActor {
+    type Result = ResponseActFuture<Self, Result<Option<User>, UserError>>;
+
+    fn handle(&mut self, _: Account, _: &mut Self::Context) -> Self::Result {
+        self.with_account(|_, account| account)
+    }
+}
+
+impl Handler<UpdateAccount> for UserActor {
+    type Result = ResponseActFuture<Self, Result<Option<User>, UserError>>;
+
+    fn handle(&mut self, UpdateAccount(change): UpdateAccount, _: &mut Self::Context) -> Self::Result {
+        self.touch();
+        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        let plan_changed = matches!(change, UserChange::VipType(_));
+        Box::pin(
+            async move {
+                let updated = store.users.update(&user_id, change).await?;
+                bus.notify_elsewhere(&user_id, UserNotice::AccountChanged).await;
+                Ok::<_, UserError>(updated)
+            }
+            .into_actor(self)
+            .map(move |updated, actor, _| {
+                let updated = updated?;
+                actor.account = updated;
+                let account = actor.current_account();
+                if plan_changed && let Some(account) = &account {
+                    // Clients refetch user info on tokenCount (spec §4), which shows the plan.
+                    actor.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: account.coin }));
+                }
+                Ok(account)
+            }),
+        )
+    }
+}
+
+impl Handler<TakeFreeMessage> for UserActor {
+    type Result = ResponseActFuture<Self, Result<bool, UserError>>;
+
+    fn handle(&mut self, message: TakeFreeMessage, _: &mut Self::Context) -> Self::Result {
+        self.touch();
+        let (store, bus, user_id, day) = (self.store.clone(), self.bus.clone(), self.user_id.clone(), utc_day());
+        // Taken in the store, which is atomic across nodes; the count is news for the others.
+        Box::pin(
+            async move {
+                let taken = store.message_credits.take(&user_id, day, message.limit).await?;
+                let used = match taken {
+                    Some(used) => used,
+                    None => store.message_credits.used(&user_id, day).await?,
+                };
+                bus.notify_elsewhere(&user_id, UserNotice::CreditsUsed { day, used }).await;
+                Ok::<_, UserError>((taken.is_some(), used))
+            }
+            .into_actor(self)
+            .map(move |result, actor, _| {
+                let (taken, used) = result?;
+                actor.learn_free_messages(day, used);
+                Ok(taken)
+            }),
+        )
+    }
+}
+
+impl Handler<GiveBackFreeMessage> for UserActor {
+    type Result = ResponseActFuture<Self, Result<(), UserError>>;
+
+    fn handle(&mut self, _: GiveBackFreeMessage, _: &mut Self::Context) -> Self::Result {
+        self.touch();
+        let (store, bus, user_id, day) = (self.store.clone(), self.bus.clone(), self.user_id.clone(), utc_day());
+        Box::pin(
+            async move {
+                store.message_credits.give_back(&user_id, day).await?;
+                let used = store.message_credits.used(&user_id, day).await?;
+                bus.notify_elsewhere(&user_id, UserNotice::CreditsUsed { day, used }).await;
+                Ok::<_, UserError>(used)
+            }
+            .into_actor(self)
+            .map(move |used, actor, _| {
+                actor.learn_free_messages(day, used?);
+                Ok(())
+            }),
+        )
+    }
+}
+
+impl Handler<FreeMessagesLeft> for UserActor {
+    type Result = ResponseActFuture<Self, Result<u32, UserError>>;
+
+    fn handle(&mut self, message: FreeMessagesLeft, _: &mut Self::Context) -> Self::Result {
+        self.with_free_messages(move |_, used| message.limit.saturating_sub(used))
+    }
+}
+
+impl Handler<SessionLive> for UserActor {
+    type Result = ResponseFuture<Result<bool, UserError>>;
+
+    fn handle(&mut self, message: SessionLive, _: &mut Self::Context) -> Self::Result {
+        self.touch();
         let store = self.store.clone();
         let user_id = self.user_id.clone();
-        Box::pin(async move { Ok(store.users.by_id(&user_id).await?.map_or(0, |user| user.coin)) })
+        Box::pin(async move {
+            let session = store.sessions.find_live(&message.session_hash, now()).await?;
+            Ok(session.is_some_and(|session| session.user_id == user_id))
+        })
+    }
+}
+
+impl Handler<Stop> for UserActor {
+    type Result = ();
+
+    fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
+        ctx.stop();
     }
 }

@@ -1,6 +1,6 @@
 //! Accounts: who a person is to Amora, and the values they type to become that person.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Invalid;
 use crate::gender::Gender;
@@ -13,9 +13,23 @@ const MAX_EMAIL_LEN: usize = 254;
 pub const MAX_USER_NAME_CHARS: usize = 30;
 
 /// An opaque user id, assigned by the server.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct UserId(String);
+
+impl TryFrom<String> for UserId {
+    type Error = Invalid;
+
+    fn try_from(raw: String) -> Result<Self, Invalid> {
+        UserId::parse(&raw)
+    }
+}
+
+impl From<UserId> for String {
+    fn from(id: UserId) -> String {
+        id.0
+    }
+}
 
 impl UserId {
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
@@ -194,7 +208,7 @@ pub struct User {
     pub discord_id: Option<String>,
     /// 0 free, above 0 paid.
     pub user_vip_type: i64,
-    pub coin: i64,
+    pub coin: crate::money::Coins,
     pub user_avatar: String,
     pub utm_source: String,
     pub interested_gender: Gender,

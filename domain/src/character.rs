@@ -1,6 +1,6 @@
 //! Characters: the companions people browse and chat with (spec §3 "Character card").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Invalid;
 use crate::gender::Gender;
@@ -11,9 +11,23 @@ pub const MAX_CHARACTER_AGE: u8 = 100;
 const MAX_ID_LEN: usize = 40;
 
 /// An opaque character id: 1 to 40 of `[A-Za-z0-9_-]`, so it is safe in a URL path.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct CharacterId(String);
+
+impl TryFrom<String> for CharacterId {
+    type Error = Invalid;
+
+    fn try_from(raw: String) -> Result<Self, Invalid> {
+        CharacterId::parse(&raw)
+    }
+}
+
+impl From<CharacterId> for String {
+    fn from(id: CharacterId) -> String {
+        id.0
+    }
+}
 
 impl CharacterId {
     pub fn parse(raw: &str) -> Result<Self, Invalid> {

@@ -12,8 +12,23 @@ pub const MAX_MESSAGE_CHARS: usize = 2000;
 
 /// A message as a person typed it: trimmed, 1 to 2,000 characters, no control characters
 /// other than line breaks and tabs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct MessageText(String);
+
+impl TryFrom<String> for MessageText {
+    type Error = Invalid;
+
+    fn try_from(raw: String) -> Result<Self, Invalid> {
+        MessageText::parse(&raw)
+    }
+}
+
+impl From<MessageText> for String {
+    fn from(text: MessageText) -> String {
+        text.0
+    }
+}
 
 impl MessageText {
     pub fn parse(raw: &str) -> Result<Self, Invalid> {

@@ -13,6 +13,11 @@ pub enum Viewer {
 }
 
 impl Viewer {
+    /// A signed-in account `age_secs` old: a member once it is `established_after_secs` old.
+    pub fn of_account(age_secs: i64, established_after_secs: i64) -> Viewer {
+        if age_secs >= established_after_secs { Viewer::Member } else { Viewer::NewUser }
+    }
+
     /// The catalogue for someone whose browser has adult content (NSFW) turned off: explicit,
     /// restricted-exposure characters stay hidden, as they are from new accounts.
     pub fn without_adult_content(self) -> Viewer {

@@ -56,6 +56,8 @@ struct Turn {
     total: f64,
     /// `chatSend` sent to the first `chatDelta` read, on the client.
     first_delta: f64,
+    /// Round trips to the store (reads and writes) the turn made, from `Health::round_trips`.
+    store_round_trips: f64,
     /// This turn's growth of each phase's sum on `/metrics`.
     phases: HashMap<&'static str, f64>,
     prompt_history: usize,
@@ -110,7 +112,7 @@ async fn main() {
 
     // Warm-up: loads the model, opens every conversation.
     for character in &characters {
-        turn(&mut socket, &http, &address, character, "Hi! Nice to meet you.").await;
+        turn(&mut socket, &http, &address, &store, character, "Hi! Nice to meet you.").await;
     }
     let lines = [
         "I just got home from work, it was a long day.",
@@ -123,7 +125,7 @@ async fn main() {
     let mut turns = Vec::with_capacity(options.turns);
     for n in 0..options.turns {
         let character = &characters[n % characters.len()];
-        let mut measured = turn(&mut socket, &http, &address, character, lines[n % lines.len()]).await;
+        let mut measured = turn(&mut socket, &http, &address, &store, character, lines[n % lines.len()]).await;
         measured.prompt_history = 2 + 2 * (1 + n / characters.len());
         turns.push(measured);
     }
@@ -131,8 +133,16 @@ async fn main() {
 }
 
 /// Sends one message and reads every event of its reply; the phases come from `/metrics`.
-async fn turn(socket: &mut Socket, http: &reqwest::Client, address: &str, character: &str, line: &str) -> Turn {
+async fn turn(
+    socket: &mut Socket,
+    http: &reqwest::Client,
+    address: &str,
+    store: &Store,
+    character: &str,
+    line: &str,
+) -> Turn {
     let before = phase_sums(http, address).await;
+    let round_trips_before = store.health.round_trips();
     let frame = json!({ "action": "chatSend", "data": { "characterId": character, "content": line } });
     let sent = Instant::now();
     socket.send(Message::Text(frame.to_string().into())).await.unwrap();
@@ -147,9 +157,11 @@ async fn turn(socket: &mut Socket, http: &reqwest::Client, address: &str, charac
         }
     }
     let total = sent.elapsed();
+    let store_round_trips = (store.health.round_trips() - round_trips_before) as f64;
     let after = phase_sums(http, address).await;
     let phases = PHASES.iter().map(|&p| (p, 1000.0 * (after[p] - before.get(p).copied().unwrap_or(0.0)))).collect();
-    Turn { total: ms(total), first_delta: ms(first_delta.expect("at least one delta")), phases, prompt_history: 0 }
+    let first_delta = ms(first_delta.expect("at least one delta"));
+    Turn { total: ms(total), first_delta, store_round_trips, phases, prompt_history: 0 }
 }
 
 fn ms(duration: Duration) -> f64 {
@@ -260,4 +272,11 @@ fn report(options: &Options, described: &str, turns: &[Turn]) {
     println!("{}", row("model: whole reply", of(&|t| t.phase("generate"))));
     println!("{}", row("client: `chatSend` → first `chatDelta`", of(&|t| t.first_delta)));
     println!("{}", row("client: `chatSend` → `chatDone`", of(&|t| t.total)));
+    println!();
+    println!("| per turn | p50 | p95 | max | mean |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "{}",
+        row("store round trips (reads and writes) from `chatSend` to `chatDone`", of(&|t| t.store_round_trips))
+    );
 }

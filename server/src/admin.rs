@@ -6,6 +6,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::{EmailAddress, Password, User, UserNo, parse_user_name};
+use amora_domain::money::{Coins, TxnId};
 use amora_store::{LedgerOutcome, UserChange};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -202,7 +203,7 @@ pub struct CreditRequest {
 struct AccountAnswer {
     user_id: String,
     user_no: String,
-    coin: i64,
+    coin: Coins,
     user_vip_type: i64,
     outcome: &'static str,
 }
@@ -223,17 +224,23 @@ async fn credit(
     }
     let user = find_user(&state, &request.user).await?;
     let reason = request.reason.unwrap_or_else(|| "admin".into());
-    let txn_id = request.txn_id.unwrap_or_else(|| format!("admin-{}", crate::auth::random_token()));
+    let txn_id = match request.txn_id {
+        Some(raw) => TxnId::parse(&raw).map_err(|e| AdminError::BadRequest(e.to_string()))?,
+        None => TxnId::derived("admin", &[&crate::auth::random_token()]),
+    };
     tracing::info!(target: "admin", user = %user.user_id, coins = request.coins, %reason, %txn_id, "admin credit");
+    let amount = Coins(request.coins.abs());
     let outcome = if request.coins > 0 {
-        state.node.credit(&user.user_id, request.coins, &reason, &txn_id).await
+        state.node.credit(&user.user_id, amount, &reason, txn_id).await
     } else {
-        state.node.debit(&user.user_id, -request.coins, &reason, &txn_id).await
+        state.node.debit(&user.user_id, amount, &reason, txn_id).await
     };
     let (coin, label, status) = match outcome {
-        Ok(LedgerOutcome::Applied { balance }) => (balance, "applied", actix_web::http::StatusCode::OK),
-        Ok(LedgerOutcome::Replayed { balance }) => (balance, "replayed", actix_web::http::StatusCode::OK),
-        Ok(LedgerOutcome::Insufficient { balance }) => (balance, "insufficient", actix_web::http::StatusCode::CONFLICT),
+        Ok(LedgerOutcome::Applied { balance, .. }) => (balance, "applied", actix_web::http::StatusCode::OK),
+        Ok(LedgerOutcome::Replayed { balance, .. }) => (balance, "replayed", actix_web::http::StatusCode::OK),
+        Ok(LedgerOutcome::Insufficient { balance, .. }) => {
+            (balance, "insufficient", actix_web::http::StatusCode::CONFLICT)
+        }
         Ok(LedgerOutcome::NoAccount) => return Err(AdminError::NotFound("no such user".into())),
         Err(error) => return Err(internal(error)),
     };
@@ -265,15 +272,14 @@ async fn set_vip(
     }
     let user = find_user(&state, &request.user).await?;
     tracing::info!(target: "admin", user = %user.user_id, vip_type = request.vip_type, "admin set-vip");
+    // Through the user's actor: it tells the user's sockets (tokenCount, on which clients
+    // refetch user info, spec §4) and the user's actors on other nodes.
     let updated = state
-        .store
-        .users
-        .update(&user.user_id, UserChange::VipType(request.vip_type))
+        .node
+        .update_account(&user.user_id, UserChange::VipType(request.vip_type))
         .await
         .map_err(internal)?
         .ok_or_else(|| AdminError::NotFound("no such user".into()))?;
-    // The client refetches its user info on tokenCount (spec §4), which shows the new plan.
-    state.node.bus.publish(&updated.user_id, amora_actors::events::Frame::token_count(updated.coin)).await;
     Ok(HttpResponse::Ok().json(AccountAnswer {
         user_id: updated.user_id.to_string(),
         user_no: updated.user_no.as_str().to_owned(),

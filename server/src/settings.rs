@@ -55,6 +55,8 @@ pub struct RealtimeSettings {
 pub struct ActorSettings {
     /// User actors one node keeps at most.
     pub max_users: usize,
+    /// Character actors one node keeps at most (each holds the conversations in play).
+    pub max_characters: usize,
     /// A user actor with no sockets stops after this long without activity.
     pub idle_secs: u64,
 }

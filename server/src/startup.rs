@@ -9,8 +9,9 @@ use actix_web::dev::Server;
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
-use amora_actors::Node;
+use amora_actors::conversations::ViewerRules;
 use amora_actors::registry::RegistryLimits;
+use amora_actors::{Node, NodeSettings};
 use amora_store::Store;
 use amora_store::cql::CqlStore;
 use amora_store::embedded::EmbeddedStore;
@@ -46,13 +47,18 @@ impl Application {
 
         let listener = TcpListener::bind((settings.http.host.as_str(), settings.http.port))?;
         let port = listener.local_addr()?.port();
-        let limits = RegistryLimits {
-            max_users: settings.actors.max_users.max(1),
-            idle_after: Duration::from_secs(settings.actors.idle_secs),
-            max_sockets_per_user: settings.realtime.max_sockets_per_user.max(1),
+        let node_settings = NodeSettings {
+            limits: RegistryLimits {
+                max_users: settings.actors.max_users.max(1),
+                max_characters: settings.actors.max_characters.max(1),
+                idle_after: Duration::from_secs(settings.actors.idle_secs),
+                max_sockets_per_user: settings.realtime.max_sockets_per_user.max(1),
+            },
+            chat: settings.chat.clone(),
+            viewer_rules: ViewerRules { established_after_secs: settings.accounts.established_after_secs },
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
-        let node = Node::start(store.clone(), limits, redis_url, settings.chat.clone()).await?;
+        let node = Node::start(store.clone(), node_settings, redis_url).await?;
         tracing::info!(bus = node.bus.mode(), "actors and event bus started");
         if !settings.admin.token.is_empty() {
             tracing::info!("the operator API is on at /lust/admin");

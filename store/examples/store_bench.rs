@@ -16,6 +16,7 @@ use amora_domain::account::{UserId, UserNo};
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{MessageId, Speaker};
 use amora_domain::gender::Gender;
+use amora_domain::money::{Coins, TxnId};
 use amora_domain::paging::PageRequest;
 use amora_domain::viewer::Viewer;
 use amora_store::cql::{CqlSettings, CqlStore};
@@ -57,8 +58,8 @@ async fn main() {
     }
     let credit = LedgerEntry {
         user_id: user.clone(),
-        txn_id: "grant".into(),
-        delta: 1_000_000,
+        txn_id: TxnId::parse("grant").unwrap(),
+        delta: Coins(1_000_000),
         reason: "bench".into(),
         created_at: 0,
     };
@@ -78,8 +79,8 @@ async fn main() {
         n += 1;
         let entry = LedgerEntry {
             user_id: user.clone(),
-            txn_id: format!("debit-{n}"),
-            delta: -1,
+            txn_id: TxnId::parse(&format!("debit-{n}")).unwrap(),
+            delta: Coins(-1),
             reason: "bench".into(),
             created_at: 0,
         };

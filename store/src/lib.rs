@@ -11,6 +11,7 @@ use amora_domain::blog::{BlogDate, BlogKey, BlogPost};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::chat::{MemoryId, MessageId, Speaker};
 use amora_domain::gender::Gender;
+use amora_domain::money::{Coins, TxnId};
 use amora_domain::paging::PageRequest;
 use amora_domain::report::Report;
 use amora_domain::tag::TagFilter;
@@ -235,22 +236,23 @@ pub trait SuspensionRepo: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerEntry {
     pub user_id: UserId,
-    pub txn_id: String,
-    /// Positive credits, negative debits, in coin units.
-    pub delta: i64,
+    pub txn_id: TxnId,
+    /// Positive credits, negative debits.
+    pub delta: Coins,
     pub reason: String,
     pub created_at: i64,
 }
 
-/// What applying an entry did.
+/// What applying an entry did, with the balance and the ledger's sequence number (rows
+/// applied so far) it saw: a balance with a higher `seq` is the newer one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LedgerOutcome {
     /// The entry is new and the balance is now `balance`.
-    Applied { balance: i64 },
+    Applied { balance: Coins, seq: i64 },
     /// An entry with this `txn_id` exists already; nothing changed.
-    Replayed { balance: i64 },
+    Replayed { balance: Coins, seq: i64 },
     /// The debit would overdraw; nothing changed.
-    Insufficient { balance: i64 },
+    Insufficient { balance: Coins, seq: i64 },
     /// No such account.
     NoAccount,
 }
@@ -314,7 +316,8 @@ pub trait ConversationRepo: Send + Sync {
 }
 
 /// How a memory came to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum MemoryOrigin {
     /// Extracted from the conversation by the chat model.
     Extracted,
@@ -380,6 +383,9 @@ pub trait MessageCreditRepo: Send + Sync {
 #[async_trait]
 pub trait Health: Send + Sync {
     async fn ping(&self) -> StoreResult<()>;
+    /// Round trips to the database so far (reads and writes), for benchmarks that count
+    /// what a chat turn costs the store.
+    fn round_trips(&self) -> u64;
 }
 
 /// Every repository of one store implementation, shared across the server.

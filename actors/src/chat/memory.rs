@@ -5,6 +5,8 @@ use amora_domain::chat::{HistoryMessage, PromptMessage, PromptRole, Speaker};
 
 /// Longest memory kept, in characters.
 pub const MAX_MEMORY_CHARS: usize = 200;
+/// Most memories a pair keeps; the user deletes one to add another.
+pub const MAX_MEMORIES: usize = 100;
 /// Most facts taken from one extraction.
 const MAX_FACTS_PER_EXTRACTION: usize = 5;
 
@@ -61,6 +63,24 @@ pub fn parse_facts(answer: &str, known: &[String]) -> Vec<String> {
         }
     }
     facts
+}
+
+/// A memory the user wrote: trimmed, 1 to [`MAX_MEMORY_CHARS`] characters, line breaks and
+/// tabs but no other control characters (they would reach the prompt and other tabs' screens
+/// as they are), and allowed by the community guidelines.
+pub fn memory_text(raw: &str) -> Result<String, super::ChatError> {
+    let text = raw.trim();
+    let count = text.chars().count();
+    if count == 0 || count > MAX_MEMORY_CHARS {
+        return Err(super::ChatError::Invalid(format!("content: must be 1 to {MAX_MEMORY_CHARS} characters")));
+    }
+    if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Err(super::ChatError::Invalid("content: must not hold control characters".into()));
+    }
+    if let Some(refusal) = amora_domain::moderation::check(text) {
+        return Err(super::ChatError::Refused(refusal));
+    }
+    Ok(text.to_owned())
 }
 
 fn normal(text: &str) -> String {

@@ -1,6 +1,8 @@
-//! Chat with characters: the engine that writes replies (prompt, model, moderation,
-//! storage, events) and the settings it runs with. The `CharacterActor` decides *when* a
-//! reply may be written (one in flight per user–character pair); the engine writes it.
+//! Chat with characters: the rules of a conversation live in the `CharacterActor` (one
+//! reply in flight per pair, the recent window and memories it holds) and the
+//! `Conversations` service in front of it; the `ChatEngine` writes replies and extracts
+//! memories with the model. Here: what they share — settings, errors and the shapes
+//! clients see.
 
 pub mod engine;
 pub mod fair;
@@ -10,11 +12,133 @@ pub mod metrics;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use amora_ai::AiError;
+use amora_domain::account::UserId;
 use amora_domain::chat::{EntryId, Speaker};
-use amora_store::StoredMessage;
+use amora_domain::code::ApiCode;
+use amora_domain::moderation::Refusal;
+use amora_domain::viewer::Viewer;
+use amora_store::{Memory, MemoryOrigin, StoreError, StoredMessage};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
-pub use engine::{ChatEngine, ChatError, Chatter};
+pub use engine::ChatEngine;
+
+/// Who is chatting, as their actor knows them.
+#[derive(Debug, Clone)]
+pub struct Chatter {
+    pub user_id: UserId,
+    pub user_name: String,
+    /// The adult-content preference.
+    pub nsfw: bool,
+    /// A paid plan: unlimited messages and premium characters.
+    pub paid: bool,
+    pub viewer: Viewer,
+}
+
+/// Why a chat action was refused or failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ChatError {
+    #[error("{}", .0.message())]
+    Refused(Refusal),
+    #[error("a reply is already being written in this conversation")]
+    Busy,
+    #[error("no free messages are left today: upgrade to chat without limits")]
+    OutOfCredits,
+    #[error("this character is for members: upgrade to chat with them")]
+    PremiumCharacter,
+    #[error("no such character")]
+    NoCharacter,
+    #[error("no such message")]
+    NoMessage,
+    #[error("no such memory")]
+    NoMemory,
+    #[error("no conversation with this character")]
+    NoConversation,
+    /// The session's account is gone (deleted meanwhile).
+    #[error("please sign in")]
+    NoAccount,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the chat model is busy, please try again in a moment")]
+    ModelBusy,
+    /// This user has `chat.replies_per_user` replies written or waiting already.
+    #[error("your other replies are still being written, please wait for them")]
+    TooManyReplies,
+    #[error("model: {0}")]
+    Model(String),
+    #[error("store: {0}")]
+    Store(String),
+    /// An actor could not be reached (the node is shutting down).
+    #[error("actor: {0}")]
+    Unavailable(String),
+}
+
+impl ChatError {
+    /// The code of API.md §1.3 this error answers with.
+    pub fn code(&self) -> ApiCode {
+        match self {
+            ChatError::Refused(_) => ApiCode::InputContentIllegal,
+            ChatError::Busy | ChatError::ModelBusy | ChatError::TooManyReplies => ApiCode::RateLimited,
+            ChatError::OutOfCredits | ChatError::PremiumCharacter => ApiCode::NeedPay,
+            ChatError::NoCharacter | ChatError::NoMessage | ChatError::NoMemory | ChatError::NoConversation => {
+                ApiCode::NotFound
+            }
+            ChatError::NoAccount => ApiCode::TokenInvalid,
+            ChatError::Invalid(_) => ApiCode::ParamError,
+            ChatError::Model(_) | ChatError::Store(_) | ChatError::Unavailable(_) => ApiCode::ServerError,
+        }
+    }
+
+    /// The text clients may show; internal causes stay in the log.
+    pub fn public_message(&self) -> String {
+        match self.code() {
+            ApiCode::ServerError => ApiCode::ServerError.default_message().to_owned(),
+            _ => self.to_string(),
+        }
+    }
+
+    /// A fault of ours rather than the user's: logged at ERROR.
+    pub fn is_fault(&self) -> bool {
+        self.code() == ApiCode::ServerError
+    }
+}
+
+impl From<StoreError> for ChatError {
+    fn from(error: StoreError) -> Self {
+        ChatError::Store(error.to_string())
+    }
+}
+
+impl From<AiError> for ChatError {
+    fn from(error: AiError) -> Self {
+        match error {
+            AiError::QueueFull | AiError::Busy(_) => ChatError::ModelBusy,
+            other => ChatError::Model(other.to_string()),
+        }
+    }
+}
+
+impl From<actix::MailboxError> for ChatError {
+    fn from(error: actix::MailboxError) -> Self {
+        ChatError::Unavailable(error.to_string())
+    }
+}
+
+impl From<amora_domain::Invalid> for ChatError {
+    fn from(error: amora_domain::Invalid) -> Self {
+        ChatError::Invalid(error.to_string())
+    }
+}
+
+impl From<crate::user::UserError> for ChatError {
+    fn from(error: crate::user::UserError) -> Self {
+        match error {
+            crate::user::UserError::NoAccount => ChatError::NoAccount,
+            other => ChatError::Store(other.to_string()),
+        }
+    }
+}
 
 /// How chat behaves on this node (config section `[chat]`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -86,14 +210,29 @@ impl Default for ChatSettings {
 }
 
 /// A message as clients see it (docs/api.md `ChatMessage`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ChatMessage")]
 pub struct MessageView {
+    #[ts(as = "String")]
     pub message_id: EntryId,
+    #[ts(as = "SpeakerName")]
     pub speaker: Speaker,
     pub content: String,
     /// Milliseconds since the epoch.
+    #[ts(type = "number")]
     pub created_at: i64,
+}
+
+/// Who wrote a message, as the wire writes it (`Speaker` of the domain).
+#[derive(TS)]
+#[allow(dead_code)]
+#[ts(rename = "Speaker")]
+pub enum SpeakerName {
+    #[ts(rename = "user")]
+    User,
+    #[ts(rename = "character")]
+    Character,
 }
 
 impl From<&StoredMessage> for MessageView {
@@ -103,6 +242,43 @@ impl From<&StoredMessage> for MessageView {
             speaker: message.speaker,
             content: message.content.clone(),
             created_at: message.message_id.unix_millis(),
+        }
+    }
+}
+
+/// A memory as clients see it (docs/api.md `Memory`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "Memory")]
+pub struct MemoryView {
+    #[ts(as = "String")]
+    pub memory_id: EntryId,
+    pub content: String,
+    #[ts(as = "MemoryOriginName")]
+    pub origin: MemoryOrigin,
+    /// Milliseconds since the epoch.
+    #[ts(type = "number")]
+    pub created_at: i64,
+}
+
+/// How a memory came to be, as the wire writes it.
+#[derive(TS)]
+#[allow(dead_code)]
+#[ts(rename = "MemoryOrigin")]
+pub enum MemoryOriginName {
+    #[ts(rename = "extracted")]
+    Extracted,
+    #[ts(rename = "user")]
+    User,
+}
+
+impl From<&Memory> for MemoryView {
+    fn from(memory: &Memory) -> Self {
+        Self {
+            memory_id: memory.memory_id,
+            content: memory.content.clone(),
+            origin: memory.origin,
+            created_at: memory.memory_id.unix_millis(),
         }
     }
 }
@@ -121,7 +297,4 @@ pub fn new_entry_id() -> EntryId {
     }
 }
 
-/// Today's number (days since the epoch, UTC): free message credits renew with it.
-pub fn utc_day() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64) / 86_400
-}
+pub use crate::user::utc_day;

@@ -20,7 +20,7 @@ pub struct UserInfo {
     discord_email: Option<String>,
     apple_email: Option<String>,
     user_vip_type: i64,
-    coin: i64,
+    coin: amora_domain::money::Coins,
     user_avatar: String,
     utm_source: String,
     interested_gender: u8,
@@ -173,6 +173,8 @@ pub async fn delete(state: &AppState, user: &User) -> Result<(), ApiError> {
     state.store.users.delete(&user.user_id).await?;
     // After the account is gone, so no session can be made for it in between.
     super::session::end(state, &user.user_id, super::session::Ending::All).await?;
+    // Every node's actor of the user reads the account again (and finds it gone).
+    state.node.account_changed(&user.user_id).await;
     tracing::info!(user = %user.user_id, "account deleted");
     Ok(())
 }
@@ -195,9 +197,9 @@ pub async fn unsuspend(state: &AppState, user: &User) -> Result<bool, ApiError> 
     Ok(lifted)
 }
 
-/// Applies a change and returns the account as it now is.
+/// Applies a change through the user's actor and returns the account as it now is.
 pub async fn update(state: &AppState, user: &User, change: UserChange) -> Result<User, ApiError> {
-    state.store.users.update(&user.user_id, change).await?.ok_or(ApiError::TokenInvalid)
+    state.node.update_account(&user.user_id, change).await?.ok_or(ApiError::TokenInvalid)
 }
 
 /// Which provider vouched for an identity.
@@ -267,10 +269,8 @@ async fn grant_new_account_coins(state: &AppState, user: User) -> Result<User, A
     if coins <= 0 {
         return Ok(user);
     }
-    state
-        .node
-        .credit(&user.user_id, coins, "new account grant", "new-account-grant")
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(state.store.users.by_id(&user.user_id).await?.unwrap_or(user))
+    let coins = amora_domain::money::Coins::change(coins).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let txn_id = amora_domain::money::TxnId::derived("new-account-grant", &[]);
+    state.node.credit(&user.user_id, coins, "new account grant", txn_id).await?;
+    Ok(state.node.account(&user.user_id).await?.unwrap_or(user))
 }

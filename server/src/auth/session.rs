@@ -70,13 +70,8 @@ pub async fn end(state: &AppState, user_id: &amora_domain::account::UserId, whic
         Ending::AllBut(keep) => sessions.revoke_others(user_id, keep).await?,
         Ending::All => sessions.revoke_all(user_id).await?,
     }
-    state.node.bus.publish(user_id, amora_actors::events::Frame::sessions_ended()).await;
+    state.node.sessions_ended(user_id).await;
     Ok(())
-}
-
-/// True while the session with this hash is live; a store failure counts as not known.
-pub async fn is_live(state: &AppState, session_hash: &str) -> Result<bool, ApiError> {
-    Ok(state.store.sessions.find_live(session_hash, now()).await?.is_some())
 }
 
 /// The cookie that removes the session cookie from the browser.
@@ -115,24 +110,9 @@ pub struct SignedIn {
 }
 
 impl SignedIn {
-    /// Who is chatting, as the chat engine needs it.
-    pub fn chatter(&self, state: &AppState) -> amora_actors::chat::Chatter {
-        amora_actors::chat::Chatter {
-            user_id: self.user.user_id.clone(),
-            user_name: self.user.user_name.clone(),
-            nsfw: self.user.nsfw,
-            paid: self.user.user_vip_type > 0,
-            viewer: self.viewer(state),
-        }
-    }
-
     /// How the catalogue treats this person.
     pub fn viewer(&self, state: &AppState) -> Viewer {
-        if now() - self.user.created_at >= state.settings.accounts.established_after_secs {
-            Viewer::Member
-        } else {
-            Viewer::NewUser
-        }
+        Viewer::of_account(now() - self.user.created_at, state.settings.accounts.established_after_secs)
     }
 }
 
@@ -153,7 +133,8 @@ pub async fn lookup_token(state: &AppState, token: &str) -> Result<Option<Signed
     let Some(session) = state.store.sessions.find_live(&hash, now()).await? else {
         return Ok(None);
     };
-    let user = state.store.users.by_id(&session.user_id).await?;
+    // The account as the user's actor on this node holds it, read once per actor.
+    let user = state.node.account(&session.user_id).await?;
     Ok(user.map(|user| SignedIn { user, session_hash: hash }))
 }
 

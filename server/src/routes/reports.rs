@@ -48,15 +48,11 @@ pub async fn report_content(
 
     // Only what the reporter could see can be reported: a character of the catalogue they
     // may view, and a reply from their own conversation with it.
-    let character = state.store.characters.get(&character_id).await?;
-    let visible = character.is_some_and(|c| signed_in.viewer(&state).may_see(c.exposure));
-    if !visible || state.store.characters.is_hidden(&character_id).await? {
-        return Err(ApiError::NotFound(format!("no character {character_id}")));
-    }
+    let conversations = &state.node.conversations;
+    conversations.visible_character(user_id, &character_id).await?;
     if let Some(message_id) = message_id {
-        let after = EntryId::from_raw(message_id.raw().saturating_add(1));
-        let found = state.store.conversations.messages(user_id, &character_id, Some(after), 1).await?;
-        if !found.first().is_some_and(|m| m.message_id == message_id && m.speaker == Speaker::Character) {
+        let found = conversations.find_message(user_id, &character_id, message_id).await?;
+        if !found.is_some_and(|m| m.speaker == Speaker::Character) {
             return Err(ApiError::NotFound(format!("no reply {message_id} in this conversation")));
         }
     }

@@ -12,12 +12,9 @@ use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{CloseCode, CloseReason, Session};
-use amora_actors::character::{Regenerate, SaveMemories, SendMessage, StopReply};
-use amora_actors::chat::ChatError;
-use amora_actors::events::Frame;
-use amora_actors::user::{Balance, Connect, ConnectError, Disconnect, UserActor};
-use amora_domain::character::CharacterId;
-use amora_domain::chat::MessageText;
+use amora_actors::actions::ClientAction;
+use amora_actors::events::{Frame, ServerEvent};
+use amora_actors::user::{Connect, Disconnect, UserActor, UserError, is_session_check};
 use futures_util::StreamExt;
 use serde::Deserialize;
 
@@ -99,23 +96,6 @@ async fn sign_in(req: &HttpRequest, state: &AppState) -> Option<SignedIn> {
     session::lookup(state, req).await.ok().flatten()
 }
 
-/// Client → server frames: `{"action": NAME, "data": {...}}`.
-#[derive(Deserialize)]
-struct ClientFrame {
-    action: String,
-    #[serde(default)]
-    data: serde_json::Value,
-}
-
-/// `data` of the chat actions.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatAction {
-    character_id: String,
-    #[serde(default)]
-    content: Option<String>,
-}
-
 async fn run(
     state: std::sync::Arc<AppState>,
     signed_in: SignedIn,
@@ -139,7 +119,7 @@ async fn run(
     let (sender, mut outgoing) = tokio::sync::mpsc::channel::<Frame>(realtime.outgoing_queue.max(1));
     let coin = match actor.send(Connect { socket_id, sender }).await {
         Ok(Ok(coin)) => coin,
-        Ok(Err(ConnectError::TooManySockets)) => {
+        Ok(Err(UserError::TooManySockets)) => {
             let reason =
                 CloseReason { code: CloseCode::Policy, description: Some("too many sockets for this user".into()) };
             let _ = session.close(Some(reason)).await;
@@ -153,11 +133,12 @@ async fn run(
     };
 
     let session_hash = signed_in.session_hash.clone();
-    let (actions, mut answers) = spawn_action_worker(state.clone(), signed_in, actor.clone());
+    let (actions, mut answers) = spawn_action_worker(state.clone(), signed_in);
     let mut heartbeat = tokio::time::interval(Duration::from_secs(realtime.heartbeat_secs.max(1)));
     heartbeat.tick().await;
     let mut last_heard = Instant::now();
-    let mut open = send(&mut session, &Frame::hello(user_id.as_str(), coin), write_timeout).await;
+    let hello = Frame::from(ServerEvent::Hello { user_id: user_id.clone(), coin });
+    let mut open = send(&mut session, &hello, write_timeout).await;
     // The close frame this side sends last: the client's own code echoed (RFC 6455 §5.5.1),
     // else a normal closure; clients treat a close without a code as an error.
     let mut closing = CloseReason { code: CloseCode::Normal, description: None };
@@ -170,12 +151,13 @@ async fn run(
                     Some(Ok(actix_ws::AggregatedMessage::Text(text))) => match actions.try_send(text.to_string()) {
                         Ok(()) => true,
                         Err(_) => {
-                            let busy = Frame::error(ApiCode::RateLimited.value(), "too many actions at once: wait for the answers");
-                            send(&mut session, &busy, write_timeout).await
+                            let busy = ServerEvent::error(ApiCode::RateLimited, "too many actions at once: wait for the answers");
+                            send(&mut session, &Frame::from(busy), write_timeout).await
                         }
                     },
                     Some(Ok(actix_ws::AggregatedMessage::Binary(_))) => {
-                        send(&mut session, &Frame::error(ApiCode::ParamError.value(), "frames are JSON text"), write_timeout).await
+                        let refused = ServerEvent::error(ApiCode::ParamError, "frames are JSON text");
+                        send(&mut session, &Frame::from(refused), write_timeout).await
                     }
                     Some(Ok(actix_ws::AggregatedMessage::Ping(bytes))) => session.pong(&bytes).await.is_ok(),
                     Some(Ok(actix_ws::AggregatedMessage::Pong(_))) => true,
@@ -193,11 +175,11 @@ async fn run(
                 };
             }
             Some(reply) = answers.recv() => {
-                open = forward(&state, &session_hash, &mut session, &reply, &mut closing).await;
+                open = forward(&state, &user_id, &session_hash, &mut session, &reply, &mut closing).await;
             }
             frame = outgoing.recv() => {
                 open = match frame {
-                    Some(frame) => forward(&state, &session_hash, &mut session, &frame, &mut closing).await,
+                    Some(frame) => forward(&state, &user_id, &session_hash, &mut session, &frame, &mut closing).await,
                     // The actor dropped this socket (too slow) or stopped.
                     None => false,
                 };
@@ -212,20 +194,21 @@ async fn run(
     let _ = tokio::time::timeout(write_timeout, session.close(Some(closing))).await;
 }
 
-/// Sends an event to the client; the internal `sessions_ended` notice is not sent but
-/// answered: if this socket's own session ended, the socket closes (1008, "signed out").
+/// Sends an event to the client; the in-process session check is not sent but answered:
+/// if this socket's own session ended, the socket closes (1008, "signed out").
 async fn forward(
     state: &AppState,
+    user_id: &amora_domain::account::UserId,
     session_hash: &str,
     session: &mut Session,
     frame: &Frame,
     closing: &mut CloseReason,
 ) -> bool {
     let write_timeout = Duration::from_secs(state.settings.realtime.write_timeout_secs);
-    if *frame != Frame::sessions_ended() {
+    if !is_session_check(frame) {
         return send(session, frame, write_timeout).await;
     }
-    match session::is_live(state, session_hash).await {
+    match state.node.session_live(user_id, session_hash).await {
         Ok(false) => {
             *closing = CloseReason { code: CloseCode::Policy, description: Some("signed out".into()) };
             false
@@ -240,31 +223,35 @@ async fn forward(
 fn spawn_action_worker(
     state: std::sync::Arc<AppState>,
     signed_in: SignedIn,
-    actor: actix::Addr<UserActor>,
 ) -> (tokio::sync::mpsc::Sender<String>, tokio::sync::mpsc::Receiver<Frame>) {
     let (actions, mut queued) = tokio::sync::mpsc::channel::<String>(PENDING_ACTIONS);
     let (answer_to, answers) = tokio::sync::mpsc::channel::<Frame>(PENDING_ACTIONS);
+    let user_id = signed_in.user.user_id.clone();
     actix_web::rt::spawn(async move {
         while let Some(text) = queued.recv().await {
             // No action runs for a session that ended (on any node), even before the
             // socket hears of it: the socket is told to check, and closes.
-            match session::is_live(&state, &signed_in.session_hash).await {
+            match state.node.session_live(&user_id, &signed_in.session_hash).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    let _ = answer_to.send(Frame::sessions_ended()).await;
+                    let _ = answer_to.send(amora_actors::user::session_check_frame()).await;
                     break;
                 }
                 Err(error) => {
                     tracing::error!(%error, "socket action: the session could not be checked");
-                    let refused = Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message());
-                    if answer_to.send(refused).await.is_err() {
+                    let refused = ServerEvent::error(ApiCode::ServerError, ApiCode::ServerError.default_message());
+                    if answer_to.send(Frame::from(refused)).await.is_err() {
                         break;
                     }
                     continue;
                 }
             }
-            if let Some(reply) = answer(&state, &signed_in, &actor, &text).await
-                && answer_to.send(reply).await.is_err()
+            let answer = match ClientAction::parse(&text) {
+                Ok(action) => state.node.conversations.run_action(&user_id, action).await,
+                Err(refused) => Some(ServerEvent::error(refused.code(), refused.to_string())),
+            };
+            if let Some(answer) = answer
+                && answer_to.send(Frame::from(answer)).await.is_err()
             {
                 break;
             }
@@ -276,80 +263,6 @@ fn spawn_action_worker(
 /// Sends one frame; false when the socket is gone or the client stopped reading.
 async fn send(session: &mut Session, frame: &Frame, write_timeout: Duration) -> bool {
     matches!(tokio::time::timeout(write_timeout, session.text(frame.as_str().to_owned())).await, Ok(Ok(())))
-}
-
-/// The direct answer to a client action (docs/api.md lists them), if it has one: chat
-/// actions are answered by the chat events that every socket of the user receives.
-async fn answer(state: &AppState, signed_in: &SignedIn, actor: &actix::Addr<UserActor>, text: &str) -> Option<Frame> {
-    let Ok(frame) = serde_json::from_str::<ClientFrame>(text) else {
-        return Some(Frame::error(ApiCode::ParamError.value(), "a frame is {\"action\": NAME, \"data\": {...}}"));
-    };
-    match frame.action.as_str() {
-        "ping" => Some(Frame::new("pong", serde_json::json!({}))),
-        "getBalance" => Some(match actor.send(Balance).await {
-            Ok(Ok(coin)) => Frame::token_count(coin),
-            _ => Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()),
-        }),
-        action @ ("chatSend" | "chatStop" | "chatRegenerate" | "saveMemories") => {
-            chat_action(state, signed_in, action, frame.data).await
-        }
-        other => Some(Frame::error(ApiCode::NotFound.value(), &format!("unknown action {other:?}"))),
-    }
-}
-
-/// Runs a chat action through the character's actor; a refusal comes back as `chatError`.
-async fn chat_action(state: &AppState, signed_in: &SignedIn, action: &str, data: serde_json::Value) -> Option<Frame> {
-    let request = match serde_json::from_value::<ChatAction>(data) {
-        Ok(request) => request,
-        Err(error) => return Some(Frame::error(ApiCode::ParamError.value(), &format!("data: {error}"))),
-    };
-    let character_id = match CharacterId::parse(&request.character_id) {
-        Ok(id) => id,
-        Err(error) => return Some(Frame::error(ApiCode::ParamError.value(), &error.to_string())),
-    };
-    // The account as it is now: a plan bought or a preference changed since the socket opened counts.
-    let user = match state.store.users.by_id(&signed_in.user.user_id).await {
-        Ok(Some(user)) => user,
-        Ok(None) => return Some(Frame::error(ApiCode::TokenInvalid.value(), ApiCode::TokenInvalid.default_message())),
-        Err(error) => {
-            tracing::error!(%error, "chat action: the account could not be read");
-            return Some(Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()));
-        }
-    };
-    let chatter = SignedIn { user, session_hash: String::new() }.chatter(state);
-    let actor = match state.node.character(&character_id).await {
-        Ok(actor) => actor,
-        Err(error) => {
-            tracing::error!(%error, "chat action: no character actor");
-            return Some(Frame::error(ApiCode::ServerError.value(), ApiCode::ServerError.default_message()));
-        }
-    };
-    let result: Result<(), ChatError> = match action {
-        "chatSend" => match MessageText::parse(request.content.as_deref().unwrap_or_default()) {
-            Ok(text) => flatten(actor.send(SendMessage { chatter, text }).await).map(|_| ()),
-            Err(error) => Err(ChatError::Invalid(error.to_string())),
-        },
-        "chatStop" => match actor.send(StopReply { user_id: chatter.user_id }).await {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(ChatError::Invalid("no reply is being written".into())),
-            Err(error) => Err(ChatError::Model(error.to_string())),
-        },
-        "chatRegenerate" => flatten(actor.send(Regenerate { chatter }).await),
-        _ => flatten(actor.send(SaveMemories { chatter }).await),
-    };
-    result.err().map(|error| {
-        let data = serde_json::json!({
-            "characterId": character_id,
-            "replyId": null,
-            "code": error.code().value(),
-            "msg": error.public_message(),
-        });
-        Frame::new("chatError", data)
-    })
-}
-
-fn flatten<T>(result: Result<Result<T, ChatError>, actix::MailboxError>) -> Result<T, ChatError> {
-    result.map_err(|error| ChatError::Model(format!("character actor: {error}")))?
 }
 
 #[cfg(test)]
@@ -385,12 +298,8 @@ mod fuzz {
     const CASES: u32 = 2_000;
 
     /// What the socket does with one text frame, short of running it.
-    fn parse_action(text: &str) -> Result<(), String> {
-        let frame = serde_json::from_str::<ClientFrame>(text).map_err(|e| e.to_string())?;
-        let request = serde_json::from_value::<ChatAction>(frame.data).map_err(|e| e.to_string())?;
-        CharacterId::parse(&request.character_id).map_err(|e| e.to_string())?;
-        MessageText::parse(request.content.as_deref().unwrap_or_default()).map_err(|e| e.to_string())?;
-        Ok(())
+    fn parse_action(text: &str) -> Result<ClientAction, String> {
+        ClientAction::parse(text).map_err(|e| e.to_string())
     }
 
     /// Decodes every frame in `bytes` as the server does; stops at the first error.

@@ -162,8 +162,12 @@ async fn concurrent_debits_over_two_nodes_never_overdraw_the_cql_ledger() {
     for (user_id, _) in &users {
         let rows = cluster.store.ledger.rows(user_id).await.unwrap();
         let balance = cluster.store.users.by_id(user_id).await.unwrap().unwrap().coin;
-        assert_eq!(balance, rows.iter().map(|r| r.delta).sum::<i64>(), "balance = sum of the rows");
-        assert_eq!(balance, 0, "no balance went below zero");
+        assert_eq!(
+            balance,
+            rows.iter().map(|r| r.delta).sum::<amora_domain::money::Coins>(),
+            "balance = sum of the rows"
+        );
+        assert_eq!(balance.units(), 0, "no balance went below zero");
         assert_eq!(rows.len(), 61);
     }
 }

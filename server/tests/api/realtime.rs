@@ -21,10 +21,10 @@ async fn two_nodes(redis: &Redis, dir: &std::path::Path, extra: &[(&str, String)
 /// Balance = sum of ledger rows, the audit invariant of ARCHITECTURE.md.
 async fn assert_ledger_balances(store: &amora_store::Store, user_id: &amora_domain::account::UserId) -> i64 {
     let rows = store.ledger.rows(user_id).await.unwrap();
-    let sum: i64 = rows.iter().map(|row| row.delta).sum();
+    let sum: i64 = rows.iter().map(|row| row.delta.units()).sum();
     let balance = store.users.by_id(user_id).await.unwrap().unwrap().coin;
-    assert_eq!(balance, sum, "balance must equal the sum of the ledger rows");
-    balance
+    assert_eq!(balance.units(), sum, "balance must equal the sum of the ledger rows");
+    balance.units()
 }
 
 #[actix_rt::test]

@@ -138,6 +138,7 @@ impl BlogRepo for CqlStore {
     }
 
     async fn list(&self, page: PageRequest) -> StoreResult<Vec<BlogSummary>> {
+        self.count_round_trip();
         let pager =
             self.session.execute_iter(self.statements.blog.list.clone(), (BUCKET,)).await.map_err(unavailable)?;
         let mut rows = pager.rows_stream::<SummaryRow>().map_err(corrupt)?;

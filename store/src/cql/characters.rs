@@ -183,6 +183,7 @@ impl CharacterRepo for CqlStore {
         let include_restricted = viewer.may_see(Exposure::Restricted);
         let hidden = self.hidden_set().await?;
         let statement = &self.statements.characters.cards;
+        self.count_round_trip();
         let pager =
             self.session.execute_iter(statement.clone(), (i32::from(gender.code()),)).await.map_err(unavailable)?;
         let mut rows = pager.rows_stream::<CardRow>().map_err(corrupt)?;

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use amora_domain::account::UserId;
+use amora_domain::money::{Coins, TxnId};
 use async_trait::async_trait;
 use rand::Rng;
 use scylla::statement::batch::{Batch, BatchType};
@@ -69,7 +70,7 @@ impl Statements {
 /// What the account looks like before an attempt.
 enum Before {
     NoAccount,
-    Replayed { balance: i64 },
+    Replayed { balance: i64, seq: i64 },
     At { balance: i64, seq: i64 },
 }
 
@@ -80,9 +81,9 @@ impl CqlStore {
         let row: Option<(Option<String>, Option<i64>, Option<i64>)> = self.first(&s.balance, (user,)).await?;
         let Some((Some(_), coin, seq)) = row else { return Ok(Before::NoAccount) };
         let balance = coin.unwrap_or(0);
-        let existing: Option<(String,)> = self.first(&s.entry, (user, &entry.txn_id)).await?;
+        let existing: Option<(String,)> = self.first(&s.entry, (user, entry.txn_id.as_str())).await?;
         if existing.is_some() {
-            return Ok(Before::Replayed { balance });
+            return Ok(Before::Replayed { balance, seq: seq.unwrap_or(0) });
         }
         Ok(Before::At { balance, seq: seq.unwrap_or(0) })
     }
@@ -100,19 +101,25 @@ impl LedgerRepo for CqlStore {
             let (balance, seq) = match self.before(&entry).await? {
                 Before::NoAccount => return Ok(LedgerOutcome::NoAccount),
                 // Our own uncertain write landed: it is this call's entry, not a replay.
-                Before::Replayed { balance } if failed_writes > 0 => return Ok(LedgerOutcome::Applied { balance }),
-                Before::Replayed { balance } => return Ok(LedgerOutcome::Replayed { balance }),
+                Before::Replayed { balance, seq } if failed_writes > 0 => {
+                    return Ok(LedgerOutcome::Applied { balance: Coins(balance), seq });
+                }
+                Before::Replayed { balance, seq } => {
+                    return Ok(LedgerOutcome::Replayed { balance: Coins(balance), seq });
+                }
                 Before::At { balance, seq } => (balance, seq),
             };
-            let after =
-                balance.checked_add(entry.delta).ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
+            let after = balance
+                .checked_add(entry.delta.units())
+                .ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
             if after < 0 {
-                return Ok(LedgerOutcome::Insufficient { balance });
+                return Ok(LedgerOutcome::Insufficient { balance: Coins(balance), seq });
             }
             let values = (
                 (after, seq + 1, user, seq),
-                (user, &entry.txn_id, entry.delta, &entry.reason, after, seq + 1, entry.created_at),
+                (user, entry.txn_id.as_str(), entry.delta.units(), &entry.reason, after, seq + 1, entry.created_at),
             );
+            self.count_round_trip();
             let result = match self.session.batch(&self.statements.ledger.apply, values).await {
                 Ok(result) => result,
                 Err(error) if failed_writes < MAX_FAILED_WRITES => {
@@ -125,7 +132,7 @@ impl LedgerRepo for CqlStore {
                 Err(error) => return Err(unavailable(error)),
             };
             if applied(result)? {
-                return Ok(LedgerOutcome::Applied { balance: after });
+                return Ok(LedgerOutcome::Applied { balance: Coins(after), seq: seq + 1 });
             }
             // Lost the round to another entry (or this txn_id arrived meanwhile): read
             // again. A short random pause keeps contending writers from colliding in step.
@@ -146,8 +153,9 @@ impl LedgerRepo for CqlStore {
                     seq.unwrap_or(0),
                     LedgerEntry {
                         user_id: user_id.clone(),
-                        txn_id: txn_id?,
-                        delta: delta.unwrap_or(0),
+                        // Written through `TxnId` only; a row that does not parse is not ours.
+                        txn_id: TxnId::parse(&txn_id?).ok()?,
+                        delta: Coins(delta.unwrap_or(0)),
                         reason: reason.unwrap_or_default(),
                         created_at: created_at.unwrap_or(0),
                     },

@@ -99,6 +99,8 @@ pub struct CqlStore {
     session: Session,
     settings: CqlSettings,
     statements: Statements,
+    /// Requests sent so far (`Health::round_trips`).
+    round_trips: std::sync::atomic::AtomicU64,
 }
 
 /// Every prepared statement, by repository.
@@ -148,7 +150,7 @@ impl CqlStore {
             moderation: moderation::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
-        Ok(Self { session, settings, statements })
+        Ok(Self { session, settings, statements, round_trips: std::sync::atomic::AtomicU64::new(0) })
     }
 
     pub fn keyspace(&self) -> &str {
@@ -161,7 +163,12 @@ impl CqlStore {
     }
 
     /// Runs a prepared statement and answers its single page of results.
+    pub(crate) fn count_round_trip(&self) {
+        self.round_trips.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     async fn run(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<QueryResult> {
+        self.count_round_trip();
         self.session.execute_unpaged(statement, values).await.map_err(unavailable)
     }
 
@@ -188,6 +195,7 @@ impl CqlStore {
     where
         R: for<'f, 'm> DeserializeRow<'f, 'm> + 'static,
     {
+        self.count_round_trip();
         let pager = self.session.execute_iter(statement.clone(), values).await.map_err(unavailable)?;
         pager.rows_stream::<R>().map_err(corrupt)?.try_collect().await.map_err(unavailable)
     }
@@ -278,6 +286,10 @@ pub fn schema_statements(text: &str) -> Vec<String> {
 impl Health for CqlStore {
     async fn ping(&self) -> StoreResult<()> {
         self.run(&self.statements.ping, ()).await.map(|_| ())
+    }
+
+    fn round_trips(&self) -> u64 {
+        self.round_trips.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

@@ -3,6 +3,7 @@
 //! balance never goes below zero.
 
 use amora_domain::account::UserId;
+use amora_domain::money::{Coins, TxnId};
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
@@ -23,34 +24,36 @@ impl LedgerRepo for EmbeddedStore {
             let Some(balance) = balance else {
                 return Ok(LedgerOutcome::NoAccount);
             };
+            // Rows applied so far: the sequence the balance is at.
+            let current: i64 =
+                tx.query_row("SELECT COALESCE(MAX(seq), 0) FROM ledger WHERE user_id = ?1", params![user], |row| {
+                    row.get(0)
+                })?;
             let replayed: Option<i64> = tx
                 .query_row(
                     "SELECT 1 FROM ledger WHERE user_id = ?1 AND txn_id = ?2",
-                    params![user, entry.txn_id],
+                    params![user, entry.txn_id.as_str()],
                     |row| row.get(0),
                 )
                 .optional()?;
             if replayed.is_some() {
-                return Ok(LedgerOutcome::Replayed { balance });
+                return Ok(LedgerOutcome::Replayed { balance: Coins(balance), seq: current });
             }
-            let after =
-                balance.checked_add(entry.delta).ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
+            let after = balance
+                .checked_add(entry.delta.units())
+                .ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
             if after < 0 {
-                return Ok(LedgerOutcome::Insufficient { balance });
+                return Ok(LedgerOutcome::Insufficient { balance: Coins(balance), seq: current });
             }
-            let seq: i64 = tx.query_row(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM ledger WHERE user_id = ?1",
-                params![user],
-                |row| row.get(0),
-            )?;
+            let seq = current + 1;
             tx.execute(
                 "INSERT INTO ledger (user_id, txn_id, delta, reason, balance_after, created_at, seq)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![user, entry.txn_id, entry.delta, entry.reason, after, entry.created_at, seq],
+                params![user, entry.txn_id.as_str(), entry.delta.units(), entry.reason, after, entry.created_at, seq],
             )?;
             tx.execute("UPDATE users SET coin = ?2 WHERE user_id = ?1 AND coin = ?3", params![user, after, balance])?;
             tx.commit()?;
-            Ok(LedgerOutcome::Applied { balance: after })
+            Ok(LedgerOutcome::Applied { balance: Coins(after), seq })
         })
         .await
     }
@@ -62,10 +65,13 @@ impl LedgerRepo for EmbeddedStore {
                 "SELECT txn_id, delta, reason, created_at FROM ledger WHERE user_id = ?1 ORDER BY seq",
             )?;
             let rows = statement.query_map(params![user.as_str()], |row| {
+                let txn_id: String = row.get(0)?;
                 Ok(LedgerEntry {
                     user_id: user.clone(),
-                    txn_id: row.get(0)?,
-                    delta: row.get(1)?,
+                    txn_id: TxnId::parse(&txn_id).map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+                    })?,
+                    delta: Coins(row.get(1)?),
                     reason: row.get(2)?,
                     created_at: row.get(3)?,
                 })

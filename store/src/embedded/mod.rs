@@ -14,6 +14,7 @@ mod telemetry;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -35,6 +36,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct EmbeddedStore {
     pool: Pool<SqliteConnectionManager>,
     path: PathBuf,
+    round_trips: Arc<AtomicU64>,
 }
 
 impl EmbeddedStore {
@@ -62,7 +64,7 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::Unavailable(format!("cannot open {}: {e}", path.display())))?;
         let mut conn = pool.get().map_err(unavailable)?;
         migrations::apply(&mut conn)?;
-        Ok(Self { pool, path })
+        Ok(Self { pool, path, round_trips: Arc::new(AtomicU64::new(0)) })
     }
 
     pub fn path(&self) -> &Path {
@@ -81,6 +83,7 @@ impl EmbeddedStore {
         F: FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
     {
         let pool = self.pool.clone();
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get().map_err(unavailable)?;
             work(&mut conn)
@@ -133,6 +136,10 @@ impl Health for EmbeddedStore {
             Ok(())
         })
         .await
+    }
+
+    fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
     }
 }
 

@@ -65,7 +65,7 @@ async fn of_concurrent_sign_ups_with_one_email_exactly_one_wins() {
 async fn an_account_is_found_by_every_key_and_keeps_its_defaults() {
     let (store, _guard) = backend::fresh().await;
     let created = store.users.create(new_user(1, Some("ann@example.com"))).await.unwrap();
-    assert_eq!((created.coin, created.user_vip_type, created.nsfw), (0, 0, false));
+    assert_eq!((created.coin.units(), created.user_vip_type, created.nsfw), (0, 0, false));
     assert_eq!(created.language, "de");
     assert_eq!(created.created_at, 1_700_000_000);
     let id = created.user_id.clone();

@@ -1,0 +1,155 @@
+//! The client's half of the WebSocket vocabulary: every frame a client may send is a
+//! `ClientAction`, `{"action": NAME, "data": {...}}`, parsed once when it arrives. An unknown
+//! action is `notFound` (10006) and a known one with bad data `paramError` (10001); either is
+//! answered with an `error` event and the socket stays open.
+
+use amora_domain::character::CharacterId;
+use amora_domain::chat::MessageText;
+use amora_domain::code::ApiCode;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Every action a client may send. The TypeScript type the web app sends is generated from
+/// this one; the server parses with `ClientAction::parse`, which checks each field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", content = "data", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum ClientAction {
+    /// An application-level liveness check: answered with `pong`.
+    Ping {},
+    /// Answered with `tokenCount`.
+    GetBalance {},
+    /// Stores the message and writes the reply.
+    ChatSend {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        content: MessageText,
+    },
+    /// Stops the reply being written.
+    ChatStop {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+    /// Writes the newest reply again.
+    ChatRegenerate {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+    /// Extracts memories from the conversation now.
+    SaveMemories {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+}
+
+/// Why a frame is not an action.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    #[error("a frame is {{\"action\": NAME, \"data\": {{...}}}}")]
+    NotAFrame,
+    #[error("unknown action {0:?}")]
+    Unknown(String),
+    #[error("{0}")]
+    BadData(String),
+}
+
+impl ActionError {
+    pub fn code(&self) -> ApiCode {
+        match self {
+            ActionError::NotAFrame | ActionError::BadData(_) => ApiCode::ParamError,
+            ActionError::Unknown(_) => ApiCode::NotFound,
+        }
+    }
+}
+
+/// The outer shape of every frame, read first so that an unknown action is told apart
+/// from a known one with bad data.
+#[derive(Deserialize)]
+struct Envelope {
+    action: String,
+    #[serde(default)]
+    data: Option<serde_json::Value>,
+}
+
+impl ClientAction {
+    /// Every action's name, as the wire writes it.
+    pub const NAMES: [&'static str; 6] =
+        ["ping", "getBalance", "chatSend", "chatStop", "chatRegenerate", "saveMemories"];
+
+    /// Parses one text frame: its fields are checked here (ids, message text), once.
+    pub fn parse(text: &str) -> Result<ClientAction, ActionError> {
+        let envelope: Envelope = serde_json::from_str(text).map_err(|_| ActionError::NotAFrame)?;
+        if !Self::NAMES.contains(&envelope.action.as_str()) {
+            return Err(ActionError::Unknown(envelope.action));
+        }
+        // `data` may be left out (or null) where an action has no fields.
+        let data = match envelope.data {
+            None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
+            Some(data) => data,
+        };
+        let frame = serde_json::json!({ "action": envelope.action, "data": data });
+        serde_json::from_value(frame).map_err(|error| ActionError::BadData(format!("data: {error}")))
+    }
+
+    /// The action's name on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClientAction::Ping {} => "ping",
+            ClientAction::GetBalance {} => "getBalance",
+            ClientAction::ChatSend { .. } => "chatSend",
+            ClientAction::ChatStop { .. } => "chatStop",
+            ClientAction::ChatRegenerate { .. } => "chatRegenerate",
+            ClientAction::SaveMemories { .. } => "saveMemories",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_action_parses_with_or_without_empty_data() {
+        assert_eq!(ClientAction::parse(r#"{"action":"ping"}"#), Ok(ClientAction::Ping {}));
+        assert_eq!(ClientAction::parse(r#"{"action":"ping","data":{}}"#), Ok(ClientAction::Ping {}));
+        assert_eq!(ClientAction::parse(r#"{"action":"getBalance","data":null}"#), Ok(ClientAction::GetBalance {}));
+        let send = ClientAction::parse(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"Hi"}}"#);
+        assert!(matches!(send, Ok(ClientAction::ChatSend { .. })));
+        for name in ["chatStop", "chatRegenerate", "saveMemories"] {
+            let text = format!(r#"{{"action":"{name}","data":{{"characterId":"gf-001"}}}}"#);
+            assert_eq!(ClientAction::parse(&text).map(|a| a.name()), Ok(name));
+        }
+    }
+
+    #[test]
+    fn unknown_and_malformed_frames_have_their_codes() {
+        let code = |text: &str| ClientAction::parse(text).err().map(|e| e.code().value());
+        assert_eq!(code(r#"{"action":"fly"}"#), Some(10006));
+        assert_eq!(code("not json"), Some(10001));
+        assert_eq!(code(r#"{"data":{}}"#), Some(10001));
+        assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"gf-001"}}"#), Some(10001), "no content");
+        assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"no spaces","content":"x"}}"#), Some(10001));
+        assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"  "}}"#), Some(10001));
+        assert_eq!(code(r#"{"action":"chatStop","data":[]}"#), Some(10001));
+    }
+
+    #[test]
+    fn the_names_list_matches_the_variants() {
+        let id = || CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
+        let text = MessageText::parse("hi").unwrap_or_else(|e| panic!("{e}"));
+        let all = [
+            ClientAction::Ping {},
+            ClientAction::GetBalance {},
+            ClientAction::ChatSend { character_id: id(), content: text },
+            ClientAction::ChatStop { character_id: id() },
+            ClientAction::ChatRegenerate { character_id: id() },
+            ClientAction::SaveMemories { character_id: id() },
+        ];
+        let names: Vec<_> = all.iter().map(ClientAction::name).collect();
+        assert_eq!(names, ClientAction::NAMES);
+        for action in all {
+            let text = serde_json::to_string(&action).unwrap_or_default();
+            assert_eq!(ClientAction::parse(&text), Ok(action), "{text}");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+// Generated from the Rust types by `scripts/wire-types` (actors/src/wire_types.rs): do not edit.
+// The WebSocket vocabulary of docs/api.md, the API codes of API.md §1.3 and the chat shapes.
+
+export type Speaker = "user" | "character";
+
+export type ChatMessage = { messageId: string, speaker: Speaker, content: string, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, };
+
+export type MemoryOrigin = "extracted" | "user";
+
+export type Memory = { memoryId: string, content: string, origin: MemoryOrigin, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, };
+
+export type ReplyEnd = "stop" | "length" | "cancelled";
+
+export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } };
+
+export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
+
+/** Every code an envelope or an `error` event can carry, by name. */
+export const API_CODES = {
+  success: 200,
+  paramError: 10001,
+  envelopeError: 10002,
+  rateLimited: 10003,
+  tokenInvalid: 10004,
+  forbidden: 10005,
+  notFound: 10006,
+  reRegisterWait: 10007,
+  botCheckFailed: 10008,
+  accountPwdError: 10012,
+  cannotPurchasePlan: 10018,
+  inputContentIllegal: 10070,
+  needPay: 40004,
+  serverError: 50000,
+} as const;
+
+export type ApiCodeName = keyof typeof API_CODES;
+
+/** The name of every server event and client action. */
+export type ServerEventName = ServerEvent['event'];
+export type ClientActionName = ClientAction['action'];
