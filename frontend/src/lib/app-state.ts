@@ -2,7 +2,9 @@
  * App-wide client-side state of product spec section 3, as jotai atoms read and written
  * through the one store (src/lib/store.ts). An atom is added with the screen that reads it,
  * in its real shape: the spec's other names (photo plaza, my creations, country info, the
- * global loading overlay...) come with their screens. */
+ * global loading overlay...) come with their screens. State of one feature lives in that
+ * feature's `stores/` (the chat's memory saving: features/chat/stores/memory-saving.ts).
+ */
 import { atom } from 'jotai';
 import { isGender, type CharacterCard, type GenderValue, type WebConfig } from '@/lib/api-types';
 import { DEFAULT_LANGUAGE, type Language } from '@/lib/languages';
@@ -33,10 +35,6 @@ export const homePageCacheDataAtom = atom<HomePageCache | null>(null);
 export const globalWebConfigAtom = atom<WebConfig>(DEFAULT_WEB_CONFIG);
 /** Whether the deployment configured any social link (the header and footer hide the block otherwise). */
 export const hasSocialLinksAtom = atom((get) => Object.values(get(globalWebConfigAtom).social).some(Boolean));
-
-/** Memories state (spec section 3). */
-export const isMemoriesSavingAtom = atom(false);
-export const saveMemoryTypeAtom = atom<'save' | string>('save');
 
 function readStoredGender(): GenderValue {
   const stored = Number(storage.get(STORAGE_KEYS.interestedGender));
