@@ -111,5 +111,3 @@ export function useLoginFlow() {
 
   return { state, reset, goTo, setEmail, setUserNo, setPassword, setCheck, signInWith, sendEmail, logInWithPassword };
 }
-
-export type LoginFlowControls = ReturnType<typeof useLoginFlow>;

@@ -128,5 +128,3 @@ export function useChatThread(characterId: string) {
 
   return { state, load, loadingOlder, retry, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
 }
-
-export type ChatThread = ReturnType<typeof useChatThread>;
