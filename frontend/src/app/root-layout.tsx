@@ -12,7 +12,7 @@ import { i18n } from '@/lib/i18n';
 import { preferredLocation } from '@/lib/language-preference';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
 
-const LoginModal = lazy(() => import('@/features/auth/components/login-modal'));
+const LoginModal = lazy(() => import('@/features/auth/components/login/login-modal'));
 
 /** The URL decides the language: a `/{lng}/` prefix, else the default (English). */
 function LanguageSync() {

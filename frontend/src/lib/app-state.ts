@@ -1,7 +1,9 @@
 /**
- * Client-side state of product spec section 3, as jotai atoms read and written through the
- * one store (src/lib/store.ts). Atoms owned by screens of later issues carry `unknown`
- * payloads until those screens give them a shape.
+ * App-wide client-side state of product spec section 3, as jotai atoms read and written
+ * through the one store (src/lib/store.ts). An atom is added with the screen that reads it,
+ * in its real shape: the spec's other names (photo plaza, my creations, country info, the
+ * global loading overlay...) come with their screens. State of one feature lives in that
+ * feature's `stores/` (the chat's memory saving: features/chat/stores/memory-saving.ts).
  */
 import { atom } from 'jotai';
 import { isGender, type CharacterCard, type GenderValue, type WebConfig } from '@/lib/api-types';
@@ -24,35 +26,15 @@ export const DEFAULT_WEB_CONFIG: WebConfig = {
 };
 
 export const showLoginTipAtom = atom(false);
-export const globalLoadingAtom = atom(false);
-export const globalLoadingTextAtom = atom('');
-export const loadingForChatAtom = atom(false);
 /** Where the chat screen's back button returns to; recorded before a chat is opened from a list. */
 export const chatBeforePagePathAtom = atom('/');
-export const systemDataAtom = atom<unknown>(null);
 export const pcMenuCollapsedAtom = atom(false);
-export const homeActiveTabAtom = atom('1');
-export const homeNsfwSwitchChangedAtom = atom(false);
-export const beforeTopicInfoAtom = atom<unknown>(null);
 export const eighteenTipModalShowedAtom = atom(false);
-export const hasCoinToBeCollectedAtom = atom(false);
 export const languageAtom = atom<Language>(DEFAULT_LANGUAGE);
 export const homePageCacheDataAtom = atom<HomePageCache | null>(null);
 export const globalWebConfigAtom = atom<WebConfig>(DEFAULT_WEB_CONFIG);
 /** Whether the deployment configured any social link (the header and footer hide the block otherwise). */
 export const hasSocialLinksAtom = atom((get) => Object.values(get(globalWebConfigAtom).social).some(Boolean));
-export const promptVoiceTagAtom = atom<unknown>(null);
-export const andoridDownloadUrlAtom = atom('');
-export const photoPlazaCacheAtom = atom<unknown>(null);
-export const photoPlazaViewDataAtom = atom<unknown>(null);
-export const myCreationCacheAtom = atom<unknown>(null);
-export const userPhotoPlazaCacheAtom = atom<unknown>(null);
-export const showPyusdAtom = atom(false);
-export const countryInfoAtom = atom<unknown>(null);
-
-/** Memories state (spec section 3). */
-export const isMemoriesSavingAtom = atom(false);
-export const saveMemoryTypeAtom = atom<'save' | string>('save');
 
 function readStoredGender(): GenderValue {
   const stored = Number(storage.get(STORAGE_KEYS.interestedGender));

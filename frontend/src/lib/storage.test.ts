@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { COOKIE_MAX_AGE_SECONDS, createCookieStorage, createStorage } from '@/lib/storage';
+import { COOKIE_MAX_AGE_SECONDS, createCookieStorage, createStorage, STORAGE_KEYS } from '@/lib/storage';
 
 afterEach(() => {
   for (const cookie of document.cookie.split(';')) {
@@ -45,5 +45,21 @@ describe('storage', () => {
     expect(COOKIE_MAX_AGE_SECONDS).toBe(31_536_000);
     expect(writes[0]).toContain(`max-age=${COOKIE_MAX_AGE_SECONDS}`);
     expect(store.get('utm_source')).toBe('a b;c=d');
+  });
+
+  it('keeps the names browsers already hold values under', () => {
+    expect(Object.values(STORAGE_KEYS).sort()).toEqual([
+      'appVoucher',
+      'countdownDeadline',
+      'distinctId',
+      'eighteenTipShow',
+      'interestedGender',
+      'language',
+      'localNSFW',
+      'secretKey',
+      'user_like_gender',
+      'utm_medium',
+      'utm_source',
+    ]);
   });
 });

@@ -3,8 +3,12 @@
  * cookie that lasts 365 days (product spec section 3).
  */
 
+/**
+ * The names under which this browser keeps values. A key is added with the code that reads
+ * it (the spec's create-character drafts, payment time and chat background come with their
+ * screens); a name never changes, since browsers already hold values under it.
+ */
 export const STORAGE_KEYS = {
-  chatBackgroundSwitch: 'chatBgSwitch',
   appVoucher: 'appVoucher',
   secretKey: 'secretKey',
   localNsfw: 'localNSFW',
@@ -12,11 +16,7 @@ export const STORAGE_KEYS = {
   utmMedium: 'utm_medium',
   userLikeGender: 'user_like_gender',
   countdownDeadline: 'countdownDeadline',
-  createCharacterData: 'createCharacterData',
-  createCharacterDataGuy: 'createCharacterDataGuy',
-  createCharacterDataGeneric: 'createCharacterDataGeneric',
   interestedGender: 'interestedGender',
-  paymentSuccessTime: 'paySuccessTime',
   /** 'false' once the visitor confirmed being 18 or over: the age gate no longer shows. */
   eighteenTipShow: 'eighteenTipShow',
   /** The language the visitor last picked (footer or settings); unprefixed paths follow it. */
@@ -24,8 +24,6 @@ export const STORAGE_KEYS = {
   /** The analytics distinct id sent in the `distinctId` header and with telemetry. */
   distinctId: 'distinctId',
 } as const;
-
-export type StorageKey = (typeof STORAGE_KEYS)[keyof typeof STORAGE_KEYS];
 
 export const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 

@@ -1,7 +1,7 @@
 /** The deployment's web configuration (POST /user/v1/config/getWebConfig, API.md section 4). */
 import { apiPost } from '@/lib/api-client';
 import type { WebConfig } from '@/lib/api-types';
-import { andoridDownloadUrlAtom, DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
+import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
 import { store } from '@/lib/store';
 
 export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): WebConfig {
@@ -21,7 +21,6 @@ export async function loadWebConfig(): Promise<void> {
     if (!envelope.success) return;
     const config = mergeWebConfig(envelope.data);
     store.set(globalWebConfigAtom, config);
-    if (config.andoridDownloadUrl) store.set(andoridDownloadUrlAtom, config.andoridDownloadUrl);
   } catch {
     // The defaults are usable; the header simply shows no social links.
   }

@@ -1,4 +1,3 @@
-import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArrowLeftIcon, LockIcon } from '@/components/icons';
@@ -18,7 +17,6 @@ import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useMediaQuery } from '@/hooks/use-media-query';
 import type { Character, ChatMessage, ChatSummary } from '@/lib/api-types';
-import { isMemoriesSavingAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 
 /** Wide enough to keep the memories panel open beside the chat from the start. */
@@ -39,7 +37,6 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   const { t } = useTranslation();
   const thread = useChatThread(characterId);
   const memories = useMemories(characterId);
-  const saving = useAtomValue(isMemoriesSavingAtom);
   const wide = useMediaQuery(MEMORIES_OPEN_FROM);
   const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
   const [character, setCharacter] = useState<Character | null>(null);
@@ -141,7 +138,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
             aria-label={t('chat.memories')}
             data-testid="memories-toggle"
           >
-            {saving ? <span className={styles.buttonSpinner} aria-hidden="true" /> : <MemoryIcon size={18} />}
+            {memories.saving ? <span className={styles.buttonSpinner} aria-hidden="true" /> : <MemoryIcon size={18} />}
             <span className={styles.toggleLabel}>{t('chat.memories')}</span>
             {memories.memories.length > 0 && <span className={styles.countBadge}>{memories.memories.length}</span>}
           </button>

@@ -1,9 +1,7 @@
-import { useSetAtom } from 'jotai';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { deleteMessage, editMessage, getMessageList } from '@/features/chat/api/chat-api';
 import { EMPTY_THREAD, threadReducer } from '@/features/chat/stores/chat-thread';
 import { ApiCode } from '@/lib/api-types';
-import { loadingForChatAtom } from '@/lib/app-state';
 import { onServerEvent, sendAction } from '@/lib/realtime';
 
 export type ThreadLoad = 'loading' | 'ready' | 'failed' | 'notFound';
@@ -21,7 +19,6 @@ export function useChatThread(characterId: string) {
   const [state, dispatch] = useReducer(threadReducer, EMPTY_THREAD);
   const [load, setLoad] = useState<ThreadLoad>('loading');
   const [loadingOlder, setLoadingOlder] = useState(false);
-  const setLoadingForChat = useSetAtom(loadingForChatAtom);
   const stateRef = useRef(state);
   stateRef.current = state;
   const olderInFlight = useRef(false);
@@ -41,8 +38,7 @@ export function useChatThread(characterId: string) {
   }, [characterId]);
 
   useEffect(() => {
-    setLoadingForChat(true);
-    void loadNewest().finally(() => setLoadingForChat(false));
+    void loadNewest();
     return onServerEvent((event) => {
       if (event.event === 'hello') {
         void loadNewest();
@@ -65,7 +61,7 @@ export function useChatThread(characterId: string) {
           break;
       }
     });
-  }, [characterId, loadNewest, setLoadingForChat]);
+  }, [characterId, loadNewest]);
 
   const loadOlder = useCallback(async () => {
     const { hasMore, messages } = stateRef.current;
@@ -132,5 +128,3 @@ export function useChatThread(characterId: string) {
 
   return { state, load, loadingOlder, retry, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
 }
-
-export type ChatThread = ReturnType<typeof useChatThread>;

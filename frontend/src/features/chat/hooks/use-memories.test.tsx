@@ -3,8 +3,8 @@ import { Provider } from 'jotai';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useMemories } from '@/features/chat/hooks/use-memories';
+import { memorySavesAtom } from '@/features/chat/stores/memory-saving';
 import type { Memory, UserInfo } from '@/lib/api-types';
-import { isMemoriesSavingAtom, saveMemoryTypeAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
 import { notificationsAtom } from '@/lib/notifications';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
@@ -12,6 +12,7 @@ import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
 
 const CHARACTER = 'gf-001';
+const OTHER = 'gf-002';
 const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({ memoryId: id, content, origin, createdAt: 1 });
 
 /** The server's side of one socket: what it says, and what the client sent. */
@@ -33,10 +34,12 @@ class FakeSocket implements RealtimeSocket {
 let socket: FakeSocket;
 let stop: () => void;
 let listed: Memory[];
+let otherListed: Memory[];
 let listCalls: number;
 
 beforeEach(() => {
   listed = [memory('2', 'Lives by the sea')];
+  otherListed = [memory('7', 'Plays the cello')];
   listCalls = 0;
   vi.stubGlobal(
     'fetch',
@@ -44,9 +47,10 @@ beforeEach(() => {
       const key = (init.headers as Record<string, string>).secretKey!;
       const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData));
       expect(url).toContain('/user/v1/memory/getMemoryList');
-      expect(payload).toEqual({ characterId: CHARACTER });
-      listCalls += 1;
-      const plain = JSON.stringify({ code: 200, msg: '', success: true, data: listed });
+      expect([CHARACTER, OTHER]).toContain(payload.characterId);
+      if (payload.characterId === CHARACTER) listCalls += 1;
+      const data = payload.characterId === CHARACTER ? listed : otherListed;
+      const plain = JSON.stringify({ code: 200, msg: '', success: true, data });
       return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
     }),
   );
@@ -66,8 +70,8 @@ afterEach(() => {
 
 const wrapper = ({ children }: { children: ReactNode }) => <Provider store={store}>{children}</Provider>;
 
-async function mounted() {
-  const hook = renderHook(() => useMemories(CHARACTER), { wrapper });
+async function mounted(characterId = CHARACTER) {
+  const hook = renderHook(() => useMemories(characterId), { wrapper });
   await waitFor(() => expect(hook.result.current.status).toBe('ready'));
   return hook;
 }
@@ -80,15 +84,16 @@ describe('useMemories', () => {
       expect(result.current.save()).toBe(true);
     });
     expect(socket.sent).toEqual([{ action: 'saveMemories', data: { characterId: CHARACTER } }]);
-    expect(store.get(isMemoriesSavingAtom)).toBe(true);
+    expect(result.current.saving).toBe(true);
     socket.say('memorySaving', { characterId: CHARACTER });
-    expect(store.get(saveMemoryTypeAtom)).toBe('save');
+    expect(result.current.saveType).toBe('save');
 
     const saved = [memory('3', 'Loves hiking'), ...listed];
     socket.say('memorySaved', { characterId: CHARACTER, added: 1, memories: saved });
     expect(result.current.memories).toEqual(saved);
     expect(result.current.saving).toBe(false);
     expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([['success', 'New memories saved: 1']]);
+    expect(store.get(memorySavesAtom).size).toBe(0);
   });
 
   it('marks the periodic extraction as automatic and tells nothing when it ends', async () => {
@@ -100,6 +105,54 @@ describe('useMemories', () => {
     expect(result.current.saving).toBe(false);
     expect(result.current.saveType).toBe('save');
     expect(store.get(notificationsAtom)).toEqual([]);
+  });
+
+  it('keeps two characters’ saves apart: one saving does not show on the other', async () => {
+    const first = await mounted(CHARACTER);
+    const second = await mounted(OTHER);
+    act(() => {
+      expect(first.result.current.save()).toBe(true);
+    });
+    expect(first.result.current.saving).toBe(true);
+    expect(second.result.current.saving).toBe(false);
+
+    // The other character's periodic extraction starts and is refused nothing of the first's.
+    socket.say('memorySaving', { characterId: OTHER });
+    expect(second.result.current).toMatchObject({ saving: true, saveType: 'auto' });
+    expect(first.result.current).toMatchObject({ saving: true, saveType: 'save' });
+    socket.say('chatError', { characterId: OTHER, replyId: null, code: 10003, msg: 'busy' });
+    expect(first.result.current.saving).toBe(true);
+
+    // The first save ends; the other goes on, and its list is its own.
+    const saved = [memory('3', 'Loves hiking'), ...listed];
+    socket.say('memorySaved', { characterId: CHARACTER, added: 1, memories: saved });
+    expect(first.result.current.saving).toBe(false);
+    expect(first.result.current.memories).toEqual(saved);
+    expect(second.result.current.saving).toBe(true);
+    expect(second.result.current.memories).toEqual(otherListed);
+    socket.say('memorySaved', { characterId: OTHER, added: 1, memories: otherListed });
+    expect(second.result.current.saving).toBe(false);
+    // Only the save the user asked for is announced.
+    expect(store.get(notificationsAtom).map((n) => n.message)).toEqual(['New memories saved: 1']);
+    expect(store.get(memorySavesAtom).size).toBe(0);
+  });
+
+  it('still shows a save as running after its chat was closed and opened again, and tells when it ends', async () => {
+    const first = await mounted(CHARACTER);
+    act(() => {
+      first.result.current.save();
+    });
+    socket.say('memorySaving', { characterId: CHARACTER });
+    first.unmount();
+    const other = await mounted(OTHER);
+    expect(other.result.current.saving).toBe(false);
+    other.unmount();
+
+    const again = await mounted(CHARACTER);
+    expect(again.result.current).toMatchObject({ saving: true, saveType: 'save' });
+    socket.say('memorySaved', { characterId: CHARACTER, added: 0, memories: listed });
+    expect(again.result.current.saving).toBe(false);
+    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([['info', 'Nothing new to remember from this chat yet.']]);
   });
 
   it('ignores other characters’ memories', async () => {

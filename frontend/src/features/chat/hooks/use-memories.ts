@@ -1,35 +1,26 @@
-import { useAtom } from 'jotai';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useAtomValue } from 'jotai';
+import { useCallback, useEffect, useState } from 'react';
 import { addMemory, deleteMemory, getMemoryList, updateMemory } from '@/features/chat/api/chat-api';
+import { followMemorySaving, markSaveRequested, memorySavesAtom } from '@/features/chat/stores/memory-saving';
 import type { Memory } from '@/lib/api-types';
-import { isMemoriesSavingAtom, saveMemoryTypeAtom } from '@/lib/app-state';
-import { notify } from '@/lib/notifications';
 import { onServerEvent, sendAction } from '@/lib/realtime';
-import { store } from '@/lib/store';
 
 /** What a form call answered: done, or the server's reason. */
 export type MemoryResult = { ok: true } | { ok: false; code: number; msg: string };
 
 /**
  * The memories a character keeps of the user, newest first, and the "save memories"
- * action. `isMemoriesSaving` is true from `memorySaving` to `memorySaved`;
- * `saveMemoryType` says who started it: 'save' (the user's button, the default) or
- * 'auto' (the periodic extraction after a few replies).
- *
- * A save that was asked for shows as saving at once. A refused `saveMemories` answers
- * `chatError` with `replyId` null and no `memorySaving`; once `memorySaving` has come, only
- * `memorySaved` (always sent when the extraction ends) ends the wait, so a refused send
- * (40004, say) while the extraction runs leaves it alone.
+ * action. `saving` is this character's save in progress (stores/memory-saving.ts, which
+ * follows `memorySaving`, `memorySaved` and a refused save's `chatError`); `saveType` says
+ * who started it: 'save' (the user's button, the default) or 'auto' (the periodic
+ * extraction after a few replies). A save that was asked for shows as saving at once.
  */
 export function useMemories(characterId: string) {
-  const { t } = useTranslation();
   const [memories, setMemories] = useState<Memory[]>([]);
   const [status, setStatus] = useState<'loading' | 'ready' | 'failed'>('loading');
-  const [saving, setSaving] = useAtom(isMemoriesSavingAtom);
-  const [saveType, setSaveType] = useAtom(saveMemoryTypeAtom);
-  /** `saveMemories` was sent and its `memorySaving` has not come yet. */
-  const awaitingStart = useRef(false);
+  const current = useAtomValue(memorySavesAtom).get(characterId);
+  const saving = current !== undefined;
+  const saveType = current?.type ?? 'save';
 
   const reload = useCallback(async () => {
     try {
@@ -44,59 +35,25 @@ export function useMemories(characterId: string) {
   }, [characterId]);
 
   useEffect(() => {
-    awaitingStart.current = false;
-    setSaving(false);
-    setSaveType('save');
+    followMemorySaving();
     void reload();
-    const unsubscribe = onServerEvent((event) => {
-      if (event.event === 'hello') {
-        // Back after a drop: a `memorySaved` may have gone by unheard, and the list says
-        // what was saved. A save still running ends with its `memorySaved` all the same.
-        awaitingStart.current = false;
-        setSaving(false);
-        setSaveType('save');
-        void reload();
-        return;
-      }
-      if (!('characterId' in event.data) || event.data.characterId !== characterId) return;
-      if (event.event === 'memorySaving') {
-        // Not asked for here: the periodic extraction (or another tab's button).
-        if (!store.get(isMemoriesSavingAtom)) setSaveType('auto');
-        awaitingStart.current = false;
-        setSaving(true);
-      } else if (event.event === 'memorySaved') {
+    return onServerEvent((event) => {
+      // Back after a drop: a `memorySaved` may have gone by unheard, and the list says what
+      // was saved.
+      if (event.event === 'hello') void reload();
+      else if (event.event === 'memorySaved' && event.data.characterId === characterId) {
         setMemories(event.data.memories);
         setStatus('ready');
-        if (store.get(isMemoriesSavingAtom) && store.get(saveMemoryTypeAtom) === 'save') {
-          if (event.data.added > 0) notify.success(t('chat.memoriesSaved', { added: event.data.added }));
-          else notify.info(t('chat.noNewMemories'));
-        }
-        awaitingStart.current = false;
-        setSaving(false);
-        setSaveType('save');
-      } else if (event.event === 'chatError' && event.data.replyId === null && awaitingStart.current) {
-        // The save itself was refused (the model was busy, say) before any extraction
-        // started. Once `memorySaving` has come, a refusal here is some other action's.
-        awaitingStart.current = false;
-        setSaving(false);
       }
     });
-    return () => {
-      unsubscribe();
-      awaitingStart.current = false;
-      setSaving(false);
-      setSaveType('save');
-    };
-  }, [characterId, reload, setSaving, setSaveType, t]);
+  }, [characterId, reload]);
 
   /** False when no socket is connected: nothing was asked. */
   const save = useCallback(() => {
-    setSaveType('save');
     if (!sendAction({ action: 'saveMemories', data: { characterId } })) return false;
-    awaitingStart.current = true;
-    setSaving(true);
+    markSaveRequested(characterId);
     return true;
-  }, [characterId, setSaveType, setSaving]);
+  }, [characterId]);
 
   const add = useCallback(
     async (content: string): Promise<MemoryResult> => {

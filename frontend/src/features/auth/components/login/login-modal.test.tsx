@@ -2,14 +2,9 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LOGIN_ART, pickLoginArt } from '@/features/auth/components/login-art';
-import LoginModal, { canLogIn, canSendEmail, isValidEmail } from '@/features/auth/components/login-modal';
-import {
-  BOT_CHECK_IDLE,
-  BOT_CHECK_UNSUPPORTED_TOKEN,
-  type Turnstile,
-  type TurnstileOptions,
-} from '@/features/auth/hooks/use-bot-check';
+import { LOGIN_ART, pickLoginArt } from '@/features/auth/components/login/login-art';
+import LoginModal from '@/features/auth/components/login/login-modal';
+import { BOT_CHECK_UNSUPPORTED_TOKEN, type Turnstile, type TurnstileOptions } from '@/features/auth/hooks/use-bot-check';
 import { ApiCode, type SignInConfig } from '@/lib/api-types';
 import { DEFAULT_WEB_CONFIG, globalWebConfigAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
@@ -406,32 +401,7 @@ describe('moving between steps', () => {
   });
 });
 
-describe('rules', () => {
-  it('Email needs a valid address, a verified check, and nothing running', () => {
-    const verified = { status: 'verified', token: 't' } as const;
-    expect(canSendEmail('a@b.co', verified, false)).toBe(true);
-    expect(canSendEmail('a@b', verified, false)).toBe(false);
-    expect(canSendEmail('a@b.co', BOT_CHECK_IDLE, false)).toBe(false);
-    expect(canSendEmail('a@b.co', { status: 'running', token: null }, false)).toBe(false);
-    expect(canSendEmail('a@b.co', { status: 'failed', token: null }, false)).toBe(false);
-    expect(canSendEmail('a@b.co', verified, true)).toBe(false);
-  });
-
-  it('Log in needs both fields', () => {
-    expect(canLogIn('A1', 'x')).toBe(true);
-    expect(canLogIn('', 'x')).toBe(false);
-    expect(canLogIn('  ', 'x')).toBe(false);
-    expect(canLogIn('A1', '')).toBe(false);
-  });
-
-  it('the e-mail pattern accepts standard addresses and rejects others', () => {
-    expect(isValidEmail('a.b+c@mail.example.org')).toBe(true);
-    expect(isValidEmail(' padded@example.com ')).toBe(true);
-    expect(isValidEmail('no-at-sign.com')).toBe(false);
-    expect(isValidEmail('two@@example.com')).toBe(false);
-    expect(isValidEmail('spaces in@example.com')).toBe(false);
-  });
-
+describe('decorative image', () => {
   it('there are ten decorative images, and a new pick differs from the last one', () => {
     expect(LOGIN_ART).toHaveLength(10);
     expect(pickLoginArt(3, () => 0.35)).not.toBe(3);
