@@ -1,4 +1,5 @@
 /** Wire shapes of API.md sections 1.3 and 4, shared by every feature. */
+import { API_CODES, type ChatMessage } from '@/lib/wire-types';
 
 export interface ApiEnvelope<T> {
   code: number;
@@ -7,23 +8,8 @@ export interface ApiEnvelope<T> {
   data: T;
 }
 
-/** The codes of API.md 1.3. */
-export const ApiCode = {
-  success: 200,
-  paramError: 10001,
-  envelopeError: 10002,
-  rateLimited: 10003,
-  tokenInvalid: 10004,
-  forbidden: 10005,
-  notFound: 10006,
-  reRegisterWait: 10007,
-  botCheckFailed: 10008,
-  accountPwdError: 10012,
-  cannotPurchasePlan: 10018,
-  inputContentIllegal: 10070,
-  needPay: 40004,
-  serverError: 50000,
-} as const;
+/** The codes of API.md 1.3, as the Rust server defines them (generated into wire-types.ts). */
+export const ApiCode = API_CODES;
 
 export type ApiCodeValue = (typeof ApiCode)[keyof typeof ApiCode];
 
@@ -109,24 +95,11 @@ export interface Character extends CharacterCard {
 }
 
 /**
- * One message of a conversation (docs/api.md "Chat"). Ids are time-ordered decimal strings
- * beyond JavaScript's safe integers: compare them with `compareEntryIds`, never as numbers.
+ * One message of a conversation (docs/api.md "Chat"), generated from the Rust server. Ids are
+ * time-ordered decimal strings beyond JavaScript's safe integers: compare them with
+ * `compareEntryIds`, never as numbers. A memory is a fact about the user a character keeps.
  */
-export interface ChatMessage {
-  messageId: string;
-  speaker: 'user' | 'character';
-  content: string;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-}
-
-/** A fact about the user that a character keeps (docs/api.md "Chat"). */
-export interface Memory {
-  memoryId: string;
-  content: string;
-  origin: 'extracted' | 'user';
-  createdAt: number;
-}
+export type { ChatMessage, Memory } from '@/lib/wire-types';
 
 /** One conversation of the chat list, most recently active first. */
 export interface ChatSummary {

@@ -1,8 +1,7 @@
-// The client's event schema against the server: the events the Rust code builds
-// (`Frame::new("name", json!({ "field": ... }))` in actors/ and server/) and the event table
-// of docs/api.md. A renamed event, an added or dropped field, or a field that changed from
-// number to string on either side fails here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// The client's event schema against docs/api.md's event table (the generated wire types keep
+// it in line with the Rust server at compile time: see SCHEMA_MATCHES_THE_SERVER). A renamed
+// event, an added or dropped field, or a field that changed from number to string fails here.
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseServerEvent, SERVER_EVENT_SCHEMA, type ServerEvent } from '@/lib/realtime-events';
@@ -10,36 +9,6 @@ import { parseServerEvent, SERVER_EVENT_SCHEMA, type ServerEvent } from '@/lib/r
 // Vitest runs from frontend/; the server's crates and docs are next to it.
 const repoRoot = resolve(process.cwd(), '..') + '/';
 const clientEvents = Object.keys(SERVER_EVENT_SCHEMA) as (keyof typeof SERVER_EVENT_SCHEMA)[];
-const fieldsOf = (name: keyof typeof SERVER_EVENT_SCHEMA) => Object.keys(SERVER_EVENT_SCHEMA[name]).sort();
-
-function rustFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return rustFiles(path);
-    return name.endsWith('.rs') ? [path] : [];
-  });
-}
-
-interface RustFrame {
-  file: string;
-  /** The field names of its `json!` literal; null when the data is built elsewhere. */
-  fields: string[] | null;
-}
-
-/** Every `Frame::new("name", …)` of the server, by event name. */
-function rustFrames(): Map<string, RustFrame[]> {
-  const frames = new Map<string, RustFrame[]>();
-  for (const file of ['actors/src', 'server/src'].flatMap((dir) => rustFiles(join(repoRoot, dir)))) {
-    const source = readFileSync(file, 'utf8');
-    for (const match of source.matchAll(/Frame::new\(\s*"(\w+)",\s*((?:serde_json::)?json!\(\{[\s\S]*?\}\)\s*,?\s*\))?/g)) {
-      const literal = match[2];
-      const fields = literal ? [...literal.matchAll(/"(\w+)"\s*:/g)].map((m) => m[1]!).sort() : null;
-      const name = match[1]!;
-      frames.set(name, [...(frames.get(name) ?? []), { file: file.slice(repoRoot.length), fields }]);
-    }
-  }
-  return frames;
-}
 
 /**
  * The kind of one documented value, in the schema's notation: `"gf-001"` is a string,
@@ -84,29 +53,6 @@ function documentedEvents(): Map<string, Map<string, string>> {
   }
   return events;
 }
-
-describe('server events, as the Rust server builds them', () => {
-  const frames = rustFrames();
-
-  it.each(clientEvents)('%s is built by the server with exactly the client’s fields', (name) => {
-    const built = frames.get(name) ?? [];
-    expect(built, `no Frame::new("${name}", …) in actors/ or server/`).not.toEqual([]);
-    for (const frame of built.filter((f) => f.fields !== null)) {
-      expect(frame.fields, `fields of ${name} in ${frame.file}`).toEqual(fieldsOf(name));
-    }
-    expect(built.some((f) => f.fields !== null), `no json! literal shows the fields of ${name}`).toBe(true);
-  });
-
-  it('knows every event of the shared constructors in actors/src/events.rs', () => {
-    // A name starting with `_` is the server's own notice between nodes (`_sessionsEnded`):
-    // it travels the bus but the socket never sends it, so the client does not know it.
-    const shared = [...frames.entries()]
-      .filter(([name, list]) => !name.startsWith('_') && list.some((f) => f.file.endsWith('events.rs')))
-      .map(([name]) => name);
-    expect(shared.length).toBeGreaterThan(0);
-    for (const name of shared) expect(clientEvents).toContain(name);
-  });
-});
 
 describe('server events, as docs/api.md documents them', () => {
   const documented = documentedEvents();

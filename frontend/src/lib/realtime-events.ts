@@ -1,12 +1,13 @@
 /**
  * Server → client WebSocket events (API.md section 5, docs/api.md "WebSocket"): text frames
- * `{"event": NAME, "data": {...}}`. One schema describes each event's fields; the
- * TypeScript union is derived from it, the parser checks incoming frames against it, and
- * `realtime-events.test.ts` checks it against the events the Rust server builds
- * (`Frame::new` in actors/ and server/) and the event table of docs/api.md, so the three
- * cannot drift apart unnoticed. Client → server actions are typed here too.
+ * `{"event": NAME, "data": {...}}`. The types come from the Rust server: `wire-types.ts` is
+ * generated from its `ServerEvent` and `ClientAction` enums, and the Rust tests fail when the
+ * file is out of date. Here, a runtime schema lets the parser check every incoming frame;
+ * the compiler checks that the schema describes exactly the generated type, and
+ * `realtime-events.test.ts` checks it against the event table of docs/api.md.
  */
 import type { ChatMessage, Memory } from '@/lib/api-types';
+import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent } from '@/lib/wire-types';
 
 /**
  * What a field holds, written the way the docs/api.md table shows it: `string`, `number`,
@@ -71,20 +72,20 @@ type KindType<K extends FieldKind> = K extends 'string'
                 : never;
 type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKind ? KindType<Fields[F]> : never };
 
-/** Every server event, keyed by `event`. */
-export type ServerEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
+type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Fails to compile when the schema and the Rust server's events differ by an event or a field. */
+export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, WireServerEvent> &
+  SameShape<ServerEventName, WireServerEvent['event']> = true;
+
+/** Every server event, keyed by `event`: the Rust server's `ServerEvent`. */
+export type ServerEvent = SchemaEvent;
 
 /** The event named `E`. */
 export type ServerEventOf<E extends ServerEventName> = Extract<ServerEvent, { event: E }>;
 
-/** Client → server actions (docs/api.md "Client → server"), keyed by `action`. */
-export type ClientAction =
-  | { action: 'ping'; data: Record<string, never> }
-  | { action: 'getBalance'; data: Record<string, never> }
-  | { action: 'chatSend'; data: { characterId: string; content: string } }
-  | { action: 'chatStop'; data: { characterId: string } }
-  | { action: 'chatRegenerate'; data: { characterId: string } }
-  | { action: 'saveMemories'; data: { characterId: string } };
+/** Client → server actions (docs/api.md "Client → server"), keyed by `action`: the Rust server's `ClientAction`. */
+export type ClientAction = WireClientAction;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
