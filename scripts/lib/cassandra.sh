@@ -125,7 +125,7 @@ key_cache_size: 8MiB
 YAML
   cassandra_log "starting Cassandra $CASSANDRA_VERSION on 127.0.0.1:$port (data in $dir)"
   # Single node on loopback: no ring delay, no waiting for gossip to settle.
-  nohup java -Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=300 -Xss512k \
+  nohup java -Xms1g -Xmx2g -XX:+UseG1GC -XX:MaxGCPauseMillis=300 -Xss512k \
     "${CASSANDRA_JVM17_FLAGS[@]}" \
     -Dcassandra.config="file://$dir/cassandra.yaml" \
     -Dcassandra.storagedir="$dir" \

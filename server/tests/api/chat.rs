@@ -408,3 +408,72 @@ async fn a_conversation_through_the_openai_provider_against_llama_server() {
     assert_eq!(stopped["data"]["finishReason"], "cancelled");
     assert!(!llama.log_text().is_empty());
 }
+
+/// Issue 13: the conversation's actor loads it and writes the greeting once, however many
+/// first opens arrive together.
+#[actix_rt::test]
+async fn a_greeting_is_written_once_under_twenty_concurrent_first_opens() {
+    let app = spawn_app_env(vec![("AMORA_CHAT__PRELOAD".into(), "false".into())]).await;
+    let (user_id, _, voucher) = make_user(&app.store, "Gus").await;
+    let open =
+        || app.post_api_as(Some(&voucher), "/user/v1/chat/getMessageList", json!({ "characterId": FREE_CHARACTER }));
+    let pages = futures_util::future::join_all((0..20).map(|_| open())).await;
+    let mut greeting_ids = std::collections::HashSet::new();
+    for (page, _) in &pages {
+        assert_eq!(page.code, 200, "{:?}", page.msg);
+        let messages = page.data["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 1, "every first open sees the one greeting: {messages:?}");
+        greeting_ids.insert(messages[0]["messageId"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(greeting_ids.len(), 1, "one greeting, the same for all");
+    let character = CharacterId::parse(FREE_CHARACTER).unwrap();
+    let stored = app.store.conversations.messages(&user_id, &character, None, 10).await.unwrap();
+    assert_eq!(stored.len(), 1, "one greeting stored");
+    assert_eq!(stored[0].speaker, Speaker::Character);
+}
+
+/// Issue 13: every action of the wire vocabulary (`ClientAction::NAMES`) gets its answer.
+#[actix_rt::test]
+async fn every_client_action_is_answered() {
+    let (app, _, _, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "6")]).await;
+    let mut answered = Vec::new();
+    for name in amora_actors::actions::ClientAction::NAMES {
+        let character = json!({ "characterId": FREE_CHARACTER });
+        match name {
+            "ping" => {
+                act(&mut socket, name, json!({})).await;
+                socket.wait_for("pong", REPLY).await.expect("pong");
+            }
+            "getBalance" => {
+                act(&mut socket, name, json!({})).await;
+                socket.wait_for("tokenCount", REPLY).await.expect("tokenCount");
+            }
+            "chatSend" => {
+                send(&mut socket, FREE_CHARACTER, "Hello there, how are you?").await;
+                let events = until_reply_ends(&mut socket).await;
+                assert_eq!(named(&events, "chatMessage").len(), 2, "the greeting and the message: {events:?}");
+                assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+            }
+            "chatStop" => {
+                act(&mut socket, name, character).await;
+                let refused = socket.wait_for("chatError", REPLY).await.expect("nothing to stop");
+                assert_eq!(refused["data"]["code"], 10001);
+            }
+            "chatRegenerate" => {
+                act(&mut socket, name, character).await;
+                let events = until_reply_ends(&mut socket).await;
+                assert_eq!(named(&events, "chatMessageDeleted").len(), 1, "{events:?}");
+                assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+            }
+            "saveMemories" => {
+                act(&mut socket, name, character).await;
+                socket.wait_for("memorySaving", REPLY).await.expect("memorySaving");
+                socket.wait_for("memorySaved", REPLY).await.expect("memorySaved");
+            }
+            other => panic!("no expectation for the action {other}: add one"),
+        }
+        answered.push(name);
+    }
+    assert_eq!(answered, amora_actors::actions::ClientAction::NAMES);
+    drop(app);
+}

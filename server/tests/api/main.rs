@@ -5,6 +5,7 @@ mod accounts;
 mod characters;
 mod chat;
 mod cluster;
+mod codes;
 mod content;
 mod cql_cluster;
 mod crosscheck;

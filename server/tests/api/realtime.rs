@@ -368,3 +368,44 @@ async fn the_admin_api_is_off_without_a_token() {
         app.client.post(app.url("/lust/admin/credit")).json(&json!({ "user": "1", "coins": 1 })).send().await.unwrap();
     assert_eq!(response.status(), 404);
 }
+
+/// Issue 13: each node's `UserActor` caches the balance; debits applied on both nodes at
+/// once must leave both nodes' sockets (and their actors' answers) on the ledger's balance.
+#[actix_rt::test]
+async fn two_sockets_of_one_user_on_two_nodes_see_the_same_balance_after_concurrent_debits_on_both() {
+    let redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (a, b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let (user_id, user_no, voucher) = make_user(&store, "Dee").await;
+    let client = reqwest::Client::new();
+    let mut on_a = a.socket(&voucher).await;
+    let mut on_b = b.socket(&voucher).await;
+    on_a.wait_for("hello", WAIT).await.expect("hello on A");
+    on_b.wait_for("hello", WAIT).await.expect("hello on B");
+    assert_eq!(a.admin_credit(&client, &user_no, 1_000, Some("grant")).await.0, 200);
+
+    // 40 debits of 7 through each node at the same time: both actors cache the balance.
+    let debits = (0..80).map(|i| {
+        let (node, client, user_no) = (if i % 2 == 0 { &a } else { &b }, client.clone(), user_no.clone());
+        async move { node.admin_credit(&client, &user_no, -7, Some(&format!("debit-{i}"))).await.0 }
+    });
+    let statuses = futures_util::future::join_all(debits).await;
+    assert!(statuses.iter().all(|&status| status == 200), "{statuses:?}");
+    let balance = assert_ledger_balances(&store, &user_id).await;
+    assert_eq!(balance, 1_000 - 80 * 7);
+
+    // Every socket's last word on the balance is the ledger's, and so is each actor's answer.
+    for (name, socket) in [("A", &mut on_a), ("B", &mut on_b)] {
+        let mut last = None;
+        while let Some(event) = socket.next_event(Duration::from_millis(1_500)).await {
+            if event["event"] == "tokenCount" {
+                last = Some(event["data"]["coin"].clone());
+            }
+        }
+        assert_eq!(last, Some(json!(balance)), "the last tokenCount on node {name}");
+        socket.send_action("getBalance").await;
+        let answer = socket.wait_for("tokenCount", WAIT).await.expect("getBalance answers");
+        assert_eq!(answer["data"]["coin"], balance, "node {name}'s actor holds the ledger's balance");
+    }
+}

@@ -171,7 +171,7 @@ async fn a_guesser_is_slowed_while_the_owner_still_signs_in() {
 }
 
 /// Creates an account through the operator API; answers its `userNo`.
-async fn create_user_with_password(app: &TestApp, email: &str, password: &str) -> String {
+pub(crate) async fn create_user_with_password(app: &TestApp, email: &str, password: &str) -> String {
     let response = app
         .client
         .post(app.url("/lust/admin/createUser"))

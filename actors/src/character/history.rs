@@ -1,0 +1,253 @@
+//! The conversation as a record: pages of history, a message found, edited or deleted,
+//! and the whole conversation deleted.
+
+use actix::prelude::*;
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
+use amora_domain::moderation;
+use amora_store::StoredMessage;
+
+use super::{CharacterActor, Needs, after_load, ready};
+use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
+use crate::events::ServerEvent;
+
+/// A page of the conversation, newest first: the `limit` messages older than `before`
+/// (the newest when `None`). Opening a new conversation writes the character's greeting.
+#[derive(Message)]
+#[rtype(result = "Result<Vec<StoredMessage>, ChatError>")]
+pub struct History {
+    pub chatter: Chatter,
+    pub before: Option<MessageId>,
+    pub limit: usize,
+}
+
+/// Changes the text of one of the user's own messages.
+#[derive(Message)]
+#[rtype(result = "Result<MessageView, ChatError>")]
+pub struct EditMessage {
+    pub user_id: UserId,
+    pub message_id: MessageId,
+    pub text: MessageText,
+}
+
+/// Deletes one of the user's own messages.
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct DeleteMessage {
+    pub user_id: UserId,
+    pub message_id: MessageId,
+}
+
+/// Deletes the whole conversation and its memories.
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct DeleteConversation {
+    pub user_id: UserId,
+}
+
+/// One message of the user's conversation, if it exists.
+#[derive(Message)]
+#[rtype(result = "Result<Option<StoredMessage>, ChatError>")]
+pub struct FindMessage {
+    pub user_id: UserId,
+    pub message_id: MessageId,
+}
+
+impl Handler<History> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<Vec<StoredMessage>, ChatError>>;
+
+    fn handle(&mut self, message: History, _: &mut Self::Context) -> Self::Result {
+        let History { chatter, before, limit } = message;
+        let user_id = chatter.user_id.clone();
+        // Only the first page of a new conversation is a first open.
+        let needs = Needs { character: true, window: true, memories: false, greeting: before.is_none() };
+        let loaded_for = chatter.clone();
+        after_load(self, Some(&loaded_for), &user_id, needs, move |actor, _| {
+            if let Err(error) = actor.visible_character(&chatter) {
+                return ready(Err(error));
+            }
+            let window = actor.pair(&chatter.user_id).window.clone().unwrap_or_default();
+            // Newest first, older than `before`.
+            let held: Vec<StoredMessage> = window
+                .messages
+                .iter()
+                .rev()
+                .filter(|m| before.is_none_or(|b| m.message_id < b))
+                .take(limit)
+                .cloned()
+                .collect();
+            if held.len() == limit || window.whole {
+                return ready(Ok(held));
+            }
+            // Older than the window: the store has them.
+            let (engine, character_id, user) =
+                (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
+            Box::pin(
+                async move {
+                    Ok(engine.store().conversations.messages(&user, &character_id, before, limit as u32).await?)
+                }
+                .into_actor(actor),
+            )
+        })
+    }
+}
+
+impl Handler<EditMessage> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<MessageView, ChatError>>;
+
+    fn handle(&mut self, message: EditMessage, _: &mut Self::Context) -> Self::Result {
+        let EditMessage { user_id, message_id, text } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::WINDOW, move |actor, _| {
+            if let Some(refusal) = moderation::check(text.as_str()) {
+                return ready(Err(ChatError::Refused(refusal)));
+            }
+            let held = actor.pair(&user_id).window.as_ref().and_then(|w| w.find(message_id).cloned());
+            let (engine, character_id, user) = (actor.engine.clone(), actor.character_id.clone(), user_id.clone());
+            let content = text.into_string();
+            let new_content = content.clone();
+            Box::pin(
+                async move {
+                    let found = match held {
+                        Some(found) => Some(found),
+                        None => find_message(&engine, &user, &character_id, message_id).await?,
+                    };
+                    match found {
+                        Some(message) if message.speaker == Speaker::User => {}
+                        Some(_) => return Err(ChatError::Invalid("only your own messages can be changed".into())),
+                        None => return Err(ChatError::NoMessage),
+                    }
+                    if !engine
+                        .store()
+                        .conversations
+                        .update_message(&user, &character_id, message_id, &new_content)
+                        .await?
+                    {
+                        return Err(ChatError::NoMessage);
+                    }
+                    Ok(())
+                }
+                .into_actor(actor)
+                .map(move |updated, actor, ctx| {
+                    updated?;
+                    if let Some(window) = actor.pair(&user_id).window.as_mut()
+                        && let Some(held) = window.messages.iter_mut().find(|m| m.message_id == message_id)
+                    {
+                        held.content = content.clone();
+                    }
+                    actor.changed_elsewhere(ctx, &user_id);
+                    Ok(MessageView {
+                        message_id,
+                        speaker: Speaker::User,
+                        content,
+                        created_at: message_id.unix_millis(),
+                    })
+                }),
+            )
+        })
+    }
+}
+
+/// One message of the conversation, read from the store (outside the window).
+async fn find_message(
+    engine: &ChatEngine,
+    user: &UserId,
+    character_id: &CharacterId,
+    message_id: MessageId,
+) -> Result<Option<StoredMessage>, ChatError> {
+    // The page just after the id, newest first, starts with it if it exists.
+    let after = EntryId::from_raw(message_id.raw().saturating_add(1));
+    let found = engine.store().conversations.messages(user, character_id, Some(after), 1).await?;
+    Ok(found.into_iter().next().filter(|m| m.message_id == message_id))
+}
+
+impl Handler<FindMessage> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<Option<StoredMessage>, ChatError>>;
+
+    fn handle(&mut self, message: FindMessage, _: &mut Self::Context) -> Self::Result {
+        let FindMessage { user_id, message_id } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::WINDOW, move |actor, _| {
+            if let Some(held) = actor.pair(&user_id).window.as_ref().and_then(|w| w.find(message_id).cloned()) {
+                return ready(Ok(Some(held)));
+            }
+            let (engine, character_id) = (actor.engine.clone(), actor.character_id.clone());
+            Box::pin(async move { find_message(&engine, &user_id, &character_id, message_id).await }.into_actor(actor))
+        })
+    }
+}
+
+impl Handler<DeleteMessage> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: DeleteMessage, _: &mut Self::Context) -> Self::Result {
+        let DeleteMessage { user_id, message_id } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::WINDOW, move |actor, _| {
+            let held = actor.pair(&user_id).window.as_ref().and_then(|w| w.find(message_id).cloned());
+            let (engine, character_id, user) = (actor.engine.clone(), actor.character_id.clone(), user_id.clone());
+            Box::pin(
+                async move {
+                    let found = match held {
+                        Some(found) => Some(found),
+                        None => find_message(&engine, &user, &character_id, message_id).await?,
+                    };
+                    match found {
+                        Some(message) if message.speaker == Speaker::User => {}
+                        Some(_) => return Err(ChatError::Invalid("only your own messages can be changed".into())),
+                        None => return Err(ChatError::NoMessage),
+                    }
+                    engine.store().conversations.delete_messages(&user, &character_id, &[message_id]).await?;
+                    Ok(())
+                }
+                .into_actor(actor)
+                .map(move |deleted, actor, ctx| {
+                    deleted?;
+                    if let Some(window) = actor.pair(&user_id).window.as_mut() {
+                        window.messages.retain(|m| m.message_id != message_id);
+                    }
+                    actor.publish(
+                        ctx,
+                        &user_id,
+                        ServerEvent::ChatMessageDeleted {
+                            character_id: actor.character_id.clone(),
+                            message_ids: vec![message_id],
+                        },
+                    );
+                    actor.changed_elsewhere(ctx, &user_id);
+                    Ok(())
+                }),
+            )
+        })
+    }
+}
+
+impl Handler<DeleteConversation> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: DeleteConversation, _: &mut Self::Context) -> Self::Result {
+        let user_id = message.user_id;
+        let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), user_id.clone());
+        AtomicResponse::new(Box::pin(
+            async move {
+                let store = engine.store();
+                let existed = store.conversations.delete(&user, &character_id).await?;
+                for memory in store.memories.list(&user, &character_id).await? {
+                    store.memories.delete(&user, &character_id, memory.memory_id).await?;
+                }
+                Ok::<_, ChatError>(existed)
+            }
+            .into_actor(self)
+            .map(move |existed, actor, ctx| {
+                let existed = existed?;
+                // Whatever was held of the pair is gone with it; a reply in flight keeps its slot.
+                let pair = actor.pair(&user_id);
+                pair.window = None;
+                pair.memories = None;
+                actor.changed_elsewhere(ctx, &user_id);
+                if existed { Ok(()) } else { Err(ChatError::NoConversation) }
+            }),
+        ))
+    }
+}

@@ -1,0 +1,281 @@
+//! What a character remembers of the user: extraction by the model (every few turns, or
+//! when asked) and the memories panel's list, additions, edits and deletions.
+
+use std::time::Instant;
+
+use actix::prelude::*;
+use amora_domain::account::UserId;
+use amora_domain::character::Character;
+use amora_domain::chat::MemoryId;
+use amora_store::{Memory, MemoryOrigin, StoredMessage};
+
+use super::{CharacterActor, Needs, after_load, ready};
+use crate::chat::engine::EXTRACTION_WINDOW;
+use crate::chat::memory::MAX_MEMORIES;
+use crate::chat::{ChatError, Chatter, MemoryView, new_entry_id};
+use crate::events::ServerEvent;
+
+/// Extracts memories from the conversation now (the user's "save memories"). Answers once
+/// the extraction has started; `memorySaved` tells when it ended (it takes a model reply).
+/// While one runs for the pair, the request joins it rather than starting a second.
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct SaveMemories {
+    pub chatter: Chatter,
+}
+
+/// Every memory of the pair, newest first.
+#[derive(Message)]
+#[rtype(result = "Result<Vec<Memory>, ChatError>")]
+pub struct Memories {
+    pub user_id: UserId,
+}
+
+/// A fact the user writes down (checked by `memory::memory_text`).
+#[derive(Message)]
+#[rtype(result = "Result<Memory, ChatError>")]
+pub struct AddMemory {
+    pub chatter: Chatter,
+    pub content: String,
+}
+
+/// Replaces a memory's text (it becomes the user's).
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct UpdateMemory {
+    pub user_id: UserId,
+    pub memory_id: MemoryId,
+    pub content: String,
+}
+
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct DeleteMemory {
+    pub user_id: UserId,
+    pub memory_id: MemoryId,
+}
+
+/// Sent by an extraction's task when the model is done.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct ExtractionEnded {
+    chatter: Chatter,
+    facts: Result<Vec<String>, ChatError>,
+    on_demand: bool,
+}
+
+impl CharacterActor {
+    /// Extracts memories of the pair on its own task unless an extraction of theirs runs
+    /// already. `memorySaved` ends the user's "saving" state either way.
+    pub(super) fn start_extraction(
+        &mut self,
+        ctx: &mut Context<Self>,
+        chatter: Chatter,
+        character: Character,
+        on_demand: bool,
+    ) {
+        let pair = self.pair(&chatter.user_id);
+        pair.turns_since_extraction = 0;
+        if pair.extracting {
+            return;
+        }
+        pair.extracting = true;
+        let recent: Vec<StoredMessage> = pair
+            .window
+            .as_ref()
+            .map(|w| w.messages.iter().rev().take(EXTRACTION_WINDOW).rev().cloned().collect())
+            .unwrap_or_default();
+        let known = pair.memories.clone().unwrap_or_default();
+        self.publish(ctx, &chatter.user_id, ServerEvent::MemorySaving { character_id: self.character_id.clone() });
+        let engine = self.engine.clone();
+        let me = ctx.address();
+        actix::spawn(async move {
+            let facts = engine.extract_facts(&chatter, &character, &recent, &known).await;
+            me.do_send(ExtractionEnded { chatter, facts, on_demand });
+        });
+    }
+
+    /// Memories of the pair as `memorySaved` lists them.
+    pub(super) fn memory_views(&mut self, user_id: &UserId) -> Vec<MemoryView> {
+        self.pair(user_id).memories.iter().flatten().map(MemoryView::from).collect()
+    }
+}
+
+impl Handler<SaveMemories> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: SaveMemories, _: &mut Self::Context) -> Self::Result {
+        let chatter = message.chatter;
+        let user_id = chatter.user_id.clone();
+        let needs = Needs { character: true, window: true, memories: true, greeting: false };
+        after_load(self, None, &user_id, needs, move |actor, ctx| {
+            let character = match actor.visible_character(&chatter) {
+                Ok(character) => character,
+                Err(error) => return ready(Err(error)),
+            };
+            actor.start_extraction(ctx, chatter, character, true);
+            ready(Ok(()))
+        })
+    }
+}
+
+impl Handler<ExtractionEnded> for CharacterActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, message: ExtractionEnded, _: &mut Self::Context) -> Self::Result {
+        self.last_active = Instant::now();
+        let ExtractionEnded { chatter, facts, on_demand } = message;
+        let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
+        let room = MAX_MEMORIES.saturating_sub(self.pair(&chatter.user_id).memories.as_ref().map_or(0, Vec::len));
+        let stored = async move {
+            let mut added = Vec::new();
+            for fact in facts?.into_iter().take(room) {
+                let memory = Memory { memory_id: new_entry_id(), content: fact, origin: MemoryOrigin::Extracted };
+                engine.store().memories.add(&user, &character_id, memory.clone()).await?;
+                added.push(memory);
+            }
+            Ok::<_, ChatError>(added)
+        };
+        AtomicResponse::new(Box::pin(stored.into_actor(self).map(move |stored, actor, ctx| {
+            let pair = actor.pair(&chatter.user_id);
+            pair.extracting = false;
+            let added = match stored {
+                Ok(added) => added,
+                Err(error) => {
+                    tracing::warn!(%error, character = %actor.character_id, on_demand, "memory extraction failed");
+                    if on_demand {
+                        let event = actor.error_event(None, &error);
+                        actor.publish(ctx, &chatter.user_id, event);
+                    }
+                    Vec::new()
+                }
+            };
+            let count = added.len() as u32;
+            if let Some(memories) = actor.pair(&chatter.user_id).memories.as_mut() {
+                for memory in added {
+                    memories.insert(0, memory);
+                }
+            }
+            if count > 0 {
+                actor.changed_elsewhere(ctx, &chatter.user_id);
+            }
+            let memories = actor.memory_views(&chatter.user_id);
+            actor.publish(
+                ctx,
+                &chatter.user_id,
+                ServerEvent::MemorySaved { character_id: actor.character_id.clone(), added: count, memories },
+            );
+        })))
+    }
+}
+
+impl Handler<Memories> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<Vec<Memory>, ChatError>>;
+
+    fn handle(&mut self, message: Memories, _: &mut Self::Context) -> Self::Result {
+        let user_id = message.user_id;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::MEMORIES, move |actor, _| {
+            ready(Ok(actor.pair(&user_id).memories.clone().unwrap_or_default()))
+        })
+    }
+}
+
+impl Handler<AddMemory> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<Memory, ChatError>>;
+
+    fn handle(&mut self, message: AddMemory, _: &mut Self::Context) -> Self::Result {
+        let AddMemory { chatter, content } = message;
+        let user_id = chatter.user_id.clone();
+        let needs = Needs { character: true, window: false, memories: true, greeting: false };
+        after_load(self, None, &user_id, needs, move |actor, _| {
+            if let Err(error) = actor.visible_character(&chatter) {
+                return ready(Err(error));
+            }
+            let content = match crate::chat::memory::memory_text(&content) {
+                Ok(content) => content,
+                Err(error) => return ready(Err(error)),
+            };
+            if actor.pair(&chatter.user_id).memories.as_ref().map_or(0, Vec::len) >= MAX_MEMORIES {
+                return ready(Err(ChatError::Invalid(format!(
+                    "a character keeps at most {MAX_MEMORIES} memories: delete one first"
+                ))));
+            }
+            let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::User };
+            let (engine, character_id, user, stored) =
+                (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone(), memory.clone());
+            Box::pin(
+                async move { engine.store().memories.add(&user, &character_id, stored).await }.into_actor(actor).map(
+                    move |added, actor, ctx| {
+                        added?;
+                        if let Some(memories) = actor.pair(&chatter.user_id).memories.as_mut() {
+                            memories.insert(0, memory.clone());
+                        }
+                        actor.changed_elsewhere(ctx, &chatter.user_id);
+                        Ok(memory)
+                    },
+                ),
+            )
+        })
+    }
+}
+
+impl Handler<UpdateMemory> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: UpdateMemory, _: &mut Self::Context) -> Self::Result {
+        let UpdateMemory { user_id, memory_id, content } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::MEMORIES, move |actor, _| {
+            let content = match crate::chat::memory::memory_text(&content) {
+                Ok(content) => content,
+                Err(error) => return ready(Err(error)),
+            };
+            let (engine, character_id, user, text) =
+                (actor.engine.clone(), actor.character_id.clone(), user_id.clone(), content.clone());
+            Box::pin(
+                async move { engine.store().memories.update(&user, &character_id, memory_id, &text).await }
+                    .into_actor(actor)
+                    .map(move |updated, actor, ctx| {
+                        if !updated? {
+                            return Err(ChatError::NoMemory);
+                        }
+                        if let Some(memory) = actor
+                            .pair(&user_id)
+                            .memories
+                            .as_mut()
+                            .and_then(|list| list.iter_mut().find(|m| m.memory_id == memory_id))
+                        {
+                            memory.content = content;
+                            memory.origin = MemoryOrigin::User;
+                        }
+                        actor.changed_elsewhere(ctx, &user_id);
+                        Ok(())
+                    }),
+            )
+        })
+    }
+}
+
+impl Handler<DeleteMemory> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: DeleteMemory, _: &mut Self::Context) -> Self::Result {
+        let DeleteMemory { user_id, memory_id } = message;
+        let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), user_id.clone());
+        AtomicResponse::new(Box::pin(
+            async move { engine.store().memories.delete(&user, &character_id, memory_id).await }.into_actor(self).map(
+                move |deleted, actor, ctx| {
+                    if !deleted? {
+                        return Err(ChatError::NoMemory);
+                    }
+                    if let Some(memories) = actor.pair(&user_id).memories.as_mut() {
+                        memories.retain(|m| m.memory_id != memory_id);
+                    }
+                    actor.changed_elsewhere(ctx, &user_id);
+                    Ok(())
+                },
+            ),
+        ))
+    }
+}

@@ -1,0 +1,378 @@
+//! `CharacterActor`: one per active character per node, and the one home of a
+//! conversation's rules. It holds the character (persona) and, for each user talking with
+//! it here, the conversation in play: the recent window of messages, the memories, the
+//! reply in flight (at most one per pair: a second send while one runs is refused with
+//! `Busy`, never interleaved) and the turns since memories were last extracted.
+//!
+//! Loaded once, kept current: every change of a conversation on this node goes through
+//! here, so a turn reads nothing the actor already holds. A change made on another node
+//! arrives as a `CharacterNotice` and drops what is held of that pair. The store is
+//! written before any event says a thing happened, so stopping the actor loses nothing but
+//! the extraction count.
+//!
+//! Handlers that change a conversation run atomically (`AtomicResponse`): loading a pair,
+//! writing its greeting and storing a message happen one at a time per character, so two
+//! first opens of a conversation write one greeting. The model's work runs on its own
+//! tasks and reports back with `ReplyEnded` / `ExtractionEnded`.
+//!
+//! Here: the actor, what it holds and how it loads it. The messages and their handlers live
+//! with their part of a conversation: `turns` (send, regenerate, stop, the reply's end),
+//! `history` (pages, edits, deletes) and `memories` (extraction and the memories panel).
+
+mod history;
+mod memories;
+mod turns;
+
+pub use history::{DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
+pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
+pub use turns::{Regenerate, Send, StopReply};
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use amora_ai::chat::CancellationToken;
+use amora_domain::account::UserId;
+use amora_domain::character::{Character, CharacterId};
+use amora_domain::chat::{EntryId, MessageId, Speaker, fill_placeholders};
+use amora_store::{Memory, StoredMessage};
+
+use crate::bus::CharacterNotice;
+use crate::chat::{ChatEngine, ChatError, Chatter, MessageView, new_entry_id};
+use crate::events::ServerEvent;
+use crate::registry::{Passivated, Registry, Stop};
+
+/// Messages of a conversation held in the window; the prompt's token budget usually uses fewer.
+pub const HISTORY_WINDOW: usize = 60;
+/// How long the character's persona is trusted before it is read again; an operator's
+/// change or hiding reaches the actor at once through a `CharacterNotice` besides.
+const CHARACTER_FRESH_FOR: Duration = Duration::from_secs(60);
+/// How often an idle actor checks whether to stop.
+const IDLE_CHECK: Duration = Duration::from_secs(10);
+/// A pair nobody touched for this long is dropped from memory (it is all in the store).
+const PAIR_IDLE: Duration = Duration::from_secs(600);
+
+/// News from the bus about this character (from the registry).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct CharacterNews(pub CharacterNotice);
+
+/// The recent messages of a conversation, oldest first.
+#[derive(Debug, Clone, Default)]
+struct Window {
+    messages: VecDeque<StoredMessage>,
+    /// No message older than the first one held exists.
+    whole: bool,
+}
+
+impl Window {
+    fn from_newest_first(mut newest: Vec<StoredMessage>) -> Self {
+        let whole = newest.len() < HISTORY_WINDOW;
+        newest.reverse();
+        Window { messages: newest.into(), whole }
+    }
+
+    fn push(&mut self, message: StoredMessage) {
+        self.messages.push_back(message);
+        if self.messages.len() > HISTORY_WINDOW {
+            self.messages.pop_front();
+            self.whole = false;
+        }
+    }
+
+    fn find(&self, id: MessageId) -> Option<&StoredMessage> {
+        self.messages.iter().find(|m| m.message_id == id)
+    }
+}
+
+struct InFlight {
+    turn: u64,
+    cancel: CancellationToken,
+}
+
+/// One user's conversation with this character, as far as it is held here.
+#[derive(Default)]
+struct Pair {
+    window: Option<Window>,
+    /// Newest first.
+    memories: Option<Vec<Memory>>,
+    reply: Option<InFlight>,
+    turns_since_extraction: u32,
+    extracting: bool,
+    last_used: Option<Instant>,
+}
+
+impl Pair {
+    fn is_busy(&self) -> bool {
+        self.reply.is_some() || self.extracting
+    }
+}
+
+pub struct CharacterActor {
+    character_id: CharacterId,
+    engine: Arc<ChatEngine>,
+    registry: Addr<Registry>,
+    incarnation: u64,
+    /// The character as last read, and when; `None` inside when it is gone or hidden.
+    character: Option<(Option<Character>, Instant)>,
+    pairs: HashMap<UserId, Pair>,
+    next_turn: u64,
+    idle_after: Duration,
+    last_active: Instant,
+    /// The registry let go of this actor (its population was full) while a reply or an
+    /// extraction ran: it finishes those, then stops.
+    evicted: bool,
+}
+
+/// What a handler needs loaded before it runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Needs {
+    character: bool,
+    window: bool,
+    memories: bool,
+    /// Write the greeting if the conversation is empty (needs `character` and `window`).
+    greeting: bool,
+}
+
+impl Needs {
+    const WINDOW: Needs = Needs { character: false, window: true, memories: false, greeting: false };
+    const MEMORIES: Needs = Needs { character: false, window: false, memories: true, greeting: false };
+    const TURN: Needs = Needs { character: true, window: true, memories: true, greeting: true };
+}
+
+/// What was read for a pair, handed from the loading task to the actor.
+#[derive(Default)]
+struct Loaded {
+    character: Option<Option<Character>>,
+    window: Option<Window>,
+    memories: Option<Vec<Memory>>,
+    greeting: Option<StoredMessage>,
+}
+
+impl CharacterActor {
+    pub fn new(
+        character_id: CharacterId,
+        engine: Arc<ChatEngine>,
+        registry: Addr<Registry>,
+        incarnation: u64,
+        idle_after: Duration,
+    ) -> Self {
+        Self {
+            character_id,
+            engine,
+            registry,
+            incarnation,
+            character: None,
+            pairs: HashMap::new(),
+            next_turn: 0,
+            idle_after,
+            last_active: Instant::now(),
+            evicted: false,
+        }
+    }
+
+    fn pair(&mut self, user_id: &UserId) -> &mut Pair {
+        let pair = self.pairs.entry(user_id.clone()).or_default();
+        pair.last_used = Some(Instant::now());
+        pair
+    }
+
+    /// The character if it is held and fresh.
+    fn fresh_character(&self) -> Option<&Option<Character>> {
+        self.character.as_ref().filter(|(_, read)| read.elapsed() < CHARACTER_FRESH_FOR).map(|(character, _)| character)
+    }
+
+    /// The character as `chatter` may see it, from what is held.
+    fn visible_character(&self, chatter: &Chatter) -> Result<Character, ChatError> {
+        let character = self.fresh_character().cloned().flatten().ok_or(ChatError::NoCharacter)?;
+        if !chatter.viewer.may_see(character.exposure) {
+            return Err(ChatError::NoCharacter);
+        }
+        Ok(character)
+    }
+
+    /// Reads what `needs` asks for and is not held (and writes the greeting of a new
+    /// conversation), then keeps it. Runs inside an atomic handler, so nothing else of
+    /// this character happens meanwhile.
+    fn load(
+        &mut self,
+        chatter: Option<&Chatter>,
+        user_id: &UserId,
+        needs: Needs,
+    ) -> ResponseActFuture<Self, Result<(), ChatError>> {
+        self.last_active = Instant::now();
+        let want_character = needs.character && self.fresh_character().is_none();
+        let held_character = self.fresh_character().cloned().flatten();
+        let pair = self.pair(user_id);
+        let want_window = needs.window && pair.window.is_none();
+        let want_memories = needs.memories && pair.memories.is_none();
+        let known_empty = pair.window.as_ref().map(|w| w.messages.is_empty());
+        let greet = if needs.greeting { chatter.cloned() } else { None };
+        let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), user_id.clone());
+        let keep_for = user_id.clone();
+        Box::pin(
+            async move {
+                let store = engine.store();
+                let mut loaded = Loaded::default();
+                if want_character {
+                    loaded.character = Some(engine.load_character(&character_id).await?);
+                }
+                if want_window {
+                    let limit = HISTORY_WINDOW as u32;
+                    let newest = store.conversations.messages(&user, &character_id, None, limit).await?;
+                    loaded.window = Some(Window::from_newest_first(newest));
+                }
+                if want_memories {
+                    loaded.memories = Some(store.memories.list(&user, &character_id).await?);
+                }
+                let empty = loaded.window.as_ref().map(|w| w.messages.is_empty()).or(known_empty).unwrap_or(false);
+                let character = loaded.character.clone().flatten().or(held_character);
+                if let (Some(chatter), true, Some(character)) = (greet, empty, character)
+                    && chatter.viewer.may_see(character.exposure)
+                {
+                    let greeting = StoredMessage {
+                        message_id: new_entry_id(),
+                        speaker: Speaker::Character,
+                        content: fill_placeholders(
+                            &character.greeting,
+                            &chatter.user_name,
+                            &character.card.character_name,
+                        ),
+                    };
+                    store.conversations.append(&user, &character_id, greeting.clone()).await?;
+                    loaded.greeting = Some(greeting);
+                }
+                Ok::<_, ChatError>(loaded)
+            }
+            .into_actor(self)
+            .map(move |loaded, actor, ctx| {
+                let loaded = loaded?;
+                if let Some(character) = loaded.character {
+                    actor.character = Some((character, Instant::now()));
+                }
+                let pair = actor.pair(&keep_for);
+                if pair.window.is_none() {
+                    pair.window = loaded.window;
+                }
+                if pair.memories.is_none() {
+                    pair.memories = loaded.memories;
+                }
+                if let Some(greeting) = loaded.greeting {
+                    if let Some(window) = pair.window.as_mut() {
+                        window.push(greeting.clone());
+                    }
+                    // The user's other tabs learn of the new conversation as of a message.
+                    actor.publish(
+                        ctx,
+                        &keep_for,
+                        ServerEvent::ChatMessage {
+                            character_id: actor.character_id.clone(),
+                            message: MessageView::from(&greeting),
+                        },
+                    );
+                    actor.changed_elsewhere(ctx, &keep_for);
+                }
+                Ok(())
+            }),
+        )
+    }
+
+    /// Sends an event to every socket of the user (on its own task: the bus may wait on Redis).
+    fn publish(&self, ctx: &mut Context<Self>, user_id: &UserId, event: ServerEvent) {
+        let (bus, user_id) = (self.engine.bus().clone(), user_id.clone());
+        ctx.spawn(async move { bus.publish(&user_id, event).await }.into_actor(self));
+    }
+
+    /// Tells this character's actors on other nodes that the pair changed here.
+    fn changed_elsewhere(&self, ctx: &mut Context<Self>, user_id: &UserId) {
+        let (bus, character_id) = (self.engine.bus().clone(), self.character_id.clone());
+        let notice = CharacterNotice::ConversationChanged { user_id: user_id.clone() };
+        ctx.spawn(async move { bus.notify_character(&character_id, notice, false).await }.into_actor(self));
+    }
+
+    /// The `chatError` event for the pair.
+    fn error_event(&self, reply_id: Option<EntryId>, error: &ChatError) -> ServerEvent {
+        ServerEvent::ChatError {
+            character_id: self.character_id.clone(),
+            reply_id,
+            code: error.code().value(),
+            msg: error.public_message(),
+        }
+    }
+}
+
+/// Runs `then` once `load` has run, atomically: the actor does nothing else meanwhile.
+fn after_load<R: 'static>(
+    actor: &mut CharacterActor,
+    chatter: Option<&Chatter>,
+    user_id: &UserId,
+    needs: Needs,
+    then: impl FnOnce(
+        &mut CharacterActor,
+        &mut Context<CharacterActor>,
+    ) -> ResponseActFuture<CharacterActor, Result<R, ChatError>>
+    + 'static,
+) -> AtomicResponse<CharacterActor, Result<R, ChatError>> {
+    AtomicResponse::new(Box::pin(actor.load(chatter, user_id, needs).then(move |loaded, actor, ctx| match loaded {
+        Ok(()) => then(actor, ctx),
+        Err(error) => Box::pin(actix::fut::ready(Err(error))) as ResponseActFuture<_, _>,
+    })))
+}
+
+fn ready<R: 'static>(value: Result<R, ChatError>) -> ResponseActFuture<CharacterActor, Result<R, ChatError>> {
+    Box::pin(actix::fut::ready(value))
+}
+
+impl Actor for CharacterActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        let every = IDLE_CHECK.min(self.idle_after / 2).max(Duration::from_millis(10));
+        ctx.run_interval(every, |actor, ctx| {
+            // Conversations nobody touched for a while leave memory; they are all stored.
+            actor.pairs.retain(|_, pair| pair.is_busy() || pair.last_used.is_some_and(|t| t.elapsed() < PAIR_IDLE));
+            let busy = actor.pairs.values().any(Pair::is_busy);
+            if !busy && (actor.evicted || actor.last_active.elapsed() >= actor.idle_after) {
+                ctx.stop();
+            }
+        });
+    }
+
+    fn stopping(&mut self, _: &mut Self::Context) -> Running {
+        // A reply in flight keeps going on its own task; only storing it ends with us,
+        // so an actor with a reply running is never stopped for idleness (see `started`).
+        self.registry
+            .do_send(Passivated::Character { character_id: self.character_id.clone(), incarnation: self.incarnation });
+        Running::Stop
+    }
+}
+
+impl Handler<CharacterNews> for CharacterActor {
+    type Result = ();
+
+    fn handle(&mut self, CharacterNews(notice): CharacterNews, _: &mut Self::Context) {
+        match notice {
+            CharacterNotice::Changed => self.character = None,
+            CharacterNotice::ConversationChanged { user_id } => {
+                if let Some(pair) = self.pairs.get_mut(&user_id) {
+                    pair.window = None;
+                    pair.memories = None;
+                }
+            }
+        }
+    }
+}
+
+impl Handler<Stop> for CharacterActor {
+    type Result = ();
+
+    fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
+        // A reply in flight is stored by this actor when it ends: let it finish first.
+        if self.pairs.values().any(Pair::is_busy) {
+            self.evicted = true;
+        } else {
+            ctx.stop();
+        }
+    }
+}

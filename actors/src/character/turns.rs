@@ -1,0 +1,401 @@
+//! A conversation's turns: a message sent, a reply written again or stopped, and the
+//! reply's end, when it is stored and announced.
+
+use std::time::Instant;
+
+use actix::prelude::*;
+use amora_ai::chat::{CancellationToken, FinishReason};
+use amora_domain::account::UserId;
+use amora_domain::character::{Character, UsedType};
+use amora_domain::chat::{EntryId, MessageText, Speaker};
+use amora_domain::moderation;
+use amora_store::StoredMessage;
+
+use super::{CharacterActor, InFlight, Needs, after_load, ready};
+use crate::chat::engine::ReplyContext;
+use crate::chat::metrics::{Outcome, Phase};
+use crate::chat::{ChatError, Chatter, MessageView, new_entry_id};
+use crate::events::{ReplyEnd, ServerEvent};
+use crate::registry::UserAddr;
+use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
+
+/// Stores the user's message and starts the reply (streamed as events). Answers the
+/// stored message.
+#[derive(Message)]
+#[rtype(result = "Result<MessageView, ChatError>")]
+pub struct Send {
+    pub chatter: Chatter,
+    pub text: MessageText,
+}
+
+/// Writes the newest reply again (removing the old one), or the missing reply after a
+/// failure.
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct Regenerate {
+    pub chatter: Chatter,
+}
+
+/// Stops the user's reply in flight; the text so far is kept.
+#[derive(Message)]
+#[rtype(result = "Result<(), ChatError>")]
+pub struct StopReply {
+    pub user_id: UserId,
+}
+
+/// Sent by a reply's task when the model is done.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(super) struct ReplyEnded {
+    chatter: Chatter,
+    turn: u64,
+    reply_id: EntryId,
+    written: Result<Option<(String, FinishReason)>, ChatError>,
+}
+
+impl CharacterActor {
+    /// Claims the pair's reply slot, or says a reply is running.
+    pub(super) fn claim(&mut self, user_id: &UserId) -> Result<(u64, CancellationToken), ChatError> {
+        self.last_active = Instant::now();
+        self.next_turn += 1;
+        let turn = self.next_turn;
+        let pair = self.pair(user_id);
+        if pair.reply.is_some() {
+            return Err(ChatError::Busy);
+        }
+        let cancel = CancellationToken::new();
+        pair.reply = Some(InFlight { turn, cancel: cancel.clone() });
+        Ok((turn, cancel))
+    }
+
+    pub(super) fn release(&mut self, user_id: &UserId, turn: u64) {
+        if let Some(pair) = self.pairs.get_mut(user_id)
+            && pair.reply.as_ref().is_some_and(|r| r.turn == turn)
+        {
+            pair.reply = None;
+        }
+    }
+
+    /// Free users pay for a message with one of the day's free messages; paid users write
+    /// freely; premium characters are for paid users.
+    pub(super) fn take_credit(
+        &self,
+        chatter: &Chatter,
+        character: &Character,
+    ) -> ResponseActFuture<Self, Result<bool, ChatError>> {
+        if chatter.paid {
+            return Box::pin(actix::fut::ready(Ok(false)));
+        }
+        if character.card.used_type == UsedType::Premium {
+            return Box::pin(actix::fut::ready(Err(ChatError::PremiumCharacter)));
+        }
+        let (registry, user_id, limit) =
+            (self.registry.clone(), chatter.user_id.clone(), self.engine.settings().free_messages_per_day);
+        Box::pin(
+            async move {
+                let user = registry.send(UserAddr(user_id)).await?;
+                if user.send(TakeFreeMessage { limit }).await?? { Ok(true) } else { Err(ChatError::OutOfCredits) }
+            }
+            .into_actor(self),
+        )
+    }
+
+    /// Gives back a free message taken for a message whose reply never came.
+    pub(super) fn give_back_credit(&self, ctx: &mut Context<Self>, chatter: &Chatter) {
+        if chatter.paid {
+            return;
+        }
+        let (registry, user_id) = (self.registry.clone(), chatter.user_id.clone());
+        ctx.spawn(
+            async move {
+                let given = async {
+                    let user = registry.send(UserAddr(user_id.clone())).await?;
+                    user.send(GiveBackFreeMessage).await??;
+                    Ok::<_, ChatError>(())
+                };
+                if let Err(error) = given.await {
+                    tracing::error!(%error, user = %user_id, "a free message could not be given back");
+                }
+            }
+            .into_actor(self),
+        );
+    }
+
+    /// Starts the model on the pair's reply; the actor hears `ReplyEnded` after.
+    pub(super) fn spawn_reply(
+        &mut self,
+        ctx: &mut Context<Self>,
+        chatter: Chatter,
+        character: Character,
+        turn: u64,
+        cancel: CancellationToken,
+    ) {
+        let pair = self.pair(&chatter.user_id);
+        let window: Vec<StoredMessage> =
+            pair.window.as_ref().map(|w| w.messages.iter().cloned().collect()).unwrap_or_default();
+        let window_is_whole = pair.window.as_ref().is_some_and(|w| w.whole);
+        let memories = pair.memories.clone().unwrap_or_default();
+        let engine = self.engine.clone();
+        let me = ctx.address();
+        let reply_id = new_entry_id();
+        actix::spawn(async move {
+            let context = ReplyContext {
+                chatter: &chatter,
+                character: &character,
+                window: &window,
+                window_is_whole,
+                memories: &memories,
+            };
+            let written = engine.write_reply(&context, reply_id, cancel).await;
+            me.do_send(ReplyEnded { chatter, turn, reply_id, written });
+        });
+    }
+}
+
+impl Handler<Send> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<MessageView, ChatError>>;
+
+    fn handle(&mut self, message: Send, _: &mut Self::Context) -> Self::Result {
+        let Send { chatter, text } = message;
+        let user_id = chatter.user_id.clone();
+        let loaded_for = chatter.clone();
+        after_load(self, Some(&loaded_for), &user_id, Needs::TURN, move |actor, _| {
+            let started = Instant::now();
+            let character = match actor.visible_character(&chatter) {
+                Ok(character) => character,
+                Err(error) => return ready(Err(error)),
+            };
+            if let Some(refusal) = moderation::check(text.as_str()) {
+                return ready(Err(ChatError::Refused(refusal)));
+            }
+            let (turn, cancel) = match actor.claim(&chatter.user_id) {
+                Ok(claimed) => claimed,
+                Err(error) => return ready(Err(error)),
+            };
+            let message =
+                StoredMessage { message_id: new_entry_id(), speaker: Speaker::User, content: text.into_string() };
+            let (engine, character_id, user) =
+                (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
+            let stored = message.clone();
+            Box::pin(actor.take_credit(&chatter, &character).then(move |credit, actor, _| {
+                let took_credit = match credit {
+                    Ok(took) => took,
+                    Err(error) => {
+                        actor.release(&chatter.user_id, turn);
+                        return ready(Err(error));
+                    }
+                };
+                Box::pin(
+                    async move { engine.store().conversations.append(&user, &character_id, stored).await }
+                        .into_actor(actor)
+                        .map(move |appended, actor, ctx| {
+                            if let Err(error) = appended {
+                                actor.release(&chatter.user_id, turn);
+                                if took_credit {
+                                    actor.give_back_credit(ctx, &chatter);
+                                }
+                                return Err(ChatError::from(error));
+                            }
+                            if let Some(window) = actor.pair(&chatter.user_id).window.as_mut() {
+                                window.push(message.clone());
+                            }
+                            let view = MessageView::from(&message);
+                            actor.publish(
+                                ctx,
+                                &chatter.user_id,
+                                ServerEvent::ChatMessage {
+                                    character_id: actor.character_id.clone(),
+                                    message: view.clone(),
+                                },
+                            );
+                            actor.changed_elsewhere(ctx, &chatter.user_id);
+                            actor.engine.metrics().observe(Phase::Accept, started.elapsed());
+                            actor.spawn_reply(ctx, chatter, character, turn, cancel);
+                            Ok(view)
+                        }),
+                )
+            }))
+        })
+    }
+}
+
+impl Handler<Regenerate> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<(), ChatError>>;
+
+    fn handle(&mut self, message: Regenerate, _: &mut Self::Context) -> Self::Result {
+        let chatter = message.chatter;
+        let user_id = chatter.user_id.clone();
+        let loaded_for = chatter.clone();
+        after_load(self, Some(&loaded_for), &user_id, Needs::TURN, move |actor, _| {
+            let character = match actor.visible_character(&chatter) {
+                Ok(character) => character,
+                Err(error) => return ready(Err(error)),
+            };
+            // The newest reply goes when the character wrote it after a message of the
+            // user's; after a failed reply the user's message is the newest and stays.
+            let newest: Vec<StoredMessage> = actor
+                .pair(&chatter.user_id)
+                .window
+                .as_ref()
+                .map(|w| w.messages.iter().rev().take(2).cloned().collect())
+                .unwrap_or_default();
+            let to_delete = match newest.as_slice() {
+                [reply, asked, ..] if reply.speaker == Speaker::Character && asked.speaker == Speaker::User => {
+                    Some(reply.message_id)
+                }
+                [asked, ..] if asked.speaker == Speaker::User => None,
+                _ => {
+                    return ready(Err(ChatError::Invalid(
+                        "there is no reply to write again: send a message first".into(),
+                    )));
+                }
+            };
+            let (turn, cancel) = match actor.claim(&chatter.user_id) {
+                Ok(claimed) => claimed,
+                Err(error) => return ready(Err(error)),
+            };
+            let (engine, character_id, user) =
+                (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
+            Box::pin(actor.take_credit(&chatter, &character).then(move |credit, actor, _| {
+                let took_credit = match credit {
+                    Ok(took) => took,
+                    Err(error) => {
+                        actor.release(&chatter.user_id, turn);
+                        return ready(Err(error));
+                    }
+                };
+                Box::pin(
+                    async move {
+                        if let Some(reply_id) = to_delete {
+                            engine.store().conversations.delete_messages(&user, &character_id, &[reply_id]).await?;
+                        }
+                        Ok::<_, ChatError>(())
+                    }
+                    .into_actor(actor)
+                    .map(move |deleted, actor, ctx| {
+                        if let Err(error) = deleted {
+                            actor.release(&chatter.user_id, turn);
+                            if took_credit {
+                                actor.give_back_credit(ctx, &chatter);
+                            }
+                            return Err(error);
+                        }
+                        if let Some(reply_id) = to_delete {
+                            if let Some(window) = actor.pair(&chatter.user_id).window.as_mut() {
+                                window.messages.retain(|m| m.message_id != reply_id);
+                            }
+                            actor.publish(
+                                ctx,
+                                &chatter.user_id,
+                                ServerEvent::ChatMessageDeleted {
+                                    character_id: actor.character_id.clone(),
+                                    message_ids: vec![reply_id],
+                                },
+                            );
+                            actor.changed_elsewhere(ctx, &chatter.user_id);
+                        }
+                        actor.spawn_reply(ctx, chatter, character, turn, cancel);
+                        Ok(())
+                    }),
+                )
+            }))
+        })
+    }
+}
+
+impl Handler<StopReply> for CharacterActor {
+    type Result = Result<(), ChatError>;
+
+    fn handle(&mut self, message: StopReply, _: &mut Self::Context) -> Self::Result {
+        self.last_active = Instant::now();
+        match self.pairs.get(&message.user_id).and_then(|pair| pair.reply.as_ref()) {
+            Some(reply) => {
+                reply.cancel.cancel();
+                Ok(())
+            }
+            None => Err(ChatError::Invalid("no reply is being written".into())),
+        }
+    }
+}
+
+impl Handler<ReplyEnded> for CharacterActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, message: ReplyEnded, _: &mut Self::Context) -> Self::Result {
+        self.last_active = Instant::now();
+        let ReplyEnded { chatter, turn, reply_id, written } = message;
+        let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
+        // The reply is stored before `chatDone` says so; the slot is freed before either
+        // event goes out, so a client answering it is never told "busy".
+        let stored = async move {
+            match written {
+                Ok(Some((content, finish))) => {
+                    let message = StoredMessage { message_id: reply_id, speaker: Speaker::Character, content };
+                    let started = Instant::now();
+                    engine.store().conversations.append(&user, &character_id, message.clone()).await?;
+                    engine.metrics().observe(Phase::StoreReply, started.elapsed());
+                    Ok(Some((message, finish)))
+                }
+                Ok(None) => Ok(None),
+                Err(error) => Err(error),
+            }
+        };
+        AtomicResponse::new(Box::pin(stored.into_actor(self).map(move |stored, actor, ctx| {
+            actor.release(&chatter.user_id, turn);
+            let character_id = actor.character_id.clone();
+            match stored {
+                Ok(Some((message, finish))) => {
+                    actor.engine.metrics().reply_ended(Outcome::Stored);
+                    let pair = actor.pair(&chatter.user_id);
+                    if let Some(window) = pair.window.as_mut() {
+                        window.push(message.clone());
+                    }
+                    pair.turns_since_extraction += 1;
+                    let due = pair.turns_since_extraction;
+                    actor.publish(
+                        ctx,
+                        &chatter.user_id,
+                        ServerEvent::ChatDone {
+                            character_id,
+                            reply_id,
+                            message: Some(MessageView::from(&message)),
+                            finish_reason: ReplyEnd::from(finish),
+                        },
+                    );
+                    actor.changed_elsewhere(ctx, &chatter.user_id);
+                    let every = actor.engine.settings().memory_every_turns;
+                    if every > 0
+                        && due >= every
+                        && let Ok(character) = actor.visible_character(&chatter)
+                    {
+                        actor.start_extraction(ctx, chatter, character, false);
+                    }
+                }
+                Ok(None) => {
+                    actor.engine.metrics().reply_ended(Outcome::Stopped);
+                    actor.publish(
+                        ctx,
+                        &chatter.user_id,
+                        ServerEvent::ChatDone {
+                            character_id,
+                            reply_id,
+                            message: None,
+                            finish_reason: ReplyEnd::Cancelled,
+                        },
+                    );
+                }
+                Err(error) => {
+                    let outcome =
+                        if matches!(error, ChatError::Refused(_)) { Outcome::Refused } else { Outcome::Failed };
+                    actor.engine.metrics().reply_ended(outcome);
+                    if error.is_fault() {
+                        tracing::error!(%error, user = %chatter.user_id, character = %character_id, "a reply failed");
+                    }
+                    actor.give_back_credit(ctx, &chatter);
+                    let event = actor.error_event(Some(reply_id), &error);
+                    actor.publish(ctx, &chatter.user_id, event);
+                }
+            }
+        })))
+    }
+}
