@@ -49,14 +49,30 @@ pub enum ActionError {
     NotAFrame,
     #[error("unknown action {0:?}")]
     Unknown(String),
-    #[error("{0}")]
-    BadData(String),
+    /// A known action whose data does not check out; for a chat action whose character is
+    /// named, the refusal is that conversation's (`chatError`), as the chat screen expects.
+    #[error("{reason}")]
+    BadData { character_id: Option<CharacterId>, reason: String },
 }
 
 impl ActionError {
+    /// The event that answers the frame: `chatError` for a named conversation, else `error`.
+    pub fn answer(&self) -> crate::events::ServerEvent {
+        use crate::events::ServerEvent;
+        match self {
+            ActionError::BadData { character_id: Some(character_id), reason } => ServerEvent::ChatError {
+                character_id: character_id.clone(),
+                reply_id: None,
+                code: self.code().value(),
+                msg: reason.clone(),
+            },
+            other => ServerEvent::error(other.code(), other.to_string()),
+        }
+    }
+
     pub fn code(&self) -> ApiCode {
         match self {
-            ActionError::NotAFrame | ActionError::BadData(_) => ApiCode::ParamError,
+            ActionError::NotAFrame | ActionError::BadData { .. } => ApiCode::ParamError,
             ActionError::Unknown(_) => ApiCode::NotFound,
         }
     }
@@ -87,8 +103,11 @@ impl ClientAction {
             None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
             Some(data) => data,
         };
+        let character_id =
+            data.get("characterId").and_then(|id| id.as_str()).and_then(|id| CharacterId::parse(id).ok());
         let frame = serde_json::json!({ "action": envelope.action, "data": data });
-        serde_json::from_value(frame).map_err(|error| ActionError::BadData(format!("data: {error}")))
+        serde_json::from_value(frame)
+            .map_err(|error| ActionError::BadData { character_id, reason: format!("data: {error}") })
     }
 
     /// The action's name on the wire.
@@ -131,6 +150,17 @@ mod tests {
         assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"no spaces","content":"x"}}"#), Some(10001));
         assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"  "}}"#), Some(10001));
         assert_eq!(code(r#"{"action":"chatStop","data":[]}"#), Some(10001));
+    }
+
+    #[test]
+    fn bad_data_of_a_named_conversation_is_that_conversations_error() {
+        let answer = |text: &str| ClientAction::parse(text).err().map(|e| e.answer().name());
+        assert_eq!(
+            answer(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"  "}}"#),
+            Some("chatError")
+        );
+        assert_eq!(answer(r#"{"action":"chatSend","data":{"characterId":"bad id","content":"x"}}"#), Some("error"));
+        assert_eq!(answer(r#"{"action":"fly"}"#), Some("error"));
     }
 
     #[test]

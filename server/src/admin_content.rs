@@ -179,6 +179,8 @@ async fn set_hidden(
     if !state.store.characters.set_hidden(&id, hidden).await.map_err(internal)? {
         return Err(AdminError::NotFound(format!("no character {id}")));
     }
+    // Every node's actor of the character reads it again before its next turn.
+    state.node.character_changed(&id).await;
     tracing::info!(target: "admin", character = %id, hidden, "admin character visibility");
     Ok(HttpResponse::Ok().json(json!({
         "characterId": id,

@@ -248,7 +248,7 @@ fn spawn_action_worker(
             }
             let answer = match ClientAction::parse(&text) {
                 Ok(action) => state.node.conversations.run_action(&user_id, action).await,
-                Err(refused) => Some(ServerEvent::error(refused.code(), refused.to_string())),
+                Err(refused) => Some(refused.answer()),
             };
             if let Some(answer) = answer
                 && answer_to.send(Frame::from(answer)).await.is_err()

@@ -7,7 +7,7 @@ use std::time::Duration;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{MessageId, Speaker};
-use amora_store::{StoredMessage, UserChange};
+use amora_store::StoredMessage;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -22,6 +22,8 @@ mod llama_server;
 /// Long enough for a reply on two busy cores, debug build included.
 pub(crate) const REPLY: Duration = Duration::from_secs(120);
 pub(crate) const FREE_CHARACTER: &str = "gf-002";
+/// The operator token of the chat apps.
+const OPERATOR: &str = "chat-operator-token";
 
 pub(crate) fn model_path() -> String {
     let path = std::env::var("AMORA_MODEL_PATH")
@@ -36,6 +38,7 @@ async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String, Socket) {
         ("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".to_owned(), model_path()),
         ("AMORA_CHAT__MAX_REPLY_TOKENS".to_owned(), "24".to_owned()),
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".to_owned(), "0".to_owned()),
+        ("AMORA_ADMIN__TOKEN".to_owned(), OPERATOR.to_owned()),
     ];
     env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let app = spawn_app_env(env).await;
@@ -205,7 +208,18 @@ async fn free_messages_run_out_premium_characters_need_a_plan_and_paid_users_are
     send(&mut socket, &premium, "Hello there").await;
     assert_eq!(socket.wait_for("chatError", REPLY).await.unwrap()["data"]["code"], 40004);
 
-    app.store.users.update(&user_id, UserChange::VipType(1)).await.unwrap();
+    // Through the operator API, as plans change on a running node: the user's actor holds
+    // the account and hears of the change.
+    let user_no = app.store.users.by_id(&user_id).await.unwrap().unwrap().user_no;
+    let answer = app
+        .client
+        .post(app.url("/lust/admin/setVip"))
+        .bearer_auth(OPERATOR)
+        .json(&json!({ "user": user_no.as_str(), "vipType": 1 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
     for character in [FREE_CHARACTER, premium.as_str()] {
         send(&mut socket, character, "Now I can talk with you!").await;
         assert!(!named(&until_reply_ends(&mut socket).await, "chatDone").is_empty(), "{character}");

@@ -51,7 +51,7 @@ async fn every_code_of_the_contract_is_produced_by_some_path() {
     let user_no = crate::security::create_user_with_password(&app, "codes@example.com", "pass-word").await;
     saw(app.password_login(&user_no, "wrong-word").await.code);
     let voucher = app.password_login(&user_no, "pass-word").await.data["voucher"].as_str().unwrap().to_owned();
-    let memory = json!({ "characterId": FREE_CHARACTER, "content": "a 15 year old" });
+    let memory = json!({ "characterId": FREE_CHARACTER, "content": "Ann is 15 and horny" });
     saw(app.post_api_as(Some(&voucher), "/user/v1/memory/addMemory", memory).await.0.code);
     assert_eq!(app.delete_user(&voucher).await.code, 200);
     saw(app.send_sign_in_link("codes@example.com").await.code);
