@@ -12,6 +12,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
 use amora_domain::money::Coins;
+use amora_domain::payment::{OrderId, OrderState, ProductId};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -107,6 +108,33 @@ pub enum ServerEvent {
         added: u32,
         memories: Vec<MemoryView>,
     },
+    /// An order became paid, failed, expired or refunded.
+    PaymentResult {
+        #[ts(as = "String")]
+        order_id: OrderId,
+        #[ts(as = "String")]
+        product_id: ProductId,
+        #[ts(as = "PaymentStatus")]
+        status: OrderState,
+    },
+}
+
+/// Where an order stands, as the wire writes it (`OrderState` of the domain).
+#[derive(TS)]
+#[allow(dead_code)]
+pub enum PaymentStatus {
+    #[ts(rename = "created")]
+    Created,
+    #[ts(rename = "pending")]
+    Pending,
+    #[ts(rename = "paid")]
+    Paid,
+    #[ts(rename = "failed")]
+    Failed,
+    #[ts(rename = "expired")]
+    Expired,
+    #[ts(rename = "refunded")]
+    Refunded,
 }
 
 impl ServerEvent {
@@ -124,6 +152,7 @@ impl ServerEvent {
             ServerEvent::ChatMessageDeleted { .. } => "chatMessageDeleted",
             ServerEvent::MemorySaving { .. } => "memorySaving",
             ServerEvent::MemorySaved { .. } => "memorySaved",
+            ServerEvent::PaymentResult { .. } => "paymentResult",
         }
     }
 

@@ -8,7 +8,7 @@ use ts_rs::{Config, TS};
 
 use crate::actions::ClientAction;
 use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName};
-use crate::events::{ReplyEnd, ServerEvent};
+use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
 
 /// Where the generated file lives, from the repository root.
 pub const TYPESCRIPT_PATH: &str = "frontend/src/lib/wire-types.ts";
@@ -26,6 +26,7 @@ pub fn typescript() -> String {
         MemoryOriginName::decl(&cfg),
         MemoryView::decl(&cfg),
         ReplyEnd::decl(&cfg),
+        PaymentStatus::decl(&cfg),
         ServerEvent::decl(&cfg),
         ClientAction::decl(&cfg),
     ];

@@ -47,6 +47,8 @@ export const SERVER_EVENT_SCHEMA = {
   memorySaving: { characterId: 'string' },
   /** Extraction ended; every memory of the pair, newest first. */
   memorySaved: { characterId: 'string', added: 'number', memories: 'Memory[]' },
+  /** An order became paid, failed, expired or refunded (docs/api.md "Payments"). */
+  paymentResult: { orderId: 'string', productId: 'string', status: 'enum:created|pending|paid|failed|expired|refunded' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 type Schema = typeof SERVER_EVENT_SCHEMA;
