@@ -433,11 +433,12 @@ pub struct PaymentClaim {
 }
 
 /// Orders, by id, by the provider's reference and per user newest first (by `created_at`,
-/// ties by id), and the claims of provider transactions that make each payment count once.
+/// ties by the greater id), and the claims of provider transactions that make each payment
+/// count once.
 ///
 /// Orders are financial records: deleting an account leaves its orders and payment claims
 /// in place (with the deleted user's id, which is never given to another account), for
-/// refunds, chargebacks and the books. Nothing in them but the id points at the person.
+/// refunds, chargebacks and the books. They hold no name, email or address, only the id.
 #[async_trait]
 pub trait OrderRepo: Send + Sync {
     /// Stores a new order as given; `Conflict("orderId")` when the id is taken.
@@ -486,9 +487,9 @@ pub trait OrderRepo: Send + Sync {
 }
 
 /// Plans bought as subscriptions, by id, by the provider's reference and per user newest
-/// first (by `created_at`, ties by id). Their state changes only by the compare-and-set
-/// methods below, each of which answers whether it applied; of concurrent calls that would
-/// make the same change, one applies.
+/// first (by `created_at`, ties by the greater id). Their state changes only by the
+/// compare-and-set methods below, each of which answers whether it applied; of concurrent
+/// calls that would make the same change, one applies.
 ///
 /// Like orders, subscriptions stay when the account is deleted (the service cancels a
 /// renewing one at its provider first); their period end no longer grants anything to anyone.
