@@ -16,6 +16,7 @@ mod chat;
 mod ledger;
 mod media;
 mod moderation;
+mod payments;
 mod telemetry;
 
 use std::sync::Arc;
@@ -113,6 +114,7 @@ struct Statements {
     chat: chat::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
+    payments: payments::Statements,
     ping: PreparedStatement,
 }
 
@@ -148,6 +150,7 @@ impl CqlStore {
             chat: chat::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
+            payments: payments::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
         Ok(Self { session, settings, statements, round_trips: std::sync::atomic::AtomicU64::new(0) })

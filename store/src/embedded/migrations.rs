@@ -169,6 +169,51 @@ const STEPS: &[&str] = &[
     INSERT OR IGNORE INTO character_tags (tag, character_id)
         SELECT lower(trim(tag.value)), c.character_id FROM characters c, json_each(c.tags) tag
         WHERE trim(tag.value) <> '';",
+    // 8: payments (issue 14): orders, the claims that make a provider transaction count
+    // once, and plans as subscriptions. Amounts are integer minor units with the currency;
+    // routes, states and kinds are written by their `code()`, a plan by its product id. A
+    // provider's reference is unique per route once set (partial indexes skip the unset).
+    "CREATE TABLE orders (
+        order_id          TEXT PRIMARY KEY,
+        user_id           TEXT NOT NULL,
+        product           TEXT NOT NULL,
+        route             TEXT NOT NULL,
+        amount_minor      INTEGER NOT NULL CHECK (amount_minor >= 0),
+        currency          TEXT NOT NULL,
+        state             TEXT NOT NULL,
+        provider_ref      TEXT,
+        subscription_id   TEXT,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX orders_by_user ON orders (user_id, created_at DESC, order_id DESC);
+    CREATE UNIQUE INDEX orders_by_provider_ref ON orders (route, provider_ref) WHERE provider_ref IS NOT NULL;
+
+    CREATE TABLE payment_claims (
+        route             TEXT NOT NULL,
+        space             TEXT NOT NULL,
+        provider_txn_id   TEXT NOT NULL,
+        kind              TEXT NOT NULL,
+        order_id          TEXT NOT NULL,
+        claimed_at        INTEGER NOT NULL,
+        PRIMARY KEY (route, space, provider_txn_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE subscriptions (
+        subscription_id     TEXT PRIMARY KEY,
+        user_id             TEXT NOT NULL,
+        plan                TEXT NOT NULL,
+        route               TEXT NOT NULL,
+        provider_ref        TEXT,
+        state               TEXT NOT NULL,
+        started_at          INTEGER NOT NULL,
+        current_period_end  INTEGER NOT NULL,
+        created_at          INTEGER NOT NULL,
+        updated_at          INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX subscriptions_by_user ON subscriptions (user_id, created_at DESC, subscription_id DESC);
+    CREATE UNIQUE INDEX subscriptions_by_provider_ref ON subscriptions (route, provider_ref)
+        WHERE provider_ref IS NOT NULL;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

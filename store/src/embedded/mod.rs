@@ -10,6 +10,7 @@ mod ledger;
 mod media;
 mod migrations;
 mod moderation;
+mod payments;
 mod telemetry;
 
 use std::path::{Path, PathBuf};
@@ -103,6 +104,12 @@ fn unique_field(message: &str) -> &'static str {
         "google"
     } else if message.contains("users.discord_id") {
         "discord"
+    } else if message.contains("orders.order_id") {
+        "orderId"
+    } else if message.contains("subscriptions.subscription_id") {
+        "subscriptionId"
+    } else if message.contains(".provider_ref") {
+        "providerRef"
     } else {
         "a unique field"
     }
