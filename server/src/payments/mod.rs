@@ -12,6 +12,8 @@
 use amora_domain::payment::{Money, OrderId, PaymentRoute, PlanPeriod, ProductId, SubscriptionId};
 use async_trait::async_trait;
 
+pub mod paypal;
+
 /// What the server asks a processor to collect: one order, priced from the catalogue.
 #[derive(Debug, Clone)]
 pub struct CheckoutRequest {
@@ -62,18 +64,39 @@ pub enum OrderRef {
 pub enum PaymentEvent {
     /// Money arrived for the order. `provider_txn_id` names the payment uniquely at the
     /// processor (a capture id, a payment id); a repeat of it credits nothing.
-    Paid { order: OrderRef, provider_txn_id: String, amount: Money },
+    Paid {
+        order: OrderRef,
+        provider_txn_id: String,
+        amount: Money,
+    },
     /// The buyer started paying; nothing to credit yet.
-    Pending { order: OrderRef },
+    Pending {
+        order: OrderRef,
+    },
     /// Part of the amount arrived (crypto); the order stays open.
-    PartiallyPaid { order: OrderRef, amount: Money },
-    Failed { order: OrderRef, reason: String },
-    Expired { order: OrderRef },
+    PartiallyPaid {
+        order: OrderRef,
+        amount: Money,
+    },
+    Failed {
+        order: OrderRef,
+        reason: String,
+    },
+    Expired {
+        order: OrderRef,
+    },
     /// Money went back to the buyer (refund or chargeback) for an earlier payment.
-    Refunded { order: OrderRef, provider_txn_id: String, amount: Money },
+    Refunded {
+        order: OrderRef,
+        provider_txn_id: String,
+        amount: Money,
+    },
     /// A subscription's first payment went through; it runs until `period_end` (seconds)
     /// when the processor says so.
-    SubscriptionActivated { subscription: SubscriptionRef, period_end: Option<i64> },
+    SubscriptionActivated {
+        subscription: SubscriptionRef,
+        period_end: Option<i64>,
+    },
     /// A renewal was paid.
     SubscriptionRenewed {
         subscription: SubscriptionRef,
@@ -82,7 +105,9 @@ pub enum PaymentEvent {
         period_end: Option<i64>,
     },
     /// Renewal stopped (the buyer cancelled at the processor, or payments failed).
-    SubscriptionCancelled { subscription: SubscriptionRef },
+    SubscriptionCancelled {
+        subscription: SubscriptionRef,
+    },
 }
 
 /// Which subscription an event is about.
