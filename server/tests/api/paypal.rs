@@ -171,6 +171,7 @@ async fn the_approval_webhook_captures_for_a_buyer_who_never_comes_back() {
     // The same notification delivered twice maps to the same payment (credited once upstream).
     assert_eq!(verify(&provider, &approved).await, events);
     assert_eq!(paypal.captures_made(), 1);
+    assert_eq!(paypal.cert_fetches(), 1, "the certificate is fetched once and kept by URL");
     assert!(!provider_txn_id.is_empty());
 }
 

@@ -206,6 +206,7 @@ struct State {
     /// `operation:PayPal-Request-Id` → the first answer (status, body).
     idempotent: HashMap<String, (u16, Value)>,
     deny_next_capture: bool,
+    cert_fetches: usize,
     /// Notifications PayPal would send, in order, not yet taken by the test.
     webhooks: Vec<Value>,
 }
@@ -939,7 +940,8 @@ async fn cancel_subscription(
     HttpResponse::NoContent().finish()
 }
 
-async fn certificate(path: web::Path<String>) -> HttpResponse {
+async fn certificate(path: web::Path<String>, shared: web::Data<Shared>) -> HttpResponse {
+    shared.state().cert_fetches += 1;
     match PKI.certs.get(path.as_str()) {
         Some((chain, _)) => HttpResponse::Ok().content_type("application/x-pem-file").body(chain.clone()),
         None => HttpResponse::NotFound().finish(),
@@ -963,6 +965,7 @@ impl FakePaypal {
                 sales: HashMap::new(),
                 idempotent: HashMap::new(),
                 deny_next_capture: false,
+                cert_fetches: 0,
                 webhooks: Vec::new(),
             }),
         });
@@ -1051,6 +1054,11 @@ impl FakePaypal {
 
     pub fn subscription_status(&self, id: &str) -> String {
         self.shared.state().subscriptions[id].status.clone()
+    }
+
+    /// How often the certificate URL was fetched.
+    pub fn cert_fetches(&self) -> usize {
+        self.shared.state().cert_fetches
     }
 
     /// PayPal keeps `PayPal-Request-Id` keys for six hours; after that a repeated call is a
