@@ -29,8 +29,8 @@ use sha2::Sha256;
 
 /// The webhook id PayPal gave the test's webhook; it is part of every signature.
 pub const WEBHOOK_ID: &str = "8PT597110X687430LKGECATA";
-pub const CLIENT_ID: &str = "AYSq3RDGsmBLJE-otTkBtM-jBRd1TCQwFf9RGfwddNXWz0uFU9ztymylOhRS";
-pub const CLIENT_SECRET: &str = "EGnHDxD_qRPdaLdZz8iCr8N7_MzF-YHPTkjs6NKYQvQSBngp4PTTVWkPZRbL";
+pub const CLIENT_ID: &str = "AmoraTestClientId-loopback-paypal";
+pub const CLIENT_SECRET: &str = "AmoraTestClientSecret-loopback-not-a-real-key";
 
 /// The signing certificate PayPal names in honest notifications.
 pub const GOOD_CERT: &str = "CERT-360caa42-fca2a594-amora001";
