@@ -12,6 +12,8 @@
 use amora_domain::payment::{Money, OrderId, PaymentRoute, PlanPeriod, ProductId, SubscriptionId};
 use async_trait::async_trait;
 
+pub mod paypal;
+
 /// What the server asks a processor to collect: one order, priced from the catalogue.
 #[derive(Debug, Clone)]
 pub struct CheckoutRequest {
