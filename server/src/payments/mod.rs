@@ -12,6 +12,7 @@
 pub mod hosted;
 pub mod nowpayments;
 mod processor_http;
+pub mod sandbox;
 pub mod signing;
 pub mod zpay;
 
