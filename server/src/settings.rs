@@ -33,6 +33,57 @@ pub struct Settings {
     pub admin: AdminSettings,
     /// Chat: free message credits, reply and prompt sizes, memories, the chat model.
     pub chat: amora_actors::chat::ChatSettings,
+    /// Payment routes: each processor's keys (empty = off) and the sandbox.
+    pub payments: PaymentsSettings,
+}
+
+/// `[payments]`: one sub-section per route, each owned by its provider's module.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaymentsSettings {
+    #[serde(default)]
+    pub paypal: crate::payments::paypal::PaypalSettings,
+    pub nowpayments: crate::payments::nowpayments::NowPaymentsSettings,
+    pub zpay: crate::payments::zpay::ZPaySettings,
+    pub aiglo: crate::payments::hosted::HostedSettings,
+    pub trust: crate::payments::hosted::HostedSettings,
+    pub luxfin: crate::payments::hosted::HostedSettings,
+    pub sandbox: crate::payments::sandbox::SandboxSettings,
+}
+
+impl PaymentsSettings {
+    /// Whether any route that moves real money is configured.
+    pub fn real_route_configured(&self) -> bool {
+        self.paypal.is_configured()
+            || self.nowpayments.is_configured()
+            || self.zpay.is_configured()
+            || self.aiglo.is_configured()
+            || self.trust.is_configured()
+            || self.luxfin.is_configured()
+    }
+
+    /// Whether the sandbox runs: `auto` while no real route is configured.
+    pub fn sandbox_enabled(&self) -> bool {
+        self.sandbox.is_enabled(self.real_route_configured())
+    }
+
+    /// Builds each configured provider once, so a half-configured route stops start-up
+    /// with its reason instead of failing at the first payment.
+    fn validate(&self) -> Result<(), String> {
+        use crate::payments::{hosted::HostedProvider, nowpayments::NowPaymentsProvider, zpay::ZPayProvider};
+        use amora_domain::payment::PaymentRoute;
+        crate::payments::paypal::PaypalProvider::new(self.paypal.clone())
+            .map_err(|e| format!("payments.paypal: {e}"))?;
+        NowPaymentsProvider::from_settings(&self.nowpayments)?;
+        ZPayProvider::from_settings(&self.zpay)?;
+        HostedProvider::from_settings(PaymentRoute::Aiglo, &self.aiglo)?;
+        HostedProvider::from_settings(PaymentRoute::Trust, &self.trust)?;
+        HostedProvider::from_settings(PaymentRoute::Luxfin, &self.luxfin)?;
+        if self.sandbox.checkout_ttl_secs == 0 || self.sandbox.max_checkouts == 0 {
+            return Err("payments.sandbox.checkout_ttl_secs and max_checkouts must be at least 1".into());
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -488,6 +539,7 @@ impl Settings {
         url::Url::parse(&self.http.public_base_url)
             .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;
         self.chat.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.payments.validate().map_err(SettingsError::Invalid)?;
         if self.chat.max_reply_tokens == 0 || self.chat.history_budget_tokens < 64 {
             return Err(SettingsError::Invalid(
                 "chat.max_reply_tokens must be at least 1 and chat.history_budget_tokens at least 64".into(),
@@ -556,6 +608,38 @@ mod tests {
         let listed = settings("http://localhost:8080", "https://app.example");
         assert!(listed.origin_allowed("https://app.example"));
         assert!(!listed.origin_allowed("http://localhost:5173"), "a list is exact");
+    }
+
+    #[test]
+    fn payment_routes_are_off_by_default_and_the_sandbox_runs_until_one_is_configured() {
+        let defaults = Settings::load_from(None, env(&[])).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!defaults.payments.real_route_configured());
+        assert!(defaults.payments.sandbox_enabled());
+        let with_zpay = Settings::load_from(
+            None,
+            env(&[("AMORA_PAYMENTS__ZPAY__PID", "1001"), ("AMORA_PAYMENTS__ZPAY__KEY", "merchant-key")]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(with_zpay.payments.real_route_configured() && !with_zpay.payments.sandbox_enabled());
+        let explicit = Settings::load_from(
+            None,
+            env(&[
+                ("AMORA_PAYMENTS__AIGLO__SECRET", "s"),
+                ("AMORA_PAYMENTS__AIGLO__MERCHANT_ID", "m"),
+                ("AMORA_PAYMENTS__AIGLO__BASE_URL", "https://bridge.example"),
+                ("AMORA_PAYMENTS__SANDBOX__ENABLED", "on"),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(explicit.payments.sandbox_enabled());
+    }
+
+    #[test]
+    fn a_half_configured_payment_route_stops_start_up() {
+        let error = Settings::load_from(None, env(&[("AMORA_PAYMENTS__NOWPAYMENTS__API_KEY", "k")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("ipn_secret")));
+        let error = Settings::load_from(None, env(&[("AMORA_PAYMENTS__TRUST__SECRET", "s")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("payments.trust.merchant_id")));
     }
 
     #[test]

@@ -9,6 +9,13 @@
 //! as received) and is answered with a `CallbackAnswer`, so each provider is tested
 //! against a loopback server of its processor without the web framework in between.
 
+pub mod hosted;
+pub mod nowpayments;
+mod processor_http;
+pub mod sandbox;
+pub mod signing;
+pub mod zpay;
+
 use amora_domain::payment::{Money, OrderId, PaymentRoute, PlanPeriod, ProductId, SubscriptionId};
 use async_trait::async_trait;
 
@@ -29,6 +36,9 @@ pub struct CheckoutRequest {
     /// Where the processor sends its asynchronous notifications for this route.
     pub notify_url: String,
     pub customer_email: Option<String>,
+    /// The buyer's address as the server saw it (`client_address`): zPay's API checkout
+    /// (`mapi.php`) requires it; other routes ignore it.
+    pub client_ip: Option<String>,
     /// Set for a plan bought as a subscription the processor renews on its own.
     pub subscription: Option<SubscriptionCheckout>,
 }

@@ -123,7 +123,9 @@ impl Default for PaypalSettings {
             cert_hosts: PAYPAL_CERT_HOSTS.iter().map(|host| (*host).to_owned()).collect(),
             cert_ca_file: String::new(),
             brand_name: "Amora".to_owned(),
-            replay_window_secs: 300,
+            // PayPal retries a webhook for up to three days; a replay inside that window is
+            // harmless (a payment is claimed once by its id), so only older ones are refused.
+            replay_window_secs: 3 * 86_400,
             timeout_secs: 20,
         }
     }

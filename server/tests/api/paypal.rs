@@ -33,6 +33,7 @@ fn coins(n: u32, price: &str) -> CheckoutRequest {
         amount: usd(price),
         customer_email: Some("buyer@amora.test".into()),
         subscription: None,
+        client_ip: None,
     }
 }
 
