@@ -8,6 +8,7 @@
 //! change is a ledger row before anyone is told.
 
 pub mod actions;
+pub mod billing;
 pub mod bus;
 pub mod character;
 pub mod chat;
@@ -28,6 +29,7 @@ use amora_domain::character::CharacterId;
 use amora_domain::money::{Coins, TxnId};
 use amora_store::{LedgerOutcome, Store, UserChange};
 
+use crate::billing::{Billing, Catalogue};
 use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
@@ -47,6 +49,8 @@ pub struct NodeSettings {
     pub limits: RegistryLimits,
     pub chat: ChatSettings,
     pub viewer_rules: ViewerRules,
+    /// Everything that can be bought, with its price.
+    pub catalogue: Catalogue,
 }
 
 /// This node's actors and bus, handed to the server.
@@ -56,6 +60,7 @@ pub struct Node {
     pub bus: EventBus,
     pub chat: Arc<ChatEngine>,
     pub conversations: Conversations,
+    pub billing: Billing,
 }
 
 impl Node {
@@ -71,7 +76,7 @@ impl Node {
             None => EventBus::local(),
         };
         let chat = Arc::new(ChatEngine::new(store.clone(), bus.clone(), settings.chat));
-        Ok(Self::assemble(store, bus, inbox, chat, settings.limits, settings.viewer_rules))
+        Ok(Self::assemble(store, bus, inbox, chat, settings.limits, settings.viewer_rules, settings.catalogue))
     }
 
     /// A node around a chat engine made by the caller (tests share one model between nodes).
@@ -82,16 +87,18 @@ impl Node {
         chat: Arc<ChatEngine>,
         limits: RegistryLimits,
         viewer_rules: ViewerRules,
+        catalogue: Catalogue,
     ) -> Self {
-        let registry = Registry::start(store, bus.clone(), inbox, chat.clone(), limits);
+        let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits);
         let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
+        let billing = Billing::new(store, bus.clone(), registry.clone(), catalogue);
         if chat.settings().preload {
             let preload = chat.clone();
             actix::spawn(async move {
                 let _ = preload.model().await;
             });
         }
-        Self { registry, bus, chat, conversations }
+        Self { registry, bus, chat, conversations, billing }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
@@ -177,6 +184,7 @@ mod tests {
             limits,
             chat: ChatSettings { preload: false, ..ChatSettings::default() },
             viewer_rules: ViewerRules { established_after_secs: 0 },
+            catalogue: Catalogue::default(),
         };
         let node = Node::start(store.clone(), settings, None).await.unwrap_or_else(|e| panic!("{e}"));
         (dir, store, node)

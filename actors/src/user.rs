@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use amora_domain::account::{User, UserId};
 use amora_domain::money::{Coins, TxnId};
+use amora_domain::payment::{Subscription, vip_type};
 use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, UserChange};
 use tokio::sync::mpsc;
 
@@ -148,6 +149,9 @@ pub struct UserActor {
     incarnation: u64,
     /// The account as last read; `None` until first needed.
     account: Option<User>,
+    /// The user's plans as last read with the account: the best in force decides
+    /// `userVipType` (with the operator's grant), and it lapses at its period's end.
+    plans: Vec<Subscription>,
     /// Newer than `account.coin` whenever the ledger told us more recently.
     balance: Option<KnownBalance>,
     free_messages: Option<FreeMessages>,
@@ -178,6 +182,7 @@ impl UserActor {
             registry,
             incarnation,
             account: None,
+            plans: Vec::new(),
             balance: None,
             free_messages: None,
             sockets: HashMap::new(),
@@ -192,12 +197,14 @@ impl UserActor {
         self.last_active = Instant::now();
     }
 
-    /// The account with the newest balance this actor knows folded in.
+    /// The account with the newest balance this actor knows folded in, and the plan in
+    /// force now: `userVipType` is the operator's grant or the best plan, whichever is higher.
     fn current_account(&self) -> Option<User> {
         let mut account = self.account.clone()?;
         if let Some(balance) = self.balance {
             account.coin = balance.coins;
         }
+        account.user_vip_type = account.user_vip_type.max(vip_type(&self.plans, now()));
         Some(account)
     }
 
@@ -239,11 +246,17 @@ impl UserActor {
             return Box::pin(actix::fut::ready(Ok(then(self, account))));
         }
         let (store, user_id) = (self.store.clone(), self.user_id.clone());
-        Box::pin(async move { store.users.by_id(&user_id).await }.into_actor(self).map(move |read, actor, _| {
-            let read = read?;
+        let read = async move {
+            let account = store.users.by_id(&user_id).await?;
+            let plans = store.subscriptions.list_for_user(&user_id).await?;
+            Ok::<_, StoreError>((account, plans))
+        };
+        Box::pin(read.into_actor(self).map(move |read, actor, _| {
+            let (account, plans) = read?;
             // A change applied while the read was under way is newer: keep it.
             if actor.account.is_none() {
-                actor.account = read;
+                actor.account = account;
+                actor.plans = plans;
             }
             let account = actor.current_account();
             Ok(then(actor, account))

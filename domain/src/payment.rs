@@ -231,6 +231,12 @@ impl PaymentRoute {
         }
     }
 
+    /// Whether the route's processor renews a plan by itself each period (a subscription
+    /// at the processor); on the others a plan is one paid period that does not renew.
+    pub fn renews_plans(self) -> bool {
+        !matches!(self, PaymentRoute::NowPayments | PaymentRoute::ZPay)
+    }
+
     pub fn from_code(code: &str) -> Result<Self, Invalid> {
         PaymentRoute::ALL
             .into_iter()
@@ -476,6 +482,74 @@ impl Subscription {
     pub fn grants_access(&self, now: i64) -> bool {
         matches!(self.state, SubscriptionState::Active | SubscriptionState::Cancelled) && self.current_period_end > now
     }
+}
+
+/// Which order a processor's event is about: ours when the processor echoes our reference
+/// back, else the processor's own id of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderRef {
+    Ours(OrderId),
+    Provider(String),
+}
+
+/// What a processor told us happened, after its signature was checked. Amounts are as the
+/// processor reports them; the billing service compares them with the order.
+/// Made by a payment provider from a verified callback; acted on by the billing service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentEvent {
+    /// Money arrived for the order. `provider_txn_id` names the payment uniquely at the
+    /// processor (a capture id, a payment id); a repeat of it credits nothing.
+    Paid {
+        order: OrderRef,
+        provider_txn_id: String,
+        amount: Money,
+    },
+    /// The buyer started paying; nothing to credit yet.
+    Pending {
+        order: OrderRef,
+    },
+    /// Part of the amount arrived (crypto); the order stays open.
+    PartiallyPaid {
+        order: OrderRef,
+        amount: Money,
+    },
+    Failed {
+        order: OrderRef,
+        reason: String,
+    },
+    Expired {
+        order: OrderRef,
+    },
+    /// Money went back to the buyer (refund or chargeback) for an earlier payment.
+    Refunded {
+        order: OrderRef,
+        provider_txn_id: String,
+        amount: Money,
+    },
+    /// A subscription's first payment went through; it runs until `period_end` (seconds)
+    /// when the processor says so.
+    SubscriptionActivated {
+        subscription: SubscriptionRef,
+        period_end: Option<i64>,
+    },
+    /// A renewal was paid.
+    SubscriptionRenewed {
+        subscription: SubscriptionRef,
+        provider_txn_id: String,
+        amount: Money,
+        period_end: Option<i64>,
+    },
+    /// Renewal stopped (the buyer cancelled at the processor, or payments failed).
+    SubscriptionCancelled {
+        subscription: SubscriptionRef,
+    },
+}
+
+/// Which subscription an event is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubscriptionRef {
+    Ours(SubscriptionId),
+    Provider(String),
 }
 
 /// `userVipType` from a user's subscriptions at `now`: 0 when none grants access, else the

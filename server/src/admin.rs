@@ -97,7 +97,7 @@ pub(crate) fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), Admi
     }
 }
 
-async fn find_user(state: &AppState, who: &str) -> Result<User, AdminError> {
+pub(crate) async fn find_user(state: &AppState, who: &str) -> Result<User, AdminError> {
     let found = if who.contains('@') {
         let email = EmailAddress::parse(who).map_err(|e| AdminError::BadRequest(e.to_string()))?;
         state.store.users.by_email(&email).await

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod admin_content;
+pub mod admin_payments;
 pub mod api;
 pub mod auth;
 pub mod blog;

@@ -96,6 +96,16 @@ enum AdminAction {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// A user's orders, newest first: `amora admin orders 12345678 --limit 20`.
+    Orders {
+        user: String,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Refunds a paid order at its processor and takes its coins back: `amora admin refund ord_…`.
+    Refund { order_id: String },
+    /// Ends a user's plans now (grant one with `set-vip`): `amora admin end-plan 12345678`.
+    EndPlan { user: String },
     /// Takes a character out of the catalogue or puts it back: `amora admin character hide gf-001`.
     Character {
         #[command(subcommand)]
@@ -163,6 +173,9 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
             ("blog/unpublish".into(), Some(json!({ "key": key })))
         }
         AdminAction::Reports { limit } => (format!("reports?limit={limit}"), None),
+        AdminAction::Orders { user, limit } => ("orders".into(), Some(json!({ "user": user, "limit": limit }))),
+        AdminAction::Refund { order_id } => ("refund".into(), Some(json!({ "orderId": order_id }))),
+        AdminAction::EndPlan { user } => ("endPlan".into(), Some(json!({ "user": user }))),
         AdminAction::Character { action: CharacterAction::Hide { character_id } } => {
             ("character/hide".into(), Some(json!({ "characterId": character_id })))
         }

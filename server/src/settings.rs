@@ -419,6 +419,40 @@ pub struct CatalogueSettings {
     pub coin_packages: Vec<CoinPackageSettings>,
 }
 
+impl CatalogueSettings {
+    /// The price list the node's billing sells from (validated at load: every product once).
+    pub fn to_catalogue(&self) -> Result<amora_actors::billing::Catalogue, SettingsError> {
+        use amora_actors::billing::{Catalogue, Offer};
+        use amora_domain::money::Coins;
+        use amora_domain::payment::{Currency, Money, ProductId};
+        let invalid = |what: String| SettingsError::Invalid(format!("catalogue: {what}"));
+        let currency = Currency::parse(&self.currency).map_err(|e| invalid(e.to_string()))?;
+        let money = |cents: u64| Money::new(cents, currency.clone());
+        let mut offers = Vec::new();
+        for plan in &self.plans {
+            let product = ProductId::parse(&plan.product_id).map_err(|e| invalid(e.to_string()))?;
+            offers.push(Offer {
+                product,
+                price: money(plan.price_cents),
+                original_price: money(plan.original_price_cents),
+                coins: Coins::change(plan.coins_per_period).map_err(|e| invalid(format!("{product}: {e}")))?,
+                first_subscription_discount: plan.first_subscription_discount,
+            });
+        }
+        for package in &self.coin_packages {
+            let product = ProductId::parse(&package.product_id).map_err(|e| invalid(e.to_string()))?;
+            offers.push(Offer {
+                product,
+                price: money(package.price_cents),
+                original_price: money(package.price_cents),
+                coins: Coins::change(package.coins).map_err(|e| invalid(format!("{product}: {e}")))?,
+                first_subscription_discount: 0,
+            });
+        }
+        Ok(Catalogue::new(offers))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlanSettings {
@@ -498,6 +532,7 @@ impl Settings {
             &["coin_1", "coin_2", "coin_3", "coin_4", "coin_5", "coin_6"],
             "catalogue.coin_packages product ids",
         )?;
+        self.catalogue.to_catalogue()?;
         if self.web.gen_voice_coin < 0 || self.web.gen_picture_coin < 0 {
             return Err(SettingsError::Invalid("web costs must not be negative".into()));
         }

@@ -21,13 +21,14 @@ use crate::auth::bot_check::BotCheck;
 use crate::auth::mail::Mailer;
 use crate::auth::oauth::IdentityProviders;
 use crate::envelope::middleware::envelope;
+use crate::payments::gateway::Gateway;
 use crate::rate_limit::Limiters;
 use crate::request_log::RedactingRootSpan;
 use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
 use crate::web::seo::Site;
-use crate::web::{health, media, request_limits, sign_in, socket, spa};
+use crate::web::{health, media, payment_callbacks, request_limits, sign_in, socket, spa};
 
 pub struct Application {
     port: u16,
@@ -56,6 +57,7 @@ impl Application {
             },
             chat: settings.chat.clone(),
             viewer_rules: ViewerRules { established_after_secs: settings.accounts.established_after_secs },
+            catalogue: settings.catalogue.to_catalogue()?,
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
         let node = Node::start(store.clone(), node_settings, redis_url).await?;
@@ -63,14 +65,28 @@ impl Application {
         if !settings.admin.token.is_empty() {
             tracing::info!("the operator API is on at /lust/admin");
         }
+        let mailer = Mailer::from_settings(&settings)?;
+        let payments = Gateway::build(&settings, node.clone(), mailer.clone())?;
+        tracing::info!(routes = ?payments.routes().iter().map(|r| r.code()).collect::<Vec<_>>(), "payment routes");
+        if let Some(pages) = payments.sandbox_pages() {
+            // Test checkouts nobody finished expire, as a processor's would.
+            actix_web::rt::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    every.tick().await;
+                    pages.sweep_expired().await;
+                }
+            });
+        }
         let state = AppState {
+            payments,
             node,
             socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
             limits: Limiters::from_settings(
                 &settings.limits,
                 settings.http.trusted_proxies().map_err(anyhow::Error::msg)?,
             ),
-            mailer: Mailer::from_settings(&settings)?,
+            mailer,
             bot_check: BotCheck::from_settings(&settings.bot_check)?,
             identity: IdentityProviders::from_settings(&settings.oauth)?,
             store: store.clone(),
@@ -82,6 +98,7 @@ impl Application {
             .build()
             .map_err(|e| anyhow::anyhow!("metrics: {e}"))?;
         state.node.chat.metrics().register(&metrics.registry)?;
+        state.node.billing.metrics().register(&metrics.registry)?;
 
         let server = HttpServer::new(move || app(state.clone(), metrics.clone()))
             .workers(match settings.http.workers {
@@ -142,6 +159,7 @@ fn app(
         InitError = (),
     >,
 > {
+    let sandbox_pages = state.payments.sandbox_pages();
     App::new()
         .wrap(from_fn(request_limits::bound_request))
         .wrap(metrics)
@@ -159,11 +177,14 @@ fn app(
         .route("/sitemap.xml", web::get().to(spa::sitemap))
         .route("/robots.txt", web::get().to(spa::robots))
         .route("/lust/api/ws", web::get().to(socket::connect))
+        // Payment processors' notifications and the buyer's returns: outside the envelope.
+        .configure(|config| payment_callbacks::configure(config, &sandbox_pages))
         .service(
             web::scope("/lust/admin")
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
-                .configure(crate::admin_content::configure),
+                .configure(crate::admin_content::configure)
+                .configure(crate::admin_payments::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope.
         .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))

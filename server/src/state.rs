@@ -24,6 +24,8 @@ pub struct AppState {
     pub node: Node,
     /// Caps open sockets on this node; each socket holds a permit.
     pub socket_permits: Arc<tokio::sync::Semaphore>,
+    /// The payment routes: providers, the sandbox, the path of processors' notifications.
+    pub payments: Arc<crate::payments::gateway::Gateway>,
     /// The pages the server renders for crawlers (and everyone): shell, texts, sitemap.
     pub site: Arc<crate::web::seo::Site>,
 }

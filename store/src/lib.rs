@@ -487,6 +487,9 @@ pub trait OrderRepo: Send + Sync {
         kind: PaymentClaimKind,
         provider_txn_id: &str,
     ) -> StoreResult<Option<PaymentClaim>>;
+    /// The claims made for an order (its payment, renewals, refunds), oldest first; what a
+    /// refund names at the processor.
+    async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>>;
 }
 
 /// Plans bought as subscriptions, by id, by the provider's reference and per user newest

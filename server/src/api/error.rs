@@ -40,6 +40,9 @@ pub enum ApiError {
     /// The body did not arrive within `http.request_timeout_secs`: HTTP 408, connection closed.
     #[error("request body too slow")]
     RequestTimeout,
+    /// A plan while another is in force, until this time (seconds): 10018.
+    #[error("a plan is in force")]
+    CannotPurchasePlan(i64),
     /// A chat action was refused or failed; the chat error knows its code.
     #[error("chat: {0}")]
     Chat(amora_actors::chat::ChatError),
@@ -60,6 +63,7 @@ impl ApiError {
             ApiError::AccountPwdError => ApiCode::AccountPwdError,
             ApiError::NotFound(_) => ApiCode::NotFound,
             ApiError::Suspended => ApiCode::Forbidden,
+            ApiError::CannotPurchasePlan(_) => ApiCode::CannotPurchasePlan,
             ApiError::PayloadTooLarge | ApiError::RequestTimeout => ApiCode::ParamError,
             ApiError::Chat(error) => error.code(),
             ApiError::Internal(_) => ApiCode::ServerError,
@@ -72,6 +76,10 @@ impl ApiError {
             ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
             ApiError::Chat(error) => error.public_message(),
             ApiError::Suspended => "This account is suspended.".to_owned(),
+            ApiError::CannotPurchasePlan(until) => format!(
+                "You already have a plan until {}. You can buy another once it ends, or buy tokens now.",
+                crate::payments::receipts::date(*until)
+            ),
             other => other.code().default_message().to_owned(),
         }
     }

@@ -33,11 +33,6 @@ impl Mailer {
 
     /// Sends the one-time sign-in link to `to`.
     pub async fn send_sign_in_link(&self, to: &EmailAddress, link: &str, minutes_valid: i64) -> Result<(), ApiError> {
-        let from = match self {
-            Mailer::Smtp { from, .. } | Mailer::Outbox { from, .. } => from.clone(),
-        };
-        let to_mailbox: Mailbox =
-            to.as_str().parse().map_err(|e| ApiError::Internal(format!("recipient {to} unusable: {e}")))?;
         let text = format!(
             "Hi,\n\nUse this link to sign in to Amora. It works once and expires in {minutes_valid} minutes:\n\n{link}\n\n\
              If you did not ask for it, ignore this message; nobody can sign in without the link.\n"
@@ -47,10 +42,24 @@ impl Mailer {
              <p><a href=\"{link}\">Sign in to Amora</a></p>\
              <p>If you did not ask for it, ignore this message; nobody can sign in without the link.</p>"
         );
+        self.send(to, "Your Amora sign-in link", text, html).await?;
+        if matches!(self, Mailer::Outbox { .. }) {
+            tracing::info!(%to, %link, "sign-in link written to the outbox (no SMTP configured)");
+        }
+        Ok(())
+    }
+
+    /// Sends one message (plain text and HTML) to `to`, by SMTP or into the outbox.
+    pub async fn send(&self, to: &EmailAddress, subject: &str, text: String, html: String) -> Result<(), ApiError> {
+        let from = match self {
+            Mailer::Smtp { from, .. } | Mailer::Outbox { from, .. } => from.clone(),
+        };
+        let to_mailbox: Mailbox =
+            to.as_str().parse().map_err(|e| ApiError::Internal(format!("recipient {to} unusable: {e}")))?;
         let message = Message::builder()
             .from(from)
             .to(to_mailbox)
-            .subject("Your Amora sign-in link")
+            .subject(subject)
             .multipart(MultiPart::alternative_plain_html(text, html))
             .map_err(|e| ApiError::Internal(format!("cannot build mail: {e}")))?;
         match self {
@@ -68,7 +77,6 @@ impl Mailer {
                 .await
                 .map_err(|e| ApiError::Internal(format!("outbox task failed: {e}")))?
                 .map_err(|e| ApiError::Internal(format!("cannot write to the outbox: {e}")))?;
-                tracing::info!(%to, %link, "sign-in link written to the outbox (no SMTP configured)");
             }
         }
         Ok(())

@@ -9,17 +9,19 @@
 //! as received) and is answered with a `CallbackAnswer`, so each provider is tested
 //! against a loopback server of its processor without the web framework in between.
 
+pub mod gateway;
 pub mod hosted;
 pub mod nowpayments;
+pub mod paypal;
 mod processor_http;
+pub mod receipts;
 pub mod sandbox;
 pub mod signing;
 pub mod zpay;
 
 use amora_domain::payment::{Money, OrderId, PaymentRoute, PlanPeriod, ProductId, SubscriptionId};
+pub use amora_domain::payment::{OrderRef, PaymentEvent, SubscriptionRef};
 use async_trait::async_trait;
-
-pub mod paypal;
 
 /// What the server asks a processor to collect: one order, priced from the catalogue.
 #[derive(Debug, Clone)]
@@ -58,73 +60,6 @@ pub struct Checkout {
     pub approve_url: String,
     /// What a QR code shows for routes paid from a wallet (zPay), if any.
     pub qr_payload: Option<String>,
-}
-
-/// Which order a processor's event is about: ours when the processor echoes our reference
-/// back, else the processor's own id of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OrderRef {
-    Ours(OrderId),
-    Provider(String),
-}
-
-/// What a processor told us happened, after its signature was checked. Amounts are as the
-/// processor reports them; the billing service compares them with the order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PaymentEvent {
-    /// Money arrived for the order. `provider_txn_id` names the payment uniquely at the
-    /// processor (a capture id, a payment id); a repeat of it credits nothing.
-    Paid {
-        order: OrderRef,
-        provider_txn_id: String,
-        amount: Money,
-    },
-    /// The buyer started paying; nothing to credit yet.
-    Pending {
-        order: OrderRef,
-    },
-    /// Part of the amount arrived (crypto); the order stays open.
-    PartiallyPaid {
-        order: OrderRef,
-        amount: Money,
-    },
-    Failed {
-        order: OrderRef,
-        reason: String,
-    },
-    Expired {
-        order: OrderRef,
-    },
-    /// Money went back to the buyer (refund or chargeback) for an earlier payment.
-    Refunded {
-        order: OrderRef,
-        provider_txn_id: String,
-        amount: Money,
-    },
-    /// A subscription's first payment went through; it runs until `period_end` (seconds)
-    /// when the processor says so.
-    SubscriptionActivated {
-        subscription: SubscriptionRef,
-        period_end: Option<i64>,
-    },
-    /// A renewal was paid.
-    SubscriptionRenewed {
-        subscription: SubscriptionRef,
-        provider_txn_id: String,
-        amount: Money,
-        period_end: Option<i64>,
-    },
-    /// Renewal stopped (the buyer cancelled at the processor, or payments failed).
-    SubscriptionCancelled {
-        subscription: SubscriptionRef,
-    },
-}
-
-/// Which subscription an event is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SubscriptionRef {
-    Ours(SubscriptionId),
-    Provider(String),
 }
 
 /// One asynchronous notification exactly as it arrived: signatures are computed over the

@@ -10,12 +10,12 @@
 //!
 //! What the server wires (the handlers are below; `configure` registers all four):
 //!
-//! - `GET  /pay/sandbox/{checkoutId}` — the checkout page (`checkout_page`);
-//! - `POST /pay/sandbox/{checkoutId}/{pay|decline|later}` — its buttons (`checkout_action`);
+//! - `GET  /lust/pay/sandbox/{checkoutId}` — the checkout page (`checkout_page`);
+//! - `POST /lust/pay/sandbox/{checkoutId}/{pay|decline|later}` — its buttons (`checkout_action`);
 //!   then the browser goes to the order's return URL;
-//! - `GET  /pay/sandbox/subscriptions/{subscriptionId}` — a paid test subscription, with
+//! - `GET  /lust/pay/sandbox/subscriptions/{subscriptionId}` — a paid test subscription, with
 //!   "Renew now" and "Cancel at the processor" (`subscription_page`);
-//! - `POST /pay/sandbox/subscriptions/{subscriptionId}/{renew|cancel}` (`subscription_action`).
+//! - `POST /lust/pay/sandbox/subscriptions/{subscriptionId}/{renew|cancel}` (`subscription_action`).
 //!
 //! All four need `web::Data<SandboxPages>`: the provider and a `CallbackSink`, the function
 //! that hands a signed callback to the server's callback path, as the route of `notify_url`
@@ -200,7 +200,11 @@ impl PaymentProvider for SandboxProvider {
                 state: CheckoutState::Open,
             },
         );
-        Ok(Checkout { approve_url: format!("/pay/sandbox/{checkout_id}"), provider_ref: checkout_id, qr_payload: None })
+        Ok(Checkout {
+            approve_url: format!("/lust/pay/sandbox/{checkout_id}"),
+            provider_ref: checkout_id,
+            qr_payload: None,
+        })
     }
 
     async fn on_return(&self, _provider_ref: &str, _query: &str) -> Result<Vec<PaymentEvent>, ProviderError> {
@@ -312,10 +316,10 @@ impl SandboxPages {
 /// Registers the sandbox's four routes; the app must hold `web::Data<SandboxPages>`.
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .route("/pay/sandbox/subscriptions/{subscription_id}", web::get().to(subscription_page))
-        .route("/pay/sandbox/subscriptions/{subscription_id}/{action}", web::post().to(subscription_action))
-        .route("/pay/sandbox/{checkout_id}", web::get().to(checkout_page))
-        .route("/pay/sandbox/{checkout_id}/{action}", web::post().to(checkout_action));
+        .route("/lust/pay/sandbox/subscriptions/{subscription_id}", web::get().to(subscription_page))
+        .route("/lust/pay/sandbox/subscriptions/{subscription_id}/{action}", web::post().to(subscription_action))
+        .route("/lust/pay/sandbox/{checkout_id}", web::get().to(checkout_page))
+        .route("/lust/pay/sandbox/{checkout_id}/{action}", web::post().to(checkout_action));
 }
 
 /// The form every button posts.
@@ -324,7 +328,7 @@ pub struct TokenForm {
     pub token: String,
 }
 
-/// `GET /pay/sandbox/{checkoutId}`.
+/// `GET /lust/pay/sandbox/{checkoutId}`.
 pub async fn checkout_page(pages: web::Data<SandboxPages>, path: web::Path<String>) -> HttpResponse {
     let checkout_id = path.into_inner();
     let book = pages.provider.book();
@@ -340,7 +344,7 @@ pub async fn checkout_page(pages: web::Data<SandboxPages>, path: web::Path<Strin
             }
             let action = |name: &str, label: &str, class: &str| {
                 format!(
-                    "<form method=\"post\" action=\"/pay/sandbox/{}/{name}\"><input type=\"hidden\" name=\"token\" value=\"{}\"><button class=\"{class}\" type=\"submit\">{label}</button></form>",
+                    "<form method=\"post\" action=\"/lust/pay/sandbox/{}/{name}\"><input type=\"hidden\" name=\"token\" value=\"{}\"><button class=\"{class}\" type=\"submit\">{label}</button></form>",
                     escape(&checkout_id),
                     escape(&session.token),
                 )
@@ -362,7 +366,7 @@ pub async fn checkout_page(pages: web::Data<SandboxPages>, path: web::Path<Strin
             body.push_str("<p class=\"note\">This test payment was paid (no money moved).</p>");
             if let Some(subscription) = &request.subscription {
                 body.push_str(&format!(
-                    "<p><a href=\"/pay/sandbox/subscriptions/{}\">Manage this test subscription (renew, cancel)</a></p>",
+                    "<p><a href=\"/lust/pay/sandbox/subscriptions/{}\">Manage this test subscription (renew, cancel)</a></p>",
                     escape(subscription.subscription_id.as_str())
                 ));
             }
@@ -375,7 +379,7 @@ pub async fn checkout_page(pages: web::Data<SandboxPages>, path: web::Path<Strin
     html(StatusCode::OK, "Test checkout", &body)
 }
 
-/// `POST /pay/sandbox/{checkoutId}/{pay|decline|later}` with the page's token.
+/// `POST /lust/pay/sandbox/{checkoutId}/{pay|decline|later}` with the page's token.
 pub async fn checkout_action(
     pages: web::Data<SandboxPages>,
     path: web::Path<(String, String)>,
@@ -486,7 +490,7 @@ fn make_room_for_subscription(subscriptions: &mut HashMap<String, TestSubscripti
     }
 }
 
-/// `GET /pay/sandbox/subscriptions/{subscriptionId}`.
+/// `GET /lust/pay/sandbox/subscriptions/{subscriptionId}`.
 pub async fn subscription_page(pages: web::Data<SandboxPages>, path: web::Path<String>) -> HttpResponse {
     let id = path.into_inner();
     let book = pages.provider.book();
@@ -509,7 +513,7 @@ pub async fn subscription_page(pages: web::Data<SandboxPages>, path: web::Path<S
     if !subscription.cancelled {
         let action = |name: &str, label: &str, class: &str| {
             format!(
-                "<form method=\"post\" action=\"/pay/sandbox/subscriptions/{}/{name}\"><input type=\"hidden\" name=\"token\" value=\"{}\"><button class=\"{class}\" type=\"submit\">{label}</button></form>",
+                "<form method=\"post\" action=\"/lust/pay/sandbox/subscriptions/{}/{name}\"><input type=\"hidden\" name=\"token\" value=\"{}\"><button class=\"{class}\" type=\"submit\">{label}</button></form>",
                 escape(&id),
                 escape(&subscription.token),
             )
@@ -523,7 +527,7 @@ pub async fn subscription_page(pages: web::Data<SandboxPages>, path: web::Path<S
     html(StatusCode::OK, "Test subscription", &body)
 }
 
-/// `POST /pay/sandbox/subscriptions/{subscriptionId}/{renew|cancel}` with the page's token:
+/// `POST /lust/pay/sandbox/subscriptions/{subscriptionId}/{renew|cancel}` with the page's token:
 /// a renewal is `subscription.renewed` for one more period (a new transaction), a
 /// cancellation `subscription.cancelled`, as a processor reports them.
 pub async fn subscription_action(
@@ -590,7 +594,7 @@ pub async fn subscription_action(
     let delivered = pages.deliver(&request.notify_url, callback).await;
     let mut book = pages.provider.book();
     let Some(subscription) = book.subscriptions.get_mut(&id) else {
-        return see_other(&format!("/pay/sandbox/subscriptions/{id}"));
+        return see_other(&format!("/lust/pay/sandbox/subscriptions/{id}"));
     };
     subscription.renewing = false;
     if let Err(error) = delivered {
@@ -609,7 +613,7 @@ pub async fn subscription_action(
         None => subscription.cancelled = true,
     }
     // `id` named a subscription the sandbox made, so it is one of our plain ids.
-    see_other(&format!("/pay/sandbox/subscriptions/{id}"))
+    see_other(&format!("/lust/pay/sandbox/subscriptions/{id}"))
 }
 
 /// The order as the buyer sees it.

@@ -5,6 +5,7 @@ mod blog;
 mod characters;
 mod chat;
 pub mod login;
+pub mod pay;
 mod reports;
 mod telemetry;
 mod user;
@@ -15,6 +16,7 @@ use actix_web::web;
 use crate::api::ApiError;
 
 pub fn configure(scope: &mut web::ServiceConfig) {
+    pay::configure(scope);
     scope
         .route("/user/v1/character/getCharacterList", web::post().to(characters::get_character_list))
         .route("/user/v1/character/getCharacterInfo", web::post().to(characters::get_character_info))

@@ -2,6 +2,7 @@
 
 use actix_web::web;
 use amora_domain::money::Cents;
+use amora_domain::payment::{PaymentRoute, ProductId};
 use serde::Serialize;
 
 use crate::api::{ApiReply, ApiResult, Payload};
@@ -60,6 +61,8 @@ pub async fn get_web_config(state: web::Data<AppState>, _empty: Payload<serde_js
 pub struct VipData {
     plans: Vec<Plan>,
     coin_packages: Vec<CoinPackage>,
+    /// Project extension: the routes configured here, in the order the checkout offers them.
+    payment_routes: Vec<PaymentRouteView>,
 }
 
 #[derive(Serialize)]
@@ -71,6 +74,9 @@ struct Plan {
     currency: String,
     coins_per_period: i64,
     first_subscription_discount: u8,
+    period_months: u32,
+    /// The price per month, a decimal string (rounded to the cent).
+    per_month: String,
 }
 
 #[derive(Serialize)]
@@ -80,32 +86,69 @@ struct CoinPackage {
     coins: i64,
     price: String,
     currency: String,
+    /// The package with the most coins per unit of money.
+    best_value: bool,
 }
 
-/// `getVipData {}` → `{plans, coinPackages}` from the configured catalogue.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PaymentRouteView {
+    route: PaymentRoute,
+    endpoint: &'static str,
+    /// The sandbox: no money moves.
+    test: bool,
+}
+
+/// `getVipData {}` → `{plans, coinPackages, paymentRoutes}` from the node's catalogue.
 pub async fn get_vip_data(state: web::Data<AppState>, _empty: Payload<serde_json::Value>) -> ApiResult<VipData> {
-    let catalogue = &state.settings.catalogue;
-    let plans = catalogue
-        .plans
+    let catalogue = state.node.billing.catalogue();
+    let offers = catalogue.offers();
+    let plans = offers
         .iter()
-        .map(|plan| Plan {
-            product_id: plan.product_id.clone(),
-            price: Cents(plan.price_cents).to_decimal_string(),
-            original_price: Cents(plan.original_price_cents).to_decimal_string(),
-            currency: catalogue.currency.clone(),
-            coins_per_period: plan.coins_per_period,
-            first_subscription_discount: plan.first_subscription_discount,
+        .filter_map(|offer| match offer.product {
+            ProductId::Plan(period) => Some(Plan {
+                product_id: offer.product.to_string(),
+                price: offer.price.decimal(),
+                original_price: offer.original_price.decimal(),
+                currency: offer.price.currency.to_string(),
+                coins_per_period: offer.coins.units(),
+                first_subscription_discount: offer.first_subscription_discount,
+                period_months: period.months(),
+                per_month: Cents((offer.price.minor + u64::from(period.months()) / 2) / u64::from(period.months()))
+                    .to_decimal_string(),
+            }),
+            ProductId::Coins(_) => None,
         })
         .collect();
-    let coin_packages = catalogue
-        .coin_packages
+    let packages: Vec<_> = offers.iter().filter(|offer| !offer.product.is_plan()).collect();
+    // Most coins per cent; compared as fractions, no floating point.
+    let best = packages
         .iter()
-        .map(|package| CoinPackage {
-            product_id: package.product_id.clone(),
-            coins: package.coins,
-            price: Cents(package.price_cents).to_decimal_string(),
-            currency: catalogue.currency.clone(),
+        .max_by(|a, b| {
+            let left = i128::from(a.coins.units()) * i128::from(b.price.minor.max(1));
+            let right = i128::from(b.coins.units()) * i128::from(a.price.minor.max(1));
+            left.cmp(&right)
+        })
+        .map(|offer| offer.product);
+    let coin_packages = packages
+        .iter()
+        .map(|offer| CoinPackage {
+            product_id: offer.product.to_string(),
+            coins: offer.coins.units(),
+            price: offer.price.decimal(),
+            currency: offer.price.currency.to_string(),
+            best_value: Some(offer.product) == best,
         })
         .collect();
-    Ok(ApiReply(VipData { plans, coin_packages }))
+    let payment_routes = state
+        .payments
+        .routes()
+        .into_iter()
+        .map(|route| PaymentRouteView {
+            route,
+            endpoint: crate::routes::pay::endpoint_of(route),
+            test: route == PaymentRoute::Sandbox,
+        })
+        .collect();
+    Ok(ApiReply(VipData { plans, coin_packages, payment_routes }))
 }

@@ -3,6 +3,7 @@
 
 pub mod health;
 pub mod media;
+pub mod payment_callbacks;
 pub mod request_limits;
 pub mod seo;
 pub mod sign_in;

@@ -72,8 +72,8 @@ impl Sandbox {
     async fn checkout(&self, plan: Option<PlanPeriod>) -> (CheckoutRequest, String) {
         let request = checkout_request("http://unused.test/notify", money(1299, "USD"), plan);
         let checkout = self.provider.create_checkout(&request).await.unwrap();
-        assert!(checkout.approve_url.starts_with("/pay/sandbox/sbx_"), "{}", checkout.approve_url);
-        assert_eq!(checkout.approve_url, format!("/pay/sandbox/{}", checkout.provider_ref));
+        assert!(checkout.approve_url.starts_with("/lust/pay/sandbox/sbx_"), "{}", checkout.approve_url);
+        assert_eq!(checkout.approve_url, format!("/lust/pay/sandbox/{}", checkout.provider_ref));
         (request, checkout.approve_url)
     }
 
@@ -161,8 +161,8 @@ async fn buttons_without_the_pages_token_or_on_unknown_checkouts_do_nothing() {
     assert!(no_form.status().is_client_error());
     let token = token_in(&s.get(&path).await.1);
     assert_eq!(s.press(&format!("{path}/refund"), &token).await.0, 404);
-    assert_eq!(s.press("/pay/sandbox/sbx_unknown/pay", &token).await.0, 404);
-    assert_eq!(s.get("/pay/sandbox/sbx_unknown").await.0, 404);
+    assert_eq!(s.press("/lust/pay/sandbox/sbx_unknown/pay", &token).await.0, 404);
+    assert_eq!(s.get("/lust/pay/sandbox/sbx_unknown").await.0, 404);
     assert!(s.events().is_empty());
 }
 
@@ -184,9 +184,9 @@ async fn a_test_plan_starts_renews_by_hand_and_is_cancelled() {
         }
         other => panic!("{other:?}"),
     };
-    assert!(s.get(&path).await.1.contains(&format!("/pay/sandbox/subscriptions/{subscription}")));
+    assert!(s.get(&path).await.1.contains(&format!("/lust/pay/sandbox/subscriptions/{subscription}")));
 
-    let sub_path = format!("/pay/sandbox/subscriptions/{subscription}");
+    let sub_path = format!("/lust/pay/sandbox/subscriptions/{subscription}");
     let (status, page) = s.get(&sub_path).await;
     assert_eq!(status, 200);
     assert!(page.contains("Test payment — no money moves") && page.contains("renewing"));

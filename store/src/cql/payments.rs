@@ -139,6 +139,8 @@ pub(super) struct Statements {
     claim: PreparedStatement,
     claim_read: PreparedStatement,
     claim_stamp: PreparedStatement,
+    claim_by_order: PreparedStatement,
+    claims_of: PreparedStatement,
     insert_subscription: PreparedStatement,
     subscription: PreparedStatement,
     subscription_stamps: PreparedStatement,
@@ -186,6 +188,19 @@ impl Statements {
                     "INSERT INTO payment_claims (route, space, provider_txn_id, kind, order_id, claimed_at, stamp)
                      VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS",
                     Kind::Conditional,
+                )
+                .await?,
+            claim_by_order: p
+                .prepare(
+                    "INSERT INTO payment_claims_by_order (order_id, claimed_at, route, provider_txn_id, kind)
+                     VALUES (?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            claims_of: p
+                .prepare(
+                    "SELECT claimed_at, route, provider_txn_id, kind FROM payment_claims_by_order WHERE order_id = ?",
+                    Kind::Idempotent,
                 )
                 .await?,
             claim_read: p
@@ -724,7 +739,30 @@ impl OrderRepo for CqlStore {
         let stamp = new_stamp();
         let key = [route.code(), kind.space(), provider_txn_id];
         let values = (route.code(), kind.space(), provider_txn_id, kind.code(), order_id.as_str(), at, stamp.as_str());
-        self.settle(&s.claim, values, Landed { read: &s.claim_stamp, key: &key, value: &stamp, once: true }).await
+        let claimed = self
+            .settle(&s.claim, values, Landed { read: &s.claim_stamp, key: &key, value: &stamp, once: true })
+            .await?;
+        if claimed {
+            let copy = (order_id.as_str(), at, route.code(), provider_txn_id, kind.code());
+            self.run(&s.claim_by_order, copy).await?;
+        }
+        Ok(claimed)
+    }
+
+    async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>> {
+        let rows: Vec<(i64, String, String, String)> =
+            self.rows(&self.statements.payments.claims_of, (order_id.as_str(),)).await?;
+        rows.into_iter()
+            .map(|(claimed_at, route, provider_txn_id, kind)| {
+                Ok(PaymentClaim {
+                    route: PaymentRoute::from_code(&route).map_err(corrupt)?,
+                    provider_txn_id,
+                    order_id: order_id.clone(),
+                    kind: PaymentClaimKind::from_code(&kind)?,
+                    claimed_at,
+                })
+            })
+            .collect()
     }
 
     async fn payment_claim(

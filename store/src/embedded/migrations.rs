@@ -198,6 +198,7 @@ const STEPS: &[&str] = &[
         claimed_at        INTEGER NOT NULL,
         PRIMARY KEY (route, space, provider_txn_id)
     ) STRICT, WITHOUT ROWID;
+    CREATE INDEX payment_claims_by_order ON payment_claims (order_id, claimed_at);
 
     CREATE TABLE subscriptions (
         subscription_id     TEXT PRIMARY KEY,

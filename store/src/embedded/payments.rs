@@ -256,6 +256,37 @@ impl OrderRepo for EmbeddedStore {
         })
         .await
     }
+
+    async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>> {
+        let order_id = order_id.clone();
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT route, provider_txn_id, kind, claimed_at FROM payment_claims
+                 WHERE order_id = ?1 ORDER BY claimed_at, provider_txn_id",
+            )?;
+            let rows = statement.query_map(params![order_id.as_str()], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
+            })?;
+            let mut claims = Vec::new();
+            for row in rows {
+                let (route, provider_txn_id, kind, claimed_at) = row?;
+                claims.push(PaymentClaim {
+                    route: PaymentRoute::from_code(&route).map_err(corrupt)?,
+                    provider_txn_id,
+                    order_id: order_id.clone(),
+                    kind: PaymentClaimKind::from_code(&kind)?,
+                    claimed_at,
+                });
+            }
+            Ok(claims)
+        })
+        .await
+    }
 }
 
 #[async_trait]
