@@ -42,6 +42,12 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
 
 /// Starts the app with extra `AMORA_*` overrides given as owned pairs.
 pub async fn spawn_app_env(overrides: Vec<(String, String)>) -> TestApp {
+    spawn_app_customised(overrides, |_| {}).await
+}
+
+/// Starts the app with overrides, then `customise` on the settings (values no variable
+/// carries well, such as a loopback processor's whole settings).
+pub async fn spawn_app_customised(overrides: Vec<(String, String)>, customise: impl FnOnce(&mut Settings)) -> TestApp {
     let temp = tempfile::tempdir().expect("temp dir");
     let static_dir = temp.path().join("dist");
     std::fs::create_dir_all(static_dir.join("locales/en")).expect("static dir");
@@ -62,7 +68,8 @@ pub async fn spawn_app_env(overrides: Vec<(String, String)>) -> TestApp {
         ("AMORA_CHAT__PRELOAD".into(), "false".into()),
     ];
     env.extend(overrides);
-    let settings = Settings::load_from(None, env).expect("settings");
+    let mut settings = Settings::load_from(None, env).expect("settings");
+    customise(&mut settings);
     amora_server::observability::init_logging(&settings.log);
 
     let app = Application::build(settings).await.expect("application");

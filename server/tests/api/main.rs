@@ -14,6 +14,7 @@ mod fakes;
 mod helpers;
 mod hosted;
 mod nowpayments;
+mod payments;
 mod paypal;
 mod realtime;
 mod sandbox;

@@ -172,10 +172,15 @@ async fn a_guesser_is_slowed_while_the_owner_still_signs_in() {
 
 /// Creates an account through the operator API; answers its `userNo`.
 pub(crate) async fn create_user_with_password(app: &TestApp, email: &str, password: &str) -> String {
+    create_user_with_password_token(app, email, password, "operator-token").await
+}
+
+/// As `create_user_with_password`, with the app's operator token.
+pub(crate) async fn create_user_with_password_token(app: &TestApp, email: &str, password: &str, token: &str) -> String {
     let response = app
         .client
         .post(app.url("/lust/admin/createUser"))
-        .bearer_auth("operator-token")
+        .bearer_auth(token)
         .json(&json!({ "email": email, "password": password }))
         .send()
         .await

@@ -217,6 +217,27 @@ async fn a_provider_transaction_is_claimed_once_per_route_however_many_ask() {
     assert_eq!((refund.kind, refund.claimed_at), (PaymentClaimKind::Refund, 80));
     assert!(store.orders.claim_payment(route, "SALE-8", &order_id(4), PaymentClaimKind::Renewal, 90).await.unwrap());
     assert!(!store.orders.claim_payment(route, "SALE-8", &order_id(4), PaymentClaimKind::Payment, 91).await.unwrap());
+
+    // An order's claims, oldest first: what a refund names at the processor.
+    let of_the_winner: Vec<_> = store
+        .orders
+        .claims_of(&claim.order_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.route, c.provider_txn_id, c.kind, c.claimed_at))
+        .collect();
+    assert_eq!(
+        of_the_winner,
+        [
+            (route, "CAPTURE-7".to_owned(), PaymentClaimKind::Payment, 50),
+            (route, "CAPTURE-7".to_owned(), PaymentClaimKind::Refund, 80)
+        ]
+    );
+    let of_four: Vec<_> =
+        store.orders.claims_of(&order_id(4)).await.unwrap().into_iter().map(|c| c.provider_txn_id).collect();
+    assert_eq!(of_four, ["SALE-8"]);
+    assert!(store.orders.claims_of(&order_id(99)).await.unwrap().is_empty());
 }
 
 #[tokio::test]

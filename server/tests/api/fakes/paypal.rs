@@ -39,11 +39,12 @@ pub const EXPIRED_CERT: &str = "CERT-360caa42-fca2a594-expired";
 /// Valid dates, but issued by a CA nobody trusts.
 pub const ROGUE_CERT: &str = "CERT-360caa42-fca2a594-rogue01";
 
-/// The billing plans the operator made at this PayPal: (id, months, price in USD).
+/// The billing plans the operator made at this PayPal, at the prices of Amora's default
+/// catalogue (config/default.toml): (id, months, price in USD).
 pub const PLANS: [(&str, u32, &str); 3] = [
-    ("P-5ML4271244454362WXNWU5NQ", 1, "9.99"),
-    ("P-3RX065706M3469222L5IFM4I", 3, "24.99"),
-    ("P-8ML4271244454362XNWU5NQA", 12, "79.99"),
+    ("P-5ML4271244454362WXNWU5NQ", 1, "12.99"),
+    ("P-3RX065706M3469222L5IFM4I", 3, "29.99"),
+    ("P-8ML4271244454362XNWU5NQA", 12, "71.99"),
 ];
 
 /// The test's PKI, made once per test process (RSA key generation is the slow part).
