@@ -1315,7 +1315,7 @@ mod tests {
         assert!(!settings.is_configured());
         assert_eq!(settings.api_base, LIVE_API_BASE);
         assert_eq!(settings.cert_hosts, PAYPAL_CERT_HOSTS.to_vec());
-        assert_eq!(settings.replay_window_secs, 300);
+        assert_eq!(settings.replay_window_secs, 3 * 86_400, "PayPal retries for three days");
         assert!(PaypalProvider::new(settings).unwrap().is_none(), "no client id: off");
         assert!(serde_json::from_value::<PaypalSettings>(json!({ "client_idd": "x" })).is_err());
         assert!(serde_json::from_value::<PaypalSettings>(json!({ "plan_ids": { "week": "P-1" } })).is_err());

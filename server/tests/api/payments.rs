@@ -112,7 +112,7 @@ async fn admin(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
 
 /// What the browser does on a sandbox page: reads its token, presses `button`; answers the
 /// redirect's target.
-async fn press(app: &TestApp, page: &str, button: &str) -> String {
+pub(crate) async fn press(app: &TestApp, page: &str, button: &str) -> String {
     let html = app.client.get(app.url(page)).send().await.unwrap().text().await.unwrap();
     assert!(html.contains("no money moves"), "the sandbox says it is a test: {html}");
     let token = html
