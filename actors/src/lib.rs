@@ -241,6 +241,32 @@ mod tests {
     }
 
     #[actix_rt::test]
+    async fn a_passivated_conversation_comes_back_the_same() {
+        let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
+        amora_store::seed::ensure_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
+        let id = user(&store, 1).await;
+        let character = CharacterId::parse("gf-002").unwrap_or_else(|e| panic!("{e}"));
+        let conversations = &node.conversations;
+        let first = conversations.history(&id, &character, None, 30).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first.messages.len(), 1, "the greeting");
+        let memory = conversations.add_memory(&id, &character, "Has a dog called Biscuit".into()).await;
+        let memory = memory.unwrap_or_else(|e| panic!("{e}"));
+        let counted = |node: &Node| {
+            let registry = node.registry.clone();
+            async move { registry.send(ActorCount).await.unwrap_or((usize::MAX, usize::MAX)) }
+        };
+        assert_eq!(counted(&node).await.1, 1, "the character's actor runs");
+        actix_rt::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(counted(&node).await, (0, 0), "both actors passivated");
+
+        let again = conversations.history(&id, &character, None, 30).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(again.messages, first.messages, "the same conversation, no second greeting");
+        let memories = conversations.memories(&id, &character).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(memories, vec![memory]);
+        assert_eq!(again.credits_left, first.credits_left);
+    }
+
+    #[actix_rt::test]
     async fn the_registry_holds_at_most_max_users_actors() {
         let (_dir, store, node) = node(limits(3, DEFAULT_IDLE_AFTER)).await;
         for n in 0..10 {

@@ -470,3 +470,48 @@ async fn bad_orders_and_bad_callbacks_are_refused_and_change_nothing() {
     assert_eq!(ledger_balance(&app, &who).await, 0);
     assert_eq!(ledger_balance(&app, &other).await, 0);
 }
+
+#[actix_rt::test]
+async fn each_adapter_route_pays_through_its_own_bridge_and_an_unknown_order_is_refused() {
+    let (trust, luxfin) = (HostedFake::start().await, HostedFake::start().await);
+    let (trust_settings, luxfin_settings) = (trust.settings(), luxfin.settings());
+    let app = payments_app(move |s| {
+        s.payments.trust = trust_settings;
+        s.payments.luxfin = luxfin_settings;
+    })
+    .await;
+    let vip = app.post_api("/user/v1/getVipData", json!({})).await.data;
+    let routes: Vec<&str> =
+        vip["paymentRoutes"].as_array().unwrap().iter().filter_map(|r| r["route"].as_str()).collect();
+    assert_eq!(routes, ["trust", "luxfin"]);
+    let who = buyer(&app, "Tru").await;
+    let mut expected = 0;
+    let mut checkouts = Vec::new();
+    for (bridge, endpoint, product, coins) in
+        [(&trust, "trustCreateOrder", "coin_1", 1000), (&luxfin, "luxfinCreateOrder", "coin_5", 25000)]
+    {
+        let (code, created, msg) = order(&app, &who, endpoint, product).await;
+        assert_eq!(code, 200, "{endpoint}: {msg}");
+        let order_id = created["orderId"].as_str().unwrap().to_owned();
+        let checkout = provider_ref(&app, &who, &order_id).await;
+        assert_eq!(bridge.send(&checkout, "payment.succeeded").await.0, 200);
+        checkouts.push(checkout);
+        expected += coins;
+        assert_eq!(payment(&app, &who, &order_id).await["status"], "paid", "{endpoint}");
+        assert_eq!(ledger_balance(&app, &who).await, expected);
+    }
+
+    // Signed by the bridge, but naming an order that does not exist: refused, nothing moves.
+    let (_, created, _) = order(&app, &who, "trustCreateOrder", "coin_2").await;
+    let checkout = provider_ref(&app, &who, created["orderId"].as_str().unwrap()).await;
+    let mut unknown = trust.event(&checkout, "payment.succeeded");
+    unknown["orderId"] = json!(format!("ord_{}", "z".repeat(24)));
+    let body = unknown.to_string();
+    let signature = crate::fakes::hosted::signature(crate::fakes::hosted::SECRET, HostedFake::now(), &body);
+    assert_eq!(trust.post(&trust.notify_url(&checkout), &body, Some(signature)).await.0, 400);
+    // The other bridge's secret does not sign for this one's route.
+    let luxfin_event = luxfin.event(&checkouts[1], "payment.refunded").to_string();
+    let forged = crate::fakes::hosted::signature("not-trusts-secret", HostedFake::now(), &luxfin_event);
+    assert_eq!(trust.post(&trust.notify_url(&checkout), &luxfin_event, Some(forged)).await.0, 400);
+    assert_eq!(ledger_balance(&app, &who).await, expected);
+}
