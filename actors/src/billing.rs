@@ -389,14 +389,7 @@ impl Billing {
         reason: &str,
         txn_id: TxnId,
     ) -> Result<LedgerOutcome, BillingError> {
-        let actor =
-            self.registry.send(UserAddr(user_id.clone())).await.map_err(|e| BillingError::Actor(e.to_string()))?;
-        let credit = Credit { amount: coins, reason: reason.to_owned(), txn_id };
-        actor
-            .send(credit)
-            .await
-            .map_err(|e| BillingError::Actor(e.to_string()))?
-            .map_err(|e| BillingError::Actor(e.to_string()))
+        self.through_actor(user_id, Credit { amount: coins, reason: reason.to_owned(), txn_id }).await
     }
 
     async fn debit(
@@ -406,11 +399,19 @@ impl Billing {
         reason: &str,
         txn_id: TxnId,
     ) -> Result<LedgerOutcome, BillingError> {
+        self.through_actor(user_id, Debit { amount: coins, reason: reason.to_owned(), txn_id }).await
+    }
+
+    /// A balance change through the user's actor, which orders it and tells every node.
+    async fn through_actor<M>(&self, user_id: &UserId, change: M) -> Result<LedgerOutcome, BillingError>
+    where
+        M: actix::Message<Result = Result<LedgerOutcome, crate::user::UserError>> + Send + 'static,
+        crate::user::UserActor: actix::Handler<M>,
+    {
         let actor =
             self.registry.send(UserAddr(user_id.clone())).await.map_err(|e| BillingError::Actor(e.to_string()))?;
-        let debit = Debit { amount: coins, reason: reason.to_owned(), txn_id };
         actor
-            .send(debit)
+            .send(change)
             .await
             .map_err(|e| BillingError::Actor(e.to_string()))?
             .map_err(|e| BillingError::Actor(e.to_string()))

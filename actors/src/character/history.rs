@@ -109,15 +109,7 @@ impl Handler<EditMessage> for CharacterActor {
             let new_content = content.clone();
             Box::pin(
                 async move {
-                    let found = match held {
-                        Some(found) => Some(found),
-                        None => find_message(&engine, &user, &character_id, message_id).await?,
-                    };
-                    match found {
-                        Some(message) if message.speaker == Speaker::User => {}
-                        Some(_) => return Err(ChatError::Invalid("only your own messages can be changed".into())),
-                        None => return Err(ChatError::NoMessage),
-                    }
+                    own_message(&engine, &user, &character_id, message_id, held).await?;
                     if !engine
                         .store()
                         .conversations
@@ -146,6 +138,26 @@ impl Handler<EditMessage> for CharacterActor {
                 }),
             )
         })
+    }
+}
+
+/// Checks that `message_id` is one of the user's own messages (from the window when it is
+/// held there, else from the store).
+async fn own_message(
+    engine: &ChatEngine,
+    user: &UserId,
+    character_id: &CharacterId,
+    message_id: MessageId,
+    held: Option<StoredMessage>,
+) -> Result<(), ChatError> {
+    let found = match held {
+        Some(found) => Some(found),
+        None => find_message(engine, user, character_id, message_id).await?,
+    };
+    match found {
+        Some(message) if message.speaker == Speaker::User => Ok(()),
+        Some(_) => Err(ChatError::Invalid("only your own messages can be changed".into())),
+        None => Err(ChatError::NoMessage),
     }
 }
 
@@ -189,17 +201,9 @@ impl Handler<DeleteMessage> for CharacterActor {
             let (engine, character_id, user) = (actor.engine.clone(), actor.character_id.clone(), user_id.clone());
             Box::pin(
                 async move {
-                    let found = match held {
-                        Some(found) => Some(found),
-                        None => find_message(&engine, &user, &character_id, message_id).await?,
-                    };
-                    match found {
-                        Some(message) if message.speaker == Speaker::User => {}
-                        Some(_) => return Err(ChatError::Invalid("only your own messages can be changed".into())),
-                        None => return Err(ChatError::NoMessage),
-                    }
+                    own_message(&engine, &user, &character_id, message_id, held).await?;
                     engine.store().conversations.delete_messages(&user, &character_id, &[message_id]).await?;
-                    Ok(())
+                    Ok::<_, ChatError>(())
                 }
                 .into_actor(actor)
                 .map(move |deleted, actor, ctx| {
