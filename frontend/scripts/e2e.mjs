@@ -149,6 +149,9 @@ try {
       AMORA_ADMIN__TOKEN: adminToken,
       ...(process.env.AMORA_MODEL_PATH ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH } : {}),
       AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
+      // A few free messages a day, so the payments journey reaches the out-of-credits wall
+      // quickly; the chat journey spends two.
+      AMORA_CHAT__FREE_MESSAGES_PER_DAY: process.env.AMORA_CHAT__FREE_MESSAGES_PER_DAY ?? '3',
       // Accounts count as established at once, so the adult-content journey's new account can
       // see explicit characters when it turns adult content on (with it off, as browsers start,
       // a member sees what a new account sees).

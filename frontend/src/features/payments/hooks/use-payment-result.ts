@@ -7,6 +7,7 @@ import {
   POLL_INTERVAL_MS,
   shouldPoll,
 } from '@/features/payments/stores/payment-result';
+import { ApiCode } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 
 /**
@@ -35,7 +36,10 @@ export function usePaymentResult(orderId: string, cancelled: boolean) {
         getUserLastFlowId(orderId)
           .then((envelope) => {
             if (!mounted.current) return;
-            dispatch(envelope.success ? { type: 'polled', payment: envelope.data ?? null } : { type: 'pollFailed' });
+            if (envelope.success) dispatch({ type: 'polled', payment: envelope.data ?? null });
+            // An order id the server cannot read is no order of this user's.
+            else if (envelope.code === ApiCode.paramError) dispatch({ type: 'polled', payment: null });
+            else dispatch({ type: 'pollFailed' });
           })
           .catch(() => mounted.current && dispatch({ type: 'pollFailed' }));
       },
