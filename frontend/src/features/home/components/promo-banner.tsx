@@ -30,7 +30,7 @@ export function PromoBanner() {
         <div className={styles.title}>{t('home.promoTitle')}</div>
         <div className={styles.sub}>{t('home.promoText')}</div>
       </div>
-      <PromoCountdown remaining={remaining} />
+      <PromoCountdown remaining={remaining} className={styles.clock} />
       <LocalizedLink
         to={ROUTES.pricing}
         className={buttonClassName({ size: 'small' })}

@@ -30,9 +30,9 @@ export function PlanCard({ plan, language, featured, onChoose }: PlanCardProps) 
   const discounted = compareAmounts(plan.originalPrice, plan.price) > 0;
   return (
     <article className={`${styles.plan} ${featured ? styles.planFeatured : ''}`} data-testid="plan-card" data-product-id={plan.productId}>
+      {featured && <span className={styles.featuredBadge}>{t('pricing.bestDeal')}</span>}
       <header className={styles.planHead}>
         <h3 className={styles.planName}>{name}</h3>
-        {featured && <span className={styles.featuredBadge}>{t('pricing.bestDeal')}</span>}
         {plan.firstSubscriptionDiscount > 0 && (
           <span className={styles.offBadge} data-testid="plan-discount">
             {t('pricing.planOff', { percent: plan.firstSubscriptionDiscount })}
