@@ -213,7 +213,40 @@ async function journey(name, options) {
   }
 }
 
+/** A declined test payment offers the same checkout again; giving up at the processor says "cancelled". */
+async function declineAndCancel() {
+  const { context, page, errors } = await openPage(browser, { viewport: DESKTOP });
+  try {
+    await signInByMail(page, `pay-decline-${RUN}@example.com`);
+    await page.goto('/pay/quarter_1');
+    await page.getByTestId('checkout-summary').waitFor();
+    await payWithSandbox(page);
+    await page.getByRole('button', { name: 'Decline' }).click();
+    await page.waitForURL('**/paymentResults/**');
+    await page.locator('[data-testid="payment-result"][data-phase="failed"]').waitFor({ timeout: 30_000 });
+    assert.ok((await page.getByTestId('payment-result').innerText()).includes(payments.result.failedTitle));
+    await screenshot(page, 'payments-result-failed-desktop');
+
+    await page.getByTestId('payment-retry').click();
+    await page.waitForURL('**/pay/quarter_1');
+    await page.getByTestId('checkout-summary').waitFor();
+    await payWithSandbox(page);
+    await page.getByRole('link', { name: /without choosing/ }).click();
+    await page.waitForURL((url) => url.pathname.includes('/paymentResults/') && url.search === '?cancelled=1');
+    await page.locator('[data-testid="payment-result"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('payment-retry').getAttribute('href'), '/pay/quarter_1');
+    await screenshot(page, 'payments-result-cancelled-desktop');
+    // Still free: the header offers the promo.
+    await page.goto('/');
+    await page.getByTestId('promo-link').waitFor();
+    assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
+  } finally {
+    await context.close();
+  }
+}
+
 describe('payments', () => {
+  it('a declined test payment offers a retry, and giving up says the payment was cancelled (desktop)', () => declineAndCancel());
   it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (desktop)', () => journey('desktop', { viewport: DESKTOP }));
   it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
 });
