@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
-const locale = (ns) => JSON.parse(readFileSync(new URL(`../public/locales/en/${ns}.json`, import.meta.url), 'utf8'));
+const locale = (ns, lng = 'en') => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('translation');
 const payments = locale('payments');
 const RUN = Date.now().toString(36);
@@ -206,6 +206,14 @@ async function journey(name, options) {
     await page.getByTestId('chat-input').press('Enter');
     const outcome = await waitForEvent(events, (e, i) => i >= before && (e.event === 'chatDone' || e.event === 'chatError') && e.data.characterId === characterId, 'a reply');
     assert.equal(outcome.event, 'chatDone', `after cancelling, chat answered ${JSON.stringify(outcome.data)}`);
+
+    // The plans page in German, as a member: translated, and nothing runs off the screen.
+    await page.goto('/de/pricing');
+    await page.getByRole('heading', { level: 1, name: locale('payments', 'de').pricing.heading }).waitFor();
+    await page.getByTestId('plan-card').first().waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `/de/pricing scrolls sideways by ${overflow}px`);
+    await screenshot(page, `payments-pricing-de-${name}`, { fullPage: true });
 
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
   } finally {
