@@ -125,7 +125,7 @@ export default function BuyTokensPage() {
       </header>
       {content}
       {gate === 'paid' && (
-        <p className={styles.faint}>
+        <p className={`${styles.faint} ${styles.centerText}`}>
           <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
             {t('buyTokens.manage')}
           </LocalizedLink>
