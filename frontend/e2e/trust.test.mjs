@@ -19,7 +19,7 @@ const SCREENS = [
 ];
 
 /** Menu and footer links whose screens belong to other issues (they still show Not Found here). */
-const OTHER_ISSUES = new Set(['/gallery', '/generateimage', '/createcharacter', '/myai', '/pricing', '/buytokens']);
+const OTHER_ISSUES = new Set(['/gallery', '/generateimage', '/createcharacter', '/myai']);
 
 /** Something every routed screen renders once it is ready, Not Found included. */
 const PAGE_READY = [
@@ -32,6 +32,8 @@ const PAGE_READY = [
   'settings-page',
   'settings-signed-out',
   'blog-list',
+  'pricing-page',
+  'buy-tokens-page',
 ]
   .map((id) => `[data-testid="${id}"]`)
   .concat('[data-testid^="landing-ai"]', '[data-testid="landing-spicyAi"]', '[data-testid="landing-hentaiAi"]')

@@ -149,6 +149,12 @@ try {
       AMORA_ADMIN__TOKEN: adminToken,
       ...(process.env.AMORA_MODEL_PATH ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH } : {}),
       AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
+      // A few free messages a day, so the payments journey reaches the out-of-credits wall
+      // quickly; the chat journey spends two.
+      AMORA_CHAT__FREE_MESSAGES_PER_DAY: process.env.AMORA_CHAT__FREE_MESSAGES_PER_DAY ?? '3',
+      // Every journey asks for its sign-in link from 127.0.0.1: more than the default ten
+      // an hour is the suite, not an abuser (the per-address limit has its own server tests).
+      AMORA_LIMITS__SIGN_IN_LINKS_PER_IP_PER_HOUR: '60',
       // Accounts count as established at once, so the adult-content journey's new account can
       // see explicit characters when it turns adult content on (with it off, as browsers start,
       // a member sees what a new account sees).

@@ -1,6 +1,7 @@
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useReducer, useState } from 'react';
 import { Navigate, Outlet, useLocation, useNavigationType } from 'react-router';
+import { NeedPayDialog } from '@/components/need-pay-offer';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
 import { SignInNotices } from '@/features/auth/components/sign-in-notices';
@@ -104,6 +105,7 @@ export function RootLayout() {
       <NotificationHost />
       <SignInNotices />
       <LoginPrompt />
+      <NeedPayDialog />
     </>
   );
 }

@@ -15,6 +15,11 @@ const ChatPage = lazy(() => import('@/features/chat/components/chat-page'));
 const BlogListPage = lazy(() => import('@/features/blog/components/blog-list-page'));
 const BlogPostPage = lazy(() => import('@/features/blog/components/blog-post-page'));
 const CheckEmailPage = lazy(() => import('@/features/auth/components/check-email-page'));
+const PricingPage = lazy(() => import('@/features/payments/components/pricing-page'));
+const BuyTokensPage = lazy(() => import('@/features/payments/components/buy-tokens-page'));
+const CheckoutPage = lazy(() => import('@/features/payments/components/checkout-page'));
+const PaymentResultPage = lazy(() => import('@/features/payments/components/payment-result-page'));
+const SubscriptionManagePage = lazy(() => import('@/features/payments/components/subscription-manage-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -23,8 +28,8 @@ function LanguageGate() {
 }
 
 /**
- * Screens inside the main frame. Gallery, image generation, creation, pricing, payments
- * and blog screens are added by their own issues.
+ * Screens inside the main frame. Gallery, image generation and creation are added by their
+ * own issues.
  */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
@@ -34,6 +39,11 @@ const framedRoutes: RouteObject[] = [
   { path: 'chat/:characterId?', element: <ChatPage /> },
   { path: 'blog', element: <BlogListPage /> },
   { path: 'blogs/:blogKey', element: <BlogPostPage /> },
+  { path: 'pricing', element: <PricingPage /> },
+  { path: 'buytokens', element: <BuyTokensPage /> },
+  { path: 'pay/:productId', element: <CheckoutPage /> },
+  { path: 'zpay/:productId', element: <CheckoutPage zpay /> },
+  { path: 'subscriptionmanage', element: <SubscriptionManagePage /> },
   ...trustFramedRoutes,
 ];
 
@@ -41,6 +51,7 @@ const framedRoutes: RouteObject[] = [
 const standaloneRoutes: RouteObject[] = [
   { path: '404', element: <NotFoundPage /> },
   { path: 'checkEmailTip', element: <CheckEmailPage /> },
+  { path: 'paymentResults/:resultId', element: <PaymentResultPage /> },
   ...trustStandaloneRoutes,
 ];
 

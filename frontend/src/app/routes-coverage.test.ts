@@ -52,8 +52,8 @@ const SPEC_ROUTES = [
 ];
 
 /**
- * Screens whose issues are still open (gallery, generation, creation, my AI, plans and
- * payments, blog and the email tip are built elsewhere). They may or may not have a page
+ * Screens whose issues are still open (gallery, generation, creation, my AI, blog and the
+ * email tip are built elsewhere). They may or may not have a page
  * yet; every other route of the table must.
  */
 const BUILT_BY_OTHER_ISSUES = new Set([
@@ -61,15 +61,9 @@ const BUILT_BY_OTHER_ISSUES = new Set([
   '/generateimage',
   '/createcharacter',
   '/myai',
-  '/pricing',
-  '/buytokens',
-  '/subscriptionmanage',
-  '/pay/42',
-  '/zpay/42',
   '/blog',
   '/blogs/welcome-to-amora',
   '/checkEmailTip',
-  '/paymentResults/r-1',
   '/creategf',
   '/your-ai-girlfriend',
 ]);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiGet, apiPost, buildHeaders, captureLandingParameters, getSecretKey, resetBlockedPageForTests } from '@/lib/api-client';
 import { ApiCode } from '@/lib/api-types';
-import { languageAtom, showLoginTipAtom } from '@/lib/app-state';
+import { languageAtom, needPayOfferAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
 import { notificationsAtom } from '@/lib/notifications';
 import { STORAGE_KEYS } from '@/lib/storage';
@@ -125,6 +125,15 @@ describe('code handling (spec section 8)', () => {
     serve(() => ({ code: ApiCode.cannotPurchasePlan, msg: 'You already have this plan' }));
     await apiPost('/user/v1/pay/paypalCreateOrder', { productId: 'month_1' });
     expect(messages()).toEqual(['warning: You already have this plan']);
+  });
+
+  it('offers the plans or tokens on needPay instead of an error', async () => {
+    store.set(needPayOfferAtom, false);
+    serve(() => ({ code: ApiCode.needPay, msg: 'not enough tokens' }));
+    await apiPost('/user/v1/somethingPaid');
+    expect(store.get(needPayOfferAtom)).toBe(true);
+    expect(messages()).toEqual([]);
+    store.set(needPayOfferAtom, false);
   });
 
   it('shows the generic error for any other failure code', async () => {

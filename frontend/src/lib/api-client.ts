@@ -2,12 +2,12 @@
  * The one API client (API.md sections 1 and 6). It owns the secret key, the encrypted
  * envelope, the request headers and the default reaction to response codes:
  * `tokenInvalid` opens the login prompt silently, `cannotPurchasePlan` warns with the
- * server's message, every other failure code shows the generic error, an HTTP failure
+ * server's message, `needPay` offers the plans or tokens (needPayOfferAtom), every other failure code shows the generic error, an HTTP failure
  * shows 'Failed to connect to the server!', and a firewall's 403 HTML page replaces the
  * document once. Endpoints are small typed functions next to the feature that uses them.
  */
 import { ApiCode, type ApiEnvelope } from '@/lib/api-types';
-import { captureNsfwFlag, languageAtom, nsfwEnabled, showLoginTipAtom } from '@/lib/app-state';
+import { captureNsfwFlag, languageAtom, needPayOfferAtom, nsfwEnabled, showLoginTipAtom } from '@/lib/app-state';
 import { detectClient, detectSystem } from '@/lib/device';
 import { decryptText, encryptText, generateSecretKey, isValidSecretKey } from '@/lib/envelope-crypto';
 import { i18n } from '@/lib/i18n';
@@ -133,6 +133,9 @@ function reactToFailureCode(envelope: ApiEnvelope<unknown>): void {
       return;
     case ApiCode.cannotPurchasePlan:
       notify.warning(envelope.msg || i18n.t('CommonErrorMsg'));
+      return;
+    case ApiCode.needPay:
+      store.set(needPayOfferAtom, true);
       return;
     default:
       notify.error(i18n.t('CommonErrorMsg'));

@@ -26,6 +26,11 @@ export const DEFAULT_WEB_CONFIG: WebConfig = {
 };
 
 export const showLoginTipAtom = atom(false);
+/**
+ * A `needPay` (40004) answer arrived for a request: the app offers the plans or more tokens
+ * (src/components/need-pay-offer.tsx) instead of an error.
+ */
+export const needPayOfferAtom = atom(false);
 /** Where the chat screen's back button returns to; recorded before a chat is opened from a list. */
 export const chatBeforePagePathAtom = atom('/');
 export const pcMenuCollapsedAtom = atom(false);

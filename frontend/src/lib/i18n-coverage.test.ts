@@ -8,9 +8,10 @@ type Tree = { [key: string]: string | Tree };
 
 /**
  * Every namespace the app loads: the UI strings, the legal texts (loaded only by legal pages
- * and dialogs) and the landing pages' copy (loaded only by those pages).
+ * and dialogs), the landing pages' copy (loaded only by those pages) and the payment
+ * screens' strings (loaded only by them).
  */
-const NAMESPACES = ['translation', 'legal', 'topics'] as const;
+const NAMESPACES = ['translation', 'legal', 'topics', 'payments'] as const;
 
 const localeFile = (lng: string, ns: string) => resolve(process.cwd(), 'public/locales', lng, `${ns}.json`);
 const load = (lng: string, ns: string) => JSON.parse(readFileSync(localeFile(lng, ns), 'utf8')) as Tree;

@@ -12,6 +12,7 @@ export const ROUTES = {
   pricing: '/pricing',
   buyTokens: '/buytokens',
   setting: '/setting',
+  subscriptionManage: '/subscriptionmanage',
   blog: '/blog',
   privacyPolicy: '/privacy-policy',
   termsOfService: '/terms-of-service',
@@ -52,6 +53,29 @@ const LEGAL_PATHS: readonly string[] = [
   ROUTES.compliance2257,
   ROUTES.membershipPolicy,
 ];
+
+/** The checkout of one product (`month_1`, `coin_3`, …). */
+export function payPathFor(productId: string): string {
+  return `/pay/${encodeURIComponent(productId)}`;
+}
+
+/** The checkout of one product through zPay, with its wallet QR code. */
+export function zpayPathFor(productId: string): string {
+  return `/zpay/${encodeURIComponent(productId)}`;
+}
+
+/** The result of one order (the processors return the buyer here). */
+export function paymentResultPathFor(orderId: string): string {
+  return `/paymentResults/${encodeURIComponent(orderId)}`;
+}
+
+/**
+ * Where a `needPay` (40004) answer sends the user: the plans for free and signed-out
+ * visitors (userVipType 0), more tokens for paid ones.
+ */
+export function needPayPathFor(userVipType: number | undefined): string {
+  return (userVipType ?? 0) > 0 ? ROUTES.buyTokens : ROUTES.pricing;
+}
 
 export function homePathFor(gender: GenderValue): string {
   return gender === Gender.guys ? ROUTES.boyfriendHome : ROUTES.home;

@@ -56,6 +56,7 @@ describe('storage', () => {
       'interestedGender',
       'language',
       'localNSFW',
+      'paySuccessTime',
       'secretKey',
       'user_like_gender',
       'utm_medium',

@@ -5,8 +5,7 @@
 
 /**
  * The names under which this browser keeps values. A key is added with the code that reads
- * it (the spec's create-character drafts, payment time and chat background come with their
- * screens); a name never changes, since browsers already hold values under it.
+ * it (the spec's create-character drafts and chat background come with their screens); a name never changes, since browsers already hold values under it.
  */
 export const STORAGE_KEYS = {
   appVoucher: 'appVoucher',
@@ -17,6 +16,8 @@ export const STORAGE_KEYS = {
   userLikeGender: 'user_like_gender',
   countdownDeadline: 'countdownDeadline',
   interestedGender: 'interestedGender',
+  /** When this browser last saw a payment succeed (ms since the epoch; spec section 3). */
+  paymentSuccessTime: 'paySuccessTime',
   /** 'false' once the visitor confirmed being 18 or over: the age gate no longer shows. */
   eighteenTipShow: 'eighteenTipShow',
   /** The language the visitor last picked (footer or settings); unprefixed paths follow it. */

@@ -4,6 +4,7 @@ import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { afterEach } from 'vitest';
 import legal from '../../public/locales/en/legal.json';
+import payments from '../../public/locales/en/payments.json';
 import topics from '../../public/locales/en/topics.json';
 import en from '../../public/locales/en/translation.json';
 
@@ -11,7 +12,7 @@ import en from '../../public/locales/en/translation.json';
 await i18n.use(initReactI18next).init({
   lng: 'en',
   fallbackLng: 'en',
-  resources: { en: { translation: en, legal, topics } },
+  resources: { en: { translation: en, legal, topics, payments } },
   interpolation: { escapeValue: false },
   react: { useSuspense: false },
 });

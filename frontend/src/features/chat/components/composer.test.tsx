@@ -8,7 +8,22 @@ import { FailureBanner } from '@/features/chat/components/failure-banner';
 import { notificationsAtom } from '@/lib/notifications';
 import { realtimeConnectedAtom } from '@/lib/realtime';
 import { store } from '@/lib/store';
+import { userInfoAtom } from '@/lib/user';
+import type { UserInfo } from '@/lib/api-types';
 import en from '../../../../public/locales/en/translation.json';
+
+const USER: UserInfo = {
+  userId: 'u1',
+  userNo: 'AB12CD',
+  userName: 'mira',
+  email: 'mira@example.com',
+  discordEmail: null,
+  appleEmail: null,
+  userVipType: 0,
+  coin: 0,
+  userAvatar: null,
+  utmSource: null,
+};
 
 function renderInApp(ui: React.ReactNode) {
   return render(
@@ -87,17 +102,30 @@ describe('Composer', () => {
 });
 
 describe('FailureBanner', () => {
-  it('offers the plans for needPay, explained in the reader’s language', () => {
-    renderInApp(<FailureBanner failure={{ code: 40004, msg: 'No free messages left today.' }} onDismiss={() => undefined} />);
-    expect(screen.getByRole('alert')).toHaveTextContent(en.chat.errors.needPay);
-    expect(screen.getByTestId('chat-upgrade')).toHaveAttribute('href', '/pricing');
+  it('offers the plans for needPay to a free user instead of an error', () => {
+    store.set(userInfoAtom, { ...USER, userVipType: 0 });
+    const onDismiss = vi.fn();
+    renderInApp(<FailureBanner failure={{ code: 40004, msg: 'No free messages left today.' }} onDismiss={onDismiss} />);
+    expect(screen.getByRole('alert')).toHaveTextContent(en.needPay.freeTitle);
+    expect(screen.getByTestId('need-pay-action')).toHaveAttribute('href', '/pricing');
+    expect(screen.getByTestId('need-pay-action')).toHaveTextContent(en.needPay.upgrade);
+    fireEvent.click(screen.getByRole('button', { name: en.needPay.later }));
+    expect(onDismiss).toHaveBeenCalledOnce();
+  });
+
+  it('offers tokens for needPay to a paid user', () => {
+    store.set(userInfoAtom, { ...USER, userVipType: 2 });
+    renderInApp(<FailureBanner failure={{ code: 40004, msg: 'Not enough tokens.' }} onDismiss={() => undefined} />);
+    expect(screen.getByRole('alert')).toHaveTextContent(en.needPay.paidTitle);
+    expect(screen.getByTestId('need-pay-action')).toHaveAttribute('href', '/buytokens');
+    store.set(userInfoAtom, null);
   });
 
   it('explains a refusal by the community guidelines', () => {
     const onDismiss = vi.fn();
     renderInApp(<FailureBanner failure={{ code: 10070, msg: 'content not allowed' }} onDismiss={onDismiss} />);
     expect(screen.getByRole('alert')).toHaveTextContent(en.chat.refused);
-    expect(screen.queryByTestId('chat-upgrade')).toBeNull();
+    expect(screen.queryByTestId('need-pay-action')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: en.chat.dismiss }));
     expect(onDismiss).toHaveBeenCalledOnce();
   });
@@ -105,6 +133,6 @@ describe('FailureBanner', () => {
   it('shows the server’s message for a code it does not explain', () => {
     renderInApp(<FailureBanner failure={{ code: 50000, msg: 'The model did not answer.' }} onDismiss={() => undefined} />);
     expect(screen.getByRole('alert')).toHaveTextContent('The model did not answer.');
-    expect(screen.queryByTestId('chat-upgrade')).toBeNull();
+    expect(screen.queryByTestId('need-pay-action')).toBeNull();
   });
 });

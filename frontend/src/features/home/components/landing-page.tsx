@@ -1,14 +1,14 @@
 import { useSetAtom } from 'jotai';
-import { Suspense, useCallback, useEffect, useId, useState } from 'react';
+import { Suspense, useCallback, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
-import { ChatIcon, CheckIcon, ChevronDownIcon, ExploreIcon, PlusIcon, ShieldIcon } from '@/components/icons';
+import { FaqList } from '@/components/faq-list';
+import { ChatIcon, CheckIcon, ExploreIcon, PlusIcon, ShieldIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
 import { CharacterCard, CharacterCardSkeleton } from '@/features/home/components/character-card';
 import { CreateCta } from '@/features/home/components/create-cta';
-import faqStyles from '@/features/home/components/faq-section.module.css';
 import styles from '@/features/home/components/landing-page.module.css';
 import { useTopicCharacters } from '@/features/home/hooks/use-topic-characters';
 import { TOPIC_GRID_SIZE, TOPICS, TOPICS_NAMESPACE, type TopicCopy, type TopicKey } from '@/features/home/lib/topics';
@@ -21,44 +21,7 @@ import { trackClick, trackPageView } from '@/lib/telemetry';
 
 function Faq({ items }: { items: TopicCopy['faq'] }) {
   const { t } = useTranslation();
-  const baseId = useId();
-  const [open, setOpen] = useState<ReadonlySet<number>>(() => new Set());
-  const toggle = (index: number) =>
-    setOpen((current) => {
-      const next = new Set(current);
-      if (next.has(index)) next.delete(index);
-      else next.add(index);
-      return next;
-    });
-  return (
-    <section className={faqStyles.section} data-testid="landing-faq">
-      <h2 className={faqStyles.title}>{t('home.faqTitle')}</h2>
-      <div className={faqStyles.list}>
-        {items.map((item, index) => {
-          const expanded = open.has(index);
-          return (
-            <div key={item.q} className={`${faqStyles.item} ${expanded ? faqStyles.open : ''}`}>
-              <h3>
-                <button
-                  type="button"
-                  className={faqStyles.question}
-                  aria-expanded={expanded}
-                  aria-controls={`${baseId}-${index}`}
-                  onClick={() => toggle(index)}
-                >
-                  {item.q}
-                  <ChevronDownIcon size={20} className={faqStyles.chevron} />
-                </button>
-              </h3>
-              <div id={`${baseId}-${index}`} role="region" hidden={!expanded} className={faqStyles.answer}>
-                {item.a}
-              </div>
-            </div>
-          );
-        })}
-      </div>
-    </section>
-  );
+  return <FaqList title={t('home.faqTitle')} items={items.map((item) => ({ key: item.q, title: item.q, content: item.a }))} testId="landing-faq" />;
 }
 
 /** The page's body: the topic's copy (`topics` namespace), matching characters, FAQ, calls to chat or create. */

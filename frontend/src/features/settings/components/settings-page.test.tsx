@@ -106,6 +106,17 @@ describe('settings screen', () => {
     expect(document.querySelector('[data-method="password"]')).toHaveAttribute('data-on', 'false');
   });
 
+  it('offers a free user the plans, and a member the subscription and tokens, following the user live', async () => {
+    serve({ '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL } });
+    renderPage();
+    const plan = await screen.findByTestId('settings-plan');
+    expect(within(plan).getByTestId('settings-upgrade')).toHaveAttribute('href', '/pricing');
+    act(() => store.set(userInfoAtom, { ...DETAIL, userVipType: 1, coin: 1000 }));
+    expect(plan).toHaveTextContent('Balance: 100 tokens');
+    expect(within(plan).getByTestId('settings-manage-plan')).toHaveAttribute('href', '/subscriptionmanage');
+    expect(within(plan).getByRole('link', { name: 'Buy Tokens' })).toHaveAttribute('href', '/buytokens');
+  });
+
   it('sets a first password without an old one, then asks for the old one to change it', async () => {
     const sent = serve({
       '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL },

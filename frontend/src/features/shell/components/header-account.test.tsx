@@ -1,11 +1,13 @@
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HeaderAccount } from '@/features/shell/components/header-account';
 import type { UserInfo } from '@/lib/api-types';
 import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
+import { vipDataAtom } from '@/lib/catalogue';
 import { store } from '@/lib/store';
+import { serveApi, VIP_DATA } from '@/test/fake-api';
 import { gettingUserAtom, userInfoAtom } from '@/lib/user';
 
 const PAID: UserInfo = {
@@ -32,6 +34,8 @@ function renderHeader() {
 }
 
 beforeEach(() => {
+  serveApi({ '/user/v1/getVipData': { code: 200, data: VIP_DATA } });
+  store.set(vipDataAtom, null);
   store.set(gettingUserAtom, false);
   store.set(globalWebConfigAtom, DEFAULT_WEB_CONFIG);
 });
@@ -77,5 +81,17 @@ describe('HeaderAccount', () => {
     act(() => store.set(userInfoAtom, null));
     expect(screen.queryByTestId('token-balance')).toBeNull();
     expect(screen.getByTestId('sign-in')).toBeInTheDocument();
+  });
+
+  it('offers the short list of packages (coin_1, coin_3, coin_5) in the balance popover', async () => {
+    store.set(userInfoAtom, PAID);
+    renderHeader();
+    fireEvent.click(screen.getByTestId('token-balance'));
+    const list = await screen.findByTestId('balance-packages');
+    const links = within(list).getAllByRole('link');
+    expect(links.map((a) => a.getAttribute('href'))).toEqual(['/pay/coin_1', '/pay/coin_3', '/pay/coin_5']);
+    expect(links[0]).toHaveTextContent('100 tokens');
+    expect(links[0]).toHaveTextContent('$9.99');
+    expect(links[2]).toHaveTextContent('2500 tokens');
   });
 });

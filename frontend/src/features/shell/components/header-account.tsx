@@ -6,8 +6,10 @@ import { CoinIcon, FlameIcon, LogoutIcon, SettingsIcon } from '@/components/icon
 import { LocalizedLink } from '@/components/localized-link';
 import styles from '@/features/shell/components/header-account.module.css';
 import { useRequireLogin } from '@/hooks/use-require-login';
-import { globalWebConfigAtom, showLoginTipAtom } from '@/lib/app-state';
-import { ROUTES } from '@/lib/routes';
+import { globalWebConfigAtom, languageAtom, showLoginTipAtom } from '@/lib/app-state';
+import { loadVipData, SHORT_LIST_PACKAGE_IDS, vipDataAtom } from '@/lib/catalogue';
+import { formatMoney } from '@/lib/money';
+import { payPathFor, ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { gettingUserAtom, isPaidUserAtom, logout, userInfoAtom } from '@/lib/user';
 
@@ -29,7 +31,34 @@ function useDismiss(open: boolean, close: () => void) {
   return ref;
 }
 
-/** Paid users: the balance (coins ÷ 10) with a popover of voice and image costs. */
+/**
+ * The spec's short list of coin packages (`coin_1`, `coin_3`, `coin_5`), each a way to its
+ * checkout; the catalogue is read when the popover first opens.
+ */
+function PackageShortList({ onNavigate }: { onNavigate: () => void }) {
+  const { t } = useTranslation();
+  const language = useAtomValue(languageAtom);
+  const catalogue = useAtomValue(vipDataAtom);
+  useEffect(() => {
+    if (!catalogue) void loadVipData();
+  }, [catalogue]);
+  const packs = (catalogue?.coinPackages ?? []).filter((pack) => SHORT_LIST_PACKAGE_IDS.includes(pack.productId));
+  if (packs.length === 0) return null;
+  return (
+    <div className={styles.packages} data-testid="balance-packages">
+      <div className={styles.packagesTitle}>{t('header.topUp')}</div>
+      {packs.map((pack) => (
+        <LocalizedLink key={pack.productId} to={payPathFor(pack.productId)} className={styles.packageRow} onClick={onNavigate} data-product-id={pack.productId}>
+          <CoinIcon size={16} />
+          <span>{t('header.packageTokens', { tokens: displayCoins(pack.coins) })}</span>
+          <strong>{formatMoney(pack.price, pack.currency, language)}</strong>
+        </LocalizedLink>
+      ))}
+    </div>
+  );
+}
+
+/** Paid users: the balance (coins ÷ 10) with a popover of voice and image costs and packages. */
 function TokenBalance({ coin }: { coin: number }) {
   const { t } = useTranslation();
   const { defaultEnergy } = useAtomValue(globalWebConfigAtom);
@@ -56,6 +85,7 @@ function TokenBalance({ coin }: { coin: number }) {
           </div>
           <div className={styles.popoverRow}>{t('header.voiceCost', { cost: displayCoins(defaultEnergy.genVoiceCoin) })}</div>
           <div className={styles.popoverRow}>{t('header.imageCost', { cost: displayCoins(defaultEnergy.genPictureCoin) })}</div>
+          <PackageShortList onNavigate={() => setOpen(false)} />
           <LocalizedLink to={ROUTES.buyTokens} onClick={() => setOpen(false)} className={styles.promo} style={{ justifyContent: 'center', marginTop: 6 }}>
             {t('header.getMoreTokens')}
           </LocalizedLink>

@@ -1,0 +1,136 @@
+import { useAtomValue } from 'jotai';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navigate } from 'react-router';
+import { Button, buttonClassName } from '@/components/button';
+import { CoinIcon } from '@/components/icons';
+import { LocalizedLink } from '@/components/localized-link';
+import { Spinner } from '@/components/splash';
+import styles from '@/features/payments/components/payments.module.css';
+import { LoadFailed, SignInRequired } from '@/features/payments/components/sign-in-required';
+import { useAccountGate } from '@/features/payments/hooks/use-account-gate';
+import { useVipData } from '@/features/payments/hooks/use-vip-data';
+import { useLocalizedPath } from '@/hooks/use-localized-path';
+import { useIsMobile } from '@/hooks/use-media-query';
+import { usePageMeta } from '@/hooks/use-page-meta';
+import { globalWebConfigAtom, languageAtom } from '@/lib/app-state';
+import { SHORT_LIST_PACKAGE_IDS, type CoinPackage } from '@/lib/catalogue';
+import { formatMoney } from '@/lib/money';
+import { payPathFor, ROUTES } from '@/lib/routes';
+import { displayCoins } from '@/lib/site';
+import { trackPageView } from '@/lib/telemetry';
+import { userInfoAtom } from '@/lib/user';
+
+function PackageCard({ pack, language }: { pack: CoinPackage; language: string }) {
+  const { t } = useTranslation('payments');
+  return (
+    <article className={`${styles.pack} ${pack.bestValue ? styles.packBest : ''}`} data-testid="coin-package" data-product-id={pack.productId}>
+      {pack.bestValue && (
+        <span className={styles.bestValue} data-testid="best-value">
+          {t('buyTokens.bestValue')}
+        </span>
+      )}
+      <span className={styles.packIcon}>
+        <CoinIcon size={26} />
+      </span>
+      <span className={styles.packTokens}>{t('products.coins', { tokens: displayCoins(pack.coins) })}</span>
+      <span className={styles.packPrice}>{formatMoney(pack.price, pack.currency, language)}</span>
+      <LocalizedLink
+        to={payPathFor(pack.productId)}
+        className={buttonClassName({ variant: pack.bestValue ? 'primary' : 'secondary', size: 'small', block: true })}
+        data-testid="buy-package"
+      >
+        {t('buyTokens.buy')}
+      </LocalizedLink>
+    </article>
+  );
+}
+
+/**
+ * `/buytokens` (spec sections 2 and 6): the coin packages for paid users, coins shown ÷ 10,
+ * with the best-value mark; phones start with the short list (`coin_1`, `coin_3`,
+ * `coin_5`). Free users are sent to the plans; signed-out visitors get the login prompt.
+ */
+export default function BuyTokensPage() {
+  const { t } = useTranslation('payments');
+  const { t: tApp } = useTranslation();
+  const language = useAtomValue(languageAtom);
+  const user = useAtomValue(userInfoAtom);
+  const { defaultEnergy } = useAtomValue(globalWebConfigAtom);
+  const localize = useLocalizedPath();
+  const mobile = useIsMobile();
+  const [showAll, setShowAll] = useState(false);
+  const gate = useAccountGate();
+  const { load, reload } = useVipData();
+
+  usePageMeta({
+    title: tApp('seo.buyTokens.title'),
+    description: tApp('seo.buyTokens.description'),
+    keywords: tApp('seo.buyTokens.keywords'),
+    noIndex: true,
+    breadcrumbs: [
+      { name: tApp('seo.breadcrumbHome'), path: localize(ROUTES.home) },
+      { name: tApp('nav.buyTokens'), path: localize(ROUTES.buyTokens) },
+    ],
+  });
+  useEffect(() => trackPageView('buyTokens'), []);
+
+  if (gate === 'free') return <Navigate replace to={localize(ROUTES.pricing)} />;
+
+  let content;
+  if (gate === 'checking') content = <Spinner label={tApp('common.loading')} />;
+  else if (gate === 'signedOut') content = <SignInRequired />;
+  else if (load.state === 'loading') content = <Spinner label={tApp('common.loading')} />;
+  else if (load.state === 'failed') content = <LoadFailed onRetry={reload} />;
+  else {
+    const all = load.data.coinPackages;
+    const short = mobile && !showAll;
+    const shown = short ? all.filter((pack) => SHORT_LIST_PACKAGE_IDS.includes(pack.productId)) : all;
+    content = (
+      <>
+        <div className={styles.packs} data-testid="coin-packages">
+          {shown.map((pack) => (
+            <PackageCard key={pack.productId} pack={pack} language={language} />
+          ))}
+        </div>
+        {mobile && shown.length !== all.length && (
+          <Button variant="ghost" size="small" onClick={() => setShowAll(true)} data-testid="show-all-packages">
+            {t('buyTokens.showAll')}
+          </Button>
+        )}
+        {mobile && showAll && (
+          <Button variant="ghost" size="small" onClick={() => setShowAll(false)}>
+            {t('buyTokens.showFewer')}
+          </Button>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <div className={styles.page} data-testid="buy-tokens-page">
+      <header className={styles.hero}>
+        <h1 className={styles.heading}>{t('buyTokens.heading')}</h1>
+        <p className={styles.intro}>{t('buyTokens.intro')}</p>
+        {gate === 'paid' && user && (
+          <div className={styles.balance} data-testid="buy-tokens-balance">
+            <CoinIcon size={20} />
+            <span>{t('buyTokens.balance')}</span>
+            <strong>{t('buyTokens.balanceValue', { tokens: displayCoins(user.coin) })}</strong>
+          </div>
+        )}
+        <p className={styles.faint}>
+          {t('buyTokens.costs', { image: displayCoins(defaultEnergy.genPictureCoin), voice: displayCoins(defaultEnergy.genVoiceCoin) })}
+        </p>
+      </header>
+      {content}
+      {gate === 'paid' && (
+        <p className={`${styles.faint} ${styles.centerText}`}>
+          <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
+            {t('buyTokens.manage')}
+          </LocalizedLink>
+        </p>
+      )}
+    </div>
+  );
+}
