@@ -10,19 +10,9 @@ import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
 import { serveApi } from '@/test/fake-api';
 import en from '../../public/locales/en/translation.json';
+import { aUser } from '@/test/fixtures';
 
-const USER: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 0,
-  coin: 0,
-  userAvatar: null,
-  utmSource: null,
-};
+const USER = aUser();
 
 function renderDialog(user: UserInfo | null) {
   act(() => {

@@ -9,21 +9,10 @@ import { notificationsAtom } from '@/lib/notifications';
 import { realtimeConnectedAtom } from '@/lib/realtime';
 import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
-import type { UserInfo } from '@/lib/api-types';
 import en from '../../../../public/locales/en/translation.json';
+import { aUser } from '@/test/fixtures';
 
-const USER: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 0,
-  coin: 0,
-  userAvatar: null,
-  utmSource: null,
-};
+const USER = aUser();
 
 function renderInApp(ui: React.ReactNode) {
   return render(

@@ -3,7 +3,6 @@ import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import CheckoutPage, { isNavigableUrl } from '@/features/payments/components/checkout-page';
-import type { UserInfo } from '@/lib/api-types';
 import { vipDataAtom } from '@/lib/catalogue';
 import { notificationsAtom } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
@@ -11,19 +10,9 @@ import { store } from '@/lib/store';
 import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, VIP_DATA, type FakeReply } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
+import { aUser } from '@/test/fixtures';
 
-const USER: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 0,
-  coin: 0,
-  userAvatar: null,
-  utmSource: null,
-};
+const USER = aUser();
 
 const ORDER = { orderId: 'ord_1', approveUrl: 'http://127.0.0.1:8080/lust/pay/sandbox/chk_1', qrPayload: null };
 

@@ -13,6 +13,7 @@ import { store } from '@/lib/store';
 import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, VIP_DATA } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
+import { aUser } from '@/test/fixtures';
 
 const reads = vi.hoisted(() => ({ answers: [] as unknown[], calls: [] as string[] }));
 const socket = vi.hoisted(() => ({ listeners: new Set<(event: unknown) => void>() }));
@@ -36,18 +37,7 @@ vi.mock('@/lib/realtime', async (importOriginal) => ({
 }));
 
 const ORDER = 'ord_0123456789abcdefghijklmn';
-const FREE: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 0,
-  coin: 0,
-  userAvatar: null,
-  utmSource: null,
-};
+const FREE = aUser();
 
 function payment(status: Payment['status'], extra: Partial<Payment> = {}): Payment {
   const final = ['paid', 'failed', 'expired', 'refunded'].includes(status);

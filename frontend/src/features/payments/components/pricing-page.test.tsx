@@ -12,20 +12,10 @@ import { store } from '@/lib/store';
 import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, VIP_DATA } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
+import { aUser } from '@/test/fixtures';
 
-const FREE: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 0,
-  coin: 0,
-  userAvatar: null,
-  utmSource: null,
-};
-const PAID: UserInfo = { ...FREE, userVipType: 1, coin: 1235 };
+const FREE = aUser();
+const PAID = aUser({ userVipType: 1, coin: 1235 });
 
 function Where() {
   return <span data-testid="where">{useLocation().pathname}</span>;

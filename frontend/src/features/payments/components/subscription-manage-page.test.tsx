@@ -4,25 +4,14 @@ import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Subscription } from '@/features/payments/api/payments-api';
 import SubscriptionManagePage, { canCancel } from '@/features/payments/components/subscription-manage-page';
-import type { UserInfo } from '@/lib/api-types';
 import { notificationsAtom } from '@/lib/notifications';
 import { store } from '@/lib/store';
 import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
+import { aUser } from '@/test/fixtures';
 
-const PAID: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 1,
-  coin: 1000,
-  userAvatar: null,
-  utmSource: null,
-};
+const PAID = aUser({ userVipType: 1, coin: 1000 });
 
 // 2026-11-24 and 2026-12-24, noon UTC: the same day in every time zone the tests run in.
 const STARTED = Date.UTC(2026, 10, 24, 12) / 1000;

@@ -3,25 +3,14 @@ import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HeaderAccount } from '@/features/shell/components/header-account';
-import type { UserInfo } from '@/lib/api-types';
 import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
 import { vipDataAtom } from '@/lib/catalogue';
 import { store } from '@/lib/store';
 import { serveApi, VIP_DATA } from '@/test/fake-api';
 import { gettingUserAtom, userInfoAtom } from '@/lib/user';
+import { aUser } from '@/test/fixtures';
 
-const PAID: UserInfo = {
-  userId: 'u1',
-  userNo: 'AB12CD',
-  userName: 'mira',
-  email: 'mira@example.com',
-  discordEmail: null,
-  appleEmail: null,
-  userVipType: 1,
-  coin: 500,
-  userAvatar: null,
-  utmSource: null,
-};
+const PAID = aUser({ userVipType: 1, coin: 500 });
 
 function renderHeader() {
   return render(
