@@ -78,10 +78,8 @@ pub fn parse_card_json(bytes: &[u8], limits: &Limits) -> Result<(Card, SpecVersi
 }
 
 fn typed_data(data: Map<String, Value>, prefix: &str) -> Result<CardData, CardError> {
-    serde_path_to_error::deserialize::<_, CardData>(Value::Object(data)).map_err(|e| CardError::InvalidField {
-        path: format!("{prefix}{}", e.path()),
-        message: e.inner().to_string(),
-    })
+    serde_path_to_error::deserialize::<_, CardData>(Value::Object(data))
+        .map_err(|e| CardError::InvalidField { path: format!("{prefix}{}", e.path()), message: e.inner().to_string() })
 }
 
 /// The checks that need the typed card: a name, and a name of sane length. Run on import
@@ -94,7 +92,11 @@ pub(crate) fn check_card(card: &Card, limits: &Limits) -> Result<(), CardError> 
         if let Some(text) = text
             && text.len() > limits.max_name_bytes
         {
-            return Err(CardError::StringTooLong { path: path.into(), bytes: text.len(), limit: limits.max_name_bytes });
+            return Err(CardError::StringTooLong {
+                path: path.into(),
+                bytes: text.len(),
+                limit: limits.max_name_bytes,
+            });
         }
     }
     Ok(())

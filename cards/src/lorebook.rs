@@ -61,7 +61,12 @@ pub fn activate<'a, S: AsRef<str>>(
         .iter()
         .enumerate()
         .filter(|(_, e)| e.enabled && (e.is_constant() || (depth > 0 && matches(e, &text))))
-        .map(|(index, entry)| ActiveEntry { index, entry, position: entry.position(), tokens: count_tokens(&entry.content) })
+        .map(|(index, entry)| ActiveEntry {
+            index,
+            entry,
+            position: entry.position(),
+            tokens: count_tokens(&entry.content),
+        })
         .collect();
 
     let budget = book.token_budget.map_or(scan.token_budget, |b| scan.token_budget.min(b as usize));
@@ -116,8 +121,7 @@ fn matches(entry: &LorebookEntry, text: &Haystack) -> bool {
     if !entry.keys.iter().any(|k| key_matches(k, case_sensitive, text)) {
         return false;
     }
-    let secondary: Vec<&String> =
-        entry.secondary_keys.iter().flatten().filter(|k| !k.trim().is_empty()).collect();
+    let secondary: Vec<&String> = entry.secondary_keys.iter().flatten().filter(|k| !k.trim().is_empty()).collect();
     if entry.selective != Some(true) || secondary.is_empty() {
         return true;
     }

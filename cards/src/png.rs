@@ -36,7 +36,8 @@ impl<'a> Chunk<'a> {
     }
 
     fn is_card_text(&self) -> bool {
-        self.text().is_some_and(|(k, _)| k.eq_ignore_ascii_case(CHARA.as_bytes()) || k.eq_ignore_ascii_case(CCV3.as_bytes()))
+        self.text()
+            .is_some_and(|(k, _)| k.eq_ignore_ascii_case(CHARA.as_bytes()) || k.eq_ignore_ascii_case(CCV3.as_bytes()))
     }
 }
 

@@ -98,7 +98,10 @@ fn a_png_not_starting_with_ihdr_or_with_a_bad_chunk_type_is_refused() {
     let mut file = b"\x89PNG\r\n\x1a\n".to_vec();
     file.extend(chunk(b"IDAT", b"x"));
     file.extend(chunk(b"IEND", b""));
-    assert_eq!(refused(import(&file, &Limits::default())), CardError::PngMalformed { reason: "the first chunk is not IHDR" });
+    assert_eq!(
+        refused(import(&file, &Limits::default())),
+        CardError::PngMalformed { reason: "the first chunk is not IHDR" }
+    );
     let mut file = data("v2.png");
     file[12] = b'1';
     assert_eq!(refused(import(&file, &Limits::default())).code(), "png_malformed");
@@ -155,7 +158,11 @@ fn a_broken_ccv3_is_not_papered_over_by_the_chara_chunk() {
 fn deep_json_is_refused_without_recursion() {
     let limits = Limits::default();
     let nest = |depth: usize| {
-        format!(r#"{{"spec":"chara_card_v2","data":{{"name":"D","extensions":{{"x":{}1{}}}}}}}"#, "[".repeat(depth), "]".repeat(depth))
+        format!(
+            r#"{{"spec":"chara_card_v2","data":{{"name":"D","extensions":{{"x":{}1{}}}}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
     };
     // 3 levels of object around the array: 61 arrays reach 64, 62 go over.
     assert!(import(nest(61).as_bytes(), &limits).is_ok());
@@ -171,9 +178,15 @@ fn deep_json_is_refused_without_recursion() {
 fn giant_strings_anywhere_are_refused_naming_the_field() {
     let big = "x".repeat(64 * 1024 + 1);
     let err = import_v2(json!({"name": "G", "description": big}));
-    assert_eq!(err, CardError::StringTooLong { path: "data.description".into(), bytes: 64 * 1024 + 1, limit: 64 * 1024 });
+    assert_eq!(
+        err,
+        CardError::StringTooLong { path: "data.description".into(), bytes: 64 * 1024 + 1, limit: 64 * 1024 }
+    );
     let err = import_v2(json!({"name": "G", "alternate_greetings": ["hi", big]}));
-    assert!(matches!(err, CardError::StringTooLong { ref path, .. } if path == "data.alternate_greetings[1]"), "{err:?}");
+    assert!(
+        matches!(err, CardError::StringTooLong { ref path, .. } if path == "data.alternate_greetings[1]"),
+        "{err:?}"
+    );
     let err = import_v2(json!({"name": "G", "extensions": {"app": {"blob": big}}}));
     assert!(matches!(err, CardError::StringTooLong { ref path, .. } if path == "data.extensions.app.blob"), "{err:?}");
     let err = import_v2(json!({"name": "n".repeat(257)}));
@@ -217,7 +230,10 @@ fn fields_of_the_wrong_type_are_refused_naming_the_field() {
     let err = import_v2(json!({"name": "F", "tags": "one,two"}));
     assert!(matches!(err, CardError::InvalidField { ref path, .. } if path == "data.tags"), "{err:?}");
     let err = import_v2(json!({"name": "F", "character_book": {"entries": [{"keys": "k", "content": "c"}]}}));
-    assert!(matches!(err, CardError::InvalidField { ref path, .. } if path == "data.character_book.entries[0].keys"), "{err:?}");
+    assert!(
+        matches!(err, CardError::InvalidField { ref path, .. } if path == "data.character_book.entries[0].keys"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -289,13 +305,19 @@ fn a_charx_compression_bomb_is_refused() {
     let zeros = vec![0u8; 20 * 1024 * 1024];
     let bomb = zip_of(&[("card.json", &card_json()), ("assets/other/zeros.bin", &zeros)], CompressionMethod::Deflated);
     assert!(bomb.len() < 100 * 1024, "the bomb is small: {}", bomb.len());
-    assert_eq!(refused(import(&bomb, &Limits::default())), CardError::ZipBomb { name: "assets/other/zeros.bin".into() });
+    assert_eq!(
+        refused(import(&bomb, &Limits::default())),
+        CardError::ZipBomb { name: "assets/other/zeros.bin".into() }
+    );
 }
 
 #[test]
 fn a_charx_icon_bigger_than_allowed_is_refused() {
     let limits = Limits { max_zip_entry_bytes: 1000, ..Limits::default() };
-    let zip = zip_of(&[("card.json", &card_json()), ("assets/icon/main.png", &data("charx_icon.png"))], CompressionMethod::Stored);
+    let zip = zip_of(
+        &[("card.json", &card_json()), ("assets/icon/main.png", &data("charx_icon.png"))],
+        CompressionMethod::Stored,
+    );
     assert_eq!(refused(import_charx(&zip, &limits)), CardError::ZipBomb { name: "assets/icon/main.png".into() });
 }
 

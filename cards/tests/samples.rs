@@ -109,7 +109,10 @@ fn v2_png_from_sillytavern_keeps_every_field() {
     let e = &book.entries[1];
     assert_eq!(e.keys, ["storm"]);
     assert_eq!(e.secondary_keys.as_deref(), Some(&["boat".to_owned(), "ship".to_owned()][..]));
-    assert_eq!((e.selective, e.position.as_deref(), e.insertion_order.as_i64()), (Some(true), Some("after_char"), Some(50)));
+    assert_eq!(
+        (e.selective, e.position.as_deref(), e.insertion_order.as_i64()),
+        (Some(true), Some("after_char"), Some(50))
+    );
     assert_eq!(e.id, Some(json!(1)));
     assert_eq!(book.entries[0].extensions["scan_depth"], Value::Null, "ST's null extension values are kept");
     assert_eq!(book.entries[0].extensions["automation_id"], json!(""));
@@ -141,7 +144,10 @@ fn v3_png_with_both_chunks_is_read_from_ccv3() {
     let notes = d.creator_notes_multilingual.as_ref().unwrap_or_else(|| panic!("no multilingual notes"));
     assert_eq!(notes.get("fr").map(String::as_str), Some("Lent et douillet."));
     let assets = d.assets.as_ref().unwrap_or_else(|| panic!("no assets"));
-    assert_eq!((assets[0].kind.as_str(), assets[0].uri.as_str(), assets[0].name.as_str()), ("icon", "ccdefault:", "main"));
+    assert_eq!(
+        (assets[0].kind.as_str(), assets[0].uri.as_str(), assets[0].name.as_str()),
+        ("icon", "ccdefault:", "main")
+    );
     let portrait = got.portrait.unwrap_or_else(|| panic!("no portrait"));
     assert_round_trips(&got.card, &portrait.bytes);
 }
