@@ -55,6 +55,9 @@ pub fn parse_card_json(bytes: &[u8], limits: &Limits) -> Result<(Card, SpecVersi
                     data.insert(field.to_owned(), v);
                 }
             }
+            // V2/V3 own these two top-level names; a V1 card's own would be overwritten on export.
+            root.remove("spec_version");
+            root.remove("data");
             Card { data: typed_data(data, "")?, extra: root }
         }
         SpecVersion::V2 | SpecVersion::V3 => {

@@ -13,6 +13,8 @@ pub struct Card {
     pub data: CardData,
     /// Top-level fields other than `spec`, `spec_version`, `data` and the V1 mirror fields
     /// (apps such as SillyTavern put `avatar`, `chat`, `create_date`, `talkativeness`, `fav` there).
+    /// Those reserved names are rewritten on export, so a value put here under one of them
+    /// does not survive; import never puts one here.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
 }

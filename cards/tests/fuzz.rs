@@ -131,3 +131,160 @@ fn the_json_mutation_helper_reaches_the_card_parser() {
     let err = import(&with_ccv3_json(&original, b"{\"spec\":"), &limits).err().map(|e| e.code());
     assert_eq!(err, Some("json"));
 }
+
+/// Any JSON value, a few levels deep, floats included.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e12f64..1e12).prop_map(Value::from),
+        ".{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Unknown keys: prefixed so they never collide with a field the specs name.
+fn unknown_map() -> impl Strategy<Value = serde_json::Map<String, serde_json::Value>> {
+    proptest::collection::btree_map("x_[a-z]{1,6}", json_value(), 0..3).prop_map(|m| m.into_iter().collect())
+}
+
+fn entry() -> impl Strategy<Value = amora_cards::LorebookEntry> {
+    (
+        (proptest::collection::vec(".{0,10}", 0..3), ".{0,40}", unknown_map(), any::<bool>(), any::<i64>()),
+        (any::<Option<bool>>(), any::<bool>(), any::<Option<bool>>(), proptest::option::of(".{0,8}")),
+        (
+            proptest::option::of(any::<i32>()),
+            proptest::option::of(prop_oneof![
+                any::<u32>().prop_map(serde_json::Value::from),
+                "[a-z0-9-]{1,8}".prop_map(serde_json::Value::from),
+            ]),
+        ),
+        (any::<Option<bool>>(), proptest::option::of(proptest::collection::vec(".{0,6}", 0..3))),
+        (
+            proptest::option::of(prop_oneof![Just("before_char".to_owned()), Just("after_char".to_owned())]),
+            unknown_map(),
+        ),
+    )
+        .prop_map(
+            |(
+                (keys, content, extensions, enabled, order),
+                (cs, re, constant, name),
+                (priority, id),
+                (sel, sec),
+                (pos, extra),
+            )| {
+                amora_cards::LorebookEntry {
+                    keys,
+                    content,
+                    extensions,
+                    enabled,
+                    insertion_order: order.into(),
+                    case_sensitive: cs,
+                    use_regex: re,
+                    constant,
+                    name,
+                    priority: priority.map(Into::into),
+                    id,
+                    comment: None,
+                    selective: sel,
+                    secondary_keys: sec,
+                    position: pos,
+                    extra,
+                }
+            },
+        )
+}
+
+fn card() -> impl Strategy<Value = amora_cards::Card> {
+    let texts = proptest::collection::vec(".{0,60}", 9);
+    let lists = proptest::collection::vec(proptest::collection::vec(".{0,20}", 0..4), 3);
+    let book = proptest::option::of(
+        (
+            proptest::collection::vec(entry(), 0..4),
+            proptest::option::of(0u32..20),
+            proptest::option::of(0u32..5000),
+            unknown_map(),
+        )
+            .prop_map(|(entries, scan_depth, token_budget, extensions)| amora_cards::Lorebook {
+                entries,
+                scan_depth,
+                token_budget,
+                extensions,
+                ..amora_cards::Lorebook::default()
+            }),
+    );
+    let v3 = (
+        proptest::option::of("[A-Za-z][A-Za-z é]{0,10}"),
+        proptest::option::of(proptest::collection::btree_map("[a-z]{2}", ".{0,10}", 0..3)),
+        proptest::option::of(proptest::collection::vec(".{0,20}", 0..2)),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(proptest::collection::vec(
+            (".{0,8}", ".{0,20}", ".{0,8}", "[a-z]{0,4}", unknown_map())
+                .prop_map(|(kind, uri, name, ext, extra)| amora_cards::Asset { kind, uri, name, ext, extra }),
+            0..3,
+        )),
+    );
+    ("[A-Za-z][A-Za-z0-9 ]{0,20}", texts, lists, book, unknown_map(), unknown_map(), unknown_map(), v3).prop_map(
+        |(
+            name,
+            t,
+            l,
+            character_book,
+            extensions,
+            data_extra,
+            root_extra,
+            (nickname, notes, source, created, assets),
+        )| amora_cards::Card {
+            data: amora_cards::CardData {
+                name,
+                description: t[0].clone(),
+                personality: t[1].clone(),
+                scenario: t[2].clone(),
+                first_mes: t[3].clone(),
+                mes_example: t[4].clone(),
+                creator_notes: t[5].clone(),
+                system_prompt: t[6].clone(),
+                post_history_instructions: t[7].clone(),
+                creator: t[8].clone(),
+                character_version: String::new(),
+                alternate_greetings: l[0].clone(),
+                tags: l[1].clone(),
+                group_only_greetings: l[2].clone(),
+                character_book,
+                extensions,
+                assets,
+                nickname,
+                creator_notes_multilingual: notes,
+                source,
+                creation_date: created.map(Into::into),
+                modification_date: None,
+                extra: data_extra,
+            },
+            extra: root_extra,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// import(export(card)) == card for any card, through PNG and through JSON.
+    #[test]
+    fn any_card_round_trips(card in card()) {
+        let limits = Limits::default();
+        let png = export_png(&card, &data("charx_icon.png"), &limits).unwrap_or_else(|e| panic!("export png: {e}"));
+        let back = import(&png, &limits).unwrap_or_else(|e| panic!("import png: {e}"));
+        prop_assert_eq!(&back.card, &card);
+        let json = amora_cards::export_json(&card, &limits).unwrap_or_else(|e| panic!("export json: {e}"));
+        let back = import(&json, &limits).unwrap_or_else(|e| panic!("import json: {e}"));
+        prop_assert_eq!(&back.card, &card);
+    }
+}
