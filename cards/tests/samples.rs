@@ -213,3 +213,28 @@ fn unknown_fields_everywhere_survive_the_round_trip() {
     }]);
     assert_round_trips(&card, &data("charx_icon.png"));
 }
+
+#[test]
+fn agnaistic_v2_json_keeps_its_persona_and_lorebook() {
+    let got = imported("agnai_v2.json");
+    assert_eq!((got.spec, got.format), (SpecVersion::V2, CardFormat::Json));
+    let d = &got.card.data;
+    assert_eq!(d.name, "Tomas");
+    assert!(d.description.starts_with("[character(\"Tomas\") {\nmind(\"wry\" + \"steady\")"));
+    assert_eq!(d.creator_notes, "Relieves Marisol on Sundays.");
+    assert_eq!(d.extensions["agnai"]["persona"]["attributes"]["job"], json!(["lighthouse keeper"]));
+    assert_eq!(d.extensions["agnai"]["voice"]["service"], json!("webspeechsynthesis"));
+    let book = d.character_book.as_ref().unwrap_or_else(|| panic!("no lorebook"));
+    let e = &book.entries[0];
+    assert_eq!(
+        (e.name.as_deref(), e.priority.as_ref().and_then(serde_json::Number::as_i64)),
+        (Some("Lens"), Some(100))
+    );
+    assert!(!e.use_regex && e.case_sensitive.is_none() && e.constant.is_none(), "V2 entries lack the V3 flags");
+    assert!(got.card.extra.is_empty(), "Agnaistic writes nothing at the top but the V1 mirror: {:?}", got.card.extra);
+    assert_eq!(
+        amora_cards::replace_macros(&d.mes_example, got.card.prompt_name(), "Sam"),
+        "Sam: Nice lamp.\nTomas: It's a lens, Sam. Tomas corrects everyone."
+    );
+    assert_round_trips(&got.card, &data("charx_icon.png"));
+}

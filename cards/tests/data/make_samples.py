@@ -7,6 +7,9 @@
 - v3.png           SillyTavern today: V2 in `chara` and V3 in `ccv3` (the V3 one carries
                    fields V2 cannot, so a reader that takes `chara` shows it).
 - card.charx       RisuAI: zip with card.json (V3) and the assets it names as embeded://.
+- agnai_v2.json    Agnaistic's "TavernAI" download: V2 with V1 fields backfilled at the top,
+                   its W++ persona rendered into the description, its own data under
+                   extensions.agnai, lorebook entries without use_regex/case_sensitive.
 
 The characters are written for these tests (public domain, CC0); the pictures are small
 gradients made here. Only the standard library is used, independently of the Rust code
@@ -233,6 +236,33 @@ def main():
             z.writestr(info, content)
     with open(os.path.join(HERE, "charx_icon.png"), "wb") as f:
         f.write(icon)
+
+    persona = {"kind": "wpp", "attributes": {"mind": ["wry", "steady"], "job": ["lighthouse keeper"]}}
+    description = '[character("Tomas") {\nmind("wry" + "steady")\njob("lighthouse keeper")\n}]'
+    greeting = "*Tomas lifts the storm lantern.* Who goes there, {{user}}?"
+    sample_chat = "{{user}}: Nice lamp.\n{{char}}: It's a lens, <USER>. <BOT> corrects everyone."
+    scenario = "A night watch at the Gull Rock light."
+    agnai = {
+        "name": "Tomas", "first_mes": greeting, "scenario": scenario, "description": description,
+        "personality": "", "mes_example": sample_chat,
+        "spec": "chara_card_v2", "spec_version": "2.0",
+        "data": {
+            "name": "Tomas", "first_mes": greeting, "scenario": scenario, "description": description,
+            "personality": "", "mes_example": sample_chat,
+            "creator_notes": "Relieves Marisol on Sundays.", "system_prompt": "", "post_history_instructions": "",
+            "alternate_greetings": [],
+            "character_book": {
+                "name": "Tomas' notes", "description": "",
+                "entries": [{"keys": ["lens"], "content": "The lens weighs six tonnes.", "extensions": {},
+                             "enabled": True, "insertion_order": 100, "name": "Lens", "priority": 100}],
+                "extensions": {},
+            },
+            "tags": ["male"], "creator": "", "character_version": "",
+            "extensions": {"agnai": {"voice": {"service": "webspeechsynthesis", "voiceId": "default"}, "persona": persona}},
+        },
+    }
+    with open(os.path.join(HERE, "agnai_v2.json"), "w", encoding="utf-8") as f:
+        json.dump(agnai, f, indent=2, ensure_ascii=False)
 
 
 if __name__ == "__main__":
