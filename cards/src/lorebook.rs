@@ -6,6 +6,10 @@
 //!   SillyTavern's `selectiveLogic`: any, not all, none, all).
 //! - Keys match as whole words when they start and end with a letter or digit (so `Al` does
 //!   not fire on "also"), as substrings otherwise; without case unless `case_sensitive`.
+//!   SillyTavern's per-entry overrides in `extensions` are honoured: `case_sensitive`,
+//!   `match_whole_words` (false: substrings) and `scan_depth`.
+//! - `probability` (SillyTavern's random activation) is not applied: the prompt stays
+//!   reproducible for the same conversation.
 //! - `use_regex` keys are regular expressions (`/pattern/flags` or bare) run by the regex
 //!   crate, whose matching is linear in the text and whose compiled size is capped here, so
 //!   a card cannot make a key that stalls the server. A key that does not compile matches
@@ -14,6 +18,8 @@
 //!   entries first among equals); the rest come back ordered by `insertion_order`.
 //! - Not done: `recursive_scanning` (entries activating entries) and V3 `@@decorators`;
 //!   both are optional in the spec and their text is left in `content` as written.
+
+use std::collections::BTreeMap;
 
 use regex::RegexBuilder;
 use serde_json::Value;
@@ -52,22 +58,26 @@ pub fn activate<'a, S: AsRef<str>>(
     scan: LoreScan,
     count_tokens: impl Fn(&str) -> usize,
 ) -> Vec<ActiveEntry<'a>> {
-    let depth = book.scan_depth.map_or(scan.default_scan_depth, |d| d as usize);
-    let window: Vec<&str> = recent.iter().rev().take(depth).map(AsRef::as_ref).collect();
-    let text = Haystack::new(&window.join("\n"));
-
-    let mut active: Vec<ActiveEntry<'a>> = book
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.enabled && (e.is_constant() || (depth > 0 && matches(e, &text))))
-        .map(|(index, entry)| ActiveEntry {
-            index,
-            entry,
-            position: entry.position(),
-            tokens: count_tokens(&entry.content),
-        })
-        .collect();
+    let book_depth = book.scan_depth.map_or(scan.default_scan_depth, |d| d as usize);
+    // The scanned text per depth, built once for each depth some entry asks for.
+    let mut windows: BTreeMap<usize, Haystack> = BTreeMap::new();
+    let mut active: Vec<ActiveEntry<'a>> = Vec::new();
+    for (index, entry) in book.entries.iter().enumerate() {
+        if !entry.enabled {
+            continue;
+        }
+        let on = entry.is_constant() || {
+            // SillyTavern keeps per-entry overrides in extensions (null when unset).
+            let depth = ext_u64(entry, "scan_depth").map_or(book_depth, |d| d as usize);
+            depth > 0 && {
+                let text = windows.entry(depth).or_insert_with(|| Haystack::window(recent, depth));
+                matches(entry, text)
+            }
+        };
+        if on {
+            active.push(ActiveEntry { index, entry, position: entry.position(), tokens: count_tokens(&entry.content) });
+        }
+    }
 
     let budget = book.token_budget.map_or(scan.token_budget, |b| scan.token_budget.min(b as usize));
     // Most worth keeping first: constants, then higher priority, then earlier in the book.
@@ -108,26 +118,47 @@ struct Haystack {
 }
 
 impl Haystack {
-    fn new(text: &str) -> Self {
-        Self { exact: text.to_owned(), lower: text.to_lowercase() }
+    /// The last `depth` messages.
+    fn window<S: AsRef<str>>(recent: &[S], depth: usize) -> Self {
+        let start = recent.len().saturating_sub(depth);
+        let exact = recent[start..].iter().map(AsRef::as_ref).collect::<Vec<_>>().join("\n");
+        let lower = exact.to_lowercase();
+        Self { exact, lower }
     }
 }
 
+fn ext_u64(entry: &LorebookEntry, key: &str) -> Option<u64> {
+    entry.extensions.get(key).and_then(Value::as_u64)
+}
+
+fn ext_bool(entry: &LorebookEntry, key: &str) -> Option<bool> {
+    entry.extensions.get(key).and_then(Value::as_bool)
+}
+
+/// How one entry's keys compare with the text.
+#[derive(Clone, Copy)]
+struct KeyRules {
+    case_sensitive: bool,
+    /// `Some(false)`: always substrings (SillyTavern's `match_whole_words: false`).
+    whole_words: Option<bool>,
+}
+
 fn matches(entry: &LorebookEntry, text: &Haystack) -> bool {
-    let case_sensitive = entry.case_sensitive == Some(true);
+    let case_sensitive = entry.case_sensitive.or_else(|| ext_bool(entry, "case_sensitive")) == Some(true);
     if entry.use_regex {
         return entry.keys.iter().any(|k| regex_matches(k, case_sensitive, &text.exact));
     }
-    if !entry.keys.iter().any(|k| key_matches(k, case_sensitive, text)) {
+    let rules = KeyRules { case_sensitive, whole_words: ext_bool(entry, "match_whole_words") };
+    if !entry.keys.iter().any(|k| key_matches(k, rules, text)) {
         return false;
     }
     let secondary: Vec<&String> = entry.secondary_keys.iter().flatten().filter(|k| !k.trim().is_empty()).collect();
     if entry.selective != Some(true) || secondary.is_empty() {
         return true;
     }
-    let hits = secondary.iter().filter(|k| key_matches(k, case_sensitive, text)).count();
+    let hits = secondary.iter().filter(|k| key_matches(k, rules, text)).count();
     // SillyTavern's world_info_logic: 0 AND ANY (the V2 spec's meaning), 1 NOT ALL, 2 NOT ANY, 3 AND ALL.
-    match entry.extensions.get("selectiveLogic").and_then(Value::as_u64) {
+    match ext_u64(entry, "selectiveLogic") {
         Some(1) => hits < secondary.len(),
         Some(2) => hits == 0,
         Some(3) => hits == secondary.len(),
@@ -135,13 +166,15 @@ fn matches(entry: &LorebookEntry, text: &Haystack) -> bool {
     }
 }
 
-fn key_matches(key: &str, case_sensitive: bool, text: &Haystack) -> bool {
+fn key_matches(key: &str, rules: KeyRules, text: &Haystack) -> bool {
     let key = key.trim();
     if key.is_empty() {
         return false;
     }
-    let (needle, hay) = if case_sensitive { (key.to_owned(), &text.exact) } else { (key.to_lowercase(), &text.lower) };
-    let whole_word = needle.chars().next().is_some_and(char::is_alphanumeric)
+    let (needle, hay) =
+        if rules.case_sensitive { (key.to_owned(), &text.exact) } else { (key.to_lowercase(), &text.lower) };
+    let whole_word = rules.whole_words != Some(false)
+        && needle.chars().next().is_some_and(char::is_alphanumeric)
         && needle.chars().next_back().is_some_and(char::is_alphanumeric);
     if !whole_word {
         return hay.contains(&needle);

@@ -211,3 +211,24 @@ fn the_nickname_is_what_char_stands_for() {
     );
     assert_eq!(replace_macros("{{char}}", card.prompt_name(), "Sam"), "Mari");
 }
+
+#[test]
+fn sillytaverns_per_entry_overrides_in_extensions_apply() {
+    let with_ext = |ext: serde_json::Value| {
+        let mut e = entry(&["cat"], "x");
+        e.extensions = ext.as_object().cloned().unwrap_or_default();
+        book(vec![e])
+    };
+    // match_whole_words false: substrings.
+    assert!(active(&with_ext(json!({})), &["concatenate"], WIDE).is_empty());
+    assert_eq!(active(&with_ext(json!({"match_whole_words": false})), &["concatenate"], WIDE), [0]);
+    assert!(active(&with_ext(json!({"match_whole_words": null})), &["concatenate"], WIDE).is_empty());
+    // case_sensitive in extensions when the spec field is absent.
+    assert!(active(&with_ext(json!({"case_sensitive": true})), &["CAT"], WIDE).is_empty());
+    assert_eq!(active(&with_ext(json!({"case_sensitive": null})), &["CAT"], WIDE), [0]);
+    // A per-entry scan_depth reaches further (or less far) than the book's.
+    let chat = ["a cat", "b", "c", "d", "e"];
+    assert!(active(&with_ext(json!({})), &chat, WIDE).is_empty(), "past the default depth of 4");
+    assert_eq!(active(&with_ext(json!({"scan_depth": 5})), &chat, WIDE), [0]);
+    assert!(active(&with_ext(json!({"scan_depth": 0})), &["cat"], WIDE).is_empty());
+}
