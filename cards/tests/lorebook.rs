@@ -232,3 +232,75 @@ fn sillytaverns_per_entry_overrides_in_extensions_apply() {
     assert_eq!(active(&with_ext(json!({"scan_depth": 5})), &chat, WIDE), [0]);
     assert!(active(&with_ext(json!({"scan_depth": 0})), &["cat"], WIDE).is_empty());
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_entry() -> impl Strategy<Value = LorebookEntry> {
+        (
+            proptest::collection::vec("(cat|dog|sea|rock|Al|#tag|x)", 0..3),
+            "[a-z ]{0,30}",
+            any::<bool>(),
+            any::<Option<bool>>(),
+            -5i64..5,
+            proptest::option::of(-3i64..3),
+            any::<Option<bool>>(),
+            proptest::option::of(proptest::collection::vec("(cat|sea|fog)", 0..3)),
+        )
+            .prop_map(|(keys, content, enabled, constant, order, priority, selective, secondary_keys)| {
+                LorebookEntry {
+                    keys,
+                    content,
+                    enabled,
+                    constant,
+                    insertion_order: order.into(),
+                    priority: priority.map(Into::into),
+                    selective,
+                    secondary_keys,
+                    ..LorebookEntry::default()
+                }
+            })
+    }
+
+    proptest! {
+        /// Whatever the book and the chat: within budget, only enabled entries, each once,
+        /// in insertion order; and with room for all, every constant entry is there.
+        #[test]
+        fn activation_keeps_its_promises(
+            entries in proptest::collection::vec(any_entry(), 0..12),
+            chat in proptest::collection::vec("[a-zA-Z#, ]{0,40}", 0..6),
+            budget in 0usize..40,
+            depth in 0usize..6,
+        ) {
+            let b = book(entries);
+            let scan = LoreScan { default_scan_depth: depth, token_budget: budget };
+            let got = activate(&b, &chat, scan, words);
+            prop_assert!(got.iter().map(|a| a.tokens).sum::<usize>() <= budget);
+            prop_assert!(got.iter().all(|a| a.entry.enabled && std::ptr::eq(a.entry, &b.entries[a.index])));
+            let mut seen: Vec<usize> = got.iter().map(|a| a.index).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            prop_assert_eq!(seen.len(), got.len());
+            let orders: Vec<(i64, usize)> = got.iter().map(|a| (a.entry.insertion_order.as_i64().unwrap_or(0), a.index)).collect();
+            let mut sorted = orders.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(orders, sorted);
+
+            let roomy = activate(&b, &chat, LoreScan { token_budget: usize::MAX, ..scan }, words);
+            for (i, e) in b.entries.iter().enumerate() {
+                if e.enabled && e.is_constant() {
+                    prop_assert!(roomy.iter().any(|a| a.index == i), "constant entry {} missing", i);
+                }
+            }
+            // What the budget drops is never of higher priority than what it keeps, constants aside.
+            let kept: Vec<usize> = got.iter().map(|a| a.index).collect();
+            let prio = |a: &amora_cards::ActiveEntry| (a.entry.is_constant(), a.entry.priority.as_ref().and_then(serde_json::Number::as_i64).unwrap_or(0));
+            for dropped in roomy.iter().filter(|a| !kept.contains(&a.index)) {
+                for k in got.iter() {
+                    prop_assert!(prio(k) >= prio(dropped), "kept {:?} over {:?}", k.index, dropped.index);
+                }
+            }
+        }
+    }
+}
