@@ -1,6 +1,8 @@
 //! CHARX (the V3 spec's archive, written by RisuAI): a zip with `card.json` at its root and
 //! assets referenced from the card as `embeded://path/in/zip`. We read only `card.json` and
 //! the main icon, each through a size cap, after checking every entry's name and ratio.
+//! RisuAI's "CHARX-JPEG" is the same zip appended to a JPEG; the zip reader finds it past
+//! the picture, and the picture stands in for an icon the archive lacks.
 
 use std::io::{Cursor, Read};
 
@@ -13,7 +15,11 @@ pub(crate) struct Charx {
     pub card: Card,
     pub spec: crate::json::SpecVersion,
     pub icon: Option<(Vec<u8>, String)>,
+    /// The archive came appended to a JPEG.
+    pub in_jpeg: bool,
 }
+
+const JPEG_SOI: [u8; 3] = [0xFF, 0xD8, 0xFF];
 
 const EMBEDDED: &str = "embeded://";
 
@@ -50,7 +56,10 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Charx, CardError> {
         },
         None => None,
     };
-    Ok(Charx { card, spec, icon })
+    let prefix = usize::try_from(archive.offset()).ok().and_then(|end| bytes.get(..end)).unwrap_or_default();
+    let in_jpeg = prefix.starts_with(&JPEG_SOI);
+    let icon = icon.or_else(|| in_jpeg.then(|| (prefix.to_vec(), "jpeg".to_owned())));
+    Ok(Charx { card, spec, icon, in_jpeg })
 }
 
 /// The archive path and extension of the card's main icon: the `icon` asset named `main`,

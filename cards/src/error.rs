@@ -57,6 +57,8 @@ pub enum CardError {
     ZipUnsafePath { name: String },
     #[error("the CHARX archive has no card.json")]
     ZipMissingCard,
+    #[error("the JPEG carries no character card (no CHARX archive appended)")]
+    NoCardInJpeg,
 }
 
 impl CardError {
@@ -88,6 +90,7 @@ impl CardError {
             Self::ZipBomb { .. } => "zip_bomb",
             Self::ZipUnsafePath { .. } => "zip_unsafe_path",
             Self::ZipMissingCard => "zip_missing_card",
+            Self::NoCardInJpeg => "no_card_in_jpeg",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Character cards as SillyTavern, Agnaistic and RisuAI write them: Character Card V1
 //! (flat JSON), V2 (`chara_card_v2`) and V3 (`chara_card_v3`), carried in JSON files, in
-//! PNG `tEXt` chunks (`chara`: V1/V2, `ccv3`: V3) or in CHARX archives. Import reads any
+//! PNG `tEXt` chunks (`chara`: V1/V2, `ccv3`: V3) or in CHARX archives (also appended to a
+//! JPEG, as RisuAI writes them). Import reads any
 //! of them into one V3-shaped [`Card`]; export writes PNG (both chunks) and V3 JSON; the
 //! lorebook and macro rules feed the prompt builder.
 //!
@@ -35,6 +36,8 @@ pub enum CardFormat {
     Png,
     Json,
     Charx,
+    /// RisuAI's CHARX appended to a JPEG.
+    CharxJpeg,
 }
 
 /// The card's picture as found: the PNG itself (card chunks removed, pixels untouched) or
@@ -73,6 +76,13 @@ pub fn import(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError> {
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
         return import_charx(bytes, limits);
     }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        // A JPEG is a card only with a CHARX behind it; a plain photo is not a zip at all.
+        return match import_charx(bytes, limits) {
+            Err(CardError::Zip { .. }) => Err(CardError::NoCardInJpeg),
+            other => other,
+        };
+    }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
         return import_json(bytes, limits);
@@ -110,14 +120,16 @@ pub fn import_json(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError>
     Ok(Imported { card, spec, format: CardFormat::Json, portrait: None })
 }
 
-/// A CHARX archive; its main icon (when embedded) becomes the portrait.
+/// A CHARX archive (or RisuAI's CHARX-JPEG); its main icon, when embedded, becomes the
+/// portrait, else the JPEG in front of the archive.
 pub fn import_charx(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError> {
     if bytes.len() > limits.max_file_bytes {
         return Err(CardError::FileTooLarge { size: bytes.len(), limit: limits.max_file_bytes });
     }
     let charx = charx::read(bytes, limits)?;
     let portrait = charx.icon.map(|(bytes, ext)| Portrait { bytes, ext });
-    Ok(Imported { card: charx.card, spec: charx.spec, format: CardFormat::Charx, portrait })
+    let format = if charx.in_jpeg { CardFormat::CharxJpeg } else { CardFormat::Charx };
+    Ok(Imported { card: charx.card, spec: charx.spec, format, portrait })
 }
 
 /// The card inside `portrait_png`: V2 JSON in a `chara` tEXt chunk and V3 JSON in a `ccv3`

@@ -65,6 +65,10 @@ proptest! {
         let mut zip = b"PK\x03\x04".to_vec();
         zip.extend_from_slice(&bytes);
         try_all(&zip);
+        let mut jpeg = b"\xFF\xD8\xFF".to_vec();
+        jpeg.extend_from_slice(&bytes);
+        jpeg.extend_from_slice(&data("card.charx"));
+        try_all(&jpeg);
     }
 
     #[test]

@@ -238,3 +238,36 @@ fn agnaistic_v2_json_keeps_its_persona_and_lorebook() {
     );
     assert_round_trips(&got.card, &data("charx_icon.png"));
 }
+
+#[test]
+fn risuai_charx_jpeg_is_read_past_the_picture() {
+    // A JPEG's markers (SOI, APP0 JFIF, EOI) then the CHARX archive, as RisuAI appends it.
+    let jpeg: Vec<u8> =
+        [&b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"[..], b"pixels", b"\xFF\xD9"].concat();
+    let charx = data("card.charx");
+    let file = [jpeg.as_slice(), charx.as_slice()].concat();
+    let got = import(&file, &Limits::default()).unwrap_or_else(|e| panic!("import: {e}"));
+    assert_eq!((got.spec, got.format), (SpecVersion::V3, CardFormat::CharxJpeg));
+    assert_eq!(got.card, imported("card.charx").card);
+    let portrait = got.portrait.unwrap_or_else(|| panic!("no portrait"));
+    assert_eq!(portrait.bytes, data("charx_icon.png"), "the archive's main icon first");
+
+    // Without an embedded icon, the JPEG itself is the picture.
+    let exported = export_json(&got.card, &Limits::default()).unwrap_or_else(|e| panic!("export: {e}"));
+    let mut card: Value = serde_json::from_slice(&exported).unwrap_or_else(|e| panic!("json: {e}"));
+    card["data"]["assets"] = json!([{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "jpeg"}]);
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file(
+        "card.json",
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::io::Write::write_all(&mut zip, card.to_string().as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let zip = zip.finish().unwrap_or_else(|e| panic!("{e}")).into_inner();
+    let got = import(&[jpeg.as_slice(), zip.as_slice()].concat(), &Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+    let portrait = got.portrait.unwrap_or_else(|| panic!("no portrait"));
+    assert_eq!((portrait.bytes, portrait.ext.as_str()), (jpeg.clone(), "jpeg"));
+
+    // A plain JPEG is not a card.
+    assert_eq!(import(&jpeg, &Limits::default()).err(), Some(amora_cards::CardError::NoCardInJpeg));
+}
