@@ -102,7 +102,9 @@ pub fn import_png(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError> 
     if text.len() > max_text {
         return Err(CardError::ChunkTooLarge { chunk: keyword.into(), size: text.len(), limit: max_text });
     }
-    let json = BASE64.decode(text.trim_ascii()).map_err(|_| CardError::Base64)?;
+    // Some writers wrap their base64 in lines (Python's encodebytes): whitespace is dropped.
+    let text: Vec<u8> = text.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    let json = BASE64.decode(&text).map_err(|_| CardError::Base64)?;
     if std::str::from_utf8(&json).is_err() {
         return Err(CardError::NotUtf8);
     }

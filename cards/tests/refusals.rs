@@ -146,6 +146,20 @@ fn card_text_that_is_not_base64_json_utf8_is_refused() {
 }
 
 #[test]
+fn base64_wrapped_in_lines_or_without_padding_is_read() {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(v2(json!({"name": "Wrapped"})));
+    assert!(b64.ends_with('=') && b64.len() > 76, "the sample needs padding and more than one line");
+    let wrapped: Vec<u8> = b64.as_bytes().chunks(76).flat_map(|line| [line, b"\n"].concat()).collect();
+    let unpadded = b64.trim_end_matches('=').as_bytes().to_vec();
+    for text in [wrapped, unpadded] {
+        let mut body = b"chara\0".to_vec();
+        body.extend_from_slice(&text);
+        let got = import(&png_with(&[chunk(b"tEXt", &body)]), &Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got.card.data.name, "Wrapped");
+    }
+}
+
+#[test]
 fn a_broken_ccv3_is_not_papered_over_by_the_chara_chunk() {
     let good = v2(json!({"name": "Ok"}));
     let png = png_with(&[card_chunk("chara", &good), card_chunk("ccv3", b"[1,2]")]);
