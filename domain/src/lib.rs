@@ -7,6 +7,7 @@ pub mod character;
 pub mod chat;
 pub mod code;
 pub mod gender;
+pub mod image;
 pub mod moderation;
 pub mod money;
 pub mod paging;

@@ -53,6 +53,7 @@ async fn main() {
             message_id: MessageId::from_raw(1_000 + n),
             speaker,
             content: format!("message {n} of the bench"),
+            image: None,
         };
         store.conversations.append(&user, &character, message).await.unwrap();
     }
