@@ -16,6 +16,7 @@ pub mod conversations;
 pub mod events;
 pub mod images;
 pub mod registry;
+pub mod seeding;
 pub mod user;
 pub mod wire_types;
 
@@ -282,7 +283,7 @@ mod tests {
     #[actix_rt::test]
     async fn a_passivated_conversation_comes_back_the_same() {
         let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
-        amora_store::seed::ensure_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
+        crate::seeding::seed_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
         let id = user(&store, 1).await;
         let character = CharacterId::parse("gf-002").unwrap_or_else(|e| panic!("{e}"));
         let conversations = &node.conversations;

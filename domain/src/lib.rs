@@ -2,6 +2,7 @@
 //! the edge so that code past the edge cannot hold an invalid one. No I/O, no framework.
 
 pub mod account;
+pub mod appearance;
 pub mod blog;
 pub mod character;
 pub mod chat;

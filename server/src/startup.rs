@@ -40,7 +40,7 @@ impl Application {
     /// Opens everything and binds the port; the server runs once `run_until_stopped` is awaited.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         let store = open_store(&settings).await?;
-        amora_store::seed::ensure_catalogue(&store).await?;
+        amora_actors::seeding::seed_catalogue(&store).await?;
         crate::blog::ensure_seeded(&store).await?;
         if !settings.http.static_dir.join("index.html").is_file() {
             tracing::warn!(dir = %settings.http.static_dir.display(), "the frontend is not built; pages will say so");
