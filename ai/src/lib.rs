@@ -7,10 +7,15 @@
 //!   OpenAI-compatible provider (`/v1/chat/completions` with streaming), and
 //!   [`chat::build`] to make one from [`chat::ModelSettings`].
 //!
+//! - [`image`]: the [`image::ImageModel`] trait and its backends.
+//! - [`voice`]: the [`voice::VoiceModel`] trait and its backends.
+//!
 //! Prompt building (persona, memories, history within a token budget) is not here: it
 //! lives with the chat feature, which hands finished message lists to a [`chat::ChatModel`].
 
 pub mod chat;
 mod error;
+pub mod image;
+pub mod voice;
 
 pub use error::AiError;
