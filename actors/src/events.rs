@@ -17,6 +17,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::chat::{MemoryView, MessageView};
+use crate::voice::VoicePart;
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -117,6 +118,25 @@ pub enum ServerEvent {
         #[ts(as = "PaymentStatus")]
         status: OrderState,
     },
+    /// The next part of a message being spoken (`voice/speak` answered the first), in order.
+    VoicePart {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        part: VoicePart,
+    },
+    /// Speaking a message failed; `refunded` coins went back (a `tokenCount` follows).
+    VoiceFailed {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        code: u32,
+        msg: String,
+        #[ts(type = "number")]
+        refunded: Coins,
+    },
 }
 
 /// Where an order stands, as the wire writes it (`OrderState` of the domain).
@@ -153,6 +173,8 @@ impl ServerEvent {
             ServerEvent::MemorySaving { .. } => "memorySaving",
             ServerEvent::MemorySaved { .. } => "memorySaved",
             ServerEvent::PaymentResult { .. } => "paymentResult",
+            ServerEvent::VoicePart { .. } => "voicePart",
+            ServerEvent::VoiceFailed { .. } => "voiceFailed",
         }
     }
 
@@ -240,6 +262,18 @@ mod tests {
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },
             ServerEvent::MemorySaving { character_id: id() },
             ServerEvent::MemorySaved { character_id: id(), added: 0, memories: vec![] },
+            ServerEvent::VoicePart {
+                character_id: id(),
+                message_id: EntryId::from_raw(1),
+                part: VoicePart { index: 1, url: "/media/voice-x".into(), duration_ms: 900, last: true },
+            },
+            ServerEvent::VoiceFailed {
+                character_id: id(),
+                message_id: EntryId::from_raw(1),
+                code: 50000,
+                msg: String::new(),
+                refunded: Coins(2),
+            },
         ];
         for event in all {
             let name = event.name();

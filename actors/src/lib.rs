@@ -16,6 +16,7 @@ pub mod conversations;
 pub mod events;
 pub mod registry;
 pub mod user;
+pub mod voice;
 pub mod wire_types;
 
 pub use amora_store as store;

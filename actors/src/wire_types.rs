@@ -9,6 +9,7 @@ use ts_rs::{Config, TS};
 use crate::actions::ClientAction;
 use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName};
 use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
+use crate::voice::{VoicePart, VoiceView};
 
 /// Where the generated file lives, from the repository root.
 pub const TYPESCRIPT_PATH: &str = "frontend/src/lib/wire-types.ts";
@@ -27,6 +28,8 @@ pub fn typescript() -> String {
         MemoryView::decl(&cfg),
         ReplyEnd::decl(&cfg),
         PaymentStatus::decl(&cfg),
+        VoicePart::decl(&cfg),
+        VoiceView::decl(&cfg),
         ServerEvent::decl(&cfg),
         ClientAction::decl(&cfg),
     ];

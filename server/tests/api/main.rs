@@ -25,5 +25,6 @@ mod site;
 mod support;
 mod telemetry;
 mod vectors;
+mod voice;
 mod web_config;
 mod zpay;

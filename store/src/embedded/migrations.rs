@@ -215,6 +215,29 @@ const STEPS: &[&str] = &[
     CREATE INDEX subscriptions_by_user ON subscriptions (user_id, created_at DESC, subscription_id DESC);
     CREATE UNIQUE INDEX subscriptions_by_provider_ref ON subscriptions (route, provider_ref)
         WHERE provider_ref IS NOT NULL;",
+    // 10 (9 is the images' step; on merge this goes after it): voice clips per user and
+    // conversation message. The attempt and its state are claimed by compare-and-set; the
+    // parts' audio is in `media`.
+    "CREATE TABLE voice_clips (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        attempt        INTEGER NOT NULL,
+        state          TEXT NOT NULL,
+        started_at     INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, message_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE voice_parts (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        attempt        INTEGER NOT NULL,
+        idx            INTEGER NOT NULL,
+        media_id       TEXT NOT NULL,
+        duration_ms    INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, message_id, attempt, idx)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

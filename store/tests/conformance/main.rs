@@ -10,6 +10,7 @@ mod chat;
 mod content;
 mod ledger;
 mod payments;
+mod voice;
 
 use amora_domain::account::{UserId, UserNo};
 use amora_store::{NewUser, Store};
