@@ -83,7 +83,7 @@ async fn listener(app: &TestApp, name: &str, coins: i64) -> Listener {
 async fn said(app: &TestApp, who: &Listener, character: &str, speaker: Speaker, content: &str) -> MessageId {
     let micros = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as i64;
     let message_id = EntryId::new(micros, rand_salt());
-    let message = StoredMessage { message_id, speaker, content: content.into() };
+    let message = StoredMessage { message_id, speaker, content: content.into(), image: None };
     app.store.conversations.append(&who.user_id, &CharacterId::parse(character).unwrap(), message).await.unwrap();
     message_id
 }
