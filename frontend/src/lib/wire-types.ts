@@ -21,7 +21,23 @@ export type ReplyEnd = "stop" | "length" | "cancelled";
 
 export type PaymentStatus = "created" | "pending" | "paid" | "failed" | "expired" | "refunded";
 
-export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } };
+export type VoicePart = { index: number, 
+/**
+ * `/media/voice-…`, an MP3.
+ */
+url: string, durationMs: number, 
+/**
+ * The message's last part.
+ */
+last: boolean, };
+
+export type VoiceView = { voiceId: string, 
+/**
+ * 0 female, 1 male.
+ */
+gender: number, label: string, };
+
+export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
 
 export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
 
