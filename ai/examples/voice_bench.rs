@@ -20,16 +20,16 @@ const LONG: &str = "Hello again! I was hoping you would come by today. The café
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let runs: usize = std::env::args()
-        .skip_while(|a| a != "--runs")
-        .nth(1)
-        .map(|n| n.parse())
-        .transpose()?
-        .unwrap_or(5);
+    let runs: usize =
+        std::env::args().skip_while(|a| a != "--runs").nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
     let model = EmbeddedVoiceModel::new(&EmbeddedVoiceSettings::default());
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
         .unwrap_or_else(|| "unknown".into());
     println!("CPU: {cpu}; {runs} runs each; one synthesis at a time");
     println!("| text | voice | chars | audio s | synth+encode s (median) | real-time factor | MP3 bytes |");

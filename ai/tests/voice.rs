@@ -23,9 +23,12 @@ enum Mode {
     Garbage,
 }
 
+/// What a request carried: its path, its `authorization` header and its JSON body.
+type Seen = (String, Option<String>, Value);
+
 struct Service {
     base_url: String,
-    requests: Arc<Mutex<Vec<(String, Option<String>, Value)>>>,
+    requests: Arc<Mutex<Vec<Seen>>>,
 }
 
 async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<(String, Option<String>, Vec<u8>)> {

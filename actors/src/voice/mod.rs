@@ -358,6 +358,21 @@ impl Voices {
                 .add_clip_part(&job.key, job.attempt, part.clone())
                 .await
                 .map_err(|e| PartError::Failed(e.to_string()))?;
+            // The message (its conversation, the account) may have been deleted, or the
+            // attempt taken over, while this part was made: then nothing of it may stay.
+            let current = inner.store.voice_clips.clip(&job.key).await.map_err(|e| PartError::Failed(e.to_string()))?;
+            match current {
+                Some(clip) if clip.attempt == job.attempt => {}
+                gone => {
+                    // Deleted: remove the row just written with its audio. Taken over: the
+                    // new attempt does not list this part; its audio goes now.
+                    let _ = match gone {
+                        None => inner.store.voice_clips.delete_clip(&job.key).await,
+                        Some(_) => inner.store.media.delete(&part.media_id).await,
+                    };
+                    return Err(PartError::Failed("the message or its clip went away while it was spoken".into()));
+                }
+            }
             Ok(view(&part, index + 1 == job.texts.len()))
         };
         tokio::time::timeout(inner.settings.part_timeout, work)
