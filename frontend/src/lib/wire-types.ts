@@ -46,7 +46,23 @@ sharedAt: number, };
 
 export type ImageFailure = "failed" | "refused" | "timedOut" | "cancelled";
 
-export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } };
+export type VoicePart = { index: number, 
+/**
+ * `/media/voice-…`, an MP3.
+ */
+url: string, durationMs: number, 
+/**
+ * The message's last part.
+ */
+last: boolean, };
+
+export type VoiceView = { voiceId: string, 
+/**
+ * 0 female, 1 male.
+ */
+gender: number, label: string, };
+
+export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
 
 export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
 
