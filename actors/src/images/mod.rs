@@ -678,7 +678,6 @@ impl ImageJobs {
         if !self.inner.store.gallery.delete(user_id, image_id).await? {
             return Err(ImageError::NoImage);
         }
-        self.inner.store.media.delete(&image_media_id(image_id)).await?;
         Ok(())
     }
 }

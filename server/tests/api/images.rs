@@ -286,11 +286,14 @@ async fn bad_or_refused_requests_cost_nothing(kind: StoreKind) {
         let (code, _, msg) = generate(&app, &ann, payload.clone()).await;
         assert_eq!(code, expected, "{payload}: {msg}");
     }
-    // With adult content on, each part passes alone but not together.
-    adult_content(&app, &ann, true).await;
+    // With adult content on (set before the account is first read), each part passes alone
+    // but not together.
+    let cat = person(&app, "Cat", 30).await;
+    adult_content(&app, &cat, true).await;
     let (code, _, msg) =
-        generate(&app, &ann, json!({ "outfit": "lingerie", "prompt": "she is a child", "count": 1 })).await;
+        generate(&app, &cat, json!({ "outfit": "lingerie", "prompt": "she is a child", "count": 1 })).await;
     assert_eq!(code, 10070, "{msg}");
+    assert_eq!(ledger_balance(&app, &cat).await, 30);
     let (code, _, _) = call(&app, None, "/user/v1/image/generate", json!({ "scene": "beach", "count": 1 })).await;
     assert_eq!(code, 10004, "signed in only");
     assert_eq!(ledger_rows(&app, &ann).await, before, "nothing was debited");
