@@ -580,8 +580,8 @@ pub trait GalleryRepo: Send + Sync {
         image_id: EntryId,
         feed_id: Option<EntryId>,
     ) -> StoreResult<Option<GalleryRecord>>;
-    /// Deletes the image's record and feed entry (the media bytes are the caller's);
-    /// false when the user has no such image.
+    /// Deletes the image's record, its feed entry and its bytes (the media object
+    /// [`image_media_id`]); false when the user has no such image.
     async fn delete(&self, user_id: &UserId, image_id: EntryId) -> StoreResult<bool>;
     /// The feed, newest share first: entries older than `before` (a feed id), at most
     /// `limit`; restricted entries only when `include_restricted`.

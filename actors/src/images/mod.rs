@@ -385,12 +385,12 @@ impl ImageJobs {
     fn release(&self, job_id: EntryId, images: usize) {
         let mut queue = self.inner.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         queue.images = queue.images.saturating_sub(images);
-        if let Some(job) = queue.jobs.remove(&job_id) {
-            if let Some(count) = queue.per_user.get_mut(&job.user_id) {
-                *count = count.saturating_sub(1);
-                if *count == 0 {
-                    queue.per_user.remove(&job.user_id);
-                }
+        if let Some(job) = queue.jobs.remove(&job_id)
+            && let Some(count) = queue.per_user.get_mut(&job.user_id)
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                queue.per_user.remove(&job.user_id);
             }
         }
     }
@@ -678,7 +678,6 @@ impl ImageJobs {
         if !self.inner.store.gallery.delete(user_id, image_id).await? {
             return Err(ImageError::NoImage);
         }
-        self.inner.store.media.delete(&image_media_id(image_id)).await?;
         Ok(())
     }
 }

@@ -482,6 +482,7 @@ impl GalleryRepo for CqlStore {
         if !self.conditional(&s.delete_image, (user, image_id.raw())).await? {
             return Ok(false);
         }
+        self.run(&s.delete_media, (image_media_id(image_id),)).await?;
         if let Some(character) = &image.character_id {
             self.run(&s.delete_by_character, (user, character.as_str(), image_id.raw())).await?;
             self.run(&s.count_down, (user, character.as_str())).await?;

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::EmbeddedStore;
-use crate::{FeedEntry, GalleryCharacter, GalleryRecord, GalleryRepo, StoreError, StoreResult};
+use crate::{FeedEntry, GalleryCharacter, GalleryRecord, GalleryRepo, StoreError, StoreResult, image_media_id};
 
 const COLUMNS: &str = "user_id, image_id, job_id, character_id, character_name, prompt, scene, outfit, pose, style,
      width, height, nsfw, illustration, restricted, feed_id";
@@ -206,9 +206,15 @@ impl GalleryRepo for EmbeddedStore {
 
     async fn delete(&self, user_id: &UserId, image_id: EntryId) -> StoreResult<bool> {
         let user = user_id.as_str().to_owned();
+        let media_id = image_media_id(image_id);
         self.with_conn(move |conn| {
-            let deleted = conn
-                .execute("DELETE FROM gallery WHERE user_id = ?1 AND image_id = ?2", params![user, image_id.raw()])?;
+            let tx = conn.transaction()?;
+            let deleted =
+                tx.execute("DELETE FROM gallery WHERE user_id = ?1 AND image_id = ?2", params![user, image_id.raw()])?;
+            if deleted > 0 {
+                tx.execute("DELETE FROM media WHERE media_id = ?1", params![media_id])?;
+            }
+            tx.commit()?;
             Ok(deleted > 0)
         })
         .await

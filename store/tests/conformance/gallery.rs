@@ -129,7 +129,12 @@ async fn deleting_an_image_takes_it_out_of_the_gallery_the_feed_and_the_counts()
         store.gallery.add(image(&ann, id(i), Some("gf-001"), false)).await.unwrap();
     }
     store.gallery.set_shared(&ann, id(2), Some(id(500))).await.unwrap();
+    let bytes = MediaObject { content_type: "image/png".into(), bytes: vec![1; 8] };
+    store.media.put(&image_media_id(id(2)), bytes.clone()).await.unwrap();
+    store.media.put(&image_media_id(id(1)), bytes).await.unwrap();
     assert!(store.gallery.delete(&ann, id(2)).await.unwrap());
+    assert_eq!(store.media.get(&image_media_id(id(2))).await.unwrap(), None, "its bytes are gone");
+    assert!(store.media.get(&image_media_id(id(1))).await.unwrap().is_some(), "not another's");
     assert!(!store.gallery.delete(&ann, id(2)).await.unwrap(), "gone already");
     assert_eq!(ids(&store.gallery.list(&ann, None, None, 10).await.unwrap()), [id(1), id(0)]);
     assert_eq!(ids(&store.gallery.list(&ann, Some(&character("gf-001")), None, 10).await.unwrap()), [id(1), id(0)]);
