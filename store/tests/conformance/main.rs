@@ -9,6 +9,7 @@ mod catalogue;
 mod chat;
 mod content;
 mod ledger;
+mod media;
 mod payments;
 
 use amora_domain::account::{UserId, UserNo};
