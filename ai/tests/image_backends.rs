@@ -306,10 +306,10 @@ fn comfy_invalid(prompt: &Value) -> Option<String> {
     for (id, node) in nodes {
         let Some(class) = node["class_type"].as_str() else { return Some(format!("node {id} has no class_type")) };
         for (name, input) in node["inputs"].as_object()? {
-            if let Some(link) = input.as_array() {
-                if !nodes.contains_key(link[0].as_str().unwrap_or("")) {
-                    return Some(format!("{class}.{name} links to a missing node"));
-                }
+            if let Some(link) = input.as_array()
+                && !nodes.contains_key(link[0].as_str().unwrap_or(""))
+            {
+                return Some(format!("{class}.{name} links to a missing node"));
             }
             if input.as_str().is_some_and(|s| s.contains("{{")) {
                 return Some(format!("{class}.{name} still holds a placeholder"));
