@@ -1,13 +1,34 @@
-//! `/media/{id}`: portraits and, later, generated images and voice from the media store.
+//! `/media/{id}`: portraits, generated images and voice from the media store, and
+//! `?w=` width-limited copies of raster images (docs/api.md, "Media variants"): made
+//! once with the `image` crate on first request and kept beside the original, so a
+//! deleted image's variants go with it. SVG (drawn at any size), GIF and WebP (which
+//! may be animated) and anything else are served as they are.
+
+use std::io::Cursor;
 
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
 use actix_web::{HttpResponse, web};
+use amora_store::{MEDIA_VARIANT_WIDTHS, MediaObject};
+use image::ImageFormat;
+use serde::Deserialize;
 
 use crate::state::AppState;
 
 const MAX_MEDIA_ID_LEN: usize = 100;
+/// JPEG variants: small enough for mobile data, no visible loss at these sizes.
+const JPEG_QUALITY: u8 = 85;
 
-pub async fn get_media(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+#[derive(Debug, Deserialize)]
+pub struct MediaQuery {
+    /// The widest copy wanted, one of [`MEDIA_VARIANT_WIDTHS`].
+    w: Option<String>,
+}
+
+pub async fn get_media(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<MediaQuery>,
+) -> HttpResponse {
     let id = id.into_inner();
     let well_formed = !id.is_empty()
         && id.len() <= MAX_MEDIA_ID_LEN
@@ -15,18 +36,94 @@ pub async fn get_media(state: web::Data<AppState>, id: web::Path<String>) -> Htt
     if !well_formed {
         return HttpResponse::NotFound().finish();
     }
-    match state.store.media.get(&id).await {
-        Ok(Some(object)) => HttpResponse::Ok()
-            .insert_header((CONTENT_TYPE, object.content_type))
-            .insert_header((CACHE_CONTROL, "public, max-age=86400"))
-            .insert_header((X_CONTENT_TYPE_OPTIONS, "nosniff"))
-            // SVG can carry script; media is shown, never run.
-            .insert_header((CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'"))
-            .body(object.bytes),
-        Ok(None) => HttpResponse::NotFound().finish(),
+    let width = match query.w.as_deref() {
+        None => None,
+        Some(w) => match w.parse::<u32>() {
+            Ok(w) if MEDIA_VARIANT_WIDTHS.contains(&w) => Some(w),
+            _ => return HttpResponse::NotFound().finish(),
+        },
+    };
+    let original = match state.store.media.get(&id).await {
+        Ok(Some(object)) => object,
+        Ok(None) => return HttpResponse::NotFound().finish(),
         Err(error) => {
             tracing::error!(%error, media = %id, "cannot read media");
+            return HttpResponse::ServiceUnavailable().finish();
+        }
+    };
+    let Some(width) = width else { return serve(original) };
+    let Some(format) = resizable(&original.content_type) else { return serve(original) };
+    match state.store.media.get_variant(&id, width).await {
+        Ok(Some(variant)) => return serve(variant),
+        Ok(None) => {}
+        Err(error) => {
+            tracing::error!(%error, media = %id, width, "cannot read a media variant");
+            return HttpResponse::ServiceUnavailable().finish();
+        }
+    }
+    let bytes = original.bytes.clone();
+    let resized = web::block(move || resize(&bytes, format, width)).await;
+    match resized {
+        Ok(Ok(Some(variant))) => {
+            if let Err(error) = state.store.media.put_variant(&id, width, variant.clone()).await {
+                // Served all the same; the next request makes it again.
+                tracing::warn!(%error, media = %id, width, "cannot keep a media variant");
+            }
+            serve(variant)
+        }
+        // Already narrow enough: the original is the variant.
+        Ok(Ok(None)) => serve(original),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, media = %id, "a stored image cannot be decoded; serving it as it is");
+            serve(original)
+        }
+        Err(error) => {
+            tracing::error!(%error, media = %id, "the resizing task failed");
             HttpResponse::ServiceUnavailable().finish()
         }
     }
+}
+
+fn serve(object: MediaObject) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((CONTENT_TYPE, object.content_type))
+        .insert_header((CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        // SVG can carry script; media is shown, never run.
+        .insert_header((CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'"))
+        .body(object.bytes)
+}
+
+/// The formats that get resized copies.
+fn resizable(content_type: &str) -> Option<ImageFormat> {
+    match content_type {
+        "image/png" => Some(ImageFormat::Png),
+        "image/jpeg" => Some(ImageFormat::Jpeg),
+        _ => None,
+    }
+}
+
+/// A copy at most `width` wide in the original's format, or `None` when the original is
+/// no wider (never enlarged).
+fn resize(bytes: &[u8], format: ImageFormat, width: u32) -> Result<Option<MediaObject>, image::ImageError> {
+    let picture = image::load_from_memory_with_format(bytes, format)?;
+    if picture.width() <= width {
+        return Ok(None);
+    }
+    let height = (u64::from(picture.height()) * u64::from(width) / u64::from(picture.width())).max(1);
+    let height = u32::try_from(height).unwrap_or(u32::MAX);
+    let smaller = picture.resize_exact(width, height, image::imageops::FilterType::CatmullRom);
+    let mut out = Cursor::new(Vec::new());
+    let content_type = match format {
+        ImageFormat::Jpeg => {
+            let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY);
+            smaller.to_rgb8().write_with_encoder(encoder)?;
+            "image/jpeg"
+        }
+        _ => {
+            smaller.write_to(&mut out, ImageFormat::Png)?;
+            "image/png"
+        }
+    };
+    Ok(Some(MediaObject { content_type: content_type.into(), bytes: out.into_inner() }))
 }

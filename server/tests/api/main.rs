@@ -14,6 +14,7 @@ mod fakes;
 mod helpers;
 mod hosted;
 mod images;
+mod media;
 mod nowpayments;
 mod payments;
 mod paypal;

@@ -54,7 +54,6 @@ pub(super) struct Statements {
     delete_feed: PreparedStatement,
     feed_days: PreparedStatement,
     feed_page: PreparedStatement,
-    delete_media: PreparedStatement,
 }
 
 impl Statements {
@@ -202,7 +201,6 @@ impl Statements {
                     Kind::Idempotent,
                 )
                 .await?,
-            delete_media: p.prepare("DELETE FROM media WHERE media_id = ?", Kind::Idempotent).await?,
         })
     }
 }
@@ -356,7 +354,7 @@ impl CqlStore {
             if let Some(feed_id) = feed_id {
                 self.remove_from_feed(EntryId::from_raw(feed_id)).await?;
             }
-            self.run(&s.delete_media, (image_media_id(EntryId::from_raw(image_id)),)).await?;
+            crate::MediaRepo::delete(self, &image_media_id(EntryId::from_raw(image_id))).await?;
             characters.extend(character);
         }
         for character in characters {
@@ -482,7 +480,7 @@ impl GalleryRepo for CqlStore {
         if !self.conditional(&s.delete_image, (user, image_id.raw())).await? {
             return Ok(false);
         }
-        self.run(&s.delete_media, (image_media_id(image_id),)).await?;
+        crate::MediaRepo::delete(self, &image_media_id(image_id)).await?;
         if let Some(character) = &image.character_id {
             self.run(&s.delete_by_character, (user, character.as_str(), image_id.raw())).await?;
             self.run(&s.count_down, (user, character.as_str())).await?;

@@ -80,10 +80,13 @@ fn get_in(conn: &rusqlite::Connection, user: &str, image_id: i64) -> StoreResult
 
 /// Removes every image of the user with its bytes, inside the account's deletion.
 pub(super) fn delete_all_of(tx: &Transaction<'_>, user: &str) -> StoreResult<()> {
-    tx.execute(
-        "DELETE FROM media WHERE media_id IN (SELECT 'img-' || image_id FROM gallery WHERE user_id = ?1)",
-        params![user],
-    )?;
+    let media_ids: Vec<String> = tx
+        .prepare_cached("SELECT 'img-' || image_id FROM gallery WHERE user_id = ?1")?
+        .query_map(params![user], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for media_id in media_ids {
+        super::media::delete_media(tx, &media_id)?;
+    }
     tx.execute("DELETE FROM gallery WHERE user_id = ?1", params![user])?;
     Ok(())
 }
@@ -212,7 +215,7 @@ impl GalleryRepo for EmbeddedStore {
             let deleted =
                 tx.execute("DELETE FROM gallery WHERE user_id = ?1 AND image_id = ?2", params![user, image_id.raw()])?;
             if deleted > 0 {
-                tx.execute("DELETE FROM media WHERE media_id = ?1", params![media_id])?;
+                super::media::delete_media(&tx, &media_id)?;
             }
             tx.commit()?;
             Ok(deleted > 0)

@@ -10,6 +10,7 @@ mod chat;
 mod content;
 mod gallery;
 mod ledger;
+mod media;
 mod payments;
 mod voice;
 
