@@ -1,5 +1,5 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
@@ -122,6 +122,7 @@ export default function GenerateImagePage() {
   const [error, setError] = useState<string | null>(null);
   const [needPay, setNeedPay] = useState(false);
   const [viewing, setViewing] = useState<GalleryImage | null>(null);
+  const results = useRef<HTMLDivElement>(null);
 
   usePageMeta({
     title: tApp('seo.generateImage.title'),
@@ -192,6 +193,9 @@ export default function GenerateImagePage() {
       const envelope = await generateImages(request);
       if (envelope.success && envelope.data) {
         dispatchJobs({ type: 'jobStarted', jobId: envelope.data.jobId, imageIds: envelope.data.imageIds, origin: 'generate' });
+        // On a phone the results are below the form: bring the new tiles into view.
+        const box = results.current?.getBoundingClientRect();
+        if (box && box.top > window.innerHeight * 0.6) results.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
       } else if (envelope.code === ApiCode.needPay) {
         setNeedPay(true);
       } else {
@@ -306,7 +310,7 @@ export default function GenerateImagePage() {
       </header>
       <div className={styles.layout}>
         {form}
-        <div className={styles.results} data-testid="generate-results">
+        <div className={styles.results} ref={results} data-testid="generate-results">
           {generateJobs.length === 0 ? (
             <div className={styles.empty}>
               <p>{t('generate.resultsEmpty')}</p>
