@@ -115,7 +115,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
         {message.image && <ChatPicture image={message.image} alt={message.content || characterName} onOpen={() => onOpenPicture?.(message)} />}
         {draft === null ? (
           (!message.image || message.content.trim()) && (
-            <div className={styles.bubble} title={formatFullTime(message.createdAt, language)}>
+            <div className={styles.bubble} title={formatFullTime(message.createdAt, language)} data-testid="message-bubble">
               <MessageText text={message.content} />
             </div>
           )
