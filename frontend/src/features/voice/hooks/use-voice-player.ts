@@ -47,11 +47,17 @@ export function useVoicePlayer(characterId: string) {
     audio.onerror = () => dispatch({ type: 'failed', messageId, code: ApiCode.serverError, msg: 'audio' });
     if (audio.getAttribute('src') !== partUrl) audio.src = partUrl;
     audio.currentTime = 0;
-    audio.play().catch((error: unknown) => {
+    const failed = (error: unknown) => {
       // A newer source replaced this one before it started: not a failure.
       if (error instanceof DOMException && error.name === 'AbortError') return;
       dispatch({ type: 'failed', messageId, code: ApiCode.serverError, msg: 'audio' });
-    });
+    };
+    try {
+      // Older engines answer play() with nothing instead of a promise.
+      void Promise.resolve(audio.play()).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }, [partUrl, partIndex, activeId]);
 
   // Leaving the conversation stops the sound.
