@@ -22,7 +22,7 @@ function Harness({ open = true, onClose = () => undefined }: { open?: boolean; o
   );
 }
 
-function renderDialog(reply: FakeReply, onClose = () => undefined) {
+function renderDialog(reply: FakeReply, onClose: () => void = () => undefined) {
   const calls = serveApi({ '/user/v1/chat/requestPicture': reply });
   render(
     <Provider store={store}>
