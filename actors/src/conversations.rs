@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::actions::ClientAction;
 use crate::character::{
-    AddMemory, CharacterActor, DeleteConversation, DeleteMemory, DeleteMessage, EditMessage, FindMessage, History,
-    Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
+    AddMemory, AddPicture, CharacterActor, DeleteConversation, DeleteMemory, DeleteMessage, EditMessage, FindMessage,
+    History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -195,6 +195,17 @@ impl Conversations {
         let find = FindMessage { user_id: user_id.clone(), message_id };
         let found = self.character(character_id).await?.send(find).await??;
         Ok(found.as_ref().map(MessageView::from))
+    }
+
+    /// A picture the character sends: a message of the character's in the conversation,
+    /// told to the user's sockets as `chatMessage`.
+    pub async fn add_picture(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        image: amora_store::MessageImage,
+    ) -> Result<MessageView, ChatError> {
+        self.character(character_id).await?.send(AddPicture { user_id: user_id.clone(), image }).await?
     }
 
     /// The character if it exists, is not hidden and this user may see it.

@@ -17,6 +17,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::chat::{MemoryView, MessageView};
+use crate::images::{GalleryImageView, ImageFailure, Progress};
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -117,6 +118,45 @@ pub enum ServerEvent {
         #[ts(as = "PaymentStatus")]
         status: OrderState,
     },
+    /// An image of a new job is queued; `position`: images ahead of it on this node.
+    ImageQueued {
+        #[ts(as = "String")]
+        job_id: EntryId,
+        #[ts(as = "String")]
+        image_id: EntryId,
+        #[ts(as = "Option<String>")]
+        character_id: Option<CharacterId>,
+        position: u32,
+    },
+    /// How far the image is, 0–1, when the backend reports it.
+    ImageProgress {
+        #[ts(as = "String")]
+        job_id: EntryId,
+        #[ts(as = "String")]
+        image_id: EntryId,
+        #[ts(type = "number")]
+        progress: Progress,
+    },
+    /// The image is stored and in the gallery.
+    ImageDone {
+        #[ts(as = "String")]
+        job_id: EntryId,
+        #[ts(as = "String")]
+        image_id: EntryId,
+        image: GalleryImageView,
+    },
+    /// The image will not come; `refunded` coins went back (a `tokenCount` follows).
+    ImageFailed {
+        #[ts(as = "String")]
+        job_id: EntryId,
+        #[ts(as = "String")]
+        image_id: EntryId,
+        reason: ImageFailure,
+        code: Option<u32>,
+        msg: String,
+        #[ts(type = "number")]
+        refunded: Coins,
+    },
 }
 
 /// Where an order stands, as the wire writes it (`OrderState` of the domain).
@@ -153,6 +193,10 @@ impl ServerEvent {
             ServerEvent::MemorySaving { .. } => "memorySaving",
             ServerEvent::MemorySaved { .. } => "memorySaved",
             ServerEvent::PaymentResult { .. } => "paymentResult",
+            ServerEvent::ImageQueued { .. } => "imageQueued",
+            ServerEvent::ImageProgress { .. } => "imageProgress",
+            ServerEvent::ImageDone { .. } => "imageDone",
+            ServerEvent::ImageFailed { .. } => "imageFailed",
         }
     }
 
@@ -240,6 +284,25 @@ mod tests {
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },
             ServerEvent::MemorySaving { character_id: id() },
             ServerEvent::MemorySaved { character_id: id(), added: 0, memories: vec![] },
+            ServerEvent::ImageQueued {
+                job_id: EntryId::from_raw(1),
+                image_id: EntryId::from_raw(2),
+                character_id: None,
+                position: 0,
+            },
+            ServerEvent::ImageProgress {
+                job_id: EntryId::from_raw(1),
+                image_id: EntryId::from_raw(2),
+                progress: Progress::of(0.25),
+            },
+            ServerEvent::ImageFailed {
+                job_id: EntryId::from_raw(1),
+                image_id: EntryId::from_raw(2),
+                reason: ImageFailure::Cancelled,
+                code: None,
+                msg: String::new(),
+                refunded: Coins(20),
+            },
         ];
         for event in all {
             let name = event.name();

@@ -14,10 +14,13 @@ pub mod character;
 pub mod chat;
 pub mod conversations;
 pub mod events;
+pub mod images;
 pub mod registry;
+pub mod seeding;
 pub mod user;
 pub mod wire_types;
 
+pub use amora_ai as ai;
 pub use amora_store as store;
 
 use std::sync::Arc;
@@ -33,6 +36,7 @@ use crate::billing::{Billing, Catalogue};
 use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
+use crate::images::{ImageJobSettings, ImageJobs};
 use crate::registry::{Registry, RegistryLimits, UserAddr};
 use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserError};
 
@@ -51,6 +55,15 @@ pub struct NodeSettings {
     pub viewer_rules: ViewerRules,
     /// Everything that can be bought, with its price.
     pub catalogue: Catalogue,
+    pub images: ImageParts,
+}
+
+/// What image jobs run with: the model, the job limits and the price of one image.
+pub struct ImageParts {
+    pub model: Arc<dyn amora_ai::image::ImageModel>,
+    pub settings: ImageJobSettings,
+    /// `defaultEnergy.genPictureCoin`.
+    pub cost_per_image: Coins,
 }
 
 /// This node's actors and bus, handed to the server.
@@ -61,6 +74,7 @@ pub struct Node {
     pub chat: Arc<ChatEngine>,
     pub conversations: Conversations,
     pub billing: Billing,
+    pub images: ImageJobs,
 }
 
 impl Node {
@@ -76,10 +90,20 @@ impl Node {
             None => EventBus::local(),
         };
         let chat = Arc::new(ChatEngine::new(store.clone(), bus.clone(), settings.chat));
-        Ok(Self::assemble(store, bus, inbox, chat, settings.limits, settings.viewer_rules, settings.catalogue))
+        Ok(Self::assemble(
+            store,
+            bus,
+            inbox,
+            chat,
+            settings.limits,
+            settings.viewer_rules,
+            settings.catalogue,
+            settings.images,
+        ))
     }
 
     /// A node around a chat engine made by the caller (tests share one model between nodes).
+    #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         store: Store,
         bus: EventBus,
@@ -88,9 +112,19 @@ impl Node {
         limits: RegistryLimits,
         viewer_rules: ViewerRules,
         catalogue: Catalogue,
+        images: ImageParts,
     ) -> Self {
         let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits);
         let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
+        let images = ImageJobs::new(
+            store.clone(),
+            bus.clone(),
+            registry.clone(),
+            conversations.clone(),
+            images.model,
+            images.settings,
+            images.cost_per_image,
+        );
         let billing = Billing::new(store, bus.clone(), registry.clone(), catalogue);
         if chat.settings().preload {
             let preload = chat.clone();
@@ -98,7 +132,7 @@ impl Node {
                 let _ = preload.model().await;
             });
         }
-        Self { registry, bus, chat, conversations, billing }
+        Self { registry, bus, chat, conversations, billing, images }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
@@ -185,6 +219,12 @@ mod tests {
             chat: ChatSettings { preload: false, ..ChatSettings::default() },
             viewer_rules: ViewerRules { established_after_secs: 0 },
             catalogue: Catalogue::default(),
+            images: ImageParts {
+                model: amora_ai::image::build(&amora_ai::image::ImageModelSettings::default())
+                    .unwrap_or_else(|e| panic!("{e}")),
+                settings: ImageJobSettings::default(),
+                cost_per_image: Coins(20),
+            },
         };
         let node = Node::start(store.clone(), settings, None).await.unwrap_or_else(|e| panic!("{e}"));
         (dir, store, node)
@@ -243,7 +283,7 @@ mod tests {
     #[actix_rt::test]
     async fn a_passivated_conversation_comes_back_the_same() {
         let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
-        amora_store::seed::ensure_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
+        crate::seeding::seed_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
         let id = user(&store, 1).await;
         let character = CharacterId::parse("gf-002").unwrap_or_else(|e| panic!("{e}"));
         let conversations = &node.conversations;

@@ -9,6 +9,7 @@ use ts_rs::{Config, TS};
 use crate::actions::ClientAction;
 use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName};
 use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
+use crate::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
 
 /// Where the generated file lives, from the repository root.
 pub const TYPESCRIPT_PATH: &str = "frontend/src/lib/wire-types.ts";
@@ -22,11 +23,15 @@ pub fn typescript() -> String {
     );
     let decls = [
         SpeakerName::decl(&cfg),
+        MessageImageView::decl(&cfg),
         MessageView::decl(&cfg),
         MemoryOriginName::decl(&cfg),
         MemoryView::decl(&cfg),
         ReplyEnd::decl(&cfg),
         PaymentStatus::decl(&cfg),
+        GalleryImageView::decl(&cfg),
+        FeedImageView::decl(&cfg),
+        ImageFailure::decl(&cfg),
         ServerEvent::decl(&cfg),
         ClientAction::decl(&cfg),
     ];

@@ -2,11 +2,13 @@
 //! the edge so that code past the edge cannot hold an invalid one. No I/O, no framework.
 
 pub mod account;
+pub mod appearance;
 pub mod blog;
 pub mod character;
 pub mod chat;
 pub mod code;
 pub mod gender;
+pub mod image;
 pub mod moderation;
 pub mod money;
 pub mod paging;

@@ -33,6 +33,8 @@ pub struct Settings {
     pub admin: AdminSettings,
     /// Chat: free message credits, reply and prompt sizes, memories, the chat model.
     pub chat: amora_actors::chat::ChatSettings,
+    /// Generated images: job limits and the image model.
+    pub image: amora_actors::images::ImageJobSettings,
     /// Payment routes: each processor's keys (empty = off) and the sandbox.
     pub payments: PaymentsSettings,
 }

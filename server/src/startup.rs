@@ -11,7 +11,7 @@ use actix_web::{App, HttpServer, web};
 use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
 use amora_actors::conversations::ViewerRules;
 use amora_actors::registry::RegistryLimits;
-use amora_actors::{Node, NodeSettings};
+use amora_actors::{ImageParts, Node, NodeSettings};
 use amora_store::Store;
 use amora_store::cql::CqlStore;
 use amora_store::embedded::EmbeddedStore;
@@ -40,7 +40,7 @@ impl Application {
     /// Opens everything and binds the port; the server runs once `run_until_stopped` is awaited.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         let store = open_store(&settings).await?;
-        amora_store::seed::ensure_catalogue(&store).await?;
+        amora_actors::seeding::seed_catalogue(&store).await?;
         crate::blog::ensure_seeded(&store).await?;
         if !settings.http.static_dir.join("index.html").is_file() {
             tracing::warn!(dir = %settings.http.static_dir.display(), "the frontend is not built; pages will say so");
@@ -58,6 +58,11 @@ impl Application {
             chat: settings.chat.clone(),
             viewer_rules: ViewerRules { established_after_secs: settings.accounts.established_after_secs },
             catalogue: settings.catalogue.to_catalogue()?,
+            images: ImageParts {
+                model: amora_actors::ai::image::build(&settings.image.model)?,
+                settings: settings.image.clone(),
+                cost_per_image: amora_domain::money::Coins(settings.web.gen_picture_coin),
+            },
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
         let node = Node::start(store.clone(), node_settings, redis_url).await?;
@@ -99,6 +104,7 @@ impl Application {
             .map_err(|e| anyhow::anyhow!("metrics: {e}"))?;
         state.node.chat.metrics().register(&metrics.registry)?;
         state.node.billing.metrics().register(&metrics.registry)?;
+        state.node.images.metrics().register(&metrics.registry)?;
 
         let server = HttpServer::new(move || app(state.clone(), metrics.clone()))
             .workers(match settings.http.workers {

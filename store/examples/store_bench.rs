@@ -21,7 +21,7 @@ use amora_domain::paging::PageRequest;
 use amora_domain::viewer::Viewer;
 use amora_store::cql::{CqlSettings, CqlStore};
 use amora_store::embedded::EmbeddedStore;
-use amora_store::{LedgerEntry, NewUser, Store, StoredMessage};
+use amora_store::{LedgerEntry, MediaObject, NewUser, Store, StoredMessage};
 
 const WARM_UP: usize = 100;
 const RUNS: usize = 2_000;
@@ -44,7 +44,13 @@ async fn main() {
         }
         _ => panic!("usage: bench embedded | bench cql [host:port]"),
     };
-    amora_store::seed::ensure_catalogue(&store).await.unwrap();
+    // The bench measures the store: the catalogue's pictures are blank SVGs of the right
+    // size (the illustrator that draws them lives in the ai crate, not a store dependency).
+    let blank = |_: &amora_domain::appearance::Look, _: Gender, _: amora_domain::appearance::Shot| MediaObject {
+        content_type: "image/svg+xml".into(),
+        bytes: br#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="800"/>"#.to_vec(),
+    };
+    amora_store::seed::ensure_catalogue(&store, &blank).await.unwrap();
     let user = bench_user(&store).await;
     let character = CharacterId::parse("gf-002").unwrap();
     for n in 0..200 {
@@ -53,6 +59,7 @@ async fn main() {
             message_id: MessageId::from_raw(1_000 + n),
             speaker,
             content: format!("message {n} of the bench"),
+            image: None,
         };
         store.conversations.append(&user, &character, message).await.unwrap();
     }

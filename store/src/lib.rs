@@ -9,7 +9,7 @@ use std::sync::Arc;
 use amora_domain::account::{EmailAddress, User, UserId, UserNo};
 use amora_domain::blog::{BlogDate, BlogKey, BlogPost};
 use amora_domain::character::{Character, CharacterCard, CharacterId};
-use amora_domain::chat::{MemoryId, MessageId, Speaker};
+use amora_domain::chat::{EntryId, MemoryId, MessageId, Speaker};
 use amora_domain::gender::Gender;
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::paging::PageRequest;
@@ -179,7 +179,8 @@ pub trait UserRepo: Send + Sync {
     async fn by_discord_id(&self, discord_id: &str) -> StoreResult<Option<User>>;
     /// Applies the change and returns the account as it now is (`None` when it is gone).
     async fn update(&self, id: &UserId, change: UserChange) -> StoreResult<Option<User>>;
-    /// Deletes the account and everything that is only its own (sessions included).
+    /// Deletes the account and everything that is only its own (sessions, conversations,
+    /// generated images with their media and feed entries included).
     async fn delete(&self, id: &UserId) -> StoreResult<bool>;
 }
 
@@ -273,6 +274,39 @@ pub struct StoredMessage {
     pub message_id: MessageId,
     pub speaker: Speaker,
     pub content: String,
+    /// The picture the message shows (a character's picture asked for in chat).
+    pub image: Option<MessageImage>,
+}
+
+/// A gallery image shown in a conversation; its bytes are the media object
+/// [`image_media_id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageImage {
+    pub image_id: EntryId,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl MessageImage {
+    /// How every store writes it in one text column: `"<imageId> <width> <height>"`.
+    pub fn code(&self) -> String {
+        format!("{} {} {}", self.image_id.raw(), self.width, self.height)
+    }
+
+    pub fn from_code(code: &str) -> StoreResult<Self> {
+        let corrupt = || StoreError::Corrupt(format!("bad message image {code:?}"));
+        let mut parts = code.split(' ');
+        let mut next = || parts.next().ok_or_else(corrupt);
+        let image_id = EntryId::from_raw(next()?.parse().map_err(|_| corrupt())?);
+        let width = next()?.parse().map_err(|_| corrupt())?;
+        let height = next()?.parse().map_err(|_| corrupt())?;
+        Ok(Self { image_id, width, height })
+    }
+}
+
+/// The media id of a generated image's bytes (`/media/img-<imageId>`).
+pub fn image_media_id(image_id: EntryId) -> String {
+    format!("img-{}", image_id.raw())
 }
 
 /// A conversation in the user's chat list: the character and its newest message.
@@ -378,6 +412,91 @@ pub trait MessageCreditRepo: Send + Sync {
     /// Gives a credit back (the message was refused or its reply failed).
     async fn give_back(&self, user_id: &UserId, day: i64) -> StoreResult<()>;
     async fn used(&self, user_id: &UserId, day: i64) -> StoreResult<u32>;
+}
+
+/// A generated image as the gallery keeps it; its bytes are the media object
+/// [`image_media_id`]. Ids are time-ordered (`EntryId`), so the newest sort first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GalleryRecord {
+    pub image_id: EntryId,
+    pub job_id: EntryId,
+    /// The owner; never shown to anyone else.
+    pub user_id: UserId,
+    pub character_id: Option<CharacterId>,
+    /// The character's name when the image was made.
+    pub character_name: Option<String>,
+    /// The user's own words (empty when only presets were chosen).
+    pub prompt: String,
+    pub scene: Option<String>,
+    pub outfit: Option<String>,
+    pub pose: Option<String>,
+    pub style: Option<String>,
+    pub width: u32,
+    pub height: u32,
+    /// Made with an explicit preset.
+    pub nsfw: bool,
+    /// Drawn by the embedded illustrator rather than a photo model.
+    pub illustration: bool,
+    /// Restricted exposure in the public feed: explicit, or of a restricted character.
+    pub restricted: bool,
+    /// The feed entry's id while the image is shared (time-ordered: when it was shared).
+    pub feed_id: Option<EntryId>,
+}
+
+/// An image in the public feed, newest share first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedEntry {
+    pub feed_id: EntryId,
+    pub image_id: EntryId,
+    pub character_id: Option<CharacterId>,
+    pub character_name: Option<String>,
+    pub prompt: String,
+    pub width: u32,
+    pub height: u32,
+    pub restricted: bool,
+}
+
+/// A character the user has images of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GalleryCharacter {
+    pub character_id: CharacterId,
+    pub count: u64,
+    /// The newest image of the character (the list is ordered by it, newest first).
+    pub newest_image_id: EntryId,
+}
+
+/// Users' generated images, newest first, per user and per user and character, and the
+/// public feed of shared ones. Deleting an account deletes its images (`UserRepo::delete`).
+#[async_trait]
+pub trait GalleryRepo: Send + Sync {
+    async fn add(&self, image: GalleryRecord) -> StoreResult<()>;
+    async fn get(&self, user_id: &UserId, image_id: EntryId) -> StoreResult<Option<GalleryRecord>>;
+    /// Newest first: the user's images (of `character` only, when given) older than
+    /// `before`, at most `limit`.
+    async fn list(
+        &self,
+        user_id: &UserId,
+        character: Option<&CharacterId>,
+        before: Option<EntryId>,
+        limit: u32,
+    ) -> StoreResult<Vec<GalleryRecord>>;
+    /// The characters the user has images of, with how many; the most recent first.
+    async fn characters(&self, user_id: &UserId) -> StoreResult<Vec<GalleryCharacter>>;
+    /// Shares the image under the new feed id `feed_id`, or (`None`) takes it out of the
+    /// feed; the image as it now is, `None` when the user has no such image. Sharing a
+    /// shared image keeps its first feed entry.
+    async fn set_shared(
+        &self,
+        user_id: &UserId,
+        image_id: EntryId,
+        feed_id: Option<EntryId>,
+    ) -> StoreResult<Option<GalleryRecord>>;
+    /// Deletes the image's record and feed entry (the media bytes are the caller's);
+    /// false when the user has no such image.
+    async fn delete(&self, user_id: &UserId, image_id: EntryId) -> StoreResult<bool>;
+    /// The feed, newest share first: entries older than `before` (a feed id), at most
+    /// `limit`; restricted entries only when `include_restricted`.
+    async fn feed(&self, before: Option<EntryId>, limit: u32, include_restricted: bool) -> StoreResult<Vec<FeedEntry>>;
 }
 
 /// What a provider's transaction did, as a payment claim records it.
@@ -554,6 +673,7 @@ pub struct Store {
     pub reports: Arc<dyn ReportRepo>,
     pub orders: Arc<dyn OrderRepo>,
     pub subscriptions: Arc<dyn SubscriptionRepo>,
+    pub gallery: Arc<dyn GalleryRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -577,6 +697,7 @@ impl Store {
             + ReportRepo
             + OrderRepo
             + SubscriptionRepo
+            + GalleryRepo
             + Health
             + 'static,
     {
@@ -597,6 +718,7 @@ impl Store {
             reports: shared.clone(),
             orders: shared.clone(),
             subscriptions: shared.clone(),
+            gallery: shared.clone(),
             health: shared,
         }
     }

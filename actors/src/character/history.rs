@@ -6,7 +6,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
 use amora_domain::moderation;
-use amora_store::StoredMessage;
+use amora_store::{MessageImage, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, ready};
 use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
@@ -52,6 +52,52 @@ pub struct DeleteConversation {
 pub struct FindMessage {
     pub user_id: UserId,
     pub message_id: MessageId,
+}
+
+/// Adds a picture the character sends (a `chat/requestPicture` image, stored in the
+/// gallery already) to the conversation as a message of the character's.
+#[derive(Message)]
+#[rtype(result = "Result<MessageView, ChatError>")]
+pub struct AddPicture {
+    pub user_id: UserId,
+    pub image: MessageImage,
+}
+
+impl Handler<AddPicture> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<MessageView, ChatError>>;
+
+    fn handle(&mut self, message: AddPicture, _: &mut Self::Context) -> Self::Result {
+        let AddPicture { user_id, image } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::WINDOW, move |actor, _| {
+            let picture = StoredMessage {
+                message_id: crate::chat::new_entry_id(),
+                speaker: Speaker::Character,
+                content: String::new(),
+                image: Some(image),
+            };
+            let (engine, character_id, user) = (actor.engine.clone(), actor.character_id.clone(), user_id.clone());
+            let stored = picture.clone();
+            Box::pin(
+                async move { engine.store().conversations.append(&user, &character_id, stored).await }
+                    .into_actor(actor)
+                    .map(move |appended, actor, ctx| {
+                        appended?;
+                        if let Some(window) = actor.pair(&user_id).window.as_mut() {
+                            window.push(picture.clone());
+                        }
+                        let view = MessageView::from(&picture);
+                        let event = ServerEvent::ChatMessage {
+                            character_id: actor.character_id.clone(),
+                            message: view.clone(),
+                        };
+                        actor.publish(ctx, &user_id, event);
+                        actor.changed_elsewhere(ctx, &user_id);
+                        Ok(view)
+                    }),
+            )
+        })
+    }
 }
 
 impl Handler<History> for CharacterActor {
@@ -134,6 +180,7 @@ impl Handler<EditMessage> for CharacterActor {
                         speaker: Speaker::User,
                         content,
                         created_at: message_id.unix_millis(),
+                        image: None,
                     })
                 }),
             )

@@ -23,7 +23,7 @@ mod history;
 mod memories;
 mod turns;
 
-pub use history::{DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
+pub use history::{AddPicture, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
 pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
 pub use turns::{Regenerate, Send, StopReply};
 
@@ -239,6 +239,7 @@ impl CharacterActor {
                             &chatter.user_name,
                             &character.card.character_name,
                         ),
+                        image: None,
                     };
                     store.conversations.append(&user, &character_id, greeting.clone()).await?;
                     loaded.greeting = Some(greeting);

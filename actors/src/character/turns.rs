@@ -172,8 +172,12 @@ impl Handler<Send> for CharacterActor {
                 Ok(claimed) => claimed,
                 Err(error) => return ready(Err(error)),
             };
-            let message =
-                StoredMessage { message_id: new_entry_id(), speaker: Speaker::User, content: text.into_string() };
+            let message = StoredMessage {
+                message_id: new_entry_id(),
+                speaker: Speaker::User,
+                content: text.into_string(),
+                image: None,
+            };
             let (engine, character_id, user) =
                 (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
             let stored = message.clone();
@@ -240,7 +244,12 @@ impl Handler<Regenerate> for CharacterActor {
                 .map(|w| w.messages.iter().rev().take(2).cloned().collect())
                 .unwrap_or_default();
             let to_delete = match newest.as_slice() {
-                [reply, asked, ..] if reply.speaker == Speaker::Character && asked.speaker == Speaker::User => {
+                // A picture asked for in chat is not a reply: it is never written again.
+                [reply, asked, ..]
+                    if reply.speaker == Speaker::Character
+                        && reply.image.is_none()
+                        && asked.speaker == Speaker::User =>
+                {
                     Some(reply.message_id)
                 }
                 [asked, ..] if asked.speaker == Speaker::User => None,
@@ -330,7 +339,8 @@ impl Handler<ReplyEnded> for CharacterActor {
         let stored = async move {
             match written {
                 Ok(Some((content, finish))) => {
-                    let message = StoredMessage { message_id: reply_id, speaker: Speaker::Character, content };
+                    let message =
+                        StoredMessage { message_id: reply_id, speaker: Speaker::Character, content, image: None };
                     let started = Instant::now();
                     engine.store().conversations.append(&user, &character_id, message.clone()).await?;
                     engine.metrics().observe(Phase::StoreReply, started.elapsed());

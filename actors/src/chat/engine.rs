@@ -218,8 +218,16 @@ impl ChatEngine {
     }
 }
 
+/// What a picture message says in the prompt's history.
+const PICTURE_IN_HISTORY: &str = "*sends you a picture*";
+
 fn history_message(message: StoredMessage) -> HistoryMessage {
-    HistoryMessage { id: message.message_id, speaker: message.speaker, content: message.content }
+    // A picture sent in chat has no text: the model reads that one was sent.
+    let content = match (&message.image, message.content.is_empty()) {
+        (Some(_), true) => PICTURE_IN_HISTORY.to_owned(),
+        _ => message.content,
+    };
+    HistoryMessage { id: message.message_id, speaker: message.speaker, content }
 }
 
 fn to_model_message(message: PromptMessage) -> ChatMessage {

@@ -222,6 +222,10 @@ pub struct MessageView {
     /// Milliseconds since the epoch.
     #[ts(type = "number")]
     pub created_at: i64,
+    /// The picture the message shows (asked for with `chat/requestPicture`); always sent
+    /// (`null` for text), optional in TypeScript so that text-only literals stay valid.
+    #[ts(optional = nullable)]
+    pub image: Option<crate::images::MessageImageView>,
 }
 
 /// Who wrote a message, as the wire writes it (`Speaker` of the domain).
@@ -242,6 +246,7 @@ impl From<&StoredMessage> for MessageView {
             speaker: message.speaker,
             content: message.content.clone(),
             created_at: message.message_id.unix_millis(),
+            image: message.image.as_ref().map(crate::images::MessageImageView::from),
         }
     }
 }

@@ -5,10 +5,35 @@
 //! choices they were made from (for the illustrator, which draws from them), so every
 //! backend gets what it can use and the character keeps its look on all of them.
 
+mod comfyui;
+mod http;
+pub mod illustrator;
+mod openai;
+mod sdwebui;
+mod settings;
+
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 use crate::AiError;
+pub use comfyui::{ComfyUi, DEFAULT_WORKFLOW as DEFAULT_COMFYUI_WORKFLOW};
+pub use illustrator::Illustrator;
+pub use openai::OpenAiImages;
+pub use sdwebui::SdWebUi;
+pub use settings::{ComfyUiSettings, ImageBackend, ImageModelSettings, OpenAiImageSettings, SdWebUiSettings};
+
+/// The image model the settings choose, checked.
+pub fn build(settings: &ImageModelSettings) -> Result<Arc<dyn ImageModel>, AiError> {
+    settings.validate()?;
+    Ok(match settings.backend {
+        ImageBackend::Illustrator => Arc::new(Illustrator),
+        ImageBackend::Sdwebui => Arc::new(SdWebUi::new(&settings.sdwebui)?),
+        ImageBackend::Comfyui => Arc::new(ComfyUi::new(&settings.comfyui)?),
+        ImageBackend::Openai => Arc::new(OpenAiImages::new(&settings.openai)?),
+    })
+}
 
 /// What the character looks like, in the terms the illustrator draws from. Seeded
 /// characters carry one in their data; created characters get one from their attributes.
@@ -21,6 +46,13 @@ pub struct Subject {
     /// Indices into the illustrator's tables (skin, hair colour, hair style, eyes,
     /// backdrop, accessory); out-of-range values wrap.
     pub look: [u8; 6],
+}
+
+impl Subject {
+    /// The subject of a character with this gender and look.
+    pub fn of(gender: amora_domain::gender::Gender, look: &amora_domain::appearance::Look) -> Subject {
+        Subject { gender: gender.code(), look: look.to_array() }
+    }
 }
 
 /// One image to make.

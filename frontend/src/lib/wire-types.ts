@@ -3,11 +3,18 @@
 
 export type Speaker = "user" | "character";
 
+export type MessageImage = { imageId: string, url: string, width: number, height: number, };
+
 export type ChatMessage = { messageId: string, speaker: Speaker, content: string, 
 /**
  * Milliseconds since the epoch.
  */
-createdAt: number, };
+createdAt: number, 
+/**
+ * The picture the message shows (asked for with `chat/requestPicture`); always sent
+ * (`null` for text), optional in TypeScript so that text-only literals stay valid.
+ */
+image?: MessageImage | null, };
 
 export type MemoryOrigin = "extracted" | "user";
 
@@ -21,7 +28,25 @@ export type ReplyEnd = "stop" | "length" | "cancelled";
 
 export type PaymentStatus = "created" | "pending" | "paid" | "failed" | "expired" | "refunded";
 
-export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } };
+export type GalleryImage = { imageId: string, jobId: string, characterId: string | null, characterName: string | null, prompt: string, scene: string | null, outfit: string | null, pose: string | null, style: string | null, url: string, width: number, height: number, nsfw: boolean, illustration: boolean, shared: boolean, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, };
+
+export type FeedImage = { 
+/**
+ * The feed's own id (the paging cursor `beforeId`).
+ */
+feedId: string, imageId: string, url: string, width: number, height: number, characterId: string | null, characterName: string | null, prompt: string, 
+/**
+ * Milliseconds since the epoch.
+ */
+sharedAt: number, };
+
+export type ImageFailure = "failed" | "refused" | "timedOut" | "cancelled";
+
+export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } };
 
 export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
 

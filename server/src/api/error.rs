@@ -46,6 +46,9 @@ pub enum ApiError {
     /// A chat action was refused or failed; the chat error knows its code.
     #[error("chat: {0}")]
     Chat(amora_actors::chat::ChatError),
+    /// An image request was refused or failed; the image error knows its code.
+    #[error("image: {0}")]
+    Image(amora_actors::images::ImageError),
     /// An internal fault; the cause is logged and the client sees only the code.
     #[error("internal: {0}")]
     Internal(String),
@@ -66,6 +69,7 @@ impl ApiError {
             ApiError::CannotPurchasePlan(_) => ApiCode::CannotPurchasePlan,
             ApiError::PayloadTooLarge | ApiError::RequestTimeout => ApiCode::ParamError,
             ApiError::Chat(error) => error.code(),
+            ApiError::Image(error) => error.code(),
             ApiError::Internal(_) => ApiCode::ServerError,
         }
     }
@@ -75,6 +79,7 @@ impl ApiError {
         match self {
             ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
             ApiError::Chat(error) => error.public_message(),
+            ApiError::Image(error) => error.public_message(),
             ApiError::Suspended => "This account is suspended.".to_owned(),
             ApiError::CannotPurchasePlan(until) => format!(
                 "You already have a plan until {}. You can buy another once it ends, or buy tokens now.",
@@ -107,6 +112,11 @@ impl ResponseError for ApiError {
             && error.code() == ApiCode::ServerError
         {
             tracing::error!(%error, "chat request failed");
+        }
+        if let ApiError::Image(error) = self
+            && error.code() == ApiCode::ServerError
+        {
+            tracing::error!(%error, "image request failed");
         }
         if let ApiError::PayloadTooLarge = self {
             return HttpResponse::PayloadTooLarge().json(
@@ -143,6 +153,12 @@ impl From<amora_domain::Invalid> for ApiError {
 impl From<amora_actors::chat::ChatError> for ApiError {
     fn from(error: amora_actors::chat::ChatError) -> Self {
         ApiError::Chat(error)
+    }
+}
+
+impl From<amora_actors::images::ImageError> for ApiError {
+    fn from(error: amora_actors::images::ImageError) -> Self {
+        ApiError::Image(error)
     }
 }
 

@@ -25,7 +25,7 @@ pub struct ListRequest {
 /// Browsers send their adult-content (NSFW) preference as the `nsfw` header, `1` or `0`
 /// (spec §7). Only an explicit `0` turns it off, so callers that send no header keep the
 /// catalogue their account allows.
-fn adult_content_off(req: &HttpRequest) -> bool {
+pub(crate) fn adult_content_off(req: &HttpRequest) -> bool {
     req.headers().get("nsfw").and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim() == "0")
 }
 

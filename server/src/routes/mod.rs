@@ -4,6 +4,7 @@
 mod blog;
 mod characters;
 mod chat;
+mod images;
 pub mod login;
 pub mod pay;
 mod reports;
@@ -37,6 +38,15 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/chat/deleteChat", web::post().to(chat::delete_chat))
         .route("/user/v1/chat/editMessage", web::post().to(chat::edit_message))
         .route("/user/v1/chat/deleteMessage", web::post().to(chat::delete_message))
+        .route("/user/v1/chat/requestPicture", web::post().to(images::request_picture))
+        .route("/user/v1/image/getImageOptions", web::post().to(images::get_image_options))
+        .route("/user/v1/image/generate", web::post().to(images::generate))
+        .route("/user/v1/image/cancel", web::post().to(images::cancel))
+        .route("/user/v1/image/getGallery", web::post().to(images::get_gallery))
+        .route("/user/v1/image/getGalleryCharacters", web::post().to(images::get_gallery_characters))
+        .route("/user/v1/image/deleteImage", web::post().to(images::delete_image))
+        .route("/user/v1/image/shareImage", web::post().to(images::share_image))
+        .route("/user/v1/image/getFeed", web::post().to(images::get_feed))
         .route("/user/v1/memory/getMemoryList", web::post().to(chat::get_memory_list))
         .route("/user/v1/memory/addMemory", web::post().to(chat::add_memory))
         .route("/user/v1/memory/updateMemory", web::post().to(chat::update_memory))

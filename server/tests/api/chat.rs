@@ -328,6 +328,7 @@ async fn history_pages_newest_first_and_the_user_may_edit_or_delete_own_messages
             message_id: MessageId::from_raw(1_700_000_000_000_000_000 + i),
             speaker,
             content: format!("m{i}"),
+            image: None,
         };
         app.store.conversations.append(&user_id, &character, message).await.unwrap();
     }

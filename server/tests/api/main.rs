@@ -13,6 +13,7 @@ mod envelope;
 mod fakes;
 mod helpers;
 mod hosted;
+mod images;
 mod nowpayments;
 mod payments;
 mod paypal;

@@ -380,6 +380,7 @@ impl UserRepo for CqlStore {
         let s = &self.statements.accounts;
         self.revoke_all(id).await?;
         self.delete_chats_of(id).await?;
+        self.delete_gallery_of(id).await?;
         self.run(&s.delete_credits, (id.as_str(),)).await?;
         // The account (with its ledger) goes before its claims, so a claim is never free
         // while an account still answers to it.

@@ -16,8 +16,8 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::{CqlStore, Kind, Preparer, corrupt};
 use crate::{
-    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, StoreError,
-    StoreResult, StoredMessage,
+    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, MessageImage,
+    StoreError, StoreResult, StoredMessage,
 };
 
 /// Compare-and-set rounds on one user's credits before giving up.
@@ -53,16 +53,22 @@ impl Statements {
         Ok(Self {
             insert_message: p
                 .prepare(
-                    "INSERT INTO messages (user_id, character_id, message_id, speaker, content) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (user_id, character_id, message_id, speaker, content, image)
+                     VALUES (?, ?, ?, ?, ?, ?)",
                     Kind::Idempotent,
                 )
                 .await?,
             messages: p
-                .prepare(&format!("SELECT message_id, speaker, content FROM messages WHERE {pair} LIMIT ?"), Kind::Idempotent)
+                .prepare(
+                    &format!("SELECT message_id, speaker, content, image FROM messages WHERE {pair} LIMIT ?"),
+                    Kind::Idempotent,
+                )
                 .await?,
             messages_before: p
                 .prepare(
-                    &format!("SELECT message_id, speaker, content FROM messages WHERE {pair} AND message_id < ? LIMIT ?"),
+                    &format!(
+                        "SELECT message_id, speaker, content, image FROM messages WHERE {pair} AND message_id < ? LIMIT ?"
+                    ),
                     Kind::Idempotent,
                 )
                 .await?,
@@ -78,14 +84,15 @@ impl Statements {
             delete_pair_messages: p.prepare(&format!("DELETE FROM messages WHERE {pair}"), Kind::Idempotent).await?,
             upsert_conversation: p
                 .prepare(
-                    "INSERT INTO conversations (user_id, character_id, last_message_id, last_speaker, last_content)
-                     VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO conversations (user_id, character_id, last_message_id, last_speaker, last_content, last_image)
+                     VALUES (?, ?, ?, ?, ?, ?)",
                     Kind::Idempotent,
                 )
                 .await?,
             conversations: p
                 .prepare(
-                    "SELECT character_id, last_message_id, last_speaker, last_content FROM conversations WHERE user_id = ?",
+                    "SELECT character_id, last_message_id, last_speaker, last_content, last_image FROM conversations
+                     WHERE user_id = ?",
                     Kind::Idempotent,
                 )
                 .await?,
@@ -134,14 +141,15 @@ impl Statements {
     }
 }
 
-type MessageRow = (i64, String, String);
+type MessageRow = (i64, String, String, Option<String>);
 
 fn stored(row: MessageRow) -> StoreResult<StoredMessage> {
-    let (id, speaker, content) = row;
+    let (id, speaker, content, image) = row;
     Ok(StoredMessage {
         message_id: MessageId::from_raw(id),
         speaker: Speaker::from_code(&speaker).map_err(corrupt)?,
         content,
+        image: image.as_deref().map(MessageImage::from_code).transpose()?,
     })
 }
 
@@ -157,8 +165,8 @@ impl CqlStore {
         let s = &self.statements.chat;
         let newest: Option<MessageRow> = self.first(&s.messages, (user, character, 1_i32)).await?;
         match newest {
-            Some((id, speaker, content)) => {
-                self.run(&s.upsert_conversation, (user, character, id, speaker, content)).await?;
+            Some((id, speaker, content, image)) => {
+                self.run(&s.upsert_conversation, (user, character, id, speaker, content, image)).await?;
             }
             None => {
                 self.run(&s.delete_conversation, (user, character)).await?;
@@ -194,8 +202,10 @@ impl ConversationRepo for CqlStore {
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let id = message.message_id.raw();
         self.run(&s.insert_partner, (user, character)).await?;
-        self.run(&s.insert_message, (user, character, id, message.speaker.code(), &message.content)).await?;
-        self.run(&s.upsert_conversation, (user, character, id, message.speaker.code(), &message.content)).await?;
+        let image = message.image.as_ref().map(MessageImage::code);
+        let values = (user, character, id, message.speaker.code(), &message.content, &image);
+        self.run(&s.insert_message, values).await?;
+        self.run(&s.upsert_conversation, values).await?;
         Ok(())
     }
 
@@ -255,14 +265,14 @@ impl ConversationRepo for CqlStore {
     }
 
     async fn list(&self, user_id: &UserId) -> StoreResult<Vec<ConversationSummary>> {
-        type Row = (String, i64, String, String);
+        type Row = (String, i64, String, String, Option<String>);
         let rows: Vec<Row> = self.paged(&self.statements.chat.conversations, (user_id.as_str(),)).await?;
         let mut list = rows
             .into_iter()
-            .map(|(character_id, id, speaker, content)| {
+            .map(|(character_id, id, speaker, content, image)| {
                 Ok(ConversationSummary {
                     character_id: CharacterId::parse(&character_id).map_err(corrupt)?,
-                    last_message: stored((id, speaker, content))?,
+                    last_message: stored((id, speaker, content, image))?,
                 })
             })
             .collect::<StoreResult<Vec<_>>>()?;

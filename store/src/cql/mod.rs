@@ -13,6 +13,7 @@ mod accounts;
 mod blog;
 mod characters;
 mod chat;
+mod gallery;
 mod ledger;
 mod media;
 mod moderation;
@@ -112,6 +113,7 @@ struct Statements {
     accounts: accounts::Statements,
     ledger: ledger::Statements,
     chat: chat::Statements,
+    gallery: gallery::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
@@ -140,6 +142,7 @@ impl CqlStore {
         ensure_keyspace(&session, &settings).await?;
         session.use_keyspace(&settings.keyspace, true).await.map_err(unavailable)?;
         apply_schema(&session).await?;
+        add_new_columns(&session, &settings.keyspace).await?;
         let preparer = Preparer { session: &session, settings: &settings };
         let statements = Statements {
             characters: characters::Statements::prepare(&preparer).await?,
@@ -148,6 +151,7 @@ impl CqlStore {
             accounts: accounts::Statements::prepare(&preparer).await?,
             ledger: ledger::Statements::prepare(&preparer).await?,
             chat: chat::Statements::prepare(&preparer).await?,
+            gallery: gallery::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
@@ -274,6 +278,35 @@ async fn apply_schema(session: &Session) -> StoreResult<()> {
             .map_err(|e| StoreError::Unavailable(format!("schema statement failed: {e}\n{statement}")))?;
     }
     session.await_schema_agreement().await.map_err(unavailable)?;
+    Ok(())
+}
+
+/// Columns added to tables after they first shipped: `schema.cql` creates new tables with
+/// them, and a keyspace made before gets them here (CQL has no `ADD IF NOT EXISTS`).
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("messages", "image", "text"), ("conversations", "last_image", "text")];
+
+async fn add_new_columns(session: &Session, keyspace: &str) -> StoreResult<()> {
+    let mut added = false;
+    for (table, column, kind) in ADDED_COLUMNS {
+        let found = session
+            .query_unpaged(
+                "SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?",
+                (keyspace, *table, *column),
+            )
+            .await
+            .map_err(unavailable)?
+            .into_rows_result()
+            .map_err(corrupt)?
+            .rows_num();
+        if found == 0 {
+            let cql = format!("ALTER TABLE {table} ADD {column} {kind}");
+            session.query_unpaged(cql.as_str(), ()).await.map_err(unavailable)?;
+            added = true;
+        }
+    }
+    if added {
+        session.await_schema_agreement().await.map_err(unavailable)?;
+    }
     Ok(())
 }
 

@@ -9,8 +9,8 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::EmbeddedStore;
 use crate::{
-    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, StoreError,
-    StoreResult, StoredMessage,
+    ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, MessageImage,
+    StoreError, StoreResult, StoredMessage,
 };
 
 fn speaker(code: &str) -> StoreResult<Speaker> {
@@ -27,9 +27,17 @@ impl ConversationRepo for EmbeddedStore {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
             conn.prepare_cached(
-                "INSERT INTO messages (user_id, character_id, message_id, speaker, content) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO messages (user_id, character_id, message_id, speaker, content, image)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![user, character, message.message_id.raw(), message.speaker.code(), message.content])?;
+            .execute(params![
+                user,
+                character,
+                message.message_id.raw(),
+                message.speaker.code(),
+                message.content,
+                message.image.as_ref().map(MessageImage::code)
+            ])?;
             Ok(())
         })
         .await
@@ -46,16 +54,26 @@ impl ConversationRepo for EmbeddedStore {
         let before = before.map_or(i64::MAX, EntryId::raw);
         self.with_conn(move |conn| {
             let mut statement = conn.prepare_cached(
-                "SELECT message_id, speaker, content FROM messages
+                "SELECT message_id, speaker, content, image FROM messages
                  WHERE user_id = ?1 AND character_id = ?2 AND message_id < ?3
                  ORDER BY message_id DESC LIMIT ?4",
             )?;
             let rows = statement.query_map(params![user, character, before, limit], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
             })?;
             rows.map(|row| {
-                let (id, code, content) = row?;
-                Ok(StoredMessage { message_id: MessageId::from_raw(id), speaker: speaker(&code)?, content })
+                let (id, code, content, image) = row?;
+                Ok(StoredMessage {
+                    message_id: MessageId::from_raw(id),
+                    speaker: speaker(&code)?,
+                    content,
+                    image: image.as_deref().map(MessageImage::from_code).transpose()?,
+                })
             })
             .collect()
         })
@@ -112,19 +130,30 @@ impl ConversationRepo for EmbeddedStore {
         self.with_conn(move |conn| {
             // The newest message of each of the user's conversations (primary-key lookups only).
             let mut statement = conn.prepare_cached(
-                "SELECT m.character_id, m.message_id, m.speaker, m.content
+                "SELECT m.character_id, m.message_id, m.speaker, m.content, m.image
                  FROM (SELECT character_id, MAX(message_id) AS newest FROM messages WHERE user_id = ?1 GROUP BY character_id) AS c
                  JOIN messages AS m ON m.user_id = ?1 AND m.character_id = c.character_id AND m.message_id = c.newest
                  ORDER BY m.message_id DESC",
             )?;
             let rows = statement.query_map(params![user], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                ))
             })?;
             rows.map(|row| {
-                let (character_id, id, code, content) = row?;
+                let (character_id, id, code, content, image) = row?;
                 Ok(ConversationSummary {
                     character_id: character(&character_id)?,
-                    last_message: StoredMessage { message_id: MessageId::from_raw(id), speaker: speaker(&code)?, content },
+                    last_message: StoredMessage {
+                        message_id: MessageId::from_raw(id),
+                        speaker: speaker(&code)?,
+                        content,
+                        image: image.as_deref().map(MessageImage::from_code).transpose()?,
+                    },
                 })
             })
             .collect()

@@ -215,6 +215,31 @@ const STEPS: &[&str] = &[
     CREATE INDEX subscriptions_by_user ON subscriptions (user_id, created_at DESC, subscription_id DESC);
     CREATE UNIQUE INDEX subscriptions_by_provider_ref ON subscriptions (route, provider_ref)
         WHERE provider_ref IS NOT NULL;",
+    // 9: generated images (issue 16): the gallery, one row per image keyed by owner and
+    // time-ordered id; a shared image carries its feed id, and the feed is read from a
+    // partial index over those. Messages may show a gallery image ("<id> <w> <h>").
+    "CREATE TABLE gallery (
+        user_id           TEXT NOT NULL,
+        image_id          INTEGER NOT NULL,
+        job_id            INTEGER NOT NULL,
+        character_id      TEXT,
+        character_name    TEXT,
+        prompt            TEXT NOT NULL,
+        scene             TEXT,
+        outfit            TEXT,
+        pose              TEXT,
+        style             TEXT,
+        width             INTEGER NOT NULL,
+        height            INTEGER NOT NULL,
+        nsfw              INTEGER NOT NULL,
+        illustration      INTEGER NOT NULL,
+        restricted        INTEGER NOT NULL,
+        feed_id           INTEGER,
+        PRIMARY KEY (user_id, image_id)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX gallery_by_character ON gallery (user_id, character_id, image_id);
+    CREATE UNIQUE INDEX gallery_feed ON gallery (feed_id) WHERE feed_id IS NOT NULL;
+    ALTER TABLE messages ADD COLUMN image TEXT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -6,6 +6,7 @@ mod accounts;
 mod blog;
 mod characters;
 mod chat;
+mod gallery;
 mod ledger;
 mod media;
 mod migrations;

@@ -1,18 +1,22 @@
 //! The seeded character catalogue, loaded on first start: the characters of
-//! `characters.json` and their portraits, drawn offline by `portrait` as SVG and kept in
-//! the media repository so that nothing is fetched at run time.
+//! `characters.json` and their two pictures each, kept in the media repository so that
+//! nothing is fetched at run time. The store draws nothing: whoever seeds (the server at
+//! start-up, tests) passes a painter, the embedded illustrator of the `ai` crate.
 
-pub mod portrait;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
+use amora_domain::appearance::{Look, Shot};
 use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
 use amora_domain::gender::Gender;
 use serde::Deserialize;
 
 use crate::{CatalogueEntry, MediaObject, Store, StoreError, StoreResult};
-use portrait::{Look, Shot, render_portrait};
 
 const CATALOGUE_JSON: &str = include_str!("characters.json");
-const SVG: &str = "image/svg+xml";
+
+/// Draws one picture of a seeded character (its look, gender and which shot).
+pub type Painter<'a> = &'a (dyn Fn(&Look, Gender, Shot) -> MediaObject + Sync);
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,19 +44,37 @@ pub fn portrait_media_id(key: &str, shot: Shot) -> String {
     }
 }
 
+fn parse_seeds() -> StoreResult<Vec<SeedCharacter>> {
+    serde_json::from_str(CATALOGUE_JSON).map_err(|e| StoreError::Corrupt(format!("characters.json: {e}")))
+}
+
+/// The look of a seeded character (`None` for any other), so that its generated images
+/// show the same person as its portraits.
+pub fn look_of(character: &CharacterId) -> Option<Look> {
+    static LOOKS: OnceLock<HashMap<String, Look>> = OnceLock::new();
+    let looks = LOOKS.get_or_init(|| match parse_seeds() {
+        Ok(seeds) => seeds.into_iter().map(|s| (s.key, s.look)).collect(),
+        Err(error) => {
+            // The same text fails the catalogue's tests and the seeding at start-up.
+            tracing::error!(%error, "the seeded looks cannot be read");
+            HashMap::new()
+        }
+    });
+    looks.get(character.as_str()).copied()
+}
+
 /// Seeds the catalogue when the store has no characters yet; returns how many were added.
-pub async fn ensure_catalogue(store: &Store) -> StoreResult<usize> {
+/// `paint` draws each character's portrait and secondary picture.
+pub async fn ensure_catalogue(store: &Store, paint: Painter<'_>) -> StoreResult<usize> {
     if store.characters.count().await? > 0 {
         return Ok(0);
     }
-    let seeds: Vec<SeedCharacter> =
-        serde_json::from_str(CATALOGUE_JSON).map_err(|e| StoreError::Corrupt(format!("characters.json: {e}")))?;
+    let seeds = parse_seeds()?;
     let mut entries = Vec::with_capacity(seeds.len());
     for (rank, seed) in seeds.into_iter().enumerate() {
         let gender = Gender::try_from(seed.gender).map_err(invalid_seed)?;
         for shot in [Shot::Portrait, Shot::Secondary] {
-            let svg = render_portrait(&seed.look, gender.code(), shot);
-            let object = MediaObject { content_type: SVG.to_owned(), bytes: svg.into_bytes() };
+            let object = paint(&seed.look, gender, shot);
             store.media.put(&portrait_media_id(&seed.key, shot), object).await?;
         }
         entries.push(CatalogueEntry { character: seed_to_character(seed, gender)?, rank: rank as i64 });
@@ -97,7 +119,19 @@ mod tests {
     use super::*;
 
     fn seeds() -> Vec<SeedCharacter> {
-        serde_json::from_str(CATALOGUE_JSON).unwrap_or_else(|e| panic!("characters.json: {e}"))
+        parse_seeds().unwrap_or_else(|e| panic!("characters.json: {e}"))
+    }
+
+    #[test]
+    fn the_look_of_a_seeded_character_is_known_and_others_have_none() {
+        let sofia = CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
+        let look = look_of(&sofia).unwrap_or_else(|| panic!("gf-001 has a look"));
+        assert_eq!(look, Look { skin: 1, hair: 1, hair_style: 1, eyes: 2, background: 2, accessory: 1 });
+        let created = CharacterId::parse("c-123456").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(look_of(&created), None);
+        assert!(
+            seeds().iter().all(|s| look_of(&CharacterId::parse(&s.key).unwrap_or_else(|e| panic!("{e}"))).is_some())
+        );
     }
 
     #[test]

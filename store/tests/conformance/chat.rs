@@ -2,7 +2,7 @@
 
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{MemoryId, MessageId, Speaker};
-use amora_store::{Memory, MemoryOrigin, StoredMessage};
+use amora_store::{Memory, MemoryOrigin, MessageImage, StoredMessage};
 
 use crate::{backend, user};
 
@@ -11,7 +11,23 @@ fn character(id: &str) -> CharacterId {
 }
 
 fn message(id: i64, speaker: Speaker, content: &str) -> StoredMessage {
-    StoredMessage { message_id: MessageId::from_raw(id), speaker, content: content.into() }
+    StoredMessage { message_id: MessageId::from_raw(id), speaker, content: content.into(), image: None }
+}
+
+#[tokio::test]
+async fn a_message_keeps_its_picture_in_history_and_the_chat_list() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    let mia = character("gf-001");
+    store.conversations.append(&ann, &mia, message(1000, Speaker::User, "send me a picture")).await.unwrap();
+    let image = MessageImage { image_id: amora_domain::chat::EntryId::from_raw(1_234_567), width: 512, height: 768 };
+    let picture = StoredMessage { image: Some(image), ..message(2000, Speaker::Character, "") };
+    store.conversations.append(&ann, &mia, picture.clone()).await.unwrap();
+    let messages = store.conversations.messages(&ann, &mia, None, 10).await.unwrap();
+    assert_eq!(messages[0], picture);
+    assert_eq!(messages[1].image, None);
+    let list = store.conversations.list(&ann).await.unwrap();
+    assert_eq!(list[0].last_message, picture);
 }
 
 #[tokio::test]
