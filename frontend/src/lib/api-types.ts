@@ -1,5 +1,5 @@
 /** Wire shapes of API.md sections 1.3 and 4, shared by every feature. */
-import { API_CODES, type ChatMessage as WireChatMessage } from '@/lib/wire-types';
+import { API_CODES, type ChatMessage } from '@/lib/wire-types';
 
 export interface ApiEnvelope<T> {
   code: number;
@@ -99,41 +99,13 @@ export interface Character extends CharacterCard {
  * time-ordered decimal strings beyond JavaScript's safe integers: compare them with
  * `compareEntryIds`, never as numbers. A memory is a fact about the user a character keeps.
  */
-export type { Memory } from '@/lib/wire-types';
+export type { ChatMessage, Memory } from '@/lib/wire-types';
 
-/** The picture a character sent in chat (docs/api.md "Images": `ChatMessage.image`). */
-export interface ChatImage {
-  imageId: string;
-  url: string;
-  width: number;
-  height: number;
-}
-
-/** A message; a picture the character sent carries `image` (null or absent for text). */
-export type ChatMessage = WireChatMessage & { image?: ChatImage | null };
-
-/** One of the user's generated images (docs/api.md "Images"). */
-export interface GalleryImage {
-  imageId: string;
-  jobId: string;
-  characterId: string | null;
-  characterName: string | null;
-  prompt: string;
-  scene: string | null;
-  outfit: string | null;
-  pose: string | null;
-  style: string | null;
-  /** Site-relative (`/media/img-…`), or hosted elsewhere. */
-  url: string;
-  width: number;
-  height: number;
-  nsfw: boolean;
-  /** Drawn by the embedded illustrator, not a photo model: the UI says so. */
-  illustration: boolean;
-  /** In the public feed. */
-  shared: boolean;
-  createdAt: number;
-}
+/**
+ * The picture a character sent in chat (`ChatMessage.image`, docs/api.md "Images"), and one
+ * of the user's generated images, as the Rust server generates them.
+ */
+export type { GalleryImage, MessageImage as ChatImage } from '@/lib/wire-types';
 
 /** One spoken part of a message (docs/api.md "Voice"), in order from index 0. */
 export interface VoicePart {

@@ -5,6 +5,7 @@
  */
 import { apiPost } from '@/lib/api-client';
 import { ApiCode, type GalleryImage } from '@/lib/api-types';
+import type { FeedImage } from '@/lib/wire-types';
 
 export type { GalleryImage } from '@/lib/api-types';
 
@@ -32,18 +33,8 @@ export interface ImageOptions {
   illustration: boolean;
 }
 
-export interface FeedImage {
-  /** The feed entry's own id, the feed's paging cursor (older servers page by `imageId`). */
-  feedId?: string;
-  imageId: string;
-  url: string;
-  width: number;
-  height: number;
-  characterId: string | null;
-  characterName: string | null;
-  prompt: string;
-  sharedAt: number;
-}
+/** A shared image of the public feed; `feedId` is the share's own id, the feed's paging cursor. */
+export type { FeedImage } from '@/lib/wire-types';
 
 export interface GalleryCharacter {
   characterId: string;

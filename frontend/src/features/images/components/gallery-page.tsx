@@ -233,7 +233,7 @@ function PublicFeed() {
     const envelope = await getFeed(beforeId ? { beforeId } : {});
     return envelope.success && envelope.data ? envelope.data : null;
   }, []);
-  const pages = useImagePages<FeedImage>('feed', fetchPage, (image) => image.feedId ?? image.imageId);
+  const pages = useImagePages<FeedImage>('feed', fetchPage, (image) => image.feedId);
   const caption = (image: FeedImage) => [image.characterName, image.prompt].filter(Boolean).join(' · ');
 
   let grid;
