@@ -18,6 +18,7 @@ use ts_rs::TS;
 
 use crate::chat::{MemoryView, MessageView};
 use crate::images::{GalleryImageView, ImageFailure, Progress};
+use crate::voice::VoicePart;
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -157,6 +158,25 @@ pub enum ServerEvent {
         #[ts(type = "number")]
         refunded: Coins,
     },
+    /// The next part of a message being spoken (`voice/speak` answered the first), in order.
+    VoicePart {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        part: VoicePart,
+    },
+    /// Speaking a message failed; `refunded` coins went back (a `tokenCount` follows).
+    VoiceFailed {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        code: u32,
+        msg: String,
+        #[ts(type = "number")]
+        refunded: Coins,
+    },
 }
 
 /// Where an order stands, as the wire writes it (`OrderState` of the domain).
@@ -197,6 +217,8 @@ impl ServerEvent {
             ServerEvent::ImageProgress { .. } => "imageProgress",
             ServerEvent::ImageDone { .. } => "imageDone",
             ServerEvent::ImageFailed { .. } => "imageFailed",
+            ServerEvent::VoicePart { .. } => "voicePart",
+            ServerEvent::VoiceFailed { .. } => "voiceFailed",
         }
     }
 
@@ -302,6 +324,18 @@ mod tests {
                 code: None,
                 msg: String::new(),
                 refunded: Coins(20),
+            },
+            ServerEvent::VoicePart {
+                character_id: id(),
+                message_id: EntryId::from_raw(1),
+                part: VoicePart { index: 1, url: "/media/voice-x".into(), duration_ms: 900, last: true },
+            },
+            ServerEvent::VoiceFailed {
+                character_id: id(),
+                message_id: EntryId::from_raw(1),
+                code: 50000,
+                msg: String::new(),
+                refunded: Coins(2),
             },
         ];
         for event in all {

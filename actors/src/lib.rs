@@ -18,6 +18,7 @@ pub mod images;
 pub mod registry;
 pub mod seeding;
 pub mod user;
+pub mod voice;
 pub mod wire_types;
 
 pub use amora_ai as ai;

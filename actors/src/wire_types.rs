@@ -10,6 +10,7 @@ use crate::actions::ClientAction;
 use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName};
 use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
 use crate::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
+use crate::voice::{VoicePart, VoiceView};
 
 /// Where the generated file lives, from the repository root.
 pub const TYPESCRIPT_PATH: &str = "frontend/src/lib/wire-types.ts";
@@ -32,6 +33,8 @@ pub fn typescript() -> String {
         GalleryImageView::decl(&cfg),
         FeedImageView::decl(&cfg),
         ImageFailure::decl(&cfg),
+        VoicePart::decl(&cfg),
+        VoiceView::decl(&cfg),
         ServerEvent::decl(&cfg),
         ClientAction::decl(&cfg),
     ];

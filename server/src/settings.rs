@@ -37,6 +37,39 @@ pub struct Settings {
     pub image: amora_actors::images::ImageJobSettings,
     /// Payment routes: each processor's keys (empty = off) and the sandbox.
     pub payments: PaymentsSettings,
+    /// Spoken replies: how much of a message, in what pieces, and the voice model.
+    pub voice: VoiceSettings,
+}
+
+/// `[voice]`: spoken character messages (docs/api.md "Voice"). The price is
+/// `web.gen_voice_coin`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSettings {
+    /// At most this many characters of a message are spoken.
+    pub max_chars: usize,
+    /// Parts after the first (one sentence) hold whole sentences up to this many characters.
+    pub part_chars: usize,
+    /// Longest one part may take to synthesise and store.
+    pub timeout_secs: u64,
+    /// The voice model: the embedded synthesiser or an OpenAI-compatible service.
+    #[serde(default)]
+    pub model: amora_actors::voice::VoiceModelSettings,
+}
+
+impl VoiceSettings {
+    /// What the actors' `Voices` is started with.
+    pub fn to_actors(&self, price: i64) -> amora_actors::voice::VoiceSettings {
+        let part_timeout = std::time::Duration::from_secs(self.timeout_secs);
+        amora_actors::voice::VoiceSettings {
+            price: amora_domain::money::Coins(price),
+            max_chars: self.max_chars,
+            part_chars: self.part_chars,
+            part_timeout,
+            // Every part of the longest message in turn, and some slack.
+            stalled_after: part_timeout * (self.max_chars / self.part_chars.max(1) + 2) as u32,
+        }
+    }
 }
 
 /// `[payments]`: one sub-section per route, each owned by its provider's module.
@@ -577,6 +610,13 @@ impl Settings {
             .map_err(|e| SettingsError::Invalid(format!("http.public_base_url: {e}")))?;
         self.chat.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
         self.payments.validate().map_err(SettingsError::Invalid)?;
+        let voice = &self.voice;
+        if voice.max_chars == 0 || voice.part_chars < 40 || voice.timeout_secs == 0 {
+            return Err(SettingsError::Invalid(
+                "voice.max_chars and voice.timeout_secs must be at least 1 and voice.part_chars at least 40".into(),
+            ));
+        }
+        voice.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
         if self.chat.max_reply_tokens == 0 || self.chat.history_budget_tokens < 64 {
             return Err(SettingsError::Invalid(
                 "chat.max_reply_tokens must be at least 1 and chat.history_budget_tokens at least 64".into(),

@@ -83,8 +83,17 @@ impl Application {
                 }
             });
         }
+        let voice_model =
+            amora_actors::voice::build_model(&settings.voice.model).map_err(|e| anyhow::anyhow!("voice model: {e}"))?;
+        let voices = amora_actors::voice::Voices::new(
+            voice_model,
+            store.clone(),
+            &node,
+            settings.voice.to_actors(settings.web.gen_voice_coin),
+        );
         let state = AppState {
             payments,
+            voices,
             node,
             socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
             limits: Limiters::from_settings(

@@ -22,6 +22,8 @@ pub struct AppState {
     pub identity: IdentityProviders,
     /// This node's actors and event bus.
     pub node: Node,
+    /// Spoken character messages.
+    pub voices: amora_actors::voice::Voices,
     /// Caps open sockets on this node; each socket holds a permit.
     pub socket_permits: Arc<tokio::sync::Semaphore>,
     /// The payment routes: providers, the sandbox, the path of processors' notifications.

@@ -49,6 +49,9 @@ pub enum ApiError {
     /// An image request was refused or failed; the image error knows its code.
     #[error("image: {0}")]
     Image(amora_actors::images::ImageError),
+    /// A voice play was refused or failed; the voice error knows its code.
+    #[error("voice: {0}")]
+    Voice(amora_actors::voice::VoiceError),
     /// An internal fault; the cause is logged and the client sees only the code.
     #[error("internal: {0}")]
     Internal(String),
@@ -70,6 +73,7 @@ impl ApiError {
             ApiError::PayloadTooLarge | ApiError::RequestTimeout => ApiCode::ParamError,
             ApiError::Chat(error) => error.code(),
             ApiError::Image(error) => error.code(),
+            ApiError::Voice(error) => error.code(),
             ApiError::Internal(_) => ApiCode::ServerError,
         }
     }
@@ -80,6 +84,7 @@ impl ApiError {
             ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
             ApiError::Chat(error) => error.public_message(),
             ApiError::Image(error) => error.public_message(),
+            ApiError::Voice(error) => error.public_message(),
             ApiError::Suspended => "This account is suspended.".to_owned(),
             ApiError::CannotPurchasePlan(until) => format!(
                 "You already have a plan until {}. You can buy another once it ends, or buy tokens now.",
@@ -117,6 +122,10 @@ impl ResponseError for ApiError {
             && error.code() == ApiCode::ServerError
         {
             tracing::error!(%error, "image request failed");
+        if let ApiError::Voice(error) = self
+            && error.code() == ApiCode::ServerError
+        {
+            tracing::error!(%error, "voice request failed");
         }
         if let ApiError::PayloadTooLarge = self {
             return HttpResponse::PayloadTooLarge().json(
@@ -159,6 +168,9 @@ impl From<amora_actors::chat::ChatError> for ApiError {
 impl From<amora_actors::images::ImageError> for ApiError {
     fn from(error: amora_actors::images::ImageError) -> Self {
         ApiError::Image(error)
+impl From<amora_actors::voice::VoiceError> for ApiError {
+    fn from(error: amora_actors::voice::VoiceError) -> Self {
+        ApiError::Voice(error)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod pay;
 mod reports;
 mod telemetry;
 mod user;
+mod voice;
 mod web_config;
 
 use actix_web::web;
@@ -54,6 +55,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/blog/getBlogList", web::post().to(blog::get_blog_list))
         .route("/user/v1/blog/getBlogInfo", web::post().to(blog::get_blog_info))
         .route("/user/v1/report/reportContent", web::post().to(reports::report_content))
+        .route("/user/v1/voice/getVoices", web::post().to(voice::get_voices))
+        .route("/user/v1/voice/speak", web::post().to(voice::speak))
         .route("/spm", web::get().to(telemetry::spm))
         .route("/webError", web::post().to(telemetry::web_error))
         .default_service(web::to(unknown_endpoint));

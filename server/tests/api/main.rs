@@ -26,5 +26,6 @@ mod site;
 mod support;
 mod telemetry;
 mod vectors;
+mod voice;
 mod web_config;
 mod zpay;

@@ -257,6 +257,7 @@ impl ConversationRepo for CqlStore {
             if self.conditional(&s.delete_message, (user, character, id.raw())).await? {
                 deleted += 1;
             }
+            self.delete_message_voice(user, character, id.raw()).await?;
         }
         if deleted > 0 {
             self.refresh_conversation(user, character).await?;
@@ -286,6 +287,7 @@ impl ConversationRepo for CqlStore {
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let any: Option<MessageRow> = self.first(&s.messages, (user, character, 1_i32)).await?;
         self.run(&s.delete_pair_messages, (user, character)).await?;
+        self.delete_pair_voice(user, character).await?;
         self.run(&s.delete_conversation, (user, character)).await?;
         Ok(any.is_some())
     }

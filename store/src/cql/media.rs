@@ -9,6 +9,8 @@ use crate::{MediaObject, MediaRepo, StoreResult};
 pub(super) struct Statements {
     put: PreparedStatement,
     get: PreparedStatement,
+    delete: PreparedStatement,
+    exists: PreparedStatement,
 }
 
 impl Statements {
@@ -18,6 +20,8 @@ impl Statements {
                 .prepare("INSERT INTO media (media_id, content_type, bytes) VALUES (?, ?, ?)", Kind::Idempotent)
                 .await?,
             get: p.prepare("SELECT content_type, bytes FROM media WHERE media_id = ?", Kind::Idempotent).await?,
+            delete: p.prepare("DELETE FROM media WHERE media_id = ?", Kind::Idempotent).await?,
+            exists: p.prepare("SELECT content_type FROM media WHERE media_id = ?", Kind::Idempotent).await?,
         })
     }
 }
@@ -31,5 +35,11 @@ impl MediaRepo for CqlStore {
     async fn get(&self, id: &str) -> StoreResult<Option<MediaObject>> {
         let row: Option<(String, Option<Vec<u8>>)> = self.first(&self.statements.media.get, (id,)).await?;
         Ok(row.map(|(content_type, bytes)| MediaObject { content_type, bytes: bytes.unwrap_or_default() }))
+    }
+
+    async fn delete(&self, id: &str) -> StoreResult<bool> {
+        let existed: Option<(String,)> = self.first(&self.statements.media.exists, (id,)).await?;
+        self.run(&self.statements.media.delete, (id,)).await?;
+        Ok(existed.is_some())
     }
 }

@@ -19,6 +19,7 @@ mod media;
 mod moderation;
 mod payments;
 mod telemetry;
+mod voice;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -117,6 +118,7 @@ struct Statements {
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
+    voice: voice::Statements,
     ping: PreparedStatement,
 }
 
@@ -155,6 +157,7 @@ impl CqlStore {
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
+            voice: voice::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
         Ok(Self { session, settings, statements, round_trips: std::sync::atomic::AtomicU64::new(0) })

@@ -175,6 +175,7 @@ impl UserRepo for EmbeddedStore {
             tx.execute("DELETE FROM ledger WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM messages WHERE user_id = ?1", params![id])?;
             super::gallery::delete_all_of(&tx, &id)?;
+            super::voice::delete_voice(&tx, super::voice::VoiceScope { user: &id, character: None, message: None })?;
             tx.execute("DELETE FROM memories WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM message_credits WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM characters WHERE creator_id = ?1", params![id])?;

@@ -117,6 +117,10 @@ impl ConversationRepo for EmbeddedStore {
                 )?;
                 for id in ids {
                     deleted += statement.execute(params![user, character, id])? as u64;
+                    super::voice::delete_voice(
+                        &tx,
+                        super::voice::VoiceScope { user: &user, character: Some(&character), message: Some(id) },
+                    )?;
                 }
             }
             tx.commit()?;
@@ -164,8 +168,14 @@ impl ConversationRepo for EmbeddedStore {
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<bool> {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
-            let deleted = conn
-                .execute("DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2", params![user, character])?;
+            let tx = conn.transaction()?;
+            let deleted =
+                tx.execute("DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2", params![user, character])?;
+            super::voice::delete_voice(
+                &tx,
+                super::voice::VoiceScope { user: &user, character: Some(&character), message: None },
+            )?;
+            tx.commit()?;
             Ok(deleted > 0)
         })
         .await

@@ -29,4 +29,12 @@ impl MediaRepo for EmbeddedStore {
         })
         .await
     }
+
+    async fn delete(&self, id: &str) -> StoreResult<bool> {
+        let id = id.to_owned();
+        self.with_conn(move |conn| {
+            Ok(conn.prepare_cached("DELETE FROM media WHERE media_id = ?1")?.execute(params![id])? > 0)
+        })
+        .await
+    }
 }

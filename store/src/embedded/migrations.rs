@@ -240,6 +240,29 @@ const STEPS: &[&str] = &[
     CREATE INDEX gallery_by_character ON gallery (user_id, character_id, image_id);
     CREATE UNIQUE INDEX gallery_feed ON gallery (feed_id) WHERE feed_id IS NOT NULL;
     ALTER TABLE messages ADD COLUMN image TEXT;",
+    // 10 (9 is the images' step; on merge this goes after it): voice clips per user and
+    // conversation message. The attempt and its state are claimed by compare-and-set; the
+    // parts' audio is in `media`.
+    "CREATE TABLE voice_clips (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        attempt        INTEGER NOT NULL,
+        state          TEXT NOT NULL,
+        started_at     INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, message_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE voice_parts (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        attempt        INTEGER NOT NULL,
+        idx            INTEGER NOT NULL,
+        media_id       TEXT NOT NULL,
+        duration_ms    INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, message_id, attempt, idx)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -13,6 +13,7 @@ mod migrations;
 mod moderation;
 mod payments;
 mod telemetry;
+mod voice;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -11,6 +11,7 @@ mod content;
 mod gallery;
 mod ledger;
 mod payments;
+mod voice;
 
 use amora_domain::account::{UserId, UserNo};
 use amora_store::{NewUser, Store};

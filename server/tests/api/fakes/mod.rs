@@ -6,6 +6,7 @@
 pub mod hosted;
 pub mod nowpayments;
 pub mod paypal;
+pub mod speech;
 pub mod zpay;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
