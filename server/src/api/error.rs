@@ -122,6 +122,7 @@ impl ResponseError for ApiError {
             && error.code() == ApiCode::ServerError
         {
             tracing::error!(%error, "image request failed");
+        }
         if let ApiError::Voice(error) = self
             && error.code() == ApiCode::ServerError
         {
@@ -168,6 +169,9 @@ impl From<amora_actors::chat::ChatError> for ApiError {
 impl From<amora_actors::images::ImageError> for ApiError {
     fn from(error: amora_actors::images::ImageError) -> Self {
         ApiError::Image(error)
+    }
+}
+
 impl From<amora_actors::voice::VoiceError> for ApiError {
     fn from(error: amora_actors::voice::VoiceError) -> Self {
         ApiError::Voice(error)
