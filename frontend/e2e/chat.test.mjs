@@ -136,7 +136,8 @@ describe('chat', () => {
       const reply = page.locator(`[data-testid="chat-message"][data-message-id="${done.data.message.messageId}"]`);
       await reply.waitFor();
       assert.equal(await reply.getAttribute('data-speaker'), 'character');
-      assert.equal((await reply.innerText()).replace(/\s+/g, ' ').trim(), done.data.message.content.replace(/\*/g, '').replace(/\s+/g, ' ').trim());
+      // The bubble's text: the row also holds the message's tools (its play button, issue 16).
+      assert.equal((await reply.getByTestId('message-bubble').innerText()).replace(/\s+/g, ' ').trim(), done.data.message.content.replace(/\*/g, '').replace(/\s+/g, ' ').trim());
       const seen = await page.evaluate(() => window.__pendingTexts);
       assert.ok(seen.length >= 1, 'the streaming reply was never shown');
       for (let i = 1; i < seen.length; i += 1) assert.ok(seen[i].length >= seen[i - 1].length, `the pending reply shrank: ${JSON.stringify(seen)}`);

@@ -19,7 +19,7 @@ const SCREENS = [
 ];
 
 /** Menu and footer links whose screens belong to other issues (they still show Not Found here). */
-const OTHER_ISSUES = new Set(['/gallery', '/generateimage', '/createcharacter', '/myai']);
+const OTHER_ISSUES = new Set(['/createcharacter', '/myai']);
 
 /** Something every routed screen renders once it is ready, Not Found included. */
 const PAGE_READY = [
@@ -34,6 +34,8 @@ const PAGE_READY = [
   'blog-list',
   'pricing-page',
   'buy-tokens-page',
+  'generate-page',
+  'gallery-page',
 ]
   .map((id) => `[data-testid="${id}"]`)
   .concat('[data-testid^="landing-ai"]', '[data-testid="landing-spicyAi"]', '[data-testid="landing-hentaiAi"]')

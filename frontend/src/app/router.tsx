@@ -20,6 +20,8 @@ const BuyTokensPage = lazy(() => import('@/features/payments/components/buy-toke
 const CheckoutPage = lazy(() => import('@/features/payments/components/checkout-page'));
 const PaymentResultPage = lazy(() => import('@/features/payments/components/payment-result-page'));
 const SubscriptionManagePage = lazy(() => import('@/features/payments/components/subscription-manage-page'));
+const GalleryPage = lazy(() => import('@/features/images/components/gallery-page'));
+const GenerateImagePage = lazy(() => import('@/features/images/components/generate-image-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -28,8 +30,7 @@ function LanguageGate() {
 }
 
 /**
- * Screens inside the main frame. Gallery, image generation and creation are added by their
- * own issues.
+ * Screens inside the main frame. Character creation and My AI are added by their own issues.
  */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
@@ -44,6 +45,8 @@ const framedRoutes: RouteObject[] = [
   { path: 'pay/:productId', element: <CheckoutPage /> },
   { path: 'zpay/:productId', element: <CheckoutPage zpay /> },
   { path: 'subscriptionmanage', element: <SubscriptionManagePage /> },
+  { path: 'gallery', element: <GalleryPage /> },
+  { path: 'generateimage', element: <GenerateImagePage /> },
   ...trustFramedRoutes,
 ];
 

@@ -52,13 +52,11 @@ const SPEC_ROUTES = [
 ];
 
 /**
- * Screens whose issues are still open (gallery, generation, creation, my AI, blog and the
+ * Screens whose issues are still open (creation, my AI, blog and the
  * email tip are built elsewhere). They may or may not have a page
  * yet; every other route of the table must.
  */
 const BUILT_BY_OTHER_ISSUES = new Set([
-  '/gallery',
-  '/generateimage',
   '/createcharacter',
   '/myai',
   '/blog',

@@ -101,6 +101,20 @@ export interface Character extends CharacterCard {
  */
 export type { ChatMessage, Memory } from '@/lib/wire-types';
 
+/**
+ * The picture a character sent in chat (`ChatMessage.image`, docs/api.md "Images"), and one
+ * of the user's generated images, as the Rust server generates them.
+ */
+export type { GalleryImage, MessageImage as ChatImage } from '@/lib/wire-types';
+
+/** One spoken part of a message (docs/api.md "Voice"), in order from index 0. */
+export interface VoicePart {
+  index: number;
+  url: string;
+  durationMs: number;
+  last: boolean;
+}
+
 /** One conversation of the chat list, most recently active first. */
 export interface ChatSummary {
   characterId: string;

@@ -9,9 +9,9 @@ type Tree = { [key: string]: string | Tree };
 /**
  * Every namespace the app loads: the UI strings, the legal texts (loaded only by legal pages
  * and dialogs), the landing pages' copy (loaded only by those pages) and the payment
- * screens' strings (loaded only by them).
+ * screens' strings (loaded only by them), and the image and voice strings of issue 16.
  */
-const NAMESPACES = ['translation', 'legal', 'topics', 'payments'] as const;
+const NAMESPACES = ['translation', 'legal', 'topics', 'payments', 'images', 'voice'] as const;
 
 const localeFile = (lng: string, ns: string) => resolve(process.cwd(), 'public/locales', lng, `${ns}.json`);
 const load = (lng: string, ns: string) => JSON.parse(readFileSync(localeFile(lng, ns), 'utf8')) as Tree;

@@ -54,10 +54,51 @@ function documentedEvents(): Map<string, Map<string, string>> {
   return events;
 }
 
+/**
+ * The event tables of docs/api.md's "Images" and "Voice" sections, written in shorthand
+ * (`{jobId, characterId \| null, image: GalleryImage}`): event → field → what the row says
+ * of it ('' when only the name is given, `null` when nullable, else the shape's name).
+ */
+function documentedShorthandEvents(): Map<string, Map<string, string>> {
+  const doc = readFileSync(join(repoRoot, 'docs/api.md'), 'utf8');
+  const from = doc.indexOf('## Images');
+  const section = doc.slice(from, doc.indexOf('## Blog', from));
+  const events = new Map<string, Map<string, string>>();
+  for (const row of section.matchAll(/^\| `(\w+)` \| `\{(.*?)\}`/gm)) {
+    if (!/^(image|voice)[A-Z]/.test(row[1]!)) continue;
+    const fields = new Map<string, string>();
+    for (const part of row[2]!.split(',')) {
+      const match = /^\s*(\w+)\s*(?::\s*(\w+))?\s*(\\\|\s*null)?\s*$/.exec(part);
+      if (!match) throw new Error(`cannot read "${part}" of ${row[1]}`);
+      fields.set(match[1]!, match[3] ? 'null' : (match[2] ?? ''));
+    }
+    events.set(row[1]!, fields);
+  }
+  return events;
+}
+
+const ISSUE_16_EVENTS = new Set(['imageQueued', 'imageProgress', 'imageDone', 'imageFailed', 'voicePart', 'voiceFailed']);
+
 describe('server events, as docs/api.md documents them', () => {
   const documented = documentedEvents();
+  const shorthand = documentedShorthandEvents();
 
-  it.each(clientEvents)('%s is documented with the same fields and types', (name) => {
+  it.each(clientEvents.filter((name) => ISSUE_16_EVENTS.has(name)))('%s is documented in the Images or Voice table with the same fields', (name) => {
+    const fields = shorthand.get(name);
+    expect(fields, `no row for ${name} in the Images or Voice event tables`).toBeDefined();
+    const schema: Record<string, string> = SERVER_EVENT_SCHEMA[name];
+    expect([...fields!.keys()].sort()).toEqual(Object.keys(schema).sort());
+    for (const [field, said] of fields!) {
+      if (said === 'null') expect(schema[field], `${name}.${field}`).toMatch(/\|null$/);
+      else if (said) expect(schema[field], `${name}.${field}`).toBe(said);
+    }
+  });
+
+  it('knows every event of the Images and Voice tables', () => {
+    expect([...shorthand.keys()].sort()).toEqual([...ISSUE_16_EVENTS].sort());
+  });
+
+  it.each(clientEvents.filter((name) => !ISSUE_16_EVENTS.has(name)))('%s is documented with the same fields and types', (name) => {
     const fields = documented.get(name);
     expect(fields, `no row for ${name} in the docs/api.md event table`).toBeDefined();
     expect(Object.fromEntries(fields!)).toEqual(SERVER_EVENT_SCHEMA[name]);
@@ -109,6 +150,60 @@ describe('parseServerEvent', () => {
     ['deleted ids that are not all text', '{"event":"chatMessageDeleted","data":{"characterId":"a","messageIds":["1",2]}}'],
     ['a memory of an unknown origin', '{"event":"memorySaved","data":{"characterId":"a","added":0,"memories":[{"memoryId":"1","content":"x","origin":"dream","createdAt":1}]}}'],
   ])('drops a chat event with %s', (_what, frame) => {
+    expect(parseServerEvent(frame)).toBeNull();
+  });
+
+  it('reads the image and voice events, and a picture in a chat message', () => {
+    const image = {
+      imageId: '17',
+      jobId: '16',
+      characterId: 'gf-001',
+      characterName: 'Mia',
+      prompt: 'beach',
+      scene: 'beach',
+      outfit: null,
+      pose: null,
+      style: 'anime',
+      url: '/media/img-17',
+      width: 768,
+      height: 1024,
+      nsfw: false,
+      illustration: true,
+      shared: false,
+      createdAt: 5,
+    };
+    expect(parseServerEvent(JSON.stringify({ event: 'imageDone', data: { jobId: '16', imageId: '17', image: { ...image, owner: 'x' } } }))).toEqual({
+      event: 'imageDone',
+      data: { jobId: '16', imageId: '17', image },
+    });
+    expect(parseServerEvent('{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"cancelled","code":null,"msg":"","refunded":20}}')).toEqual({
+      event: 'imageFailed',
+      data: { jobId: '1', imageId: '2', reason: 'cancelled', code: null, msg: '', refunded: 20 },
+    });
+    expect(parseServerEvent('{"event":"imageQueued","data":{"jobId":"1","imageId":"2","characterId":null,"position":0}}')).not.toBeNull();
+    expect(parseServerEvent('{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"url":"/media/voice-9-1","durationMs":900,"last":true}}}')).toEqual({
+      event: 'voicePart',
+      data: { characterId: 'a', messageId: '9', part: { index: 1, url: '/media/voice-9-1', durationMs: 900, last: true } },
+    });
+    const picture = { imageId: '17', url: '/media/img-17', width: 768, height: 1024 };
+    const withPicture = { messageId: '3', speaker: 'character', content: '', createdAt: 1, image: picture };
+    expect(parseServerEvent(JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: withPicture } }))).toEqual({
+      event: 'chatMessage',
+      data: { characterId: 'a', message: withPicture },
+    });
+    const text = { messageId: '4', speaker: 'character', content: 'hi', createdAt: 1 };
+    expect(parseServerEvent(JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: { ...text, image: null } } }))).toEqual({
+      event: 'chatMessage',
+      data: { characterId: 'a', message: text },
+    });
+  });
+
+  it.each([
+    ['an unknown failure reason', '{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"bored","code":null,"msg":"","refunded":0}}'],
+    ['a gallery image without its url', '{"event":"imageDone","data":{"jobId":"1","imageId":"2","image":{"imageId":"2"}}}'],
+    ['a voice part without its url', '{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"durationMs":900,"last":true}}}'],
+    ['a picture without its size', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"3","speaker":"character","content":"","createdAt":1,"image":{"imageId":"1","url":"/m"}}}}'],
+  ])('drops an image or voice event with %s', (_what, frame) => {
     expect(parseServerEvent(frame)).toBeNull();
   });
 

@@ -6,7 +6,7 @@
  * the compiler checks that the schema describes exactly the generated type, and
  * `realtime-events.test.ts` checks it against the event table of docs/api.md.
  */
-import type { ChatMessage, Memory } from '@/lib/api-types';
+import type { ChatImage, ChatMessage, GalleryImage, Memory, VoicePart } from '@/lib/api-types';
 import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent } from '@/lib/wire-types';
 
 /**
@@ -17,11 +17,14 @@ import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent }
 type FieldKind =
   | 'string'
   | 'number'
+  | 'number|null'
   | 'string|null'
   | 'string[]'
   | 'ChatMessage'
   | 'ChatMessage|null'
   | 'Memory[]'
+  | 'GalleryImage'
+  | 'VoicePart'
   | `enum:${string}`;
 
 export const SERVER_EVENT_SCHEMA = {
@@ -49,6 +52,18 @@ export const SERVER_EVENT_SCHEMA = {
   memorySaved: { characterId: 'string', added: 'number', memories: 'Memory[]' },
   /** An order became paid, failed, expired or refunded (docs/api.md "Payments"). */
   paymentResult: { orderId: 'string', productId: 'string', status: 'enum:created|pending|paid|failed|expired|refunded' },
+  /** Images (docs/api.md "Images"): one image of a new job is waiting; `position` images are ahead of it. */
+  imageQueued: { jobId: 'string', imageId: 'string', characterId: 'string|null', position: 'number' },
+  /** How far the backend is with an image (0–1), when it reports it. */
+  imageProgress: { jobId: 'string', imageId: 'string', progress: 'number' },
+  /** The image is stored and in the gallery. */
+  imageDone: { jobId: 'string', imageId: 'string', image: 'GalleryImage' },
+  /** The image failed, was refused, timed out or was cancelled; `refunded` coins went back. */
+  imageFailed: { jobId: 'string', imageId: 'string', reason: 'enum:failed|refused|timedOut|cancelled', code: 'number|null', msg: 'string', refunded: 'number' },
+  /** Voice (docs/api.md "Voice"): the next part of a message being spoken, in order. */
+  voicePart: { characterId: 'string', messageId: 'string', part: 'VoicePart' },
+  /** Speaking a message failed; `refunded` coins went back. */
+  voiceFailed: { characterId: 'string', messageId: 'string', code: 'number', msg: 'string', refunded: 'number' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 type Schema = typeof SERVER_EVENT_SCHEMA;
@@ -59,7 +74,9 @@ type KindType<K extends FieldKind> = K extends 'string'
   ? string
   : K extends 'number'
     ? number
-    : K extends 'string|null'
+    : K extends 'number|null'
+      ? number | null
+      : K extends 'string|null'
       ? string | null
       : K extends 'string[]'
         ? string[]
@@ -69,6 +86,10 @@ type KindType<K extends FieldKind> = K extends 'string'
             ? ChatMessage | null
             : K extends 'Memory[]'
               ? Memory[]
+              : K extends 'GalleryImage'
+                ? GalleryImage
+                : K extends 'VoicePart'
+                  ? VoicePart
               : K extends `enum:${infer Values}`
                 ? Split<Values>
                 : never;
@@ -76,9 +97,20 @@ type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKi
 
 type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The voice events of issue 16 as docs/api.md writes them, for as long as the generated
+ * `wire-types.ts` does not have them yet (the image events are generated): each one drops
+ * out of this union by itself once the Rust server generates it, and from then on the
+ * generated type is what the schema is checked against.
+ */
+type Issue16Event =
+  | { event: 'voicePart'; data: { characterId: string; messageId: string; part: VoicePart } }
+  | { event: 'voiceFailed'; data: { characterId: string; messageId: string; code: number; msg: string; refunded: number } };
+type ServerEvents = WireServerEvent | Exclude<Issue16Event, { event: WireServerEvent['event'] }>;
+
 /** Fails to compile when the schema and the Rust server's events differ by an event or a field. */
-export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, WireServerEvent> &
-  SameShape<ServerEventName, WireServerEvent['event']> = true;
+export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, ServerEvents> & SameShape<ServerEventName, ServerEvents['event']> = true;
 
 /** Every server event, keyed by `event`: the Rust server's `ServerEvent`. */
 export type ServerEvent = SchemaEvent;
@@ -99,13 +131,66 @@ function isEventName(name: unknown): name is ServerEventName {
 
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
+/** The picture of a message (`ChatMessage.image`), or undefined when it is not one. */
+function readChatImage(value: unknown): ChatImage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { imageId, url, width, height } = value;
+  if (typeof imageId !== 'string' || typeof url !== 'string' || !isFiniteNumber(width) || !isFiniteNumber(height)) return undefined;
+  return { imageId, url, width, height };
+}
+
 /** A ChatMessage as docs/api.md shapes it; extra fields are dropped. */
 function readChatMessage(value: unknown): ChatMessage | undefined {
   if (!isRecord(value)) return undefined;
   const { messageId, speaker, content, createdAt } = value;
   if (typeof messageId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
   if (speaker !== 'user' && speaker !== 'character') return undefined;
-  return { messageId, speaker, content, createdAt };
+  const message: ChatMessage = { messageId, speaker, content, createdAt };
+  // A picture the character sent (issue 16); text messages have none (null or absent).
+  if (value.image !== undefined && value.image !== null) {
+    const image = readChatImage(value.image);
+    if (!image) return undefined;
+    message.image = image;
+  }
+  return message;
+}
+
+const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/** A GalleryImage as docs/api.md shapes it; extra fields are dropped. */
+export function readGalleryImage(value: unknown): GalleryImage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { imageId, jobId, characterId, characterName, prompt, scene, outfit, pose, style, url, width, height, nsfw, illustration, shared, createdAt } = value;
+  if (typeof imageId !== 'string' || typeof jobId !== 'string' || typeof url !== 'string') return undefined;
+  if (!isStringOrNull(characterId) || !isStringOrNull(characterName) || typeof prompt !== 'string') return undefined;
+  if (![scene, outfit, pose, style].every(isStringOrNull)) return undefined;
+  if (!isFiniteNumber(width) || !isFiniteNumber(height) || !isFiniteNumber(createdAt)) return undefined;
+  if (typeof nsfw !== 'boolean' || typeof illustration !== 'boolean' || typeof shared !== 'boolean') return undefined;
+  return {
+    imageId,
+    jobId,
+    characterId,
+    characterName,
+    prompt,
+    scene: scene as string | null,
+    outfit: outfit as string | null,
+    pose: pose as string | null,
+    style: style as string | null,
+    url,
+    width,
+    height,
+    nsfw,
+    illustration,
+    shared,
+    createdAt,
+  };
+}
+
+function readVoicePart(value: unknown): VoicePart | undefined {
+  if (!isRecord(value)) return undefined;
+  const { index, url, durationMs, last } = value;
+  if (!isFiniteNumber(index) || typeof url !== 'string' || !isFiniteNumber(durationMs) || typeof last !== 'boolean') return undefined;
+  return { index, url, durationMs, last };
 }
 
 function readMemory(value: unknown): Memory | undefined {
@@ -138,6 +223,8 @@ function readField(kind: FieldKind, value: unknown): unknown {
       return typeof value === 'string' ? value : NOT_VALID;
     case 'number':
       return isFiniteNumber(value) ? value : NOT_VALID;
+    case 'number|null':
+      return value === null || isFiniteNumber(value) ? value : NOT_VALID;
     case 'string|null':
       return value === null || typeof value === 'string' ? value : NOT_VALID;
     case 'string[]':
@@ -148,6 +235,10 @@ function readField(kind: FieldKind, value: unknown): unknown {
       return value === null ? null : (readChatMessage(value) ?? NOT_VALID);
     case 'Memory[]':
       return readArray(value, readMemory) ?? NOT_VALID;
+    case 'GalleryImage':
+      return readGalleryImage(value) ?? NOT_VALID;
+    case 'VoicePart':
+      return readVoicePart(value) ?? NOT_VALID;
   }
   return NOT_VALID;
 }

@@ -49,3 +49,11 @@ export const MemoryIcon = (p: IconProps) => (
     <path d="M9.5 4.5a2.5 2.5 0 0 1 5 0" />
   </Svg>
 );
+
+export const PictureIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="3.5" y="5" width="17" height="14" rx="2.5" />
+    <circle cx="9" cy="10" r="1.6" />
+    <path d="m4 17 5-4.5 4 3.5 3-2.5 4 3.5" />
+  </Svg>
+);

@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LocalizedLink } from '@/components/localized-link';
 import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
-import { SendIcon, StopIcon } from '@/features/chat/components/chat-icons';
+import { PictureIcon, SendIcon, StopIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { notify } from '@/lib/notifications';
 import { realtimeConnectedAtom } from '@/lib/realtime';
@@ -22,6 +22,10 @@ export interface ComposerProps {
   /** False when nothing could be sent (no socket). */
   onSend: (content: string) => boolean;
   onStop: () => boolean;
+  /** Ask the character for a picture (issue 16); the button shows what one costs. */
+  onPicture?: () => void;
+  /** `genPictureCoin`, shown ÷ 10. */
+  pictureCost?: string;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface ComposerProps {
  * (the server's limit); while a reply streams the send button is a stop button. Free users
  * see how many messages are left today.
  */
-export function Composer({ characterName, replying, creditsLeft, onSend, onStop }: ComposerProps) {
+export function Composer({ characterName, replying, creditsLeft, onSend, onStop, onPicture, pictureCost }: ComposerProps) {
   const { t } = useTranslation();
   const connected = useAtomValue(realtimeConnectedAtom);
   const [text, setText] = useState('');
@@ -62,6 +66,18 @@ export function Composer({ characterName, replying, creditsLeft, onSend, onStop 
           send();
         }}
       >
+        {onPicture && (
+          <button
+            type="button"
+            className={styles.pictureButton}
+            onClick={onPicture}
+            aria-label={t('chat.askPicture', { cost: pictureCost })}
+            title={t('chat.askPicture', { cost: pictureCost })}
+            data-testid="chat-picture-button"
+          >
+            <PictureIcon size={20} />
+          </button>
+        )}
         <textarea
           ref={input}
           className={styles.input}

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useAtomValue } from 'jotai';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArrowLeftIcon, LockIcon } from '@/components/icons';
 import { Button } from '@/components/button';
@@ -9,7 +10,13 @@ import styles from '@/features/chat/components/chat.module.css';
 import { Composer } from '@/features/chat/components/composer';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
 import { MemoriesPanel } from '@/features/chat/components/memories-panel';
-import { MessageList } from '@/features/chat/components/message-list';
+import { MessageList, type VoiceControls } from '@/features/chat/components/message-list';
+import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
+import { Lightbox, type LightboxImage } from '@/features/images/components/lightbox';
+import { jobEnded } from '@/features/images/stores/image-jobs';
+import { followImageJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
+import { useVoicePlayer } from '@/features/voice/hooks/use-voice-player';
+import { buttonState } from '@/features/voice/stores/voice-playback';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import type { ReportTarget } from '@/features/moderation/api/report-api';
@@ -17,7 +24,9 @@ import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useMediaQuery } from '@/hooks/use-media-query';
 import type { Character, ChatMessage, ChatSummary } from '@/lib/api-types';
+import { globalWebConfigAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
+import { displayCoins } from '@/lib/site';
 
 /** Wide enough to keep the memories panel open beside the chat from the start. */
 const MEMORIES_OPEN_FROM = '(min-width: 1280px)';
@@ -71,6 +80,43 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   );
   const photo = character?.characterPhoto ?? summary?.characterPhoto ?? '';
   const { state } = thread;
+  const { defaultEnergy } = useAtomValue(globalWebConfigAtom);
+
+  // Pictures asked for here (issue 16): their jobs, and the thread refetched when one ends,
+  // since the picture is then a message of the conversation.
+  useEffect(() => followImageJobs(), []);
+  const { jobs } = useAtomValue(imageJobsAtom);
+  const pictureJobs = useMemo(() => jobs.filter((job) => typeof job.origin === 'object' && job.origin.chat === characterId), [jobs, characterId]);
+  const endedTiles = pictureJobs.flatMap((job) => job.tiles.filter((tile) => tile.status === 'done').map((tile) => tile.imageId)).join(',');
+  const { refresh } = thread;
+  useEffect(() => {
+    if (endedTiles) void refresh();
+  }, [endedTiles, refresh]);
+  const heldImageIds = useMemo(() => new Set(state.messages.flatMap((m) => (m.image ? [m.image.imageId] : []))), [state.messages]);
+  const shownJobs = pictureJobs.filter((job) => !(jobEnded(job) && job.tiles.every((tile) => heldImageIds.has(tile.imageId))));
+  const [askingPicture, setAskingPicture] = useState(false);
+  const [viewing, setViewing] = useState<{ image: LightboxImage; caption: string } | null>(null);
+  const openPicture = useCallback((message: ChatMessage) => {
+    if (message.image) setViewing({ image: message.image, caption: message.content });
+  }, []);
+
+  // Spoken replies (issue 16).
+  const player = useVoicePlayer(characterId);
+  const { toggle, dismiss } = player;
+  const voiceState = player.state;
+  const voice = useMemo<VoiceControls>(
+    () => ({
+      stateOf: (messageId) => ({
+        state: buttonState(voiceState, messageId),
+        spokenBefore: voiceState.spoken[messageId] !== undefined,
+        failure: voiceState.active?.messageId === messageId ? voiceState.active.failure : null,
+      }),
+      cost: defaultEnergy.genVoiceCoin,
+      onToggle: (messageId) => void toggle(messageId),
+      onDismiss: dismiss,
+    }),
+    [voiceState, defaultEnergy.genVoiceCoin, toggle, dismiss],
+  );
 
   let body;
   if (thread.load === 'loading') body = <Spinner label={t('common.loading')} />;
@@ -98,6 +144,9 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         onEdit={thread.edit}
         onDelete={thread.remove}
         onReport={reportReply}
+        voice={voice}
+        onOpenPicture={openPicture}
+        trailing={<PendingPictures jobs={shownJobs} heldImageIds={heldImageIds} name={name} photo={photo} />}
       />
     );
 
@@ -146,11 +195,23 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         {body}
         {state.failure && <FailureBanner failure={state.failure} onDismiss={thread.dismissFailure} />}
         {thread.load === 'ready' && (
-          <Composer characterName={name} replying={state.pending !== null} creditsLeft={state.creditsLeft} onSend={thread.send} onStop={thread.stop} />
+          <Composer
+            characterName={name}
+            replying={state.pending !== null}
+            creditsLeft={state.creditsLeft}
+            onSend={thread.send}
+            onStop={thread.stop}
+            onPicture={() => setAskingPicture(true)}
+            pictureCost={displayCoins(defaultEnergy.genPictureCoin)}
+          />
         )}
+        {/* The one audio element the replies play through. */}
+        <audio ref={player.audioRef} preload="auto" data-testid="voice-audio" hidden />
       </section>
       {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
       <ReportDialog target={reporting} onClose={() => setReporting(null)} />
+      <PictureDialog open={askingPicture} characterId={characterId} characterName={name} onClose={() => setAskingPicture(false)} />
+      <Lightbox image={viewing?.image ?? null} caption={viewing?.caption ?? name} onClose={() => setViewing(null)} />
     </div>
   );
 }

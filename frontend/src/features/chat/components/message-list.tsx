@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { memo, useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PencilIcon, TrashIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
@@ -9,7 +9,10 @@ import styles from '@/features/chat/components/chat.module.css';
 import { formatFullTime } from '@/features/chat/components/chat-time';
 import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import { EditForm } from '@/features/chat/components/edit-form';
+import { ChatPicture } from '@/features/images/components/chat-pictures';
 import { FlagIcon } from '@/features/moderation/components/moderation-icons';
+import { PlayButton, type VoiceButtonState } from '@/features/voice/components/play-button';
+import type { Playback } from '@/features/voice/stores/voice-playback';
 import { MessageText } from '@/features/chat/components/message-text';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
@@ -34,6 +37,20 @@ export interface MessageListProps {
   onDelete: (messageId: string) => Promise<boolean>;
   /** Report one of the character's replies. */
   onReport: (message: ChatMessage) => void;
+  /** The play buttons of the character's messages (issue 16). */
+  voice?: VoiceControls;
+  /** A picture in a message was clicked: the full view. */
+  onOpenPicture?: (message: ChatMessage) => void;
+  /** Rows after the messages: pictures on their way. */
+  trailing?: ReactNode;
+}
+
+/** What the play buttons need: each message's state, and the shared actions. */
+export interface VoiceControls {
+  stateOf: (messageId: string) => { state: VoiceButtonState; spokenBefore: boolean; failure: Playback['failure'] };
+  cost: number;
+  onToggle: (messageId: string) => void;
+  onDismiss: () => void;
 }
 
 function Avatar({ src, name }: { src: string | null | undefined; name: string }) {
@@ -53,10 +70,16 @@ interface BubbleProps {
   onEdit: MessageListProps['onEdit'];
   onAskDelete: (message: ChatMessage) => void;
   onReport: (message: ChatMessage) => void;
+  /** Null for the user's messages. */
+  voiceState: VoiceButtonState | null;
+  spokenBefore: boolean;
+  voiceFailure: Playback['failure'];
+  voice: VoiceControls | undefined;
+  onOpenPicture: ((message: ChatMessage) => void) | undefined;
 }
 
 /** One stored message; the user's own can be edited in place or deleted, the character's reported. */
-const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport }: BubbleProps) {
+const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture }: BubbleProps) {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
   const [draft, setDraft] = useState<string | null>(null);
@@ -89,10 +112,13 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
     <li className={`${styles.row} ${mine ? styles.mine : styles.theirs}`} data-testid="chat-message" data-speaker={message.speaker} data-message-id={message.messageId}>
       {mine ? <Avatar src={userAvatar} name={userName} /> : <Avatar src={characterPhoto} name={characterName} />}
       <div className={styles.bubbleColumn}>
+        {message.image && <ChatPicture image={message.image} alt={message.content || characterName} onOpen={() => onOpenPicture?.(message)} />}
         {draft === null ? (
-          <div className={styles.bubble} title={formatFullTime(message.createdAt, language)}>
-            <MessageText text={message.content} />
-          </div>
+          (!message.image || message.content.trim()) && (
+            <div className={styles.bubble} title={formatFullTime(message.createdAt, language)} data-testid="message-bubble">
+              <MessageText text={message.content} />
+            </div>
+          )
         ) : (
           <EditForm
             className={styles.editForm}
@@ -125,6 +151,16 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
             </button>
           </div>
         )}
+        {!mine && voice && voiceState && message.content.trim() && (
+          <PlayButton
+            state={voiceState}
+            spokenBefore={spokenBefore}
+            cost={voice.cost}
+            failure={voiceFailure}
+            onToggle={() => voice.onToggle(message.messageId)}
+            onDismiss={voice.onDismiss}
+          />
+        )}
         {!mine && (
           <div className={styles.messageTools}>
             <button
@@ -149,7 +185,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
  * (keeping what is on screen in place), and new messages and streaming text keep the view
  * at the bottom unless the reader has scrolled up.
  */
-export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete, onReport }: MessageListProps) {
+export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete, onReport, voice, onOpenPicture, trailing }: MessageListProps) {
   const { t } = useTranslation();
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
@@ -198,7 +234,9 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
         )}
       </div>
       <ol className={styles.messages} aria-live="polite" aria-relevant="additions">
-        {state.messages.map((message) => (
+        {state.messages.map((message) => {
+          const spoken = message.speaker === 'character' && voice ? voice.stateOf(message.messageId) : null;
+          return (
           <MessageBubble
             key={message.messageId}
             message={message}
@@ -209,8 +247,15 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             onEdit={onEdit}
             onAskDelete={setDeleting}
             onReport={onReport}
+            voiceState={spoken?.state ?? null}
+            spokenBefore={spoken?.spokenBefore ?? false}
+            voiceFailure={spoken?.failure ?? null}
+            voice={voice}
+            onOpenPicture={onOpenPicture}
           />
-        ))}
+          );
+        })}
+        {trailing}
         {state.pending && (
           <li className={`${styles.row} ${styles.theirs}`} data-testid="pending-reply">
             <Avatar src={characterPhoto} name={characterName} />

@@ -41,7 +41,7 @@ export function useChatList() {
         return;
       }
       const stored = event.event === 'chatMessage' || event.event === 'chatDone' ? event.data.message : null;
-      if (!stored || !('characterId' in event.data)) return;
+      if (!stored || !('characterId' in event.data) || typeof event.data.characterId !== 'string') return;
       const next = withLastMessage(listRef.current, event.data.characterId, stored);
       if (next) setList(next);
       else void reload();

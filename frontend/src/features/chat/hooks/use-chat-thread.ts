@@ -126,5 +126,5 @@ export function useChatThread(characterId: string) {
     void loadNewest();
   }, [loadNewest]);
 
-  return { state, load, loadingOlder, retry, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
+  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
 }

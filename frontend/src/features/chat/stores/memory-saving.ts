@@ -58,8 +58,9 @@ function withEntry(saves: MemorySaves, characterId: string, entry: MemorySave | 
  */
 export function nextMemorySaves(saves: MemorySaves, event: ServerEvent | SaveRequested): MemorySavingStep {
   if (event.event === 'hello') return { saves: saves.size === 0 ? saves : new Map() };
-  if (!('characterId' in event.data)) return { saves };
-  const { characterId } = event.data;
+  // Image events may have no character (`characterId: null`); none of them is a memory's.
+  if (!('characterId' in event.data) || typeof event.data.characterId !== 'string') return { saves };
+  const characterId: string = event.data.characterId;
   const current = saves.get(characterId);
   switch (event.event) {
     case 'saveRequested':

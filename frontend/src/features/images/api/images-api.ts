@@ -1,0 +1,122 @@
+/**
+ * The image calls of docs/api.md "Images": the presets, a generation job and its cancel,
+ * the user's gallery and the public feed, and a picture asked for in chat. The images of a
+ * job arrive over the WebSocket (`imageQueued`, `imageProgress`, `imageDone`, `imageFailed`).
+ */
+import { apiPost } from '@/lib/api-client';
+import { ApiCode, type GalleryImage } from '@/lib/api-types';
+import type { FeedImage } from '@/lib/wire-types';
+
+export type { GalleryImage } from '@/lib/api-types';
+
+/** One choice of a preset group; its label is the client's (namespace `images`). */
+export interface ImagePreset {
+  key: string;
+  nsfw: boolean;
+}
+
+export type PresetGroup = 'scenes' | 'outfits' | 'poses' | 'styles';
+export const PRESET_GROUPS: readonly PresetGroup[] = ['scenes', 'outfits', 'poses', 'styles'];
+
+/** The payload field that names a preset of each group. */
+export const PRESET_FIELD = { scenes: 'scene', outfits: 'outfit', poses: 'pose', styles: 'style' } as const;
+
+export interface ImageOptions {
+  scenes: ImagePreset[];
+  outfits: ImagePreset[];
+  poses: ImagePreset[];
+  styles: ImagePreset[];
+  counts: number[];
+  /** Coins per image (shown ÷ 10). */
+  costPerImage: number;
+  /** The embedded illustrator draws: images are illustrations, not photos. */
+  illustration: boolean;
+}
+
+/** A shared image of the public feed; `feedId` is the share's own id, the feed's paging cursor. */
+export type { FeedImage } from '@/lib/wire-types';
+
+export interface GalleryCharacter {
+  characterId: string;
+  characterName: string;
+  characterPhoto: string;
+  count: number;
+}
+
+export interface ImagePage<T> {
+  images: T[];
+  hasMore: boolean;
+}
+
+export interface GenerateRequest {
+  characterId?: string;
+  scene?: string;
+  outfit?: string;
+  pose?: string;
+  style?: string;
+  prompt?: string;
+  count: number;
+}
+
+export interface JobStarted {
+  jobId: string;
+  imageIds: string[];
+  /** The balance after the debit (`image/generate` only). */
+  coin?: number;
+}
+
+/** The longest prompt, in characters, as the server enforces. */
+export const PROMPT_MAX_CHARS = 500;
+/** Gallery and feed page size: the server's default. */
+export const GALLERY_PAGE_SIZE = 24;
+
+/**
+ * Refusals a screen explains in place (bad data, content not allowed, unknown character, too
+ * many jobs) and `needPay`, which it answers with the buy/upgrade offer card.
+ */
+const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound, ApiCode.rateLimited, ApiCode.needPay];
+
+/** POST image/getImageOptions: open to everyone; NSFW presets only when the viewer allows them. */
+export function getImageOptions() {
+  return apiPost<ImageOptions>('/user/v1/image/getImageOptions', {});
+}
+
+/** POST image/generate: the job's cost is debited before it starts. */
+export function generateImages(request: GenerateRequest) {
+  return apiPost<JobStarted>('/user/v1/image/generate', request, { handledCodes: EXPLAINED });
+}
+
+/** POST image/cancel: images not done yet end as `imageFailed` (cancelled) and are refunded. */
+export function cancelJob(jobId: string) {
+  return apiPost<boolean>('/user/v1/image/cancel', { jobId }, { handledCodes: [ApiCode.notFound] });
+}
+
+/** POST image/getGallery: the user's images, newest first. */
+export function getGallery(query: { characterId?: string; beforeId?: string; pageSize?: number } = {}) {
+  return apiPost<ImagePage<GalleryImage>>('/user/v1/image/getGallery', { pageSize: GALLERY_PAGE_SIZE, ...query });
+}
+
+/** POST image/getGalleryCharacters: the characters the user has images of, most recent first. */
+export function getGalleryCharacters() {
+  return apiPost<GalleryCharacter[]>('/user/v1/image/getGalleryCharacters', {});
+}
+
+/** POST image/deleteImage: the image, its variants and its feed entry are gone. */
+export function deleteImage(imageId: string) {
+  return apiPost<boolean>('/user/v1/image/deleteImage', { imageId });
+}
+
+/** POST image/shareImage: into (or out of) the public feed; the prompt is moderated again (10070). */
+export function shareImage(imageId: string, shared: boolean) {
+  return apiPost<GalleryImage>('/user/v1/image/shareImage', { imageId, shared }, { handledCodes: [ApiCode.inputContentIllegal] });
+}
+
+/** POST image/getFeed: the public feed, open to everyone, newest first. */
+export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
+  return apiPost<ImagePage<FeedImage>>('/user/v1/image/getFeed', { pageSize: GALLERY_PAGE_SIZE, ...query });
+}
+
+/** POST chat/requestPicture: one image of the conversation's character, priced like image/generate. */
+export function requestPicture(characterId: string, prompt?: string) {
+  return apiPost<JobStarted>('/user/v1/chat/requestPicture', { characterId, ...(prompt ? { prompt } : {}) }, { handledCodes: EXPLAINED });
+}
