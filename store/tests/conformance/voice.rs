@@ -94,13 +94,12 @@ async fn deleting_a_message_conversation_or_account_deletes_its_clips_and_audio(
     let ann = user(&store, 1).await;
     let (mia, leo) = (CharacterId::parse("gf-001").unwrap(), CharacterId::parse("bf-001").unwrap());
     for (character, id) in [(&mia, 1000), (&mia, 2000), (&leo, 3000)] {
-        let message =
-            StoredMessage {
-                message_id: MessageId::from_raw(id),
-                speaker: Speaker::Character,
-                content: "Hi".into(),
-                image: None,
-            };
+        let message = StoredMessage {
+            message_id: MessageId::from_raw(id),
+            speaker: Speaker::Character,
+            content: "Hi".into(),
+            image: None,
+        };
         store.conversations.append(&ann, character, message).await.unwrap();
     }
     let mut audio = Vec::new();
