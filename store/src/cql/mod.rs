@@ -134,7 +134,18 @@ enum Kind {
 impl CqlStore {
     /// Connects, creates the keyspace if needed, applies `schema.cql` and prepares every
     /// statement.
+    ///
+    /// The work runs as a task of its own: the driver's connect future (cluster metadata,
+    /// peers, schema agreement) is deep, and polled inside the caller's future it rides on
+    /// the caller's stack; in a debug build that overflowed a test thread's 2 MiB. A task is
+    /// polled from the runtime's shallow stack, whoever calls.
     pub async fn connect(settings: CqlSettings) -> StoreResult<Self> {
+        tokio::spawn(Self::connect_in_task(settings))
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("the connecting task failed: {e}")))?
+    }
+
+    async fn connect_in_task(settings: CqlSettings) -> StoreResult<Self> {
         let session = SessionBuilder::new()
             .known_nodes(&settings.nodes)
             .connection_timeout(Duration::from_secs(10))
