@@ -1,6 +1,6 @@
 //! The operator's content and moderation calls under `/lust/admin` (same token and JSON
 //! errors as `admin`): publish or unpublish a blog post, read the newest reports, hide a
-//! character from everyone or show it again. Every call is logged.
+//! character from everyone or show it again, remove a user's image. Every call is logged.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::blog::BlogKey;
@@ -21,7 +21,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/blog/unpublish", web::post().to(unpublish_post))
         .route("/reports", web::get().to(list_reports))
         .route("/character/hide", web::post().to(hide_character))
-        .route("/character/unhide", web::post().to(unhide_character));
+        .route("/character/unhide", web::post().to(unhide_character))
+        .route("/image/remove", web::post().to(remove_image));
 }
 
 fn bad_request(error: impl std::fmt::Display) -> AdminError {
@@ -186,4 +187,50 @@ async fn set_hidden(
         "characterId": id,
         "outcome": if hidden { "hidden" } else { "shown" },
     })))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemoveImageRequest {
+    /// A public feed entry (`FeedImage.feedId`): its owner is looked up.
+    feed_id: Option<String>,
+    /// Or the owner (`userNo` or email) and the image, e.g. a picture sent in a reported chat.
+    user: Option<String>,
+    image_id: Option<String>,
+}
+
+/// Removes an image as its owner's `image/deleteImage` would: the gallery entry, its feed
+/// entry, the bytes and every resized variant. A picture sent in chat keeps its message,
+/// whose image then no longer loads.
+async fn remove_image(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<RemoveImageRequest>,
+) -> Result<HttpResponse, AdminError> {
+    authorised(&req, &state)?;
+    let parse_id = |raw: &str, field: &str| {
+        raw.parse::<i64>()
+            .ok()
+            .filter(|id| *id > 0)
+            .map(EntryId::from_raw)
+            .ok_or_else(|| bad_request(format!("{field}: must be a positive integer in a string")))
+    };
+    let (owner, image_id) = match body.into_inner() {
+        RemoveImageRequest { feed_id: Some(feed_id), user: None, image_id: None } => {
+            let feed_id = parse_id(&feed_id, "feedId")?;
+            let entry = state.store.gallery.feed_entry(feed_id).await.map_err(internal)?;
+            let entry = entry.ok_or_else(|| AdminError::NotFound(format!("no feed entry {}", feed_id.raw())))?;
+            (entry.owner, entry.image_id)
+        }
+        RemoveImageRequest { feed_id: None, user: Some(user), image_id: Some(image_id) } => {
+            let owner = crate::admin::find_user(&state, &user).await?;
+            (owner.user_id, parse_id(&image_id, "imageId")?)
+        }
+        _ => return Err(bad_request("give either feedId, or user and imageId")),
+    };
+    if !state.store.gallery.delete(&owner, image_id).await.map_err(internal)? {
+        return Err(AdminError::NotFound(format!("no image {} of that user", image_id.raw())));
+    }
+    tracing::info!(target: "admin", user = %owner, image = image_id.raw(), "admin image removed");
+    Ok(HttpResponse::Ok().json(json!({ "imageId": image_id.raw().to_string(), "outcome": "removed" })))
 }

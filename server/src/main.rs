@@ -111,6 +111,25 @@ enum AdminAction {
         #[command(subcommand)]
         action: CharacterAction,
     },
+    /// Removes a user's image: `amora admin image remove --feed-id 1763…` (from the public
+    /// feed) or `amora admin image remove --user 12345678 --image-id 1763…`.
+    Image {
+        #[command(subcommand)]
+        action: ImageAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImageAction {
+    /// The image, its feed entry and its bytes are gone.
+    Remove {
+        #[arg(long, conflicts_with_all = ["user", "image_id"], required_unless_present = "image_id")]
+        feed_id: Option<String>,
+        #[arg(long, requires = "image_id")]
+        user: Option<String>,
+        #[arg(long, requires = "user")]
+        image_id: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -181,6 +200,13 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
         }
         AdminAction::Character { action: CharacterAction::Unhide { character_id } } => {
             ("character/unhide".into(), Some(json!({ "characterId": character_id })))
+        }
+        AdminAction::Image { action: ImageAction::Remove { feed_id, user, image_id } } => {
+            let body = match feed_id {
+                Some(feed_id) => json!({ "feedId": feed_id }),
+                None => json!({ "user": user, "imageId": image_id }),
+            };
+            ("image/remove".into(), Some(body))
         }
     };
     let client = reqwest::Client::new();

@@ -565,6 +565,8 @@ pub struct GalleryRecord {
 pub struct FeedEntry {
     pub feed_id: EntryId,
     pub image_id: EntryId,
+    /// Who shared it: for the operator, never sent to clients.
+    pub owner: UserId,
     pub character_id: Option<CharacterId>,
     pub character_name: Option<String>,
     pub prompt: String,
@@ -614,6 +616,8 @@ pub trait GalleryRepo: Send + Sync {
     /// The feed, newest share first: entries older than `before` (a feed id), at most
     /// `limit`; restricted entries only when `include_restricted`.
     async fn feed(&self, before: Option<EntryId>, limit: u32, include_restricted: bool) -> StoreResult<Vec<FeedEntry>>;
+    /// One feed entry by its id, restricted or not (the operator's moderation).
+    async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>>;
 }
 
 /// What a provider's transaction did, as a payment claim records it.

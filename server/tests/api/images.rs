@@ -55,6 +55,7 @@ async fn image_app(kind: StoreKind, customise: impl FnOnce(&mut Settings)) -> Te
 
 struct Person {
     user_id: UserId,
+    user_no: String,
     voucher: String,
 }
 
@@ -71,7 +72,7 @@ async fn person(app: &TestApp, name: &str, coins: i64) -> Person {
             .unwrap();
         assert_eq!(response.status().as_u16(), 200);
     }
-    Person { user_id, voucher }
+    Person { user_id, user_no, voucher }
 }
 
 async fn adult_content(app: &TestApp, who: &Person, on: bool) {
@@ -192,6 +193,7 @@ on_both_stores!(
     a_failing_backend_refunds_every_image,
     cancelling_refunds_what_was_not_made_and_jobs_are_limited_per_user,
     shared_images_follow_the_feed_rules_and_deleting_removes_everything,
+    the_operator_removes_an_image_from_the_feed_or_by_its_owner,
     a_picture_asked_for_in_chat_is_a_message_of_the_character,
 );
 
@@ -522,6 +524,42 @@ async fn shared_images_follow_the_feed_rules_and_deleting_removes_everything(kin
     assert!(png_at(&app, &explicit_url).await.is_none());
 }
 
+async fn remove_as_operator(app: &TestApp, body: Value) -> (u16, Value) {
+    let response =
+        app.client.post(app.url("/lust/admin/image/remove")).bearer_auth(OPERATOR).json(&body).send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
+}
+
+async fn the_operator_removes_an_image_from_the_feed_or_by_its_owner(kind: StoreKind) {
+    let app = image_app(kind, |_| {}).await;
+    let ann = person(&app, "Ann", 100).await;
+    let mut events = socket(&app, &ann).await;
+    let shared = make_one(&app, &ann, &mut events, json!({ "scene": "beach", "count": 1 })).await;
+    let kept = make_one(&app, &ann, &mut events, json!({ "scene": "park", "count": 1 })).await;
+    assert_eq!(share(&app, &ann, &shared, true).await.0, 200);
+    let (_, page, _) = call(&app, None, "/user/v1/image/getFeed", json!({})).await;
+    let feed_id = page["images"][0]["feedId"].as_str().unwrap_or_default().to_owned();
+
+    let (status, _) = remove_as_operator(&app, json!({ "feedId": feed_id, "imageId": shared })).await;
+    assert_eq!(status, 400, "one form or the other");
+    let unauthorised = app.client.post(app.url("/lust/admin/image/remove")).json(&json!({ "feedId": feed_id }));
+    assert_eq!(unauthorised.send().await.unwrap().status().as_u16(), 401);
+
+    let (status, answer) = remove_as_operator(&app, json!({ "feedId": feed_id })).await;
+    assert_eq!((status, &answer["outcome"]), (200, &json!("removed")), "{answer}");
+    assert_eq!(answer["imageId"], json!(shared));
+    assert!(feed(&app, None, &[]).await.is_empty(), "out of the feed");
+    assert!(png_at(&app, &format!("/media/img-{shared}")).await.is_none(), "the bytes are gone");
+    assert_eq!(remove_as_operator(&app, json!({ "feedId": feed_id })).await.0, 404, "only once");
+
+    // A picture that was never shared, named by its owner.
+    let (status, _) = remove_as_operator(&app, json!({ "user": ann.user_no, "imageId": kept })).await;
+    assert_eq!(status, 200);
+    assert!(gallery(&app, &ann, json!({})).await.is_empty(), "the gallery is empty");
+    assert_eq!(remove_as_operator(&app, json!({ "user": ann.user_no, "imageId": kept })).await.0, 404);
+    assert_eq!(ledger_balance(&app, &ann).await, 60, "removing refunds nothing; the ledger still adds up");
+}
+
 /// A signed-in account created just now, younger than `accounts.established_after_secs`,
 /// with adult content on.
 async fn make_young_user(app: &TestApp) -> Person {
@@ -532,7 +570,7 @@ async fn make_young_user(app: &TestApp) -> Person {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let new_user = NewUser {
         user_id: user_id.clone(),
-        user_no,
+        user_no: user_no.clone(),
         user_name: "Young".into(),
         email: None,
         discord_email: None,
@@ -551,7 +589,7 @@ async fn make_young_user(app: &TestApp) -> Person {
         expires_at: now + 3600,
     };
     app.store.sessions.create(session).await.unwrap();
-    let young = Person { user_id, voucher };
+    let young = Person { user_id, user_no: user_no.as_str().to_owned(), voucher };
     adult_content(app, &young, true).await;
     young
 }

@@ -54,6 +54,7 @@ pub(super) struct Statements {
     delete_feed: PreparedStatement,
     feed_days: PreparedStatement,
     feed_page: PreparedStatement,
+    feed_one: PreparedStatement,
 }
 
 impl Statements {
@@ -193,6 +194,12 @@ impl Statements {
                 .prepare("DELETE FROM feed_entries WHERE day = ? AND shard = ? AND feed_id = ?", Kind::Idempotent)
                 .await?,
             feed_days: p.prepare("SELECT day FROM feed_days WHERE feed = ? AND day <= ?", Kind::Idempotent).await?,
+            feed_one: p
+                .prepare(
+                    &format!("SELECT {FEED_COLUMNS} FROM feed_entries WHERE day = ? AND shard = ? AND feed_id = ?"),
+                    Kind::Idempotent,
+                )
+                .await?,
             feed_page: p
                 .prepare(
                     &format!(
@@ -290,6 +297,7 @@ impl FeedRow {
         Ok(FeedEntry {
             feed_id: EntryId::from_raw(self.feed_id),
             image_id: EntryId::from_raw(self.image_id),
+            owner: UserId::parse(&self.user_id).map_err(corrupt)?,
             character_id: self.character_id.as_deref().map(CharacterId::parse).transpose().map_err(corrupt)?,
             character_name: self.character_name,
             prompt: self.prompt,
@@ -526,5 +534,11 @@ impl GalleryRepo for CqlStore {
             }
         }
         Ok(out)
+    }
+
+    async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>> {
+        let (day, shard) = feed_partition(feed_id);
+        let rows: Vec<FeedRow> = self.rows(&self.statements.gallery.feed_one, (day, shard, feed_id.raw())).await?;
+        rows.into_iter().next().map(FeedRow::into_entry).transpose()
     }
 }

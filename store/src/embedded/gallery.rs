@@ -233,24 +233,35 @@ impl GalleryRepo for EmbeddedStore {
                 ))?
                 .query_map(params![before, include_restricted, limit], raw)?
                 .collect::<rusqlite::Result<_>>()?;
-            rows.into_iter()
-                .map(|raw| {
-                    let image = record(raw)?;
-                    Ok(FeedEntry {
-                        feed_id: image
-                            .feed_id
-                            .ok_or_else(|| StoreError::Corrupt("a feed row without feed id".into()))?,
-                        image_id: image.image_id,
-                        character_id: image.character_id,
-                        character_name: image.character_name,
-                        prompt: image.prompt,
-                        width: image.width,
-                        height: image.height,
-                        restricted: image.restricted,
-                    })
-                })
-                .collect()
+            rows.into_iter().map(feed_entry).collect()
         })
         .await
     }
+
+    async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>> {
+        self.with_conn(move |conn| {
+            let raw = conn
+                .prepare_cached(&format!("SELECT {COLUMNS} FROM gallery WHERE feed_id = ?1"))?
+                .query_row(params![feed_id.raw()], raw)
+                .optional()?;
+            raw.map(feed_entry).transpose()
+        })
+        .await
+    }
+}
+
+/// A shared image's row as its feed entry.
+fn feed_entry(raw: RawRecord) -> StoreResult<FeedEntry> {
+    let image = record(raw)?;
+    Ok(FeedEntry {
+        feed_id: image.feed_id.ok_or_else(|| StoreError::Corrupt("a feed row without feed id".into()))?,
+        image_id: image.image_id,
+        owner: image.user_id,
+        character_id: image.character_id,
+        character_name: image.character_name,
+        prompt: image.prompt,
+        width: image.width,
+        height: image.height,
+        restricted: image.restricted,
+    })
 }

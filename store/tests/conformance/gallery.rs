@@ -113,12 +113,20 @@ async fn shared_images_make_the_feed_newest_share_first_across_days() {
     let paged: Vec<_> = first.iter().chain(&second).chain(&third).map(|e| e.image_id).collect();
     assert_eq!(paged, [id(5), id(1), id(3), id(0)]);
 
+    // The operator finds an entry (restricted or not) and its owner by the feed id alone.
+    let restricted = store.gallery.feed_entry(everyone[1].feed_id).await.unwrap();
+    assert_eq!(restricted.as_ref().map(|e| (e.image_id, &e.owner)), Some((id(4), &bob)));
+    let oldest = store.gallery.feed_entry(id(10_000)).await.unwrap();
+    assert_eq!(oldest.map(|e| (e.image_id, e.owner)), Some((id(0), ann.clone())));
+    assert_eq!(store.gallery.feed_entry(id(10_001)).await.unwrap(), None);
+
     // Unsharing takes it out; the gallery row stays.
     let unshared = store.gallery.set_shared(&ann, id(1), None).await.unwrap();
     assert_eq!(unshared.map(|r| r.feed_id), Some(None));
     let after: Vec<_> = store.gallery.feed(None, 10, true).await.unwrap().iter().map(|e| e.image_id).collect();
     assert_eq!(after, [id(5), id(4), id(3), id(0)]);
     assert!(store.gallery.get(&ann, id(1)).await.unwrap().is_some());
+    assert_eq!(store.gallery.feed_entry(id(DAY_MICROS + 5 + 10_000)).await.unwrap(), None, "unshared");
 }
 
 #[tokio::test]
