@@ -234,7 +234,8 @@ describe('step 2: e-mail with Turnstile', () => {
     fireEvent.click(emailSubmit());
     await screen.findByText('Check your email');
     expect((await sentPayload(fetchMock, '/login/v1/sendRegisterUserEmail')).cfToken).toBe('token-from-cloudflare');
-    expect(turnstile.remove).toHaveBeenCalledWith('widget-1');
+    // The widget is removed by the step's cleanup, which may run a tick after the text shows.
+    await waitFor(() => expect(turnstile.remove).toHaveBeenCalledWith('widget-1'));
   });
 
   it("says 'Error occurred, please try again.' when the check fails, and retries with a new widget", async () => {
