@@ -10,6 +10,14 @@ mkdir -p "$AMORA_CACHE"
 say() { printf '\n== %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# Runs the shell commands in $1 when the script exits, keeping the script's exit status:
+# under `set -e` a failing clean-up command (`kill` of a process that has already ended)
+# would otherwise become the status, and a green run would exit 1.
+on_exit() {
+  AMORA_ON_EXIT="$1"
+  trap 'amora_status=$?; set +e; eval "$AMORA_ON_EXIT"; exit "$amora_status"' EXIT
+}
+
 # apt-get update at most once per script run, and only when something is missing.
 APT_UPDATED=0
 apt_install() {
