@@ -1,7 +1,9 @@
 //! The character catalogue over CQL: `characters` by id, `character_cards_by_gender` for
 //! the home grid in listing order, `character_cards_by_tag` for the grid of one or more tags.
 
-use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::character::{
+    CardExtras, Character, CharacterAge, CharacterCard, CharacterId, CharacterStatus, Exposure, UsedType,
+};
 use amora_domain::gender::Gender;
 use std::collections::BTreeMap;
 
@@ -261,6 +263,8 @@ impl CharacterRepo for CqlStore {
             tags: row.tags.unwrap_or_default(),
             creator_id: row.creator_id,
             exposure,
+            status: CharacterStatus::Public,
+            extras: CardExtras::default(),
         }))
     }
 

@@ -1,6 +1,8 @@
 //! The character catalogue in SQLite.
 
-use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::character::{
+    CardExtras, Character, CharacterAge, CharacterCard, CharacterId, CharacterStatus, Exposure, UsedType,
+};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::tag::{TagFilter, stored_keys};
@@ -199,5 +201,7 @@ fn read_character(row: &Row<'_>) -> StoreResult<Character> {
         tags: from_json(&tags)?,
         creator_id: row.get(12)?,
         exposure: if restricted { Exposure::Restricted } else { Exposure::Everyone },
+        status: CharacterStatus::Public,
+        extras: CardExtras::default(),
     })
 }
