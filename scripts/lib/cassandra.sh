@@ -120,6 +120,11 @@ authorizer: AllowAllAuthorizer
 concurrent_reads: 8
 concurrent_writes: 8
 key_cache_size: 8MiB
+# Prepared statements are per keyspace and the conformance suite makes one keyspace per
+# test (about 220 statements each): with the default cache (10 MiB on this heap) the
+# cache's admission policy evicted a new keyspace's statements as soon as they were
+# prepared, and tests failed with "prepared query ... not found".
+prepared_statements_cache_size: 128MiB
 # A test node: the time an LWT or write waits before it times out stays the default, but
 # user-defined functions and materialised views stay off as in production.
 YAML
