@@ -715,7 +715,8 @@ mod tests {
 
     #[test]
     fn every_bad_field_is_named() {
-        let cases: Vec<(&str, fn(&mut Draft))> = vec![
+        type Spoil = fn(&mut Draft);
+        let cases: Vec<(&str, Spoil)> = vec![
             ("looks.age", |d| d.looks.age = 17),
             ("looks.age", |d| d.looks.age = 101),
             ("looks.age", |d| d.looks.age = -5),

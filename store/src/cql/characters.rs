@@ -627,10 +627,11 @@ impl CqlStore {
         .await?;
         if let Some(old) = placed {
             let old_index = (old.creator_id.as_deref(), old.created_at.unwrap_or(0));
-            if old.draft.is_some() && old_index != (Some(creator), created.created_at) {
-                if let Some(old_creator) = old.creator_id.as_deref() {
-                    self.run(&statements.delete_by_creator, (old_creator, old.created_at.unwrap_or(0), id)).await?;
-                }
+            if let Some(old_creator) = old.creator_id.as_deref()
+                && old.draft.is_some()
+                && old_index != (Some(creator), created.created_at)
+            {
+                self.run(&statements.delete_by_creator, (old_creator, old.created_at.unwrap_or(0), id)).await?;
             }
             let old_submitted = old.status_at.unwrap_or(0);
             if old.in_review() && (!in_review || old_submitted != created.status_at) {
@@ -755,10 +756,11 @@ impl CreatedCharacterRepo for CqlStore {
         while queue.len() < limit as usize {
             let Some((submitted_at, id)) = rows.try_next().await.map_err(unavailable)? else { break };
             // Rows whose character moved on (a crash between writes) are skipped.
-            if let Some(created) = self.created(&id).await? {
-                if created.character.status == CharacterStatus::Review && created.status_at == submitted_at {
-                    queue.push(created);
-                }
+            if let Some(created) = self.created(&id).await?
+                && created.character.status == CharacterStatus::Review
+                && created.status_at == submitted_at
+            {
+                queue.push(created);
             }
         }
         Ok(queue)

@@ -159,7 +159,7 @@ async fn only_approved_characters_enter_the_catalogue_after_the_seeded_newest_ap
     let (store, _guard) = backend::fresh().await;
     let alice = crate::user(&store, 1).await;
     store.characters.upsert((0..3).map(|n| entry(n, Gender::Girls, Exposure::Everyone)).collect()).await.unwrap();
-    let seeded = vec!["c-000", "c-001", "c-002"];
+    let seeded = ["c-000", "c-001", "c-002"];
     for (n, status) in
         [CharacterStatus::Private, CharacterStatus::Review, CharacterStatus::Rejected].into_iter().enumerate()
     {
