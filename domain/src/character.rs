@@ -50,7 +50,7 @@ impl std::fmt::Display for CharacterId {
 }
 
 /// A character's age in years, 18 or over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct CharacterAge(u8);
 
@@ -133,6 +133,77 @@ pub struct Character {
     pub creator_id: Option<String>,
     #[serde(skip)]
     pub exposure: Exposure,
+    /// Who may see it: seeded characters are `Public`; created ones start `Private` or in
+    /// `Review` (docs/api.md "Created characters").
+    #[serde(skip)]
+    pub status: CharacterStatus,
+    /// What a character card adds to the prompt (empty for seeded characters).
+    #[serde(flatten)]
+    pub extras: CardExtras,
+}
+
+/// Where a character stands: who sees it, and whether it is in the catalogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CharacterStatus {
+    /// Only its creator sees it.
+    Private,
+    /// Its creator asked for it to be public; only the creator sees it until an operator decides.
+    Review,
+    /// In the catalogue (every seeded character).
+    #[default]
+    Public,
+    /// An operator refused to make it public; only the creator sees it, with the reason.
+    Rejected,
+}
+
+impl CharacterStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CharacterStatus::Private => "private",
+            CharacterStatus::Review => "review",
+            CharacterStatus::Public => "public",
+            CharacterStatus::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        match raw {
+            "private" => Ok(CharacterStatus::Private),
+            "review" => Ok(CharacterStatus::Review),
+            "public" => Ok(CharacterStatus::Public),
+            "rejected" => Ok(CharacterStatus::Rejected),
+            _ => Err(Invalid::new("status", "must be private, review, public or rejected")),
+        }
+    }
+
+    /// Whether everyone (not only the creator) may find and open it.
+    pub fn is_listed(self) -> bool {
+        self == CharacterStatus::Public
+    }
+}
+
+/// What a character card carries beyond the catalogue's fields (Character Card V2/V3:
+/// `system_prompt`, `post_history_instructions`, `mes_example`, `alternate_greetings`,
+/// `character_book`). Empty for seeded characters.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardExtras {
+    /// Replaces the default first line of the system message when set.
+    pub system_prompt: String,
+    /// Put after the history, just before the reply.
+    pub post_history_instructions: String,
+    /// Example dialogue (`mes_example`), `<START>`-separated.
+    pub example_dialogue: String,
+    /// Other first messages the user may choose from.
+    pub alternate_greetings: Vec<String>,
+    /// Whether the card has lorebook entries.
+    pub has_lorebook: bool,
+    /// The whole card as Character Card V3 JSON, kept for the lorebook and for export
+    /// (unknown `extensions` survive). None for seeded and builder-made characters until
+    /// exported once.
+    #[serde(skip)]
+    pub card_json: Option<String>,
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use amora_domain::appearance::{Look, Shot};
-use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::character::{
+    CardExtras, Character, CharacterAge, CharacterCard, CharacterId, CharacterStatus, Exposure, UsedType,
+};
 use amora_domain::gender::Gender;
 use serde::Deserialize;
 
@@ -105,6 +107,8 @@ fn seed_to_character(seed: SeedCharacter, gender: Gender) -> StoreResult<Charact
         tags: seed.tags,
         creator_id: None,
         exposure: if seed.restricted { Exposure::Restricted } else { Exposure::Everyone },
+        status: CharacterStatus::Public,
+        extras: CardExtras::default(),
     })
 }
 

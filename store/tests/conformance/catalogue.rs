@@ -1,6 +1,8 @@
 //! The character catalogue, media and telemetry: paging order, exposure, upserts.
 
-use amora_domain::character::{Character, CharacterAge, CharacterCard, CharacterId, Exposure, UsedType};
+use amora_domain::character::{
+    CardExtras, Character, CharacterAge, CharacterCard, CharacterId, CharacterStatus, Exposure, UsedType,
+};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::tag::TagFilter;
@@ -28,6 +30,8 @@ pub fn entry(n: i64, gender: Gender, exposure: Exposure) -> CatalogueEntry {
         tags: vec!["kind".into(), "funny".into()],
         creator_id: None,
         exposure,
+        status: CharacterStatus::Public,
+        extras: CardExtras::default(),
     };
     CatalogueEntry { character, rank: n }
 }

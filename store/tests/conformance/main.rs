@@ -8,6 +8,7 @@ mod backend;
 mod catalogue;
 mod chat;
 mod content;
+mod created;
 mod gallery;
 mod ledger;
 mod media;
