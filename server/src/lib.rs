@@ -8,6 +8,7 @@ pub mod api;
 pub mod auth;
 pub mod blog;
 pub mod client_address;
+pub mod creation;
 pub mod envelope;
 pub mod login_throttle;
 pub mod observability;

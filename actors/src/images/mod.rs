@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use actix::Addr;
 use amora_ai::AiError;
 use amora_ai::chat::CancellationToken;
-use amora_ai::image::{ImageModel, ImageRequest, Subject};
+use amora_ai::image::{GeneratedImage, ImageModel, ImageRequest, Subject};
 use amora_domain::account::{User, UserId};
 use amora_domain::appearance::{Look, seed_for};
 use amora_domain::character::{Character, CharacterId, Exposure};
@@ -609,6 +609,36 @@ impl ImageJobs {
             }
         }
         Coins::ZERO
+    }
+
+    /// Draws one picture outside any job: a created character's portrait (at creation and
+    /// for the builder's previews). Not paid for, kept in no gallery; it waits for one of
+    /// the node's image places like a job's image does, within `image.timeout_secs`.
+    pub async fn draw(&self, request: ImageRequest) -> Result<GeneratedImage, ImageError> {
+        let inner = &self.inner;
+        let _permit =
+            inner.permits.acquire().await.map_err(|_| ImageError::Unavailable("the node is stopping".into()))?;
+        let backend = inner.model.info().backend;
+        let started = Instant::now();
+        let timeout = Duration::from_secs(inner.settings.timeout_secs.max(1));
+        let (progress, _ignored) = tokio::sync::mpsc::unbounded_channel::<f32>();
+        let made = tokio::time::timeout(timeout, inner.model.generate(request, progress)).await;
+        inner.metrics.seconds.with_label_values(&[backend]).observe(started.elapsed().as_secs_f64());
+        let image = match made {
+            Err(_) => Err(ImageError::Unavailable(format!("{backend} took longer than {timeout:?}"))),
+            Ok(Err(error)) => Err(ImageError::Unavailable(format!("{backend}: {error}"))),
+            Ok(Ok(image)) => Ok(image),
+        };
+        let outcome = if image.is_ok() { "portrait" } else { "portraitFailed" };
+        inner.metrics.images.with_label_values(&[backend, outcome]).inc();
+        let image = image?;
+        if image.bytes.len() > inner.settings.max_bytes {
+            return Err(ImageError::Unavailable(format!("the backend's image is {} bytes", image.bytes.len())));
+        }
+        if !matches!(image.content_type.as_str(), "image/png" | "image/jpeg" | "image/webp") {
+            return Err(ImageError::Unavailable(format!("the backend answered {}", image.content_type)));
+        }
+        Ok(image)
     }
 
     /// A page of the user's images (of one character when given), newest first.
