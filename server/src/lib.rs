@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod admin_content;
 pub mod admin_payments;
+pub mod admin_review;
 pub mod api;
 pub mod auth;
 pub mod blog;

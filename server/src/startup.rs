@@ -200,6 +200,7 @@ fn app(
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
                 .configure(crate::admin_content::configure)
+                .configure(crate::admin_review::configure)
                 .configure(crate::admin_payments::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope.

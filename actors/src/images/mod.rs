@@ -28,6 +28,7 @@ use amora_ai::image::{GeneratedImage, ImageModel, ImageRequest, Subject};
 use amora_domain::account::{User, UserId};
 use amora_domain::appearance::{Look, seed_for};
 use amora_domain::character::{Character, CharacterId, Exposure};
+use amora_domain::creation::ValidLooks;
 use amora_domain::chat::EntryId;
 use amora_domain::code::ApiCode;
 use amora_domain::image::{ImageChoice, ImageRequestError, NEGATIVE_PROMPT, RawImageRequest};
@@ -315,12 +316,9 @@ impl ImageJobs {
         };
         let (appearance, subject, seed) = match &character {
             Some(character) => {
-                let id = &character.card.character_id;
-                let seed = seed_for(id);
-                let look = amora_store::seed::look_of(id).unwrap_or_else(|| Look::from_seed(seed));
-                let gender = character.card.gender;
-                let subject = Subject { gender: gender.code(), look: look.to_array() };
-                (Some(look.describe(gender)), Some(subject), seed)
+                let (look, words) = self.appearance(character).await?;
+                let subject = Subject { gender: character.card.gender.code(), look: look.to_array() };
+                (Some(words), Some(subject), seed_for(&character.card.character_id))
             }
             None => (None, None, rand::random::<u64>()),
         };
@@ -354,6 +352,22 @@ impl ImageJobs {
         let ids = image_ids.clone();
         tokio::spawn(async move { jobs.run(plan, ids, position, cancel).await });
         Ok(JobStarted { job_id, image_ids, coin })
+    }
+
+    /// What the character looks like, as the illustrator draws it and in words: a created
+    /// character's chosen looks (so its images agree with its portrait), a seeded one's
+    /// catalogue look, else a look picked from its seed.
+    async fn appearance(&self, character: &Character) -> Result<(Look, String), ImageError> {
+        let id = &character.card.character_id;
+        let gender = character.card.gender;
+        if character.creator_id.is_some()
+            && let Some(created) = self.inner.store.created.get(id).await?
+            && let Ok(looks) = ValidLooks::parse(created.draft.gender, &created.draft.looks)
+        {
+            return Ok((looks.look(), looks.describe()));
+        }
+        let look = amora_store::seed::look_of(id).unwrap_or_else(|| Look::from_seed(seed_for(id)));
+        Ok((look, look.describe(gender)))
     }
 
     /// Holds a place for the job, refused past the user's and the node's limits; answers
