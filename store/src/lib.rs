@@ -895,6 +895,8 @@ pub trait Health: Send + Sync {
 #[derive(Clone)]
 pub struct Store {
     pub characters: Arc<dyn CharacterRepo>,
+    /// Characters users created (My AI, review); the same rows as `characters`.
+    pub created: Arc<dyn CreatedCharacterRepo>,
     pub media: Arc<dyn MediaRepo>,
     pub voice_clips: Arc<dyn VoiceClipRepo>,
     pub telemetry: Arc<dyn TelemetryRepo>,
@@ -920,6 +922,7 @@ impl Store {
     pub fn from_one<T>(shared: Arc<T>) -> Self
     where
         T: CharacterRepo
+            + CreatedCharacterRepo
             + MediaRepo
             + VoiceClipRepo
             + TelemetryRepo
@@ -942,6 +945,7 @@ impl Store {
     {
         Store {
             characters: shared.clone(),
+            created: shared.clone(),
             media: shared.clone(),
             voice_clips: shared.clone(),
             telemetry: shared.clone(),
