@@ -261,46 +261,9 @@ const RELATIVES: &[&str] = &[
 
 /// Words after "is 15" that make it something other than an age ("is 15 minutes late").
 const UNITS: &[&str] = &[
-    "minutes",
-    "minute",
-    "hours",
-    "hour",
-    "days",
-    "weeks",
-    "months",
-    "feet",
-    "foot",
-    "ft",
-    "inches",
-    "inch",
-    "cm",
-    "m",
-    "kg",
-    "lbs",
-    "lb",
-    "pounds",
-    "stone",
-    "times",
-    "percent",
-    "miles",
-    "km",
-    "dollars",
-    "euros",
-    "points",
-    "of",
-    "out",
-    "th",
-    "st",
-    "nd",
-    "rd",
-    "am",
-    "pm",
-    "o",
-    "oclock",
-    "year",
-    "years",
-    "yrs",
-    "x",
+    "minutes", "minute", "hours", "hour", "days", "weeks", "months", "feet", "foot", "ft", "inches", "inch", "cm", "m",
+    "kg", "lbs", "lb", "pounds", "stone", "times", "percent", "miles", "km", "dollars", "euros", "points", "of", "out",
+    "th", "st", "nd", "rd", "am", "pm", "o", "oclock", "year", "years", "yrs", "x",
 ];
 
 /// Whether a word is a number from 1 to 17 in digits.
@@ -358,7 +321,18 @@ fn states_a_minor_age(normal: &str) -> bool {
         }
         let says_age = matches!(
             before(1),
-            "is" | "im" | "m" | "am" | "are" | "re" | "s" | "turned" | "turns" | "looks" | "look" | "appears" | "looking"
+            "is" | "im"
+                | "m"
+                | "am"
+                | "are"
+                | "re"
+                | "s"
+                | "turned"
+                | "turns"
+                | "looks"
+                | "look"
+                | "appears"
+                | "looking"
         );
         says_age && !UNITS.contains(&at(i + 1))
     })

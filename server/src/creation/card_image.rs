@@ -22,9 +22,8 @@ pub struct NotAnImage(pub String);
 /// The card's picture as a clean PNG portrait at most [`MAX_SIDE`] on its longer side;
 /// also its width and height.
 pub fn clean_portrait(bytes: &[u8]) -> Result<(MediaObject, u32, u32), NotAnImage> {
-    let mut reader = image::ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| NotAnImage(e.to_string()))?;
+    let mut reader =
+        image::ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| NotAnImage(e.to_string()))?;
     if !matches!(reader.format(), Some(image::ImageFormat::Png | image::ImageFormat::Jpeg)) {
         return Err(NotAnImage("not a PNG or JPEG picture".into()));
     }

@@ -96,10 +96,15 @@ pub fn text_of(card: &Card, limits: &Limits) -> Result<CardText, ApiError> {
     let data = &card.data;
     let card_json = amora_cards::export_json(card, limits).map_err(|e| refused(&e))?;
     let card_json = String::from_utf8(card_json).map_err(|e| ApiError::Internal(format!("card JSON: {e}")))?;
-    let introduction_source = if data.creator_notes.trim().is_empty() { &data.description } else { &data.creator_notes };
+    let introduction_source =
+        if data.creator_notes.trim().is_empty() { &data.description } else { &data.creator_notes };
     Ok(CardText {
         name: cut(data.name.trim(), NAME_MAX_CHARS),
-        personality: if data.personality.trim().is_empty() { data.description.clone() } else { data.personality.clone() },
+        personality: if data.personality.trim().is_empty() {
+            data.description.clone()
+        } else {
+            data.personality.clone()
+        },
         scenario: data.scenario.clone(),
         greeting: data.first_mes.clone(),
         introduction: cut(introduction_source.trim(), INTRODUCTION_MAX_CHARS),
@@ -170,7 +175,8 @@ pub fn card_for_export(character: &Character, amora: &AmoraExtension, limits: &L
     }
     data.scenario = character.scenario.clone();
     data.first_mes = character.greeting.clone();
-    let introduction_source = if data.creator_notes.trim().is_empty() { &data.description } else { &data.creator_notes };
+    let introduction_source =
+        if data.creator_notes.trim().is_empty() { &data.description } else { &data.creator_notes };
     if cut(introduction_source.trim(), INTRODUCTION_MAX_CHARS) != character.card.introduction {
         data.creator_notes = character.card.introduction.clone();
     }
@@ -237,7 +243,10 @@ mod tests {
             serde_json::json!({"age": 27, "gender": "girl", "style": "anime", "voiceId": 5}),
         );
         let amora = AmoraExtension::of(&card);
-        assert_eq!((amora.age, amora.gender, amora.style.as_deref(), amora.voice_id), (Some(27), None, Some("anime"), None));
+        assert_eq!(
+            (amora.age, amora.gender, amora.style.as_deref(), amora.voice_id),
+            (Some(27), None, Some("anime"), None)
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STA
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportRequest {
+    /// The file's name as the user picked it (logged with a refusal).
     #[serde(default)]
     file_name: String,
     data: String,
@@ -47,7 +48,10 @@ pub async fn import_card(
     let bytes = B64.decode(request.data.trim()).map_err(|_| ApiError::Param("data: must be Base64".into()))?;
     creation::ensure_room(&state, &user.user_id).await?;
     let limits = cards::limits();
-    let imported = amora_cards::import(&bytes, &limits).map_err(|e| cards::refused(&e))?;
+    let imported = amora_cards::import(&bytes, &limits).map_err(|error| {
+        tracing::info!(file = %request.file_name.chars().take(100).collect::<String>(), code = error.code(), "card refused");
+        cards::refused(&error)
+    })?;
     let card = imported.card;
     let amora = AmoraExtension::of(&card);
     let age = request.age.or(amora.age).ok_or_else(|| ApiError::Param("characterAge: the card gives no age".into()))?;
@@ -108,10 +112,11 @@ fn draft_of(
     age: CharacterAge,
 ) -> Result<Draft, ApiError> {
     let options = CreateOptions::new(gender, Vec::new());
-    let given_looks = amora.looks.clone().and_then(|value| parse_field::<Looks>(value, "looks").ok()).map(|mut looks| {
-        looks.age = i64::from(age.years());
-        looks
-    });
+    let given_looks =
+        amora.looks.clone().and_then(|value| parse_field::<Looks>(value, "looks").ok()).map(|mut looks| {
+            looks.age = i64::from(age.years());
+            looks
+        });
     let looks = match given_looks {
         Some(looks) if ValidLooks::parse(gender, &looks).is_ok() => looks,
         _ => seeded_looks(&options, id, age),
@@ -128,7 +133,10 @@ fn draft_of(
         gender,
         style: style.unwrap_or_default(),
         looks,
-        personality: PresetText { preset: first(&options.personalities), text: cut(&text.personality, limits.text_max) },
+        personality: PresetText {
+            preset: first(&options.personalities),
+            text: cut(&text.personality, limits.text_max),
+        },
         relationship: PresetText { preset: first(&options.relationships), text: String::new() },
         voice_id,
         character_name: text.name.clone(),
@@ -268,7 +276,8 @@ async fn portrait_png(
 
 fn to_png(stored: Option<MediaObject>, look: &Look, gender: Gender) -> Result<Vec<u8>, ApiError> {
     use amora_actors::ai::image::illustrator::{SVG_CONTENT_TYPE, catalogue_svg, render_png};
-    let rendered = |svg: &str| render_png(svg).map_err(|e| ApiError::Internal(format!("cannot draw the portrait: {e}")));
+    let rendered =
+        |svg: &str| render_png(svg).map_err(|e| ApiError::Internal(format!("cannot draw the portrait: {e}")));
     match stored {
         Some(object) if object.content_type == "image/png" => Ok(object.bytes),
         Some(object) if object.content_type == "image/jpeg" => {
@@ -291,8 +300,7 @@ fn to_png(stored: Option<MediaObject>, look: &Look, gender: Gender) -> Result<Ve
 
 /// A file name from the character's name: letters, digits, spaces, '-' and '_'.
 fn file_stem(name: &str) -> String {
-    let kept: String =
-        name.chars().filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_')).collect::<String>();
+    let kept: String = name.chars().filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_')).collect::<String>();
     let kept = kept.trim();
     if kept.is_empty() { "character".to_owned() } else { kept.to_owned() }
 }

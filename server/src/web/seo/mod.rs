@@ -92,9 +92,7 @@ impl Site {
                     let hidden = character.is_some() && store.characters.is_hidden(&id).await?;
                     // A created character that is not public is nobody's page but its
                     // creator's app view: crawlers and everyone else find nothing.
-                    character
-                        .filter(|c| !hidden && c.status.is_listed())
-                        .map(|character| writer.character(&character))
+                    character.filter(|c| !hidden && c.status.is_listed()).map(|character| writer.character(&character))
                 }
                 Err(_) => None,
             },
