@@ -316,7 +316,9 @@ impl ImageJobs {
         };
         let (appearance, subject, seed) = match &character {
             Some(character) => {
-                let (look, words) = self.appearance(character).await?;
+                // Boxed: the store's read is a large future, and this one is awaited deep in
+                // request handling (debug builds overflowed a test thread's stack).
+                let (look, words) = Box::pin(self.appearance(character)).await?;
                 let subject = Subject { gender: character.card.gender.code(), look: look.to_array() };
                 (Some(words), Some(subject), seed_for(&character.card.character_id))
             }

@@ -235,7 +235,7 @@ impl Voices {
         let voices = inner.model.voices();
         // A created character speaks with the voice its creator chose, while the model has it.
         let chosen = match character.creator_id {
-            Some(_) => inner.store.created.get(character_id).await?.map(|created| created.draft.voice_id),
+            Some(_) => Box::pin(inner.store.created.get(character_id)).await?.map(|created| created.draft.voice_id),
             None => None,
         };
         let voice_id = chosen
