@@ -615,7 +615,8 @@ fn png_with(extra: &[Vec<u8>]) -> Vec<u8> {
 /// Broken and hostile files are refused with 10001 naming the card's fault, and nothing is stored.
 #[actix_rt::test]
 async fn bad_cards_are_refused_and_leave_nothing() {
-    let app = creation_app(StoreKind::Sqlite, &[]).await;
+    // Megabytes of body from a loaded test machine may take longer than the default 30 s.
+    let app = creation_app(StoreKind::Sqlite, &[("AMORA_HTTP__REQUEST_TIMEOUT_SECS", "300")]).await;
     let ann = person(&app, "Ann").await;
     let v2 = sample("v2.png");
 
@@ -698,19 +699,27 @@ async fn bad_cards_are_refused_and_leave_nothing() {
     assert_eq!(raw_status(&app, &ann, "/user/v1/character/create", body).await, 413);
 }
 
-/// The HTTP status of a raw body POSTed as `who`.
+/// The HTTP status of a raw body POSTed as `who`. A server that refuses a body before
+/// reading it all may close the connection while the client still writes (then the client
+/// sees a reset instead of the answer): tried again a few times for the status.
 async fn raw_status(app: &TestApp, who: &Person, path: &str, body: String) -> u16 {
-    let response = app
-        .client
-        .post(app.url(&format!("/lust/api{path}")))
-        .header("secretKey", crate::helpers::SECRET)
-        .header("voucher", &who.voucher)
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    response.status().as_u16()
+    let mut last_error = None;
+    for _ in 0..5 {
+        let sent = app
+            .client
+            .post(app.url(&format!("/lust/api{path}")))
+            .header("secretKey", crate::helpers::SECRET)
+            .header("voucher", &who.voucher)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(response) => return response.status().as_u16(),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    panic!("{path}: no answer: {last_error:?}")
 }
 
 /// The review queue over the operator API: token required, oldest first, reasons checked.
