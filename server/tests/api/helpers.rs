@@ -72,7 +72,8 @@ pub async fn spawn_app_customised(overrides: Vec<(String, String)>, customise: i
     customise(&mut settings);
     amora_server::observability::init_logging(&settings.log);
 
-    let app = Application::build(settings).await.expect("application");
+    // Boxed: with the CQL store its future is large, and a test thread's stack is small.
+    let app = Box::pin(Application::build(settings)).await.expect("application");
     let address = format!("http://127.0.0.1:{}", app.port());
     let store = app.store();
     actix_rt::spawn(app.run_until_stopped());

@@ -8,6 +8,7 @@ mod cluster;
 mod codes;
 mod content;
 mod cql_cluster;
+mod creation;
 mod crosscheck;
 mod envelope;
 mod fakes;
