@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::actions::ClientAction;
 use crate::character::{
-    AddMemory, AddPicture, CharacterActor, DeleteConversation, DeleteMemory, DeleteMessage, EditMessage, FindMessage,
-    History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
+    AddMemory, AddPicture, CharacterActor, ChooseGreeting, DeleteConversation, DeleteMemory, DeleteMessage,
+    EditMessage, FindMessage, History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -111,6 +111,19 @@ impl Conversations {
         self.character(character_id).await?.send(SaveMemories { chatter }).await?
     }
 
+    /// `chat/chooseGreeting`: the greeting of a conversation that holds nothing else,
+    /// replaced with the character's greeting number `index` (0: the main one, `i`: the
+    /// card's `alternateGreetings[i - 1]`).
+    pub async fn choose_greeting(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        index: usize,
+    ) -> Result<MessageView, ChatError> {
+        let chatter = self.chatter(user_id).await?;
+        self.character(character_id).await?.send(ChooseGreeting { chatter, index }).await?
+    }
+
     /// A page of the conversation, newest first, with the free messages left today. The
     /// first page of a new conversation holds the character's greeting.
     pub async fn history(
@@ -147,7 +160,7 @@ impl Conversations {
         let mut summaries = Vec::new();
         for conversation in store.conversations.list(user_id).await? {
             let Some(character) = self.engine.load_character(&conversation.character_id).await? else { continue };
-            if !chatter.viewer.may_see(character.exposure) {
+            if !crate::character::may_see(&chatter, &character) {
                 continue;
             }
             summaries.push(ChatSummary {
@@ -216,7 +229,7 @@ impl Conversations {
     ) -> Result<Character, ChatError> {
         let chatter = self.chatter(user_id).await?;
         let character = self.engine.load_character(character_id).await?.ok_or(ChatError::NoCharacter)?;
-        if !chatter.viewer.may_see(character.exposure) {
+        if !crate::character::may_see(&chatter, &character) {
             return Err(ChatError::NoCharacter);
         }
         Ok(character)

@@ -11,6 +11,7 @@ mod cql_cluster;
 mod crosscheck;
 mod envelope;
 mod fakes;
+mod greetings;
 mod helpers;
 mod hosted;
 mod images;
