@@ -59,6 +59,8 @@ async fn choose_greeting_replaces_a_lone_greeting_and_refuses_out_of_range_later
         ("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".to_owned(), model_path()),
         ("AMORA_CHAT__MAX_REPLY_TOKENS".to_owned(), "16".to_owned()),
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".to_owned(), "0".to_owned()),
+        // The test accounts date from 1970: no account is old enough to see restricted characters.
+        ("AMORA_ACCOUNTS__ESTABLISHED_AFTER_SECS".to_owned(), "100000000000".to_owned()),
     ])
     .await;
     let (ann, _, voucher) = make_user(&app.store, "Ann").await;
@@ -113,7 +115,7 @@ async fn choose_greeting_replaces_a_lone_greeting_and_refuses_out_of_range_later
     assert_eq!(bad.code, 10001, "the index is required");
     assert_eq!(stored(&app, &voucher, FREE_CHARACTER).await, greeting);
 
-    // A character this (new) account may not see: 10006, and no conversation is started.
+    // A character this account may not see (restricted, for a new account): 10006, and no conversation is started.
     let restricted = characters_with(&app, Exposure::Restricted).await;
     let unseen = restricted.first().expect("the catalogue has restricted characters");
     assert_eq!(choose(&app, Some(&voucher), unseen, 0).await.code, 10006);
