@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::actions::ClientAction;
 use crate::character::{
-    AddMemory, AddPicture, CharacterActor, DeleteConversation, DeleteMemory, DeleteMessage, EditMessage, FindMessage,
-    History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
+    AddMemory, AddPicture, CharacterActor, ChooseGreeting, DeleteConversation, DeleteMemory, DeleteMessage,
+    EditMessage, FindMessage, History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -109,6 +109,19 @@ impl Conversations {
     pub async fn save_memories(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
         let chatter = self.chatter(user_id).await?;
         self.character(character_id).await?.send(SaveMemories { chatter }).await?
+    }
+
+    /// `chat/chooseGreeting`: the greeting of a conversation that holds nothing else,
+    /// replaced with the character's greeting number `index` (0: the main one, `i`: the
+    /// card's `alternateGreetings[i - 1]`).
+    pub async fn choose_greeting(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        index: usize,
+    ) -> Result<MessageView, ChatError> {
+        let chatter = self.chatter(user_id).await?;
+        self.character(character_id).await?.send(ChooseGreeting { chatter, index }).await?
     }
 
     /// A page of the conversation, newest first, with the free messages left today. The

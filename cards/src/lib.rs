@@ -26,7 +26,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 pub use error::CardError;
 pub use json::{SpecVersion, export_json};
 pub use limits::Limits;
-pub use lorebook::{ActiveEntry, LoreScan, activate};
+pub use lorebook::{ActiveEntry, DEFAULT_SCAN_DEPTH, LoreScan, activate};
 pub use macros::replace_macros;
 pub use model::{Asset, Card, CardData, EntryPosition, Lorebook, LorebookEntry};
 

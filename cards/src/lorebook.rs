@@ -30,6 +30,10 @@ use crate::model::{EntryPosition, Lorebook, LorebookEntry};
 /// 10 MiB per regex; a thousand entries could otherwise pin a lot of memory).
 const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 
+/// Messages scanned when the book sets no `scan_depth`: SillyTavern's default world-info
+/// scan depth (the newest message and the one before it).
+pub const DEFAULT_SCAN_DEPTH: usize = 2;
+
 /// How far and how much to scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoreScan {

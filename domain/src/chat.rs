@@ -132,11 +132,13 @@ impl Speaker {
 }
 
 /// Replaces the user and character placeholders of a character text: `{{user}}`,
-/// `{{char}}` and the single-brace forms `{user}`, `{char}`, in any letter case (spec §3).
+/// `{{char}}`, the single-brace forms `{user}`, `{char}` (spec §3) and the legacy forms of
+/// character cards `<USER>`, `<BOT>`, `<CHAR>`, in any letter case. One pass, left to
+/// right: a name that itself holds a placeholder is not expanded again.
 pub fn fill_placeholders(template: &str, user_name: &str, character_name: &str) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
-    while let Some(start) = rest.find('{') {
+    while let Some(start) = rest.find(['{', '<']) {
         out.push_str(&rest[..start]);
         let tail = &rest[start..];
         match placeholder_at(tail) {
@@ -149,7 +151,7 @@ pub fn fill_placeholders(template: &str, user_name: &str, character_name: &str) 
                 rest = &tail[len..];
             }
             None => {
-                out.push('{');
+                out.push_str(&tail[..1]);
                 rest = &tail[1..];
             }
         }
@@ -163,8 +165,15 @@ enum Placeholder {
     Char,
 }
 
-/// The placeholder that `text` (starting with `{`) opens, and its length in bytes.
+/// The placeholder that `text` (starting with `{` or `<`) opens, and its length in bytes.
 fn placeholder_at(text: &str) -> Option<(Placeholder, usize)> {
+    if text.starts_with('<') {
+        // The TavernAI forms character cards still carry (amora_cards::replace_macros reads the same).
+        return [("<user>", Placeholder::User), ("<bot>", Placeholder::Char), ("<char>", Placeholder::Char)]
+            .into_iter()
+            .find(|(form, _)| text.get(..form.len()).is_some_and(|head| head.eq_ignore_ascii_case(form)))
+            .map(|(form, which)| (which, form.len()));
+    }
     let (braces, inner) = match text.strip_prefix("{{") {
         Some(inner) => (2, inner),
         None => (1, &text[1..]),
@@ -230,10 +239,44 @@ pub struct Persona<'a> {
     pub scenario: &'a str,
 }
 
+/// What a character card adds to the prompt (Character Card V2/V3); empty strings where the
+/// card sets nothing (seeded and builder-made characters).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CardPrompt<'a> {
+    /// Replaces the default first line of the system message; the rules still follow.
+    pub system_prompt: &'a str,
+    /// A system message after the history, just before the reply.
+    pub post_history_instructions: &'a str,
+    /// Example dialogue (`mes_example`): blocks separated by `<START>`.
+    pub example_dialogue: &'a str,
+}
+
+/// Where a lorebook entry goes, relative to the character's description (the card's `position`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LorePosition {
+    BeforeCharacter,
+    AfterCharacter,
+}
+
+/// A lorebook entry chosen for this reply (the chat engine picks them with
+/// `amora_cards::activate`: keys in the recent messages, within the lorebook's budget),
+/// in the order they go in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoreEntry<'a> {
+    pub content: &'a str,
+    pub position: LorePosition,
+    /// Always active (`constant`): the same in every prompt of the conversation.
+    pub constant: bool,
+}
+
 /// Everything a reply's prompt is made of.
 #[derive(Debug, Clone, Copy)]
 pub struct PromptParts<'a> {
     pub persona: Persona<'a>,
+    /// What the character's card adds (system prompt, post-history instructions, examples).
+    pub card: CardPrompt<'a>,
+    /// Lorebook entries chosen for this reply, in insertion order.
+    pub lore: &'a [LoreEntry<'a>],
     pub user_name: &'a str,
     /// The user's adult-content preference: it decides which system rules apply.
     pub nsfw: bool,
@@ -243,7 +286,8 @@ pub struct PromptParts<'a> {
     pub history: &'a [HistoryMessage],
     /// Whether `history` is the whole conversation (false when only its newest part was read).
     pub history_is_whole: bool,
-    /// Most prompt tokens: the system message always goes in, history as far as it fits.
+    /// Most prompt tokens: the system message, the lore, the post-history instructions and
+    /// the last message always go in; example dialogue within its share; history as far as it fits.
     pub budget_tokens: usize,
 }
 
@@ -256,27 +300,68 @@ const SAFE_RULES: &str = "Keep the conversation romantic but free of sexual or e
 /// Rules when the user has opted into adult content (an 18+ user's choice).
 const ADULT_RULES: &str = "The user is an adult who opted into adult content: flirting and explicit themes between \
 consenting adults are allowed.";
+/// Opens the system message that carries the lorebook entries activated by the conversation.
+const LORE_HEADING: &str = "What matters for your next reply:";
+/// Example dialogue takes at most this part of the budget (one in four tokens)…
+const EXAMPLE_SHARE: usize = 4;
 
-/// Builds the prompt of a reply: the system message (persona, scenario, rules, memories)
-/// and then the newest history that fits `budget_tokens` as counted by `count_tokens`,
-/// oldest first. The last history message is always kept.
+/// Builds the prompt of a reply, in this order:
+///
+/// 1. The system message: the first line (the card's `system_prompt`, else "You are …"),
+///    constant lorebook entries placed before the description, personality, scenario,
+///    constant entries placed after it, the example dialogue, Amora's rules and the
+///    memories. Every part of it changes rarely, so it is a stable prefix.
+/// 2. The newest history that fits `budget_tokens` as counted by `count_tokens`, oldest
+///    first. The last history message is always kept.
+/// 3. The lorebook entries the recent messages activated, as a system message (those placed
+///    before the description first, then those after it).
+/// 4. The card's post-history instructions, as a system message.
 ///
 /// When older messages must be left out, the history starts at a cut point (a user's
 /// message, about one in `CUT_EVERY`, fixed by its id) rather than at the oldest message
 /// that fits: the start of the prompt then stays the same for several turns instead of
 /// moving at every one, and a model that cached the previous prompt (the embedded one
 /// does) feeds only the new messages. The price is a few messages less of context.
+///
+/// Why the activated lore comes after the history: a cached prompt is reused up to the
+/// first token that differs, and keyed entries come and go as their keys enter and leave
+/// the scan depth, often from one turn to the next. In the system message, each change
+/// would make the model read the whole history again; after the history it costs only the
+/// entries themselves and the last reply, which are read again at every turn anyway (the
+/// previous prompt ended with its own lore, where the new one has the reply and the new
+/// message). Constant entries never change, so they keep their place around the description.
+///
+/// The example dialogue gets its own share of the budget: whole `<START>` blocks, in order,
+/// while they fit in a quarter of the budget and in half of what the system message and the
+/// post-history instructions leave; so when the budget is tight the examples go before the
+/// history does. The share depends neither on the history nor on the lore, so the system
+/// message stays the same from turn to turn.
 pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usize) -> Vec<PromptMessage> {
     let persona = parts.persona;
+    let card = parts.card;
     let fill = |text: &str| fill_placeholders(text, parts.user_name, persona.name);
-    let mut system =
-        format!("You are {}, a {}-year-old companion chatting with {}.", persona.name, persona.age, parts.user_name);
+    let mut system = if card.system_prompt.trim().is_empty() {
+        format!("You are {}, a {}-year-old companion chatting with {}.", persona.name, persona.age, parts.user_name)
+    } else {
+        fill(card.system_prompt.trim())
+    };
+    let constant_lore = |system: &mut String, position: LorePosition| {
+        for entry in parts.lore.iter().filter(|e| e.constant && e.position == position) {
+            if !entry.content.trim().is_empty() {
+                system.push('\n');
+                system.push_str(&fill(entry.content.trim()));
+            }
+        }
+    };
+    constant_lore(&mut system, LorePosition::BeforeCharacter);
     if !persona.personality.trim().is_empty() {
         system.push_str(&format!("\nPersonality: {}", fill(persona.personality.trim())));
     }
     if !persona.scenario.trim().is_empty() {
         system.push_str(&format!("\nScenario: {}", fill(persona.scenario.trim())));
     }
+    constant_lore(&mut system, LorePosition::AfterCharacter);
+    let examples_at = system.len();
     system.push('\n');
     system.push_str(ALWAYS_RULES);
     system.push(' ');
@@ -289,7 +374,38 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
         }
     }
 
-    let mut used = count_tokens(&system);
+    let post_history = Some(card.post_history_instructions.trim()).filter(|t| !t.is_empty()).map(fill);
+    let post_cost = post_history.as_deref().map_or(0, |text| count_tokens(text) + MESSAGE_OVERHEAD_TOKENS);
+    let room = parts.budget_tokens.saturating_sub(count_tokens(&system) + post_cost);
+    let allowance = (parts.budget_tokens / EXAMPLE_SHARE).min(room / 2);
+    let mut examples: Vec<String> = Vec::new();
+    let mut spent = 0;
+    for block in example_blocks(card.example_dialogue) {
+        let block = fill(block);
+        let cost = count_tokens(&block);
+        if spent + cost > allowance {
+            break;
+        }
+        spent += cost;
+        examples.push(block);
+    }
+    if !examples.is_empty() {
+        let heading =
+            format!("\nExample dialogue of {} (its style only; not part of this conversation):\n", persona.name);
+        system.insert_str(examples_at, &(heading + &examples.join("\n\n")));
+    }
+
+    let keyed = |position: LorePosition| {
+        parts.lore.iter().filter(move |e| !e.constant && e.position == position && !e.content.trim().is_empty())
+    };
+    let activated: Vec<String> = keyed(LorePosition::BeforeCharacter)
+        .chain(keyed(LorePosition::AfterCharacter))
+        .map(|entry| fill(entry.content.trim()))
+        .collect();
+    let lore = (!activated.is_empty()).then(|| format!("{LORE_HEADING}\n{}", activated.join("\n")));
+    let lore_cost = lore.as_deref().map_or(0, |text| count_tokens(text) + MESSAGE_OVERHEAD_TOKENS);
+
+    let mut used = count_tokens(&system) + post_cost + lore_cost;
     let mut kept = Vec::new();
     for (index, message) in parts.history.iter().enumerate().rev() {
         let content = fill(&message.content);
@@ -323,7 +439,25 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
     }
     let mut prompt = vec![PromptMessage { role: PromptRole::System, content: system }];
     prompt.extend(kept);
+    for late in [lore, post_history].into_iter().flatten() {
+        prompt.push(PromptMessage { role: PromptRole::System, content: late });
+    }
     prompt
+}
+
+/// The blocks of a card's example dialogue: the text between `<START>` markers (any case),
+/// trimmed, empty ones left out.
+fn example_blocks(dialogue: &str) -> Vec<&str> {
+    // ASCII lower-casing keeps every byte offset, so the markers found in `lower` cut `dialogue`.
+    let lower = dialogue.to_ascii_lowercase();
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    for (at, marker) in lower.match_indices("<start>") {
+        blocks.push(&dialogue[start..at]);
+        start = at + marker.len();
+    }
+    blocks.push(&dialogue[start..]);
+    blocks.into_iter().map(str::trim).filter(|b| !b.is_empty()).collect()
 }
 
 /// Tokens a chat template adds around each message (role markers, separators).
@@ -384,6 +518,13 @@ mod tests {
         assert_eq!(fill_placeholders(text, "Ann", "Mia"), "Hi Ann, I'm Mia. Ann meets Mia; Ann! {notme} {Ann");
         assert_eq!(fill_placeholders("{", "Ann", "Mia"), "{");
         assert_eq!(fill_placeholders("日本{{user}}語", "Ann", "Mia"), "日本Ann語");
+        // The legacy forms of character cards.
+        assert_eq!(
+            fill_placeholders("<USER> and <bot>, <Char>; <start> <", "Ann", "Mia"),
+            "Ann and Mia, Mia; <start> <"
+        );
+        // One pass: a name holding a placeholder stays as written.
+        assert_eq!(fill_placeholders("{{user}} <bot>", "<bot>", "{{user}}"), "<bot> {{user}}");
     }
 
     fn words(text: &str) -> usize {
@@ -403,6 +544,8 @@ mod tests {
     fn parts<'a>(history: &'a [HistoryMessage], memories: &'a [String], nsfw: bool, budget: usize) -> PromptParts<'a> {
         PromptParts {
             persona: Persona { name: "Mia", age: 24, personality: "Warm; teases {{user}}.", scenario: "A café." },
+            card: CardPrompt::default(),
+            lore: &[],
             user_name: "Ann",
             nsfw,
             memories,
@@ -487,5 +630,162 @@ mod tests {
         assert_eq!(relevant_memories(&memories, "Lyon is rainy", 2), ["Ann works as a nurse", "Ann lives in Lyon"]);
         assert_eq!(relevant_memories(&memories, "hello", 5), memories, "all fit: the same order for any message");
         assert_eq!(relevant_memories(&memories, "my cat in Lyon", 5), memories);
+    }
+
+    const CARD: CardPrompt<'static> = CardPrompt {
+        system_prompt: "You are {{char}}, a lighthouse keeper who flirts with <USER>.",
+        post_history_instructions: "Answer {{user}} in the voice of <BOT>; mention the sea.",
+        example_dialogue: "<START>\n{{user}}: Is it cold up there?\n{{char}}: Only when you are not here to warm the lamp room with me.\n<start>\n<USER>: Do you sleep?\n<BOT>: Between two flashes of the lamp.",
+    };
+
+    fn system_of(prompt: &[PromptMessage]) -> &str {
+        assert_eq!(prompt[0].role, PromptRole::System);
+        &prompt[0].content
+    }
+
+    fn total_tokens(prompt: &[PromptMessage]) -> usize {
+        prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS
+    }
+
+    #[test]
+    fn a_cards_system_prompt_replaces_the_first_line_and_the_rules_and_memories_still_follow() {
+        let history = history(6);
+        let memories = vec!["Ann has a cat called Tom".to_owned()];
+        let mut with_card = parts(&history, &memories, true, 1000);
+        with_card.card = CARD;
+        let prompt = build_prompt(&with_card, words);
+        let system = system_of(&prompt);
+        assert!(system.starts_with("You are Mia, a lighthouse keeper who flirts with Ann.\n"), "{system}");
+        assert!(!system.contains("24-year-old companion"), "the default first line is gone: {system}");
+        let rules = system.find(ALWAYS_RULES).unwrap_or_else(|| panic!("no rules: {system}"));
+        assert!(system.contains(ADULT_RULES));
+        let memory = system.find("- Ann has a cat called Tom").unwrap_or_else(|| panic!("no memory: {system}"));
+        assert!(rules < memory && system.find("Personality: Warm; teases Ann.").is_some_and(|p| p < rules));
+
+        // Without a card (or with a blank system prompt) the default line is there.
+        let mut blank = with_card;
+        blank.card = CardPrompt { system_prompt: "  \n ", ..CARD };
+        assert!(system_of(&build_prompt(&blank, words)).starts_with("You are Mia, a 24-year-old companion"));
+    }
+
+    #[test]
+    fn post_history_instructions_come_after_the_history_just_before_the_reply() {
+        let history = history(6);
+        let mut with_card = parts(&history, &[], false, 1000);
+        with_card.card = CARD;
+        let prompt = build_prompt(&with_card, words);
+        let last = prompt.last().unwrap_or_else(|| panic!("empty prompt"));
+        assert_eq!(last.role, PromptRole::System);
+        assert_eq!(last.content, "Answer Ann in the voice of Mia; mention the sea.");
+        assert_eq!(prompt[prompt.len() - 2].content, "message number 5 for Ann", "right after the newest message");
+        assert_eq!(prompt.iter().filter(|m| m.role == PromptRole::System).count(), 2);
+        assert!(!system_of(&prompt).contains("mention the sea"));
+        // None set: nothing after the history.
+        let plain = build_prompt(&parts(&history, &[], false, 1000), words);
+        assert_eq!(plain.last().map(|m| m.role), Some(PromptRole::User));
+    }
+
+    #[test]
+    fn example_dialogue_goes_in_the_system_message_within_its_share_and_goes_before_history_does() {
+        let history = history(40);
+        let mut roomy = parts(&history, &[], false, 1000);
+        roomy.card = CardPrompt { post_history_instructions: "", ..CARD };
+        let prompt = build_prompt(&roomy, words);
+        let system = system_of(&prompt);
+        assert!(
+            system
+                .contains("Ann: Is it cold up there?\nMia: Only when you are not here to warm the lamp room with me."),
+            "{system}"
+        );
+        assert!(system.contains("Ann: Do you sleep?\nMia: Between two flashes of the lamp."), "{system}");
+        assert!(!system.to_lowercase().contains("<start>"), "the markers are not shown: {system}");
+        assert!(
+            system.find("Scenario:").is_some_and(|s| s < system.find("Example dialogue").unwrap_or(0))
+                && system.find("Example dialogue").is_some_and(|e| e < system.find(ALWAYS_RULES).unwrap_or(0)),
+            "after the description, before the rules: {system}"
+        );
+        assert_eq!(prompt.len(), 41, "all history fits too");
+
+        // Tight: the system message takes most of the budget. The examples go, the history stays.
+        let without_examples = PromptParts { card: CardPrompt { example_dialogue: "", ..roomy.card }, ..roomy };
+        let base = words(system_of(&build_prompt(&without_examples, words)));
+        let mut tight = roomy;
+        tight.budget_tokens = base + 30;
+        let prompt = build_prompt(&tight, words);
+        assert!(!system_of(&prompt).contains("Example dialogue"), "{}", system_of(&prompt));
+        assert!(prompt.len() >= 3, "history still fills what is left: {prompt:?}");
+        assert!(total_tokens(&prompt) <= tight.budget_tokens);
+
+        // A share that holds the first block but not both: whole blocks, in order.
+        let mut middling = roomy;
+        middling.budget_tokens = base + 40;
+        let system = build_prompt(&middling, words).swap_remove(0).content;
+        assert!(system.contains("Is it cold up there?") && !system.contains("Do you sleep?"), "{system}");
+
+        // The choice does not depend on the history, so the system message holds from turn to turn.
+        let later = parts(&history[..20], &[], false, base + 40);
+        let later = PromptParts { card: roomy.card, ..later };
+        assert_eq!(build_prompt(&later, words)[0].content, system);
+    }
+
+    fn lore_entry(content: &'static str, position: LorePosition, constant: bool) -> LoreEntry<'static> {
+        LoreEntry { content, position, constant }
+    }
+
+    #[test]
+    fn lore_goes_by_its_position_constants_in_the_system_message_activated_entries_after_the_history() {
+        let history = history(8);
+        let lore = [
+            lore_entry("The island is called Skerry; <BOT> was born there.", LorePosition::BeforeCharacter, true),
+            lore_entry("The lamp of {{char}}'s lighthouse burns whale oil.", LorePosition::AfterCharacter, false),
+            lore_entry("A storm sank the Mary Rose; {{user}} survived it.", LorePosition::BeforeCharacter, false),
+            lore_entry("The fog horn sounds every minute.", LorePosition::AfterCharacter, true),
+        ];
+        let mut with_lore = parts(&history, &[], false, 1000);
+        with_lore.card = CardPrompt { post_history_instructions: "Stay brief.", ..CardPrompt::default() };
+        with_lore.lore = &lore;
+        let prompt = build_prompt(&with_lore, words);
+        let system = system_of(&prompt);
+        let at = |text: &str| system.find(text).unwrap_or_else(|| panic!("{text:?} not in {system}"));
+        assert!(at("You are Mia") < at("Skerry; Mia was born"), "macros replaced");
+        assert!(at("Skerry") < at("Personality:"), "before the description");
+        assert!(at("Scenario:") < at("fog horn") && at("fog horn") < at(ALWAYS_RULES), "after the description");
+        assert!(!system.contains("whale oil") && !system.contains("Mary Rose"), "activated entries are not in it");
+
+        let n = prompt.len();
+        assert_eq!(prompt[n - 3].content, "message number 7 for Ann", "the history comes first");
+        assert_eq!(prompt[n - 2].role, PromptRole::System);
+        assert_eq!(
+            prompt[n - 2].content,
+            format!(
+                "{LORE_HEADING}\nA storm sank the Mary Rose; Ann survived it.\nThe lamp of Mia's lighthouse burns whale oil."
+            ),
+            "before-the-character entries first, then after"
+        );
+        assert_eq!(prompt[n - 1].content, "Stay brief.", "the post-history instructions stay last");
+
+        // The lore counts against the budget: the history makes room for it.
+        let without = PromptParts { lore: &[], ..with_lore };
+        let budget = total_tokens(&build_prompt(&without, words));
+        let tight = PromptParts { budget_tokens: budget, ..with_lore };
+        let prompt = build_prompt(&tight, words);
+        assert!(total_tokens(&prompt) <= budget, "{} > {budget}", total_tokens(&prompt));
+        assert!(prompt.len() < n, "older history made room");
+    }
+
+    #[test]
+    fn a_change_of_activated_lore_leaves_the_system_message_and_the_history_as_they_were() {
+        let history = history(10);
+        let one = [lore_entry("The lamp burns whale oil.", LorePosition::BeforeCharacter, false)];
+        let two = [
+            lore_entry("The lamp burns whale oil.", LorePosition::BeforeCharacter, false),
+            lore_entry("A storm sank the Mary Rose.", LorePosition::AfterCharacter, false),
+        ];
+        let first = build_prompt(&PromptParts { lore: &one, ..parts(&history, &[], false, 1000) }, words);
+        let second = build_prompt(&PromptParts { lore: &two, ..parts(&history, &[], false, 1000) }, words);
+        assert_eq!(first.len(), second.len());
+        let n = first.len();
+        assert_eq!(first[..n - 1], second[..n - 1], "everything before the lore is the same prompt prefix");
+        assert_ne!(first[n - 1], second[n - 1]);
     }
 }

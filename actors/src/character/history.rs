@@ -8,7 +8,7 @@ use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
 use amora_domain::moderation;
 use amora_store::{MessageImage, StoredMessage};
 
-use super::{CharacterActor, Needs, after_load, ready};
+use super::{CharacterActor, Needs, after_load, greeting_text, ready};
 use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
 use crate::events::ServerEvent;
 
@@ -61,6 +61,77 @@ pub struct FindMessage {
 pub struct AddPicture {
     pub user_id: UserId,
     pub image: MessageImage,
+}
+
+/// `chat/chooseGreeting`: while the conversation holds only the greeting, replaces it with
+/// another of the character's greetings (0: the main one, `i`: the card's
+/// `alternate_greetings[i - 1]`). The message keeps its id; the user's sockets hear it as
+/// `chatMessage` (clients merge by id). Opening a new conversation writes the greeting first.
+#[derive(Message)]
+#[rtype(result = "Result<MessageView, ChatError>")]
+pub struct ChooseGreeting {
+    pub chatter: Chatter,
+    pub index: usize,
+}
+
+impl Handler<ChooseGreeting> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<MessageView, ChatError>>;
+
+    fn handle(&mut self, message: ChooseGreeting, _: &mut Self::Context) -> Self::Result {
+        let ChooseGreeting { chatter, index } = message;
+        let (user_id, owner) = (chatter.user_id.clone(), chatter.user_id.clone());
+        let needs = Needs { character: true, window: true, memories: false, greeting: true };
+        let loaded_for = chatter.clone();
+        after_load(self, Some(&loaded_for), &owner, needs, move |actor, _| {
+            let chosen = actor
+                .visible_character(&chatter)
+                .and_then(|character| greeting_text(&character, index, &chatter.user_name));
+            let content = match chosen {
+                Ok(content) => content,
+                Err(error) => return ready(Err(error)),
+            };
+            let window = actor.pair(&chatter.user_id).window.as_ref();
+            let greeting = match window.map(|w| (w.whole, w.messages.iter().collect::<Vec<_>>())) {
+                Some((true, held)) if held.len() == 1 && held[0].speaker == Speaker::Character => held[0].clone(),
+                _ => {
+                    let went_on = "the conversation went on: only one holding just its greeting may start with another";
+                    return ready(Err(amora_domain::Invalid::new("index", went_on).into()));
+                }
+            };
+            let (engine, character_id, user) =
+                (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
+            let new_content = content.clone();
+            Box::pin(
+                async move {
+                    let store = engine.store();
+                    if !store
+                        .conversations
+                        .update_message(&user, &character_id, greeting.message_id, &new_content)
+                        .await?
+                    {
+                        return Err(ChatError::NoMessage);
+                    }
+                    Ok(greeting)
+                }
+                .into_actor(actor)
+                .map(move |updated, actor, ctx| {
+                    let mut greeting = updated?;
+                    greeting.content = content;
+                    if let Some(window) = actor.pair(&user_id).window.as_mut()
+                        && let Some(held) = window.messages.iter_mut().find(|m| m.message_id == greeting.message_id)
+                    {
+                        held.content = greeting.content.clone();
+                    }
+                    let view = MessageView::from(&greeting);
+                    let event =
+                        ServerEvent::ChatMessage { character_id: actor.character_id.clone(), message: view.clone() };
+                    actor.publish(ctx, &user_id, event);
+                    actor.changed_elsewhere(ctx, &user_id);
+                    Ok(view)
+                }),
+            )
+        })
+    }
 }
 
 impl Handler<AddPicture> for CharacterActor {

@@ -23,7 +23,7 @@ mod history;
 mod memories;
 mod turns;
 
-pub use history::{AddPicture, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
+pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
 pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
 pub use turns::{Regenerate, Send, StopReply};
 
@@ -33,12 +33,15 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use amora_ai::chat::CancellationToken;
+use amora_cards::Lorebook;
+use amora_domain::Invalid;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{EntryId, MessageId, Speaker, fill_placeholders};
 use amora_store::{Memory, StoredMessage};
 
 use crate::bus::CharacterNotice;
+use crate::chat::lore::CardLore;
 use crate::chat::{ChatEngine, ChatError, Chatter, MessageView, new_entry_id};
 use crate::events::ServerEvent;
 use crate::registry::{Passivated, Registry, Stop};
@@ -116,6 +119,9 @@ pub struct CharacterActor {
     incarnation: u64,
     /// The character as last read, and when; `None` inside when it is gone or hidden.
     character: Option<(Option<Character>, Instant)>,
+    /// The lorebook of the character's card, read when the card changes, not at every turn
+    /// (nor at every refresh of the character: the same card JSON is not parsed again).
+    lore: Option<CardLore>,
     pairs: HashMap<UserId, Pair>,
     next_turn: u64,
     idle_after: Duration,
@@ -164,6 +170,7 @@ impl CharacterActor {
             registry,
             incarnation,
             character: None,
+            lore: None,
             pairs: HashMap::new(),
             next_turn: 0,
             idle_after,
@@ -176,6 +183,17 @@ impl CharacterActor {
         let pair = self.pairs.entry(user_id.clone()).or_default();
         pair.last_used = Some(Instant::now());
         pair
+    }
+
+    /// Holds the character as just read, and its card's lorebook.
+    fn keep_character(&mut self, character: Option<Character>) {
+        self.lore = character.as_ref().map(|character| CardLore::of(character, self.lore.as_ref()));
+        self.character = Some((character, Instant::now()));
+    }
+
+    /// The lorebook of the character's card, when it has one.
+    fn lorebook(&self) -> Option<Arc<Lorebook>> {
+        self.lore.as_ref().and_then(CardLore::book).cloned()
     }
 
     /// The character if it is held and fresh.
@@ -234,11 +252,7 @@ impl CharacterActor {
                     let greeting = StoredMessage {
                         message_id: new_entry_id(),
                         speaker: Speaker::Character,
-                        content: fill_placeholders(
-                            &character.greeting,
-                            &chatter.user_name,
-                            &character.card.character_name,
-                        ),
+                        content: greeting_text(&character, 0, &chatter.user_name)?,
                         image: None,
                     };
                     store.conversations.append(&user, &character_id, greeting.clone()).await?;
@@ -250,7 +264,7 @@ impl CharacterActor {
             .map(move |loaded, actor, ctx| {
                 let loaded = loaded?;
                 if let Some(character) = loaded.character {
-                    actor.character = Some((character, Instant::now()));
+                    actor.keep_character(character);
                 }
                 let pair = actor.pair(&keep_for);
                 if pair.window.is_none() {
@@ -301,6 +315,19 @@ impl CharacterActor {
             msg: error.public_message(),
         }
     }
+}
+
+/// The character's greeting number `index` (0: the main one, `i`: the card's
+/// `alternate_greetings[i - 1]`) with the user's and the character's names filled in.
+fn greeting_text(character: &Character, index: usize, user_name: &str) -> Result<String, ChatError> {
+    let alternates = &character.extras.alternate_greetings;
+    let raw = match index {
+        0 => &character.greeting,
+        i => alternates
+            .get(i - 1)
+            .ok_or_else(|| Invalid::new("index", format!("must be from 0 to {}", alternates.len())))?,
+    };
+    Ok(fill_placeholders(raw, user_name, &character.card.character_name))
 }
 
 /// Runs `then` once `load` has run, atomically: the actor does nothing else meanwhile.
@@ -375,5 +402,60 @@ impl Handler<Stop> for CharacterActor {
         } else {
             ctx.stop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use amora_domain::account::UserId;
+    use amora_domain::character::{CharacterStatus, Exposure};
+    use amora_domain::viewer::Viewer;
+
+    use super::*;
+    use crate::chat::lore::samples::marisol;
+
+    fn chatter(user_id: &str, viewer: Viewer) -> Chatter {
+        Chatter {
+            user_id: UserId::parse(user_id).unwrap_or_else(|e| panic!("{e}")),
+            user_name: "Ann".into(),
+            nsfw: false,
+            paid: false,
+            viewer,
+        }
+    }
+
+    #[test]
+    fn a_greeting_is_the_main_one_or_an_alternate_with_the_names_filled_in() {
+        let character = marisol();
+        let text = |index| greeting_text(&character, index, "Ann");
+        assert_eq!(
+            text(0).ok().as_deref(),
+            Some("*The door creaks open.* You look half drowned. Come in before the wind takes you, Ann.")
+        );
+        assert_eq!(
+            text(1).ok().as_deref(),
+            Some("*She is on the gallery, polishing the lens.* Storm's coming. You'd best stay.")
+        );
+        assert_eq!(text(2).ok().as_deref(), Some("Another one washed up. Tea's on the stove, Ann."));
+        let out_of_range = text(3).err().unwrap_or_else(|| panic!("index 3 of 2 alternates"));
+        assert_eq!(out_of_range.code().value(), 10001);
+        assert!(out_of_range.public_message().contains("must be from 0 to 2"), "{out_of_range}");
+    }
+
+    #[test]
+    fn a_character_out_of_the_catalogue_is_its_creators_alone() {
+        let mut character = marisol();
+        assert_eq!(character.creator_id.as_deref(), Some("creator1"));
+        for status in [CharacterStatus::Private, CharacterStatus::Review, CharacterStatus::Rejected] {
+            character.status = status;
+            assert!(chatter("creator1", Viewer::NewUser).may_open(&character), "{status:?}");
+            assert!(!chatter("other1", Viewer::Member).may_open(&character), "{status:?}");
+        }
+        character.status = CharacterStatus::Public;
+        assert!(chatter("other1", Viewer::NewUser).may_open(&character));
+        character.exposure = Exposure::Restricted;
+        assert!(!chatter("other1", Viewer::NewUser).may_open(&character), "exposure counts for others");
+        assert!(chatter("other1", Viewer::Member).may_open(&character));
+        assert!(chatter("creator1", Viewer::SignedOut).may_open(&character), "not for the creator");
     }
 }

@@ -135,6 +135,7 @@ impl CharacterActor {
             pair.window.as_ref().map(|w| w.messages.iter().cloned().collect()).unwrap_or_default();
         let window_is_whole = pair.window.as_ref().is_some_and(|w| w.whole);
         let memories = pair.memories.clone().unwrap_or_default();
+        let lorebook = self.lorebook();
         let engine = self.engine.clone();
         let me = ctx.address();
         let reply_id = new_entry_id();
@@ -145,6 +146,7 @@ impl CharacterActor {
                 window: &window,
                 window_is_whole,
                 memories: &memories,
+                lorebook: lorebook.as_deref(),
             };
             let written = engine.write_reply(&context, reply_id, cancel).await;
             me.do_send(ReplyEnded { chatter, turn, reply_id, written });

@@ -9,9 +9,11 @@ use std::time::Instant;
 
 use amora_ai::AiError;
 use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, FinishReason, Role, StreamEvent};
+use amora_cards::Lorebook;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
-    EntryId, HistoryMessage, Persona, PromptMessage, PromptParts, PromptRole, Speaker, build_prompt, relevant_memories,
+    CardPrompt, EntryId, HistoryMessage, Persona, PromptMessage, PromptParts, PromptRole, Speaker, build_prompt,
+    relevant_memories,
 };
 use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};
@@ -38,6 +40,8 @@ pub struct ReplyContext<'a> {
     pub window_is_whole: bool,
     /// Every memory of the pair, newest first.
     pub memories: &'a [Memory],
+    /// The lorebook of the character's card, as its actor read it (`lore::CardLore`).
+    pub lorebook: Option<&'a Lorebook>,
 }
 
 pub struct ChatEngine {
@@ -122,7 +126,7 @@ impl ChatEngine {
         let character_id = &context.character.card.character_id;
         let started = Instant::now();
         let model = self.model().await?;
-        let prompt = self.prompt(context, model.as_ref());
+        let prompt = reply_prompt(&self.settings, context, |text| model.count_tokens(text));
         let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
             .max_tokens(self.settings.max_reply_tokens)
             // The model must not write the user's next line for them.
@@ -169,30 +173,6 @@ impl ChatEngine {
         Ok(Some((content, finish)))
     }
 
-    /// Persona, rules, relevant memories and the newest history that fits the budget.
-    fn prompt(&self, context: &ReplyContext<'_>, model: &dyn ChatModel) -> Vec<PromptMessage> {
-        let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
-        let latest = history.iter().rev().find(|m| m.speaker == Speaker::User).map_or("", |m| m.content.as_str());
-        let known: Vec<String> = context.memories.iter().map(|m| m.content.clone()).collect();
-        let memories = relevant_memories(&known, latest, self.settings.memories_in_prompt);
-        let character = context.character;
-        let parts = PromptParts {
-            persona: Persona {
-                name: &character.card.character_name,
-                age: character.card.character_age.years(),
-                personality: &character.personality,
-                scenario: &character.scenario,
-            },
-            user_name: &context.chatter.user_name,
-            nsfw: context.chatter.nsfw,
-            memories: &memories,
-            history: &history,
-            history_is_whole: context.window_is_whole,
-            budget_tokens: self.settings.history_budget_tokens,
-        };
-        build_prompt(&parts, |text| model.count_tokens(text))
-    }
-
     /// Asks the model for facts the user stated in `recent` (oldest first) that are not in
     /// `known`; answers the new facts, moderated. Storing them is the caller's.
     pub async fn extract_facts(
@@ -216,6 +196,47 @@ impl ChatEngine {
         let known: Vec<String> = known.iter().map(|m| m.content.clone()).collect();
         Ok(parse_facts(&answer.text, &known).into_iter().filter(|fact| moderation::check(fact).is_none()).collect())
     }
+}
+
+/// The prompt of a reply: persona and what the card adds, rules, relevant memories, the
+/// lorebook entries the recent messages activate and the newest history that fits the
+/// budget, counted by `count_tokens` (the model's tokenizer).
+pub fn reply_prompt(
+    settings: &ChatSettings,
+    context: &ReplyContext<'_>,
+    count_tokens: impl Fn(&str) -> usize,
+) -> Vec<PromptMessage> {
+    let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
+    let latest = history.iter().rev().find(|m| m.speaker == Speaker::User).map_or("", |m| m.content.as_str());
+    let known: Vec<String> = context.memories.iter().map(|m| m.content.clone()).collect();
+    let memories = relevant_memories(&known, latest, settings.memories_in_prompt);
+    let lore = context
+        .lorebook
+        .map(|book| super::lore::choose(book, &history, settings.lorebook_budget_tokens, &count_tokens))
+        .unwrap_or_default();
+    let character = context.character;
+    let extras = &character.extras;
+    let parts = PromptParts {
+        persona: Persona {
+            name: &character.card.character_name,
+            age: character.card.character_age.years(),
+            personality: &character.personality,
+            scenario: &character.scenario,
+        },
+        card: CardPrompt {
+            system_prompt: &extras.system_prompt,
+            post_history_instructions: &extras.post_history_instructions,
+            example_dialogue: &extras.example_dialogue,
+        },
+        lore: &lore,
+        user_name: &context.chatter.user_name,
+        nsfw: context.chatter.nsfw,
+        memories: &memories,
+        history: &history,
+        history_is_whole: context.window_is_whole,
+        budget_tokens: settings.history_budget_tokens,
+    };
+    build_prompt(&parts, count_tokens)
 }
 
 /// What a picture message says in the prompt's history.

@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod fair;
+pub mod lore;
 pub mod memory;
 pub mod metrics;
 
@@ -162,6 +163,9 @@ pub struct ChatSettings {
     pub memory_every_turns: u32,
     /// Most memories put into one prompt.
     pub memories_in_prompt: usize,
+    /// Most prompt tokens a character card's lorebook entries take together (the book's own
+    /// `token_budget`, when smaller, wins); 0 leaves lorebooks out.
+    pub lorebook_budget_tokens: usize,
     /// Load the model at start-up rather than at the first message.
     pub preload: bool,
     /// Replies one user may have written or waiting at once on a node, across characters
@@ -208,6 +212,7 @@ impl Default for ChatSettings {
             history_budget_tokens: 1024,
             memory_every_turns: 6,
             memories_in_prompt: 8,
+            lorebook_budget_tokens: 400,
             preload: true,
             replies_per_user: 2,
             replies_at_once: None,

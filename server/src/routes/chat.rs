@@ -109,6 +109,27 @@ pub async fn delete_message(
     Ok(ApiReply(true))
 }
 
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChooseGreetingRequest {
+    character_id: String,
+    index: i64,
+}
+
+/// `chat/chooseGreeting {characterId, index}` → `ChatMessage`: while the conversation holds
+/// only the greeting, it becomes the character's greeting number `index` (0: the main one,
+/// `i`: `alternateGreetings[i - 1]`); 10001 out of range or once the conversation went on.
+pub async fn choose_greeting(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Payload<ChooseGreetingRequest>,
+) -> ApiResult<MessageView> {
+    let request = payload.into_inner();
+    let id = CharacterId::parse(&request.character_id)?;
+    let index = usize::try_from(request.index).map_err(|_| ApiError::Param("index: must be 0 or more".into()))?;
+    Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index).await?))
+}
+
 /// `memory/getMemoryList {characterId}` → `Memory[]`, newest first.
 pub async fn get_memory_list(
     state: web::Data<AppState>,

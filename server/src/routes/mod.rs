@@ -51,6 +51,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/chat/deleteChat", web::post().to(chat::delete_chat))
         .route("/user/v1/chat/editMessage", web::post().to(chat::edit_message))
         .route("/user/v1/chat/deleteMessage", web::post().to(chat::delete_message))
+        .route("/user/v1/chat/chooseGreeting", web::post().to(chat::choose_greeting))
         .route("/user/v1/chat/requestPicture", web::post().to(images::request_picture))
         .route("/user/v1/image/getImageOptions", web::post().to(images::get_image_options))
         .route("/user/v1/image/generate", web::post().to(images::generate))

@@ -12,6 +12,7 @@ mod creation;
 mod crosscheck;
 mod envelope;
 mod fakes;
+mod greetings;
 mod helpers;
 mod hosted;
 mod images;
