@@ -83,6 +83,8 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
   const stepKey = STEPS[stepIndex]!;
   const last = stepIndex === STEPS.length - 1;
   const formRef = useRef<HTMLFormElement>(null);
+  // With no voice for this gender there is nothing to pick: the server chooses one.
+  const context = (o: NonNullable<typeof options>) => ({ voices: o.voices.filter((voice) => voice.gender === gender).length });
 
   // Empty preset fields take the options' first choice, so the portrait shows from the start.
   useEffect(() => {
@@ -112,7 +114,7 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
 
   const next = () => {
     if (!options) return;
-    const found = validateStep(stepKey, draft, options.limits);
+    const found = validateStep(stepKey, draft, options.limits, context(options));
     if (Object.keys(found).length > 0) {
       setErrors(found);
       focusFirstError();
@@ -130,7 +132,7 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
 
   const submit = async () => {
     if (!options || busy) return;
-    const invalid = firstInvalidStep(draft, options.limits);
+    const invalid = firstInvalidStep(draft, options.limits, context(options));
     if (invalid) {
       goTo(invalid.step, invalid.errors);
       focusFirstError();

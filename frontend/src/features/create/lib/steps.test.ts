@@ -32,6 +32,8 @@ describe('step validation', () => {
       'relationship.preset': { key: 'pick' },
     });
     expect(validateStep('voice', blank, limits)).toEqual({ voiceId: { key: 'pick' } });
+    // With no voice for the gender the server picks one: nothing to ask for.
+    expect(validateStep('voice', blank, limits, { voices: 0 })).toEqual({});
     expect(validateStep('story', { ...completeDraft(), characterName: '   ', introduction: 'x'.repeat(301), greeting: '', scenario: 'y'.repeat(2001) }, limits)).toEqual({
       characterName: { key: 'required' },
       introduction: { key: 'tooLong', values: { max: 300 } },

@@ -76,8 +76,13 @@ function checkText(errors: FieldErrors, field: FieldId, value: string, max: numb
   else if (trimmed.length > max) errors[field] = { key: 'tooLong', values: { max } };
 }
 
+/** What the options offer beyond limits: with no voice for the gender, none can be asked for. */
+export interface StepContext {
+  voices: number;
+}
+
 /** Every problem of the draft's fields on `step` (none: Next may go on). */
-export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits): FieldErrors {
+export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits, context: StepContext = { voices: 1 }): FieldErrors {
   const errors: FieldErrors = {};
   switch (step) {
     case 'style':
@@ -98,7 +103,7 @@ export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits):
       checkText(errors, 'relationship.text', draft.relationship.text, limits.textMax, false);
       break;
     case 'voice':
-      if (!draft.voiceId) errors.voiceId = { key: 'pick' };
+      if (!draft.voiceId && context.voices > 0) errors.voiceId = { key: 'pick' };
       break;
     case 'story':
       checkText(errors, 'characterName', draft.characterName, limits.nameMax, true);
@@ -115,9 +120,9 @@ export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits):
 }
 
 /** The first step (in order) with a problem, checking every step; null when all are fine. */
-export function firstInvalidStep(draft: Draft, limits: CreateLimits): { step: number; errors: FieldErrors } | null {
+export function firstInvalidStep(draft: Draft, limits: CreateLimits, context: StepContext = { voices: 1 }): { step: number; errors: FieldErrors } | null {
   for (const [index, step] of STEPS.entries()) {
-    const errors = validateStep(step, draft, limits);
+    const errors = validateStep(step, draft, limits, context);
     if (Object.keys(errors).length > 0) return { step: index, errors };
   }
   return null;
