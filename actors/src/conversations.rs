@@ -147,7 +147,7 @@ impl Conversations {
         let mut summaries = Vec::new();
         for conversation in store.conversations.list(user_id).await? {
             let Some(character) = self.engine.load_character(&conversation.character_id).await? else { continue };
-            if !chatter.viewer.may_see(character.exposure) {
+            if !chatter.may_open(&character) {
                 continue;
             }
             summaries.push(ChatSummary {
@@ -216,7 +216,7 @@ impl Conversations {
     ) -> Result<Character, ChatError> {
         let chatter = self.chatter(user_id).await?;
         let character = self.engine.load_character(character_id).await?.ok_or(ChatError::NoCharacter)?;
-        if !chatter.viewer.may_see(character.exposure) {
+        if !chatter.may_open(&character) {
             return Err(ChatError::NoCharacter);
         }
         Ok(character)

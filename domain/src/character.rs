@@ -50,7 +50,7 @@ impl std::fmt::Display for CharacterId {
 }
 
 /// A character's age in years, 18 or over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct CharacterAge(u8);
 

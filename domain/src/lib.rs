@@ -7,6 +7,7 @@ pub mod blog;
 pub mod character;
 pub mod chat;
 pub mod code;
+pub mod creation;
 pub mod gender;
 pub mod image;
 pub mod moderation;

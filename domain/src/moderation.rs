@@ -8,6 +8,15 @@
 //! words of a normalised text (lower case, common digit-for-letter swaps undone), so
 //! "childhood" or "kidding" pass. `domain/tests/moderation_corpus.txt` holds the texts
 //! that must pass and those that must be refused.
+//!
+//! A character's own texts (name, introduction, greeting, scenario, personality...) are
+//! held to more: [`check_character`] also refuses any stated age under 18, child-like or
+//! "aged-up" descriptions and real, named people, with or without sexual words
+//! (`domain/tests/character_moderation_corpus.txt`).
+
+mod character;
+
+pub use character::check_character;
 
 /// Why a text was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +27,10 @@ pub enum Refusal {
     NonConsent,
     /// Sexual content with animals.
     Bestiality,
+    /// A character under 18, child-like or "aged up" (characters' texts only).
+    MinorCharacter,
+    /// A real, named person (characters' texts only).
+    RealPerson,
 }
 
 impl Refusal {
@@ -29,6 +42,10 @@ impl Refusal {
             }
             Refusal::NonConsent => "This content is not allowed: everything here must be consensual.",
             Refusal::Bestiality => "This content is not allowed by the community guidelines.",
+            Refusal::MinorCharacter => {
+                "This content is not allowed: characters must be adults (18 or older), and may not be described as children or look like them."
+            }
+            Refusal::RealPerson => "This content is not allowed: characters may not be real people.",
         }
     }
 }
@@ -167,7 +184,7 @@ pub fn check(text: &str) -> Option<Refusal> {
 /// Lower case, digit-for-letter swaps undone inside words, everything that is not a
 /// letter or digit turned into single spaces, with a space at both ends so that phrases
 /// match whole words only.
-fn normalise(text: &str) -> String {
+pub(crate) fn normalise(text: &str) -> String {
     let lower = text.to_lowercase();
     let chars: Vec<char> = lower.chars().collect();
     let mut out = String::from(" ");
@@ -200,7 +217,7 @@ fn normalise(text: &str) -> String {
     out
 }
 
-fn contains_phrase(normal: &str, phrase: &str) -> bool {
+pub(crate) fn contains_phrase(normal: &str, phrase: &str) -> bool {
     normal.contains(&format!(" {phrase} "))
 }
 

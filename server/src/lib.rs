@@ -4,10 +4,12 @@
 pub mod admin;
 pub mod admin_content;
 pub mod admin_payments;
+pub mod admin_review;
 pub mod api;
 pub mod auth;
 pub mod blog;
 pub mod client_address;
+pub mod creation;
 pub mod envelope;
 pub mod login_throttle;
 pub mod observability;

@@ -106,7 +106,8 @@ enum AdminAction {
     Refund { order_id: String },
     /// Ends a user's plans now (grant one with `set-vip`): `amora admin end-plan 12345678`.
     EndPlan { user: String },
-    /// Takes a character out of the catalogue or puts it back: `amora admin character hide gf-001`.
+    /// Hides or shows a character, and reviews created ones: `amora admin character hide gf-001`,
+    /// `amora admin character review`, `... approve ID`, `... reject ID --reason TEXT`.
     Character {
         #[command(subcommand)]
         action: CharacterAction,
@@ -128,6 +129,20 @@ enum CharacterAction {
     Hide { character_id: String },
     /// Back in the catalogue as it was.
     Unhide { character_id: String },
+    /// Created characters waiting for review (public asked for), oldest first.
+    Review {
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Makes a character in review public: it enters its gender's catalogue.
+    Approve { character_id: String },
+    /// Refuses to make a character in review public; its creator sees the reason.
+    Reject {
+        character_id: String,
+        /// 1 to 300 characters, shown to the creator in My AI.
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 #[actix_web::main]
@@ -181,6 +196,15 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
         }
         AdminAction::Character { action: CharacterAction::Unhide { character_id } } => {
             ("character/unhide".into(), Some(json!({ "characterId": character_id })))
+        }
+        AdminAction::Character { action: CharacterAction::Review { limit } } => {
+            (format!("character/review?limit={limit}"), None)
+        }
+        AdminAction::Character { action: CharacterAction::Approve { character_id } } => {
+            ("character/approve".into(), Some(json!({ "characterId": character_id })))
+        }
+        AdminAction::Character { action: CharacterAction::Reject { character_id, reason } } => {
+            ("character/reject".into(), Some(json!({ "characterId": character_id, "reason": reason })))
         }
     };
     let client = reqwest::Client::new();

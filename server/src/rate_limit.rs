@@ -74,6 +74,8 @@ pub struct Limiters {
     pub sign_in_links_by_email: KeyedLimiter<String>,
     /// Reports of characters and replies, per account.
     pub content_reports_by_user: KeyedLimiter<String>,
+    /// The character builder's portrait previews, per address.
+    pub portrait_previews_by_ip: KeyedLimiter<IpAddr>,
 }
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -93,6 +95,7 @@ impl Limiters {
             sign_in_links_by_ip: KeyedLimiter::new(limits.sign_in_links_per_ip_per_hour, HOUR),
             sign_in_links_by_email: KeyedLimiter::new(limits.sign_in_links_per_email_per_hour, HOUR),
             content_reports_by_user: KeyedLimiter::new(limits.content_reports_per_user_per_hour, HOUR),
+            portrait_previews_by_ip: KeyedLimiter::new(limits.portrait_previews_per_minute, MINUTE),
         }
     }
 

@@ -418,6 +418,10 @@ pub struct LimitSettings {
     pub sign_in_links_per_email_per_hour: u32,
     /// Reports of characters or replies one account may file per hour.
     pub content_reports_per_user_per_hour: u32,
+    /// The character builder's portrait previews per client address per minute.
+    pub portrait_previews_per_minute: u32,
+    /// Characters one account may have (created and imported, every status).
+    pub characters_per_user: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -579,6 +583,8 @@ impl Settings {
             ("sign_in_links_per_ip_per_hour", limits.sign_in_links_per_ip_per_hour),
             ("sign_in_links_per_email_per_hour", limits.sign_in_links_per_email_per_hour),
             ("content_reports_per_user_per_hour", limits.content_reports_per_user_per_hour),
+            ("portrait_previews_per_minute", limits.portrait_previews_per_minute),
+            ("characters_per_user", limits.characters_per_user),
         ] {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));

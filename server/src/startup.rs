@@ -105,6 +105,7 @@ impl Application {
             identity: IdentityProviders::from_settings(&settings.oauth)?,
             store: store.clone(),
             site: Arc::new(Site::new(settings.http.static_dir.clone(), &settings.http.public_base_url)),
+            portraits: Arc::new(crate::creation::portrait::Previews::default()),
             settings: Arc::new(settings.clone()),
         };
         let metrics = PrometheusMetricsBuilder::new("amora")
@@ -199,6 +200,7 @@ fn app(
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
                 .configure(crate::admin_content::configure)
+                .configure(crate::admin_review::configure)
                 .configure(crate::admin_payments::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope.

@@ -30,4 +30,6 @@ pub struct AppState {
     pub payments: Arc<crate::payments::gateway::Gateway>,
     /// The pages the server renders for crawlers (and everyone): shell, texts, sitemap.
     pub site: Arc<crate::web::seo::Site>,
+    /// The character builder's portrait previews, cached by looks.
+    pub portraits: Arc<crate::creation::portrait::Previews>,
 }

@@ -186,7 +186,7 @@ impl CharacterActor {
     /// The character as `chatter` may see it, from what is held.
     fn visible_character(&self, chatter: &Chatter) -> Result<Character, ChatError> {
         let character = self.fresh_character().cloned().flatten().ok_or(ChatError::NoCharacter)?;
-        if !chatter.viewer.may_see(character.exposure) {
+        if !chatter.may_open(&character) {
             return Err(ChatError::NoCharacter);
         }
         Ok(character)
@@ -229,7 +229,7 @@ impl CharacterActor {
                 let empty = loaded.window.as_ref().map(|w| w.messages.is_empty()).or(known_empty).unwrap_or(false);
                 let character = loaded.character.clone().flatten().or(held_character);
                 if let (Some(chatter), true, Some(character)) = (greet, empty, character)
-                    && chatter.viewer.may_see(character.exposure)
+                    && chatter.may_open(&character)
                 {
                     let greeting = StoredMessage {
                         message_id: new_entry_id(),

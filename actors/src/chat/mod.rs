@@ -36,6 +36,14 @@ pub struct Chatter {
     pub viewer: Viewer,
 }
 
+impl Chatter {
+    /// Whether this chatter may open the character: a created one that is not public only
+    /// when it is theirs (`Viewer::may_open`).
+    pub fn may_open(&self, character: &amora_domain::character::Character) -> bool {
+        self.viewer.may_open(character, Some(&self.user_id))
+    }
+}
+
 /// Why a chat action was refused or failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ChatError {

@@ -24,10 +24,11 @@ use std::time::{Duration, Instant};
 use actix::Addr;
 use amora_ai::AiError;
 use amora_ai::chat::CancellationToken;
-use amora_ai::image::{ImageModel, ImageRequest, Subject};
+use amora_ai::image::{GeneratedImage, ImageModel, ImageRequest, Subject};
 use amora_domain::account::{User, UserId};
 use amora_domain::appearance::{Look, seed_for};
 use amora_domain::character::{Character, CharacterId, Exposure};
+use amora_domain::creation::ValidLooks;
 use amora_domain::chat::EntryId;
 use amora_domain::code::ApiCode;
 use amora_domain::image::{ImageChoice, ImageRequestError, NEGATIVE_PROMPT, RawImageRequest};
@@ -315,12 +316,9 @@ impl ImageJobs {
         };
         let (appearance, subject, seed) = match &character {
             Some(character) => {
-                let id = &character.card.character_id;
-                let seed = seed_for(id);
-                let look = amora_store::seed::look_of(id).unwrap_or_else(|| Look::from_seed(seed));
-                let gender = character.card.gender;
-                let subject = Subject { gender: gender.code(), look: look.to_array() };
-                (Some(look.describe(gender)), Some(subject), seed)
+                let (look, words) = self.appearance(character).await?;
+                let subject = Subject { gender: character.card.gender.code(), look: look.to_array() };
+                (Some(words), Some(subject), seed_for(&character.card.character_id))
             }
             None => (None, None, rand::random::<u64>()),
         };
@@ -354,6 +352,22 @@ impl ImageJobs {
         let ids = image_ids.clone();
         tokio::spawn(async move { jobs.run(plan, ids, position, cancel).await });
         Ok(JobStarted { job_id, image_ids, coin })
+    }
+
+    /// What the character looks like, as the illustrator draws it and in words: a created
+    /// character's chosen looks (so its images agree with its portrait), a seeded one's
+    /// catalogue look, else a look picked from its seed.
+    async fn appearance(&self, character: &Character) -> Result<(Look, String), ImageError> {
+        let id = &character.card.character_id;
+        let gender = character.card.gender;
+        if character.creator_id.is_some()
+            && let Some(created) = self.inner.store.created.get(id).await?
+            && let Ok(looks) = ValidLooks::parse(created.draft.gender, &created.draft.looks)
+        {
+            return Ok((looks.look(), looks.describe()));
+        }
+        let look = amora_store::seed::look_of(id).unwrap_or_else(|| Look::from_seed(seed_for(id)));
+        Ok((look, look.describe(gender)))
     }
 
     /// Holds a place for the job, refused past the user's and the node's limits; answers
@@ -609,6 +623,36 @@ impl ImageJobs {
             }
         }
         Coins::ZERO
+    }
+
+    /// Draws one picture outside any job: a created character's portrait (at creation and
+    /// for the builder's previews). Not paid for, kept in no gallery; it waits for one of
+    /// the node's image places like a job's image does, within `image.timeout_secs`.
+    pub async fn draw(&self, request: ImageRequest) -> Result<GeneratedImage, ImageError> {
+        let inner = &self.inner;
+        let _permit =
+            inner.permits.acquire().await.map_err(|_| ImageError::Unavailable("the node is stopping".into()))?;
+        let backend = inner.model.info().backend;
+        let started = Instant::now();
+        let timeout = Duration::from_secs(inner.settings.timeout_secs.max(1));
+        let (progress, _ignored) = tokio::sync::mpsc::unbounded_channel::<f32>();
+        let made = tokio::time::timeout(timeout, inner.model.generate(request, progress)).await;
+        inner.metrics.seconds.with_label_values(&[backend]).observe(started.elapsed().as_secs_f64());
+        let image = match made {
+            Err(_) => Err(ImageError::Unavailable(format!("{backend} took longer than {timeout:?}"))),
+            Ok(Err(error)) => Err(ImageError::Unavailable(format!("{backend}: {error}"))),
+            Ok(Ok(image)) => Ok(image),
+        };
+        let outcome = if image.is_ok() { "portrait" } else { "portraitFailed" };
+        inner.metrics.images.with_label_values(&[backend, outcome]).inc();
+        let image = image?;
+        if image.bytes.len() > inner.settings.max_bytes {
+            return Err(ImageError::Unavailable(format!("the backend's image is {} bytes", image.bytes.len())));
+        }
+        if !matches!(image.content_type.as_str(), "image/png" | "image/jpeg" | "image/webp") {
+            return Err(ImageError::Unavailable(format!("the backend answered {}", image.content_type)));
+        }
+        Ok(image)
     }
 
     /// A page of the user's images (of one character when given), newest first.

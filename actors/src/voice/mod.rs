@@ -163,8 +163,8 @@ impl From<crate::user::UserError> for VoiceError {
 }
 
 /// The voice a character speaks with, from the model's voices: for now every character's
-/// is derived from its gender and id (stable while the model's voice list is); characters
-/// that chose a voice (issue 17) will have theirs here first.
+/// is derived from its gender and id (stable while the model's voice list is). A created
+/// character's chosen voice comes first (`Voices::speak`).
 pub fn voice_for<'a>(character: &Character, voices: &'a [Voice]) -> Option<&'a Voice> {
     choose_voice(voices, character.card.gender.code(), character.card.character_id.as_str())
 }
@@ -233,8 +233,14 @@ impl Voices {
             })?;
         let message = message.filter(|m| m.speaker == Speaker::Character).ok_or(VoiceError::NoMessage)?;
         let voices = inner.model.voices();
-        let voice_id = voice_for(&character, &voices)
-            .map(|v| v.voice_id.clone())
+        // A created character speaks with the voice its creator chose, while the model has it.
+        let chosen = match character.creator_id {
+            Some(_) => inner.store.created.get(character_id).await?.map(|created| created.draft.voice_id),
+            None => None,
+        };
+        let voice_id = chosen
+            .filter(|chosen| voices.iter().any(|voice| &voice.voice_id == chosen))
+            .or_else(|| voice_for(&character, &voices).map(|v| v.voice_id.clone()))
             .ok_or_else(|| VoiceError::Failed("the voice model offers no voice".into()))?;
         let spoken = text::speakable(&message.content, inner.settings.max_chars);
         let texts = text::parts(&spoken, inner.settings.part_chars);

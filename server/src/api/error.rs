@@ -18,6 +18,12 @@ pub enum ApiError {
     Envelope(String),
     #[error("rate limited")]
     RateLimited,
+    /// A limit of what an account may have was reached (10003); the text says which.
+    #[error("{0}")]
+    LimitReached(String),
+    /// Content the community guidelines forbid (10070); the text names the field.
+    #[error("{0}")]
+    Refused(String),
     /// No live session where one is required.
     #[error("no valid session")]
     TokenInvalid,
@@ -62,7 +68,8 @@ impl ApiError {
         match self {
             ApiError::Param(_) => ApiCode::ParamError,
             ApiError::Envelope(_) => ApiCode::EnvelopeError,
-            ApiError::RateLimited => ApiCode::RateLimited,
+            ApiError::RateLimited | ApiError::LimitReached(_) => ApiCode::RateLimited,
+            ApiError::Refused(_) => ApiCode::InputContentIllegal,
             ApiError::TokenInvalid => ApiCode::TokenInvalid,
             ApiError::ReRegisterWait => ApiCode::ReRegisterWait,
             ApiError::BotCheckFailed => ApiCode::BotCheckFailed,
@@ -81,7 +88,10 @@ impl ApiError {
     /// The text sent in `msg`: specific where it helps the caller fix the request.
     fn message(&self) -> String {
         match self {
-            ApiError::Param(text) | ApiError::Envelope(text) => text.clone(),
+            ApiError::Param(text)
+            | ApiError::Envelope(text)
+            | ApiError::LimitReached(text)
+            | ApiError::Refused(text) => text.clone(),
             ApiError::Chat(error) => error.public_message(),
             ApiError::Image(error) => error.public_message(),
             ApiError::Voice(error) => error.public_message(),

@@ -7,7 +7,7 @@ pub mod reply;
 
 pub use amora_domain::code::ApiCode;
 pub use error::ApiError;
-pub use payload::Payload;
+pub use payload::{Payload, Upload};
 pub use reply::ApiReply;
 
 pub type ApiResult<T> = Result<ApiReply<T>, ApiError>;

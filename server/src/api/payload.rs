@@ -17,8 +17,20 @@ use crate::envelope::EnvelopeKey;
 
 /// The largest JSON body accepted (API.md §1.4); upload endpoints set their own.
 pub const JSON_BODY_LIMIT: usize = 64 * 1024;
+/// The largest body of an upload endpoint (`character/importCard`: a file of up to 8 MiB,
+/// base64 inside the encrypted, base64 envelope: 8 × 4/3 × 4/3 ≈ 14.3 MiB).
+pub const UPLOAD_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 pub struct Payload<T>(pub T);
+
+/// A [`Payload`] of an upload endpoint: the same envelope, read up to [`UPLOAD_BODY_LIMIT`].
+pub struct Upload<T>(pub T);
+
+impl<T> Upload<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
 
 impl<T> Payload<T> {
     pub fn into_inner(self) -> T {
@@ -38,14 +50,34 @@ impl<T: DeserializeOwned + 'static> FromRequest for Payload<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut RawPayload) -> Self::Future {
-        let key = req.extensions().get::<EnvelopeKey>().cloned();
-        let mut stream = payload.take();
-        Box::pin(async move {
-            let key = key.ok_or_else(|| ApiError::Internal("payload read outside the envelope scope".into()))?;
-            let body = read_limited(&mut stream, JSON_BODY_LIMIT).await?;
-            let plaintext = open_body(&key, &body)?;
-            parse_plaintext(&plaintext).map(Payload)
-        })
+        let read = read_payload::<T>(req, payload, JSON_BODY_LIMIT);
+        Box::pin(async move { read.await.map(Payload) })
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Upload<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut RawPayload) -> Self::Future {
+        let read = read_payload::<T>(req, payload, UPLOAD_BODY_LIMIT);
+        Box::pin(async move { read.await.map(Upload) })
+    }
+}
+
+/// Reads at most `limit` bytes of body, opens the envelope and parses the payload.
+fn read_payload<T: DeserializeOwned + 'static>(
+    req: &HttpRequest,
+    payload: &mut RawPayload,
+    limit: usize,
+) -> impl Future<Output = Result<T, ApiError>> + 'static {
+    let key = req.extensions().get::<EnvelopeKey>().cloned();
+    let mut stream = payload.take();
+    async move {
+        let key = key.ok_or_else(|| ApiError::Internal("payload read outside the envelope scope".into()))?;
+        let body = read_limited(&mut stream, limit).await?;
+        let plaintext = open_body(&key, &body)?;
+        parse_plaintext(&plaintext)
     }
 }
 

@@ -170,12 +170,15 @@ pub async fn delete(state: &AppState, user: &User) -> Result<(), ApiError> {
     for email in user.emails() {
         state.store.deletion_blocks.block(&email, until).await?;
     }
+    // Its characters (and their portraits, conversations, memories and images) first: a
+    // failure here leaves the account in place, to be deleted again.
+    let characters = crate::creation::delete_all_of(state, &user.user_id).await?;
     state.store.users.delete(&user.user_id).await?;
     // After the account is gone, so no session can be made for it in between.
     super::session::end(state, &user.user_id, super::session::Ending::All).await?;
     // Every node's actor of the user reads the account again (and finds it gone).
     state.node.account_changed(&user.user_id).await;
-    tracing::info!(user = %user.user_id, "account deleted");
+    tracing::info!(user = %user.user_id, characters, "account deleted");
     Ok(())
 }
 

@@ -59,17 +59,24 @@ pub struct InfoRequest {
     character_id: String,
 }
 
-/// `getCharacterInfo {characterId}` → `Character`.
+/// `getCharacterInfo {characterId}` → `Character`. A created character that is not public
+/// is its creator's only; `creatorId` is sent to the creator only.
 pub async fn get_character_info(
     state: web::Data<AppState>,
     signed_in: MaybeSignedIn,
     payload: Payload<InfoRequest>,
 ) -> ApiResult<Character> {
     let id = CharacterId::parse(&payload.into_inner().character_id)?;
-    let character = state.store.characters.get(&id).await?.filter(|c| signed_in.viewer(&state).may_see(c.exposure));
+    let user = signed_in.0.as_ref().map(|s| &s.user.user_id);
+    let character = state.store.characters.get(&id).await?.filter(|c| signed_in.viewer(&state).may_open(c, user));
     let hidden = character.is_some() && state.store.characters.is_hidden(&id).await?;
     match character {
-        Some(character) if !hidden => Ok(ApiReply(character)),
+        Some(mut character) if !hidden => {
+            if character.creator_id.as_deref() != user.map(|u| u.as_str()) {
+                character.creator_id = None;
+            }
+            Ok(ApiReply(character))
+        }
         _ => Err(ApiError::NotFound(format!("no character {id}"))),
     }
 }

@@ -2,8 +2,10 @@
 //! inside the envelope middleware; anything unmatched answers `notFound` in an envelope.
 
 mod blog;
+mod cards;
 mod characters;
 mod chat;
+pub(crate) mod creation;
 mod images;
 pub mod login;
 pub mod pay;
@@ -22,6 +24,16 @@ pub fn configure(scope: &mut web::ServiceConfig) {
     scope
         .route("/user/v1/character/getCharacterList", web::post().to(characters::get_character_list))
         .route("/user/v1/character/getCharacterInfo", web::post().to(characters::get_character_info))
+        .route("/user/v1/character/getCreateOptions", web::post().to(creation::get_create_options))
+        .route("/user/v1/character/previewPortrait", web::post().to(creation::preview_portrait))
+        .route("/user/v1/character/create", web::post().to(creation::create))
+        .route("/user/v1/character/update", web::post().to(creation::update))
+        .route("/user/v1/character/delete", web::post().to(creation::delete))
+        .route("/user/v1/character/duplicate", web::post().to(creation::duplicate))
+        .route("/user/v1/character/setVisibility", web::post().to(creation::set_visibility))
+        .route("/user/v1/character/getMyCharacters", web::post().to(creation::get_my_characters))
+        .route("/user/v1/character/importCard", web::post().to(cards::import_card))
+        .route("/user/v1/character/exportCard", web::post().to(cards::export_card))
         .route("/user/v1/config/getWebConfig", web::post().to(web_config::get_web_config))
         .route("/user/v1/getVipData", web::post().to(web_config::get_vip_data))
         .route("/user/v1/getUserInfo", web::get().to(user::get_user_info))

@@ -7,6 +7,7 @@ mod chat;
 mod cluster;
 mod codes;
 mod content;
+mod creation;
 mod cql_cluster;
 mod crosscheck;
 mod envelope;

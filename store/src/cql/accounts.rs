@@ -381,6 +381,8 @@ impl UserRepo for CqlStore {
         self.revoke_all(id).await?;
         self.delete_chats_of(id).await?;
         self.delete_gallery_of(id).await?;
+        // The characters it created, with their media (found by `characters_by_creator`).
+        crate::CreatedCharacterRepo::delete_all_of(self, id).await?;
         // Every clip of the user, in the user's one partition.
         self.delete_user_voice(id.as_str()).await?;
         self.run(&s.delete_credits, (id.as_str(),)).await?;

@@ -12,11 +12,15 @@ use amora_domain::tag::{TagFilter, TagKey, stored_keys};
 use amora_domain::viewer::Viewer;
 use async_trait::async_trait;
 use futures_util::TryStreamExt;
-use scylla::DeserializeRow;
 use scylla::statement::prepared::PreparedStatement;
+use scylla::{DeserializeRow, SerializeRow};
 
 use super::{CqlStore, Kind, Preparer, corrupt, unavailable};
-use crate::{CatalogueEntry, CharacterRepo, StoreError, StoreResult};
+use crate::{
+    CatalogueEntry, CharacterRepo, CreatedCharacter, CreatedCharacterRepo, DeletedCharacter, MediaRepo, StatusChange,
+    StoreError, StoreResult, created_rank,
+};
+use amora_domain::account::UserId;
 
 pub(super) struct Statements {
     cards: PreparedStatement,
@@ -29,7 +33,25 @@ pub(super) struct Statements {
     tagged_cards: PreparedStatement,
     insert_tag_card: PreparedStatement,
     delete_tag_card: PreparedStatement,
+    save_created: PreparedStatement,
+    delete_character: PreparedStatement,
+    by_creator: PreparedStatement,
+    count_by_creator: PreparedStatement,
+    insert_by_creator: PreparedStatement,
+    delete_by_creator: PreparedStatement,
+    delete_creator_partition: PreparedStatement,
+    review_queue: PreparedStatement,
+    insert_review: PreparedStatement,
+    delete_review: PreparedStatement,
 }
+
+/// Every column of `characters` as `FullRow` reads them.
+const FULL_COLUMNS: &str = "character_id, name, age, introduction, photo, image_list, used_type, gender, restricted,
+    personality, scenario, greeting, tags, creator_id, status, status_at, system_prompt, post_history_instructions,
+    example_dialogue, alternate_greetings, has_lorebook, card_json, draft, imported, review_reason, media_ids,
+    created_at, updated_at";
+/// The one partition of `characters_in_review`.
+const REVIEW_BUCKET: i32 = 0;
 
 impl Statements {
     pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
@@ -42,21 +64,77 @@ impl Statements {
                 )
                 .await?,
             get: p
+                .prepare(&format!("SELECT {FULL_COLUMNS} FROM characters WHERE character_id = ?"), Kind::Idempotent)
+                .await?,
+            placement: p
                 .prepare(
-                    "SELECT character_id, name, age, introduction, photo, image_list, used_type, gender, restricted,
-                            personality, scenario, greeting, tags, creator_id
+                    "SELECT gender, rank, tags, status, creator_id, created_at, status_at, draft
                      FROM characters WHERE character_id = ?",
                     Kind::Idempotent,
                 )
                 .await?,
-            placement: p
-                .prepare("SELECT gender, rank, tags FROM characters WHERE character_id = ?", Kind::Idempotent)
-                .await?,
+            // The catalogue's fields, status and card extras of any character; a created
+            // character's own columns are written by `save_created` and left alone here.
             insert: p
                 .prepare(
                     "INSERT INTO characters (character_id, gender, restricted, rank, name, age, introduction, photo,
-                        image_list, used_type, personality, scenario, greeting, tags, creator_id)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        image_list, used_type, personality, scenario, greeting, tags, creator_id, status,
+                        system_prompt, post_history_instructions, example_dialogue, alternate_greetings,
+                        has_lorebook, card_json)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            save_created: p
+                .prepare(
+                    "UPDATE characters SET draft = ?, imported = ?, review_reason = ?, media_ids = ?, created_at = ?,
+                        updated_at = ?, status_at = ?
+                     WHERE character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_character: p
+                .prepare("DELETE FROM characters WHERE character_id = ?", Kind::Idempotent)
+                .await?,
+            by_creator: p
+                .prepare(
+                    "SELECT created_at, character_id FROM characters_by_creator WHERE creator_id = ? LIMIT ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            count_by_creator: p
+                .prepare("SELECT COUNT(*) FROM characters_by_creator WHERE creator_id = ?", Kind::Idempotent)
+                .await?,
+            insert_by_creator: p
+                .prepare(
+                    "INSERT INTO characters_by_creator (creator_id, created_at, character_id) VALUES (?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_by_creator: p
+                .prepare(
+                    "DELETE FROM characters_by_creator WHERE creator_id = ? AND created_at = ? AND character_id = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_creator_partition: p
+                .prepare("DELETE FROM characters_by_creator WHERE creator_id = ?", Kind::Idempotent)
+                .await?,
+            review_queue: p
+                .prepare(
+                    "SELECT submitted_at, character_id FROM characters_in_review WHERE bucket = ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            insert_review: p
+                .prepare(
+                    "INSERT INTO characters_in_review (bucket, submitted_at, character_id) VALUES (?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            delete_review: p
+                .prepare(
+                    "DELETE FROM characters_in_review WHERE bucket = ? AND submitted_at = ? AND character_id = ?",
                     Kind::Idempotent,
                 )
                 .await?,
@@ -161,8 +239,10 @@ impl TaggedCardRow {
     }
 }
 
+/// A whole row of `characters` (`FULL_COLUMNS`). Columns added by issue 17 are null in
+/// rows written before: status null is public, extras null are empty.
 #[derive(DeserializeRow)]
-struct CharacterRow {
+struct FullRow {
     character_id: String,
     name: String,
     age: i32,
@@ -177,6 +257,148 @@ struct CharacterRow {
     greeting: String,
     tags: Option<Vec<String>>,
     creator_id: Option<String>,
+    status: Option<String>,
+    status_at: Option<i64>,
+    system_prompt: Option<String>,
+    post_history_instructions: Option<String>,
+    example_dialogue: Option<String>,
+    alternate_greetings: Option<Vec<String>>,
+    has_lorebook: Option<bool>,
+    card_json: Option<String>,
+    draft: Option<String>,
+    imported: Option<bool>,
+    review_reason: Option<String>,
+    media_ids: Option<Vec<String>>,
+    created_at: Option<i64>,
+    updated_at: Option<i64>,
+}
+
+impl FullRow {
+    /// The character, and the created character's own fields when it is one.
+    fn split(self) -> StoreResult<(Character, Option<CreatedParts>)> {
+        let exposure = if self.restricted { Exposure::Restricted } else { Exposure::Everyone };
+        let status = match self.status.as_deref() {
+            None => CharacterStatus::Public,
+            Some(raw) => CharacterStatus::parse(raw).map_err(corrupt)?,
+        };
+        let card = CardRow {
+            character_id: self.character_id,
+            name: self.name,
+            age: self.age,
+            introduction: self.introduction,
+            photo: self.photo,
+            image_list: self.image_list,
+            used_type: self.used_type,
+            gender: self.gender,
+            restricted: self.restricted,
+        };
+        let character = Character {
+            card: card.into_card()?,
+            personality: self.personality,
+            scenario: self.scenario,
+            greeting: self.greeting,
+            tags: self.tags.unwrap_or_default(),
+            creator_id: self.creator_id,
+            exposure,
+            status,
+            extras: CardExtras {
+                system_prompt: self.system_prompt.unwrap_or_default(),
+                post_history_instructions: self.post_history_instructions.unwrap_or_default(),
+                example_dialogue: self.example_dialogue.unwrap_or_default(),
+                alternate_greetings: self.alternate_greetings.unwrap_or_default(),
+                has_lorebook: self.has_lorebook.unwrap_or(false),
+                card_json: self.card_json,
+            },
+        };
+        let created = match self.draft {
+            None => None,
+            Some(draft) => Some(CreatedParts {
+                draft: serde_json::from_str(&draft).map_err(|e| StoreError::Corrupt(format!("bad draft: {e}")))?,
+                imported: self.imported.unwrap_or(false),
+                review_reason: self.review_reason,
+                media_ids: self.media_ids.unwrap_or_default(),
+                created_at: self.created_at.unwrap_or(0),
+                updated_at: self.updated_at.unwrap_or(0),
+                status_at: self.status_at.unwrap_or(0),
+            }),
+        };
+        Ok((character, created))
+    }
+
+    fn into_created(self) -> StoreResult<Option<CreatedCharacter>> {
+        let (character, parts) = self.split()?;
+        Ok(parts.map(|p| CreatedCharacter {
+            character,
+            draft: p.draft,
+            imported: p.imported,
+            review_reason: p.review_reason,
+            media_ids: p.media_ids,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+            status_at: p.status_at,
+        }))
+    }
+}
+
+struct CreatedParts {
+    draft: amora_domain::creation::Draft,
+    imported: bool,
+    review_reason: Option<String>,
+    media_ids: Vec<String>,
+    created_at: i64,
+    updated_at: i64,
+    status_at: i64,
+}
+
+/// The values of `Statements::insert`, bound by column name (more than a tuple holds).
+#[derive(SerializeRow)]
+struct CharacterValues<'a> {
+    character_id: &'a str,
+    gender: i32,
+    restricted: bool,
+    rank: i64,
+    name: &'a str,
+    age: i32,
+    introduction: &'a str,
+    photo: &'a str,
+    image_list: &'a Vec<String>,
+    used_type: i32,
+    personality: &'a str,
+    scenario: &'a str,
+    greeting: &'a str,
+    tags: &'a Vec<String>,
+    creator_id: Option<&'a str>,
+    status: &'a str,
+    system_prompt: &'a str,
+    post_history_instructions: &'a str,
+    example_dialogue: &'a str,
+    alternate_greetings: &'a Vec<String>,
+    has_lorebook: bool,
+    card_json: Option<&'a str>,
+}
+
+/// Where a stored character sits in the listings and indexes, read before it is rewritten
+/// so that no stale row is left behind.
+#[derive(DeserializeRow)]
+struct Placement {
+    gender: i32,
+    rank: i64,
+    tags: Option<Vec<String>>,
+    status: Option<String>,
+    creator_id: Option<String>,
+    created_at: Option<i64>,
+    status_at: Option<i64>,
+    draft: Option<String>,
+}
+
+impl Placement {
+    fn listed(&self) -> bool {
+        matches!(self.status.as_deref(), None | Some("public"))
+    }
+
+    fn in_review(&self) -> bool {
+        self.status.as_deref() == Some("review")
+    }
 }
 
 #[async_trait]
@@ -241,114 +463,14 @@ impl CharacterRepo for CqlStore {
     }
 
     async fn get(&self, id: &CharacterId) -> StoreResult<Option<Character>> {
-        let row: Option<CharacterRow> = self.first(&self.statements.characters.get, (id.as_str(),)).await?;
-        let Some(row) = row else { return Ok(None) };
-        let exposure = if row.restricted { Exposure::Restricted } else { Exposure::Everyone };
-        let card = CardRow {
-            character_id: row.character_id,
-            name: row.name,
-            age: row.age,
-            introduction: row.introduction,
-            photo: row.photo,
-            image_list: row.image_list,
-            used_type: row.used_type,
-            gender: row.gender,
-            restricted: row.restricted,
-        };
-        Ok(Some(Character {
-            card: card.into_card()?,
-            personality: row.personality,
-            scenario: row.scenario,
-            greeting: row.greeting,
-            tags: row.tags.unwrap_or_default(),
-            creator_id: row.creator_id,
-            exposure,
-            status: CharacterStatus::Public,
-            extras: CardExtras::default(),
-        }))
+        let row: Option<FullRow> = self.first(&self.statements.characters.get, (id.as_str(),)).await?;
+        row.map(|row| row.split().map(|(character, _)| character)).transpose()
     }
 
     async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()> {
-        let statements = &self.statements.characters;
         for CatalogueEntry { character, rank } in entries {
-            let card = &character.card;
-            let id = card.character_id.as_str();
-            let gender = i32::from(card.gender.code());
-            // A character that moved (new rank or gender) leaves no stale card behind.
-            let placed: Option<(i32, i64, Option<Vec<String>>)> = self.first(&statements.placement, (id,)).await?;
-            let tag_keys = stored_keys(&character.tags);
-            if let Some((old_gender, old_rank, old_tags)) = placed {
-                let moved = (old_gender, old_rank) != (gender, rank);
-                if moved {
-                    self.run(&statements.delete_card, (old_gender, old_rank, id)).await?;
-                }
-                // Nor stale rows in the tag index: under tags it dropped, or at its old place.
-                let stale = stored_keys(&old_tags.unwrap_or_default())
-                    .into_iter()
-                    .filter(|key: &TagKey| moved || !tag_keys.contains(key));
-                for key in stale {
-                    self.run(&statements.delete_tag_card, (key.as_str(), old_gender, old_rank, id)).await?;
-                }
-            }
-            let restricted = character.exposure == Exposure::Restricted;
-            let age = i32::from(card.character_age.years());
-            let used_type = i32::from(u8::from(card.used_type));
-            self.run(
-                &statements.insert,
-                (
-                    id,
-                    gender,
-                    restricted,
-                    rank,
-                    &card.character_name,
-                    age,
-                    &card.introduction,
-                    &card.character_photo,
-                    &card.character_image_list,
-                    used_type,
-                    &character.personality,
-                    &character.scenario,
-                    &character.greeting,
-                    &character.tags,
-                    &character.creator_id,
-                ),
-            )
-            .await?;
-            self.run(
-                &statements.insert_card,
-                (
-                    gender,
-                    rank,
-                    id,
-                    restricted,
-                    &card.character_name,
-                    age,
-                    &card.introduction,
-                    &card.character_photo,
-                    &card.character_image_list,
-                    used_type,
-                ),
-            )
-            .await?;
-            for key in &tag_keys {
-                self.run(
-                    &statements.insert_tag_card,
-                    (
-                        key.as_str(),
-                        gender,
-                        rank,
-                        id,
-                        restricted,
-                        &card.character_name,
-                        age,
-                        &card.introduction,
-                        &card.character_photo,
-                        &card.character_image_list,
-                        used_type,
-                    ),
-                )
-                .await?;
-            }
+            let placed = self.placement(&character.card.character_id).await?;
+            self.write_character(placed.as_ref(), &character, rank).await?;
         }
         Ok(())
     }
@@ -369,5 +491,276 @@ impl CharacterRepo for CqlStore {
 
     async fn hidden(&self) -> StoreResult<Vec<CharacterId>> {
         self.hidden_characters().await
+    }
+}
+
+impl CqlStore {
+    async fn placement(&self, id: &CharacterId) -> StoreResult<Option<Placement>> {
+        self.first(&self.statements.characters.placement, (id.as_str(),)).await
+    }
+
+    /// Writes a character's row (catalogue fields, status, extras) and keeps its card rows:
+    /// under its gender and tags while it is public, nowhere otherwise. `placed` is where
+    /// the stored version sat; rows at a key the new version keeps are overwritten, not
+    /// deleted first (a delete and an insert of one key in the same microsecond would
+    /// leave the delete winning).
+    async fn write_character(&self, placed: Option<&Placement>, character: &Character, rank: i64) -> StoreResult<()> {
+        let statements = &self.statements.characters;
+        let card = &character.card;
+        let id = card.character_id.as_str();
+        let gender = i32::from(card.gender.code());
+        let listed = character.status.is_listed();
+        let tag_keys = if listed { stored_keys(&character.tags) } else { Vec::new() };
+        if let Some(old) = placed.filter(|old| old.listed()) {
+            let moved = (old.gender, old.rank) != (gender, rank);
+            if moved || !listed {
+                self.run(&statements.delete_card, (old.gender, old.rank, id)).await?;
+            }
+            // Nor stale rows in the tag index: under tags it dropped, or at its old place.
+            let stale = stored_keys(old.tags.as_deref().unwrap_or_default())
+                .into_iter()
+                .filter(|key: &TagKey| moved || !tag_keys.contains(key));
+            for key in stale {
+                self.run(&statements.delete_tag_card, (key.as_str(), old.gender, old.rank, id)).await?;
+            }
+        }
+        let restricted = character.exposure == Exposure::Restricted;
+        let age = i32::from(card.character_age.years());
+        let used_type = i32::from(u8::from(card.used_type));
+        let extras = &character.extras;
+        let values = CharacterValues {
+            character_id: id,
+            gender,
+            restricted,
+            rank,
+            name: &card.character_name,
+            age,
+            introduction: &card.introduction,
+            photo: &card.character_photo,
+            image_list: &card.character_image_list,
+            used_type,
+            personality: &character.personality,
+            scenario: &character.scenario,
+            greeting: &character.greeting,
+            tags: &character.tags,
+            creator_id: character.creator_id.as_deref(),
+            status: character.status.as_str(),
+            system_prompt: &extras.system_prompt,
+            post_history_instructions: &extras.post_history_instructions,
+            example_dialogue: &extras.example_dialogue,
+            alternate_greetings: &extras.alternate_greetings,
+            has_lorebook: extras.has_lorebook,
+            card_json: extras.card_json.as_deref(),
+        };
+        self.run(&statements.insert, values).await?;
+        if !listed {
+            return Ok(());
+        }
+        self.run(
+            &statements.insert_card,
+            (
+                gender,
+                rank,
+                id,
+                restricted,
+                &card.character_name,
+                age,
+                &card.introduction,
+                &card.character_photo,
+                &card.character_image_list,
+                used_type,
+            ),
+        )
+        .await?;
+        for key in &tag_keys {
+            self.run(
+                &statements.insert_tag_card,
+                (
+                    key.as_str(),
+                    gender,
+                    rank,
+                    id,
+                    restricted,
+                    &card.character_name,
+                    age,
+                    &card.introduction,
+                    &card.character_photo,
+                    &card.character_image_list,
+                    used_type,
+                ),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Writes a created character over `placed` (its stored version, if any): the row, the
+    /// listings, the creator index and the review queue.
+    async fn write_created(&self, placed: Option<&Placement>, created: &CreatedCharacter) -> StoreResult<()> {
+        let statements = &self.statements.characters;
+        let id = created.character.card.character_id.as_str();
+        let Some(creator) = created.character.creator_id.as_deref().filter(|c| UserId::parse(c).is_ok()) else {
+            return Err(StoreError::Corrupt("a created character needs its creator's id".into()));
+        };
+        let draft = serde_json::to_string(&created.draft).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        // The indexes first: a crash leaves an index row naming a row that does not match
+        // it (readers skip those), never a character its creator cannot find.
+        self.run(&statements.insert_by_creator, (creator, created.created_at, id)).await?;
+        let in_review = created.character.status == CharacterStatus::Review;
+        if in_review {
+            self.run(&statements.insert_review, (REVIEW_BUCKET, created.status_at, id)).await?;
+        }
+        self.write_character(placed, &created.character, created_rank(created.status_at)).await?;
+        self.run(
+            &statements.save_created,
+            (
+                draft,
+                created.imported,
+                &created.review_reason,
+                &created.media_ids,
+                created.created_at,
+                created.updated_at,
+                created.status_at,
+                id,
+            ),
+        )
+        .await?;
+        if let Some(old) = placed {
+            let old_index = (old.creator_id.as_deref(), old.created_at.unwrap_or(0));
+            if old.draft.is_some() && old_index != (Some(creator), created.created_at) {
+                if let Some(old_creator) = old.creator_id.as_deref() {
+                    self.run(&statements.delete_by_creator, (old_creator, old.created_at.unwrap_or(0), id)).await?;
+                }
+            }
+            let old_submitted = old.status_at.unwrap_or(0);
+            if old.in_review() && (!in_review || old_submitted != created.status_at) {
+                self.run(&statements.delete_review, (REVIEW_BUCKET, old_submitted, id)).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The created character `id` names, in every status.
+    async fn created(&self, id: &str) -> StoreResult<Option<CreatedCharacter>> {
+        let row: Option<FullRow> = self.first(&self.statements.characters.get, (id,)).await?;
+        row.map(FullRow::into_created).transpose().map(Option::flatten)
+    }
+
+    async fn delete_created(&self, id: &CharacterId) -> StoreResult<Option<DeletedCharacter>> {
+        let statements = &self.statements.characters;
+        let Some(placed) = self.placement(id).await? else { return Ok(None) };
+        let Some(created) = self.created(id.as_str()).await? else { return Ok(None) };
+        let creator = created.creator().ok_or_else(|| StoreError::Corrupt(format!("character {id} has no creator")))?;
+        // Out of the listings and the queue first, then the media, the row and the index.
+        let mut gone = created.character.clone();
+        gone.status = CharacterStatus::Private;
+        self.write_character(Some(&placed), &gone, placed.rank).await?;
+        if placed.in_review() {
+            self.run(&statements.delete_review, (REVIEW_BUCKET, placed.status_at.unwrap_or(0), id.as_str())).await?;
+        }
+        for media_id in &created.media_ids {
+            MediaRepo::delete(self, media_id).await?;
+        }
+        self.set_character_hidden(id, false).await?;
+        self.run(&statements.delete_character, (id.as_str(),)).await?;
+        self.run(&statements.delete_by_creator, (creator.as_str(), created.created_at, id.as_str())).await?;
+        Ok(Some(DeletedCharacter { character_id: id.clone(), creator_id: creator, media_ids: created.media_ids }))
+    }
+
+    /// The ids in `creator`'s index, newest first, at most `limit` rows read.
+    async fn creator_index(&self, creator: &UserId, limit: i32) -> StoreResult<Vec<(i64, String)>> {
+        self.paged(&self.statements.characters.by_creator, (creator.as_str(), limit)).await
+    }
+}
+
+#[async_trait]
+impl CreatedCharacterRepo for CqlStore {
+    async fn save(&self, created: CreatedCharacter) -> StoreResult<()> {
+        let placed = self.placement(&created.character.card.character_id).await?;
+        self.write_created(placed.as_ref(), &created).await
+    }
+
+    async fn get(&self, id: &CharacterId) -> StoreResult<Option<CreatedCharacter>> {
+        self.created(id.as_str()).await
+    }
+
+    async fn list_by_creator(&self, creator: &UserId, page: PageRequest) -> StoreResult<Vec<CreatedCharacter>> {
+        // One partition, read up to the end of the page; the rows are only ids.
+        let end = page.offset() + u64::from(page.page_size());
+        let index = self.creator_index(creator, i32::try_from(end).unwrap_or(i32::MAX)).await?;
+        let wanted = index.into_iter().skip(page.offset() as usize);
+        let reads =
+            wanted.map(|(created_at, id)| async move {
+                let found = self.created(&id).await?;
+                // A row left by a crash or a move names a character that no longer matches it.
+                Ok::<_, StoreError>(found.filter(|c| {
+                    c.created_at == created_at && c.character.creator_id.as_deref() == Some(creator.as_str())
+                }))
+            });
+        let found = futures_util::future::try_join_all(reads).await?;
+        Ok(found.into_iter().flatten().collect())
+    }
+
+    async fn count_by_creator(&self, creator: &UserId) -> StoreResult<u64> {
+        let row: Option<(i64,)> = self.first(&self.statements.characters.count_by_creator, (creator.as_str(),)).await?;
+        let count = row.map(|(n,)| n).unwrap_or(0);
+        u64::try_from(count).map_err(|_| StoreError::Corrupt(format!("negative count {count}")))
+    }
+
+    async fn delete(&self, id: &CharacterId) -> StoreResult<Option<DeletedCharacter>> {
+        self.delete_created(id).await
+    }
+
+    async fn delete_all_of(&self, creator: &UserId) -> StoreResult<Vec<DeletedCharacter>> {
+        let mut deleted = Vec::new();
+        for (_, id) in self.creator_index(creator, i32::MAX).await? {
+            let id = CharacterId::parse(&id).map_err(corrupt)?;
+            let Some(created) = self.created(id.as_str()).await? else { continue };
+            if created.character.creator_id.as_deref() == Some(creator.as_str()) {
+                deleted.extend(self.delete_created(&id).await?);
+            }
+        }
+        self.run(&self.statements.characters.delete_creator_partition, (creator.as_str(),)).await?;
+        Ok(deleted)
+    }
+
+    async fn set_status(
+        &self,
+        id: &CharacterId,
+        from: CharacterStatus,
+        to: CharacterStatus,
+        reason: Option<String>,
+        at: i64,
+    ) -> StoreResult<StatusChange> {
+        // Read, check, write: not a compare-and-set across nodes. The only writers are the
+        // creator (editing) and an operator (deciding), and the rewrite is whole.
+        let Some(placed) = self.placement(id).await? else { return Ok(StatusChange::NotFound) };
+        let Some(mut created) = self.created(id.as_str()).await? else { return Ok(StatusChange::NotFound) };
+        if created.character.status != from {
+            return Ok(StatusChange::Other(created.character.status));
+        }
+        created.character.status = to;
+        created.status_at = at;
+        created.review_reason = if to == CharacterStatus::Rejected { reason } else { None };
+        self.write_created(Some(&placed), &created).await?;
+        Ok(StatusChange::Changed(Box::new(created)))
+    }
+
+    async fn review_queue(&self, limit: u32) -> StoreResult<Vec<CreatedCharacter>> {
+        let statement = &self.statements.characters.review_queue;
+        self.count_round_trip();
+        let pager = self.session.execute_iter(statement.clone(), (REVIEW_BUCKET,)).await.map_err(unavailable)?;
+        let mut rows = pager.rows_stream::<(i64, String)>().map_err(corrupt)?;
+        let mut queue = Vec::new();
+        while queue.len() < limit as usize {
+            let Some((submitted_at, id)) = rows.try_next().await.map_err(unavailable)? else { break };
+            // Rows whose character moved on (a crash between writes) are skipped.
+            if let Some(created) = self.created(&id).await? {
+                if created.character.status == CharacterStatus::Review && created.status_at == submitted_at {
+                    queue.push(created);
+                }
+            }
+        }
+        Ok(queue)
     }
 }

@@ -286,7 +286,24 @@ async fn apply_schema(session: &Session) -> StoreResult<()> {
 
 /// Columns added to tables after they first shipped: `schema.cql` creates new tables with
 /// them, and a keyspace made before gets them here (CQL has no `ADD IF NOT EXISTS`).
-const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("messages", "image", "text"), ("conversations", "last_image", "text")];
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
+    ("messages", "image", "text"),
+    ("conversations", "last_image", "text"),
+    ("characters", "status", "text"),
+    ("characters", "status_at", "bigint"),
+    ("characters", "system_prompt", "text"),
+    ("characters", "post_history_instructions", "text"),
+    ("characters", "example_dialogue", "text"),
+    ("characters", "alternate_greetings", "list<text>"),
+    ("characters", "has_lorebook", "boolean"),
+    ("characters", "card_json", "text"),
+    ("characters", "draft", "text"),
+    ("characters", "imported", "boolean"),
+    ("characters", "review_reason", "text"),
+    ("characters", "media_ids", "list<text>"),
+    ("characters", "created_at", "bigint"),
+    ("characters", "updated_at", "bigint"),
+];
 
 async fn add_new_columns(session: &Session, keyspace: &str) -> StoreResult<()> {
     let mut added = false;

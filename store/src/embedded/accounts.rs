@@ -178,7 +178,8 @@ impl UserRepo for EmbeddedStore {
             super::voice::delete_voice(&tx, super::voice::VoiceScope { user: &id, character: None, message: None })?;
             tx.execute("DELETE FROM memories WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM message_credits WHERE user_id = ?1", params![id])?;
-            tx.execute("DELETE FROM characters WHERE creator_id = ?1", params![id])?;
+            // The characters it created, with their media (the creator index finds them).
+            super::characters::delete_created_of(&tx, &id)?;
             let deleted = tx.execute("DELETE FROM users WHERE user_id = ?1", params![id])?;
             tx.commit()?;
             Ok(deleted > 0)

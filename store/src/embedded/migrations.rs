@@ -263,6 +263,27 @@ const STEPS: &[&str] = &[
         duration_ms    INTEGER NOT NULL,
         PRIMARY KEY (user_id, character_id, message_id, attempt, idx)
     ) STRICT, WITHOUT ROWID;",
+    // 11: created characters (issue 17). Every character gets its status (seeded ones are
+    // public), the time it took it, and its card extras; a created one (draft not null)
+    // also its draft, review reason, media and times. The creator index serves My AI and
+    // account deletion, the partial index the review queue, oldest submission first.
+    "ALTER TABLE characters ADD COLUMN status TEXT NOT NULL DEFAULT 'public';
+    ALTER TABLE characters ADD COLUMN status_at INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE characters ADD COLUMN system_prompt TEXT NOT NULL DEFAULT '';
+    ALTER TABLE characters ADD COLUMN post_history_instructions TEXT NOT NULL DEFAULT '';
+    ALTER TABLE characters ADD COLUMN example_dialogue TEXT NOT NULL DEFAULT '';
+    ALTER TABLE characters ADD COLUMN alternate_greetings TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE characters ADD COLUMN has_lorebook INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE characters ADD COLUMN card_json TEXT;
+    ALTER TABLE characters ADD COLUMN draft TEXT;
+    ALTER TABLE characters ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE characters ADD COLUMN review_reason TEXT;
+    ALTER TABLE characters ADD COLUMN media_ids TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE characters ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE characters ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX characters_by_creator ON characters (creator_id, created_at DESC, character_id)
+        WHERE draft IS NOT NULL;
+    CREATE INDEX characters_in_review ON characters (status_at, character_id) WHERE status = 'review';",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -90,7 +90,11 @@ impl Site {
                 Ok(id) => {
                     let character = store.characters.get(&id).await?;
                     let hidden = character.is_some() && store.characters.is_hidden(&id).await?;
-                    character.filter(|_| !hidden).map(|character| writer.character(&character))
+                    // A created character that is not public is nobody's page but its
+                    // creator's app view: crawlers and everyone else find nothing.
+                    character
+                        .filter(|c| !hidden && c.status.is_listed())
+                        .map(|character| writer.character(&character))
                 }
                 Err(_) => None,
             },

@@ -1,0 +1,487 @@
+//! The rules a character's own texts are held to beyond chat's (docs/api.md "Created
+//! characters"): a character is an adult, looks like one, and is nobody real. Unlike a
+//! chat message, a character's description needs no sexual word to be refused: the
+//! character may be put in any scene later.
+//!
+//! False positives matter here as much as misses (a creator who is told "no" for a
+//! "childhood friend" or a "single mother of a 5-year-old son" gives up), so the rules
+//! look for phrases that state something about the character, not for lone words that
+//! merely name a child.
+
+use super::{Refusal, check, contains_phrase, normalise};
+
+/// `None` when a character's text may pass, else why it may not: first chat's rules, then
+/// the character's own.
+pub fn check_character(text: &str) -> Option<Refusal> {
+    if let Some(refusal) = check(text) {
+        return Some(refusal);
+    }
+    let normal = normalise(text);
+    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
+    if has(MINOR_PHRASES) || states_a_minor_age(&normal) || describes_a_child_body(&normal) || at_school(&normal) {
+        return Some(Refusal::MinorCharacter);
+    }
+    if has(REAL_PEOPLE) || has(REAL_PERSON_PHRASES) {
+        return Some(Refusal::RealPerson);
+    }
+    None
+}
+
+/// Phrases that make the character a minor on their own.
+const MINOR_PHRASES: &[&str] = &[
+    "underage",
+    "under age",
+    "under aged",
+    "preteen",
+    "pre teen",
+    "prepubescent",
+    "pubescent",
+    "is a minor",
+    "s a minor",
+    "am a minor",
+    "re a minor",
+    "is a child",
+    "s a child",
+    "am a child",
+    "re a child",
+    "is a kid",
+    "s a kid",
+    "am a kid",
+    "re a kid",
+    "is a little girl",
+    "s a little girl",
+    "is a little boy",
+    "s a little boy",
+    "is a teen",
+    "s a teen",
+    "am a teen",
+    "re a teen",
+    "is a teenager",
+    "s a teenager",
+    "am a teenager",
+    "re a teenager",
+    "teenage girl",
+    "teenage boy",
+    "is a schoolgirl",
+    "s a schoolgirl",
+    "am a schoolgirl",
+    "is a schoolboy",
+    "s a schoolboy",
+    "am a schoolboy",
+    "looks like a child",
+    "look like a child",
+    "looking like a child",
+    "looks like a kid",
+    "look like a kid",
+    "looks like a little girl",
+    "looks like a little boy",
+    "looks underage",
+    "looks like a minor",
+    "looks like a teen",
+    "looks like a teenager",
+    "body of a child",
+    "body of a kid",
+    "body of a little girl",
+    "body of a little boy",
+    "child s body",
+    "childs body",
+    "kid s body",
+    "in a child body",
+    "trapped in a child",
+    "mind of an adult in",
+];
+
+/// Adjectives that make a body child-like when they qualify one of [`BODY_WORDS`]
+/// ("childlike wonder" passes, "childlike body" does not).
+const CHILD_ADJECTIVES: &[&str] = &[
+    "childlike",
+    "child like",
+    "childish",
+    "kid like",
+    "little girl s",
+    "little boy s",
+    "young girl s",
+    "young boy s",
+    "underdeveloped",
+    "undeveloped",
+];
+const BODY_WORDS: &[&str] = &[
+    "body",
+    "figure",
+    "appearance",
+    "face",
+    "features",
+    "frame",
+    "build",
+    "proportions",
+    "physique",
+    "looks",
+    "form",
+    "chest",
+];
+
+fn describes_a_child_body(normal: &str) -> bool {
+    CHILD_ADJECTIVES.iter().any(|adjective| {
+        BODY_WORDS.iter().any(|body| {
+            contains_phrase(normal, &format!("{adjective} {body}"))
+                || contains_phrase(normal, &format!("{adjective} looking {body}"))
+        })
+    })
+}
+
+/// Schools only children attend, and the phrases that put the character in one ("she
+/// teaches middle school" passes, "she is in middle school" does not).
+const SCHOOLS: &[&str] = &[
+    "middle school",
+    "elementary school",
+    "primary school",
+    "grade school",
+    "junior high",
+    "junior high school",
+    "high school",
+    "kindergarten",
+];
+const AT_SCHOOL: &[&str] = &[
+    "is in",
+    "s in",
+    "am in",
+    "re in",
+    "are in",
+    "still in",
+    "attends",
+    "attending",
+    "goes to",
+    "going to",
+    "student at",
+    "student in",
+    "pupil at",
+    "pupil in",
+    "freshman in",
+    "freshman at",
+    "sophomore in",
+    "sophomore at",
+    "junior in",
+    "senior in",
+];
+const SCHOOL_PUPILS: &[&str] = &[
+    "middle schooler",
+    "middle school student",
+    "middle school girl",
+    "middle school boy",
+    "elementary schooler",
+    "elementary school student",
+    "grade schooler",
+    "high schooler",
+    "high school student",
+    "high school girl",
+    "high school boy",
+    "junior high student",
+    "primary school pupil",
+    "primary school student",
+    "6th grader",
+    "7th grader",
+    "8th grader",
+    "9th grader",
+    "10th grader",
+    "11th grader",
+    "in 6th grade",
+    "in 7th grade",
+    "in 8th grade",
+    "in 9th grade",
+    "in 10th grade",
+    "in 11th grade",
+    "in 12th grade",
+];
+
+fn at_school(normal: &str) -> bool {
+    SCHOOL_PUPILS.iter().any(|pupil| contains_phrase(normal, pupil))
+        || SCHOOLS
+            .iter()
+            .any(|school| AT_SCHOOL.iter().any(|lead| contains_phrase(normal, &format!("{lead} {school}"))))
+}
+
+/// Words for numbers a text may spell an age with.
+const NUMBER_WORDS: [&str; 17] = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+];
+
+/// What an age under 18 may be of without being the character's: "a 5-year-old son".
+const RELATIVES: &[&str] = &[
+    "son",
+    "sons",
+    "daughter",
+    "daughters",
+    "brother",
+    "brothers",
+    "sister",
+    "sisters",
+    "sibling",
+    "siblings",
+    "child",
+    "children",
+    "kid",
+    "kids",
+    "baby",
+    "twins",
+    "nephew",
+    "niece",
+    "cousin",
+    "stepson",
+    "stepdaughter",
+    "dog",
+    "cat",
+    "puppy",
+    "kitten",
+    "horse",
+    "pet",
+    "car",
+    "house",
+    "company",
+    "business",
+    "relationship",
+    "marriage",
+    "friendship",
+];
+
+/// Words after "is 15" that make it something other than an age ("is 15 minutes late").
+const UNITS: &[&str] = &[
+    "minutes",
+    "minute",
+    "hours",
+    "hour",
+    "days",
+    "weeks",
+    "months",
+    "feet",
+    "foot",
+    "ft",
+    "inches",
+    "inch",
+    "cm",
+    "m",
+    "kg",
+    "lbs",
+    "lb",
+    "pounds",
+    "stone",
+    "times",
+    "percent",
+    "miles",
+    "km",
+    "dollars",
+    "euros",
+    "points",
+    "of",
+    "out",
+    "th",
+    "st",
+    "nd",
+    "rd",
+    "am",
+    "pm",
+    "o",
+    "oclock",
+    "year",
+    "years",
+    "yrs",
+    "x",
+];
+
+/// Whether a word is a number from 1 to 17 in digits.
+fn minor_digits(word: &str) -> bool {
+    word.parse::<u32>().is_ok_and(|n| (1..18).contains(&n))
+}
+
+/// Digits or words ("fifteen"); words only count before "years old" or after "age",
+/// since "she's one of a kind" states no age.
+fn minor_number(word: &str) -> bool {
+    minor_digits(word) || NUMBER_WORDS.contains(&word)
+}
+
+/// Whether the text states an age under 18 for someone who is not somebody's relative or
+/// a thing: "15 years old", "a 16-year-old", "age 16", "aged 15", "a 12yo", "she is 15",
+/// "looks 14", "fifteen years of age".
+fn states_a_minor_age(normal: &str) -> bool {
+    let words: Vec<&str> = normal.split_whitespace().collect();
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    words.iter().enumerate().any(|(i, word)| {
+        let before = |k: usize| i.checked_sub(k).map_or("", at);
+        let relative_at = |j: usize| RELATIVES.contains(&at(j));
+        // "12yo", "12yrs": one word.
+        if let Some(number) = word.strip_suffix("yo").or_else(|| word.strip_suffix("yrs"))
+            && !number.is_empty()
+            && minor_digits(number)
+        {
+            return !relative_at(i + 1);
+        }
+        if !minor_number(word) {
+            return false;
+        }
+        // "15 years old", "15 year old girl" (not "... son"), "15 yrs old", "15 yo", "15 y o".
+        let year = matches!(at(i + 1), "year" | "years" | "yr" | "yrs");
+        if year && at(i + 2) == "old" {
+            return !relative_at(i + 3);
+        }
+        if year && at(i + 2) == "of" && at(i + 3) == "age" {
+            return true;
+        }
+        if at(i + 1) == "yo" {
+            return !relative_at(i + 2);
+        }
+        if at(i + 1) == "y" && at(i + 2) == "o" {
+            return !relative_at(i + 3);
+        }
+        // "age 16", "aged 15" (not "since the age of 5": a backstory may say when).
+        if matches!(before(1), "age" | "aged") {
+            return true;
+        }
+        // "she is 15", "i m 16", "looks 14", "just turned 17": not "is 15 minutes", not
+        // "he's 6 2" (a height), not "she's one of a kind".
+        if !minor_digits(word) || at(i + 1).parse::<u32>().is_ok() {
+            return false;
+        }
+        let says_age = matches!(
+            before(1),
+            "is" | "im" | "m" | "am" | "are" | "re" | "s" | "turned" | "turns" | "looks" | "look" | "appears" | "looking"
+        );
+        says_age && !UNITS.contains(&at(i + 1))
+    })
+}
+
+/// Phrases that make the character a real person.
+const REAL_PERSON_PHRASES: &[&str] = &[
+    "real person",
+    "real people",
+    "real life person",
+    "real celebrity",
+    "real life celebrity",
+    "based on a real",
+    "a real life actress",
+    "a real life actor",
+    "real world celebrity",
+];
+
+/// A short list of the most famous real people, whole names only (a character may well be
+/// called "Taylor" or "Emma"). Not complete and cannot be: the operator's review catches
+/// the rest; this catches the obvious cases at the door.
+const REAL_PEOPLE: &[&str] = &[
+    "taylor swift",
+    "billie eilish",
+    "ariana grande",
+    "selena gomez",
+    "emma watson",
+    "scarlett johansson",
+    "margot robbie",
+    "kim kardashian",
+    "kylie jenner",
+    "kendall jenner",
+    "beyonce",
+    "beyoncé",
+    "rihanna",
+    "lady gaga",
+    "zendaya",
+    "jennifer lawrence",
+    "angelina jolie",
+    "jennifer aniston",
+    "jennifer lopez",
+    "gal gadot",
+    "emma stone",
+    "natalie portman",
+    "megan fox",
+    "dua lipa",
+    "olivia rodrigo",
+    "sabrina carpenter",
+    "millie bobby brown",
+    "jenna ortega",
+    "anya taylor joy",
+    "sydney sweeney",
+    "miley cyrus",
+    "shakira",
+    "nicki minaj",
+    "cardi b",
+    "doja cat",
+    "elon musk",
+    "donald trump",
+    "joe biden",
+    "barack obama",
+    "michelle obama",
+    "kamala harris",
+    "vladimir putin",
+    "xi jinping",
+    "keanu reeves",
+    "tom cruise",
+    "brad pitt",
+    "leonardo dicaprio",
+    "timothee chalamet",
+    "timothée chalamet",
+    "harry styles",
+    "justin bieber",
+    "chris hemsworth",
+    "chris evans",
+    "henry cavill",
+    "ryan gosling",
+    "ryan reynolds",
+    "tom holland",
+    "zac efron",
+    "jason momoa",
+    "dwayne johnson",
+    "pedro pascal",
+    "cristiano ronaldo",
+    "lionel messi",
+    "lebron james",
+    "mark zuckerberg",
+    "jeff bezos",
+    "bill gates",
+    "kanye west",
+    "johnny depp",
+    "amber heard",
+    "pope francis",
+    "king charles",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_under_18_are_refused_only_as_the_character_s() {
+        for minor in ["15 years old", "a 16-year-old girl", "age 16", "Age: 15", "a 12yo", "she's 15", "looks 14"] {
+            assert!(states_a_minor_age(&normalise(minor)), "{minor}");
+        }
+        for fine in [
+            "an 18-year-old student",
+            "25 years old",
+            "mother of a 5-year-old son",
+            "she is 15 minutes late",
+            "for 15 years a nurse",
+            "she is 5 feet tall",
+            "a 1000-year-old vampire",
+        ] {
+            assert!(!states_a_minor_age(&normalise(fine)), "{fine}");
+        }
+    }
+
+    #[test]
+    fn bodies_and_schools_count_only_as_the_character_s() {
+        assert!(describes_a_child_body(&normalise("a childlike body")));
+        assert!(!describes_a_child_body(&normalise("childlike wonder")));
+        assert!(at_school(&normalise("she is in middle school")));
+        assert!(!at_school(&normalise("she teaches middle school")));
+    }
+}

@@ -1,0 +1,146 @@
+//! Created characters (docs/api.md "Created characters, My AI and character cards"): what
+//! the routes of the builder, My AI, card import and export and the operator's review
+//! share: the checks every saved character passes (the builder's rules, the guidelines,
+//! the per-account limit), its portrait, ownership, and deletion with what goes with it.
+
+pub mod card_image;
+pub mod cards;
+pub mod portrait;
+
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+use amora_domain::creation::{Draft, Style, ValidDraft, ValidLooks};
+use amora_domain::moderation::check_character;
+use amora_store::CreatedCharacter;
+
+use crate::api::ApiError;
+use crate::state::AppState;
+use portrait::PortraitSpec;
+
+/// Milliseconds since the epoch: created characters' times.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A new created character's id: `my-` and 16 random letters and digits.
+pub fn new_character_id() -> Result<CharacterId, ApiError> {
+    let random: String = crate::auth::random_token().chars().filter(char::is_ascii_alphanumeric).take(16).collect();
+    Ok(CharacterId::parse(&format!("my-{}", random.to_lowercase()))?)
+}
+
+/// 10070 naming `field` when the guidelines forbid `text` for a character.
+pub fn moderate(field: &str, text: &str) -> Result<(), ApiError> {
+    match check_character(text) {
+        Some(refusal) => Err(ApiError::Refused(format!("{field}: {}", refusal.message()))),
+        None => Ok(()),
+    }
+}
+
+/// Every text of a valid draft and its portrait's prompt against the guidelines.
+pub fn moderate_draft(valid: &ValidDraft) -> Result<(), ApiError> {
+    let d = valid.draft();
+    moderate("characterName", &d.character_name)?;
+    moderate("introduction", &d.introduction)?;
+    moderate("greeting", &d.greeting)?;
+    moderate("scenario", &d.scenario)?;
+    moderate("personality.text", &d.personality.text)?;
+    moderate("relationship.text", &d.relationship.text)?;
+    for (index, tag) in d.tags.iter().enumerate() {
+        moderate(&format!("tags[{index}]"), tag)?;
+    }
+    moderate("looks", &valid.looks().describe())
+}
+
+/// 10001 `voiceId` unless the draft's voice is one of the catalogue's (empty: the default).
+pub fn check_voice(state: &AppState, draft: &Draft) -> Result<(), ApiError> {
+    if draft.voice_id.is_empty() || state.voices.voices().iter().any(|voice| voice.voice_id == draft.voice_id) {
+        return Ok(());
+    }
+    Err(ApiError::Param("voiceId: is not a voice of the catalogue".into()))
+}
+
+/// Validates and moderates a draft as `create` and `update` take it.
+pub fn checked_draft(state: &AppState, draft: Draft) -> Result<ValidDraft, ApiError> {
+    let valid = draft.validate()?;
+    check_voice(state, valid.draft())?;
+    moderate_draft(&valid)?;
+    Ok(valid)
+}
+
+/// What the portrait of these looks is drawn from.
+pub fn portrait_spec(looks: &ValidLooks, style: Style) -> PortraitSpec {
+    PortraitSpec {
+        gender: looks.gender(),
+        look: looks.look(),
+        words: format!("{}, {}", looks.describe(), style.prompt_words()),
+        style: Some(illustrator_style(style).to_owned()),
+        outfit: None,
+    }
+}
+
+/// The embedded illustrator's style for the builder's.
+fn illustrator_style(style: Style) -> &'static str {
+    match style {
+        Style::Realistic => "photo",
+        Style::Anime => "anime",
+    }
+}
+
+/// 10003 when `user` already has as many characters as an account may.
+pub async fn ensure_room(state: &AppState, user: &UserId) -> Result<(), ApiError> {
+    let limit = u64::from(state.settings.limits.characters_per_user);
+    if state.store.created.count_by_creator(user).await? >= limit {
+        return Err(ApiError::LimitReached(format!(
+            "You have {limit} characters, the most an account may have. Delete one to make another."
+        )));
+    }
+    Ok(())
+}
+
+/// The created character `id` when `user` made it; 10006 otherwise (unknown, seeded or
+/// someone else's: the same answer, so ids cannot be probed).
+pub async fn owned(state: &AppState, user: &UserId, id: &CharacterId) -> Result<CreatedCharacter, ApiError> {
+    match state.store.created.get(id).await? {
+        Some(created) if created.character.creator_id.as_deref() == Some(user.as_str()) => Ok(created),
+        _ => Err(ApiError::NotFound(format!("no character {id} of yours"))),
+    }
+}
+
+/// Deletes a created character: the store removes it, its catalogue rows, review entry and
+/// portrait; its creator's conversation, memories and gallery images of it go too, and
+/// every node's actor of it forgets it.
+pub async fn delete(state: &AppState, id: &CharacterId) -> Result<(), ApiError> {
+    let Some(deleted) = state.store.created.delete(id).await? else { return Ok(()) };
+    forget_creator_data(state, &deleted.creator_id, id).await?;
+    state.node.character_changed(id).await;
+    Ok(())
+}
+
+/// Deletes every character of `user` (account deletion), as [`delete`] does each.
+pub async fn delete_all_of(state: &AppState, user: &UserId) -> Result<usize, ApiError> {
+    let deleted = state.store.created.delete_all_of(user).await?;
+    for gone in &deleted {
+        forget_creator_data(state, user, &gone.character_id).await?;
+        state.node.character_changed(&gone.character_id).await;
+    }
+    Ok(deleted.len())
+}
+
+/// The creator's own conversation, memories and images of a character that is gone.
+async fn forget_creator_data(state: &AppState, user: &UserId, id: &CharacterId) -> Result<(), ApiError> {
+    let store = &state.store;
+    store.conversations.delete(user, id).await?;
+    for memory in store.memories.list(user, id).await? {
+        store.memories.delete(user, id, memory.memory_id).await?;
+    }
+    loop {
+        let images = store.gallery.list(user, Some(id), None, 100).await?;
+        if images.is_empty() {
+            break;
+        }
+        for image in images {
+            store.gallery.delete(user, image.image_id).await?;
+        }
+    }
+    Ok(())
+}
