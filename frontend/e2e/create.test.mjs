@@ -5,14 +5,15 @@
 // with nothing lost, creates her, finds her in My AI and chats with her. Then a V2 PNG card
 // (cards/tests/data/v2.png) is imported (the card gives no age: the page asks), its
 // alternate greetings are offered in chat, and it is exported again as a PNG whose `chara`
-// chunk holds the card. On a desktop and a phone.
+// chunk holds the card. On a desktop and a phone. Last, an imported card's alternate
+// greetings are offered in chat.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, OUTPUT_DIR, openPage, screenshot } from './support/browser.mjs';
 import { signInLink, waitForMail } from './support/mailbox.mjs';
-import { requestLink, settled } from './support/sign-in.mjs';
+import { requestLink, settled, signInByMail } from './support/sign-in.mjs';
 
 const locale = (ns, lng = 'en') => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('translation');
@@ -229,7 +230,6 @@ async function journey(name, options) {
     const marisol = page.locator('[data-testid="my-character"]').filter({ hasText: 'Marisol' });
     await marisol.waitFor({ timeout: 30_000 });
     assert.equal(await marisol.getAttribute('data-status'), 'private');
-    const marisolId = await marisol.getAttribute('data-character-id');
     await noNotifications(page);
     await screenshot(page, `my-ai-imported-${name}`);
 
@@ -246,17 +246,37 @@ async function journey(name, options) {
     assert.equal(v2.data.alternate_greetings.length, 2);
     assert.deepEqual(v2.data.extensions.x_unknown_app, { kept: [1, 2, { deep: true }] }, 'an unknown extension was lost');
     assert.ok(chunks.ccv3, 'no ccv3 chunk');
+    assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
+  } finally {
+    await context.close();
+  }
+}
 
-    // Her card's other greetings are offered while only the greeting is there.
-    await page.goto(`/chat/${marisolId}`);
+/**
+ * A card's alternate greetings are offered in chat while only the greeting is there, and the
+ * one picked takes its place (`chat/chooseGreeting`).
+ */
+async function greetings(options) {
+  const { context, page, errors } = await openPage(browser, options);
+  try {
+    await signInByMail(page, `greetings-${RUN}@example.com`);
+    await page.goto('/myai');
+    await page.getByTestId('my-ai-empty').waitFor({ timeout: 30_000 });
+    await page.getByTestId('import-input').setInputFiles(V2_CARD);
+    const ageDialog = page.getByTestId('import-age-dialog');
+    await ageDialog.getByTestId('import-age-input').fill('34');
+    await ageDialog.getByTestId('import-age-submit').click();
+    const marisol = page.locator('[data-testid="my-character"]').filter({ hasText: 'Marisol' });
+    await marisol.waitFor({ timeout: 30_000 });
+    await marisol.getByTestId('my-character-chat').click();
     const choices = page.getByTestId('greeting-choices');
     await choices.waitFor({ timeout: 30_000 });
     assert.equal(await choices.getByTestId('greeting-choice').count(), 3);
+    await screenshot(page, 'chat-greetings-offered');
     await choices.locator('[data-testid="greeting-choice"][data-index="2"]').click();
-    await page.locator('[data-testid="chat-message"][data-speaker="character"]').filter({ hasText: "Another one washed up. Tea's on the stove" }).waitFor();
+    await page.locator('[data-testid="chat-message"][data-speaker="character"]').filter({ hasText: "Another one washed up. Tea's on the stove" }).waitFor({ timeout: 10_000 });
     assert.equal(await page.getByTestId('chat-message').count(), 1);
-    await screenshot(page, `chat-greetings-${name}`);
-    if (phone) await page.getByTestId('chat-back').waitFor();
+    await screenshot(page, 'chat-greetings-chosen');
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
   } finally {
     await context.close();
@@ -266,4 +286,5 @@ async function journey(name, options) {
 describe('create a character, My AI and cards', () => {
   it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (desktop)', () => journey('desktop', { viewport: DESKTOP }));
   it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
+  it('offers an imported card’s alternate greetings in chat and puts the chosen one in place', () => greetings({ viewport: DESKTOP }));
 });

@@ -4,6 +4,7 @@ import {
   deleteCharacter,
   duplicateCharacter,
   exportCard,
+  getAllMyCharacters,
   getCreateOptions,
   getMyCharacters,
   importCard,
@@ -58,7 +59,7 @@ describe('the character calls', () => {
       { path: '/user/v1/character/delete', payload: { characterId: 'c-1' } },
       { path: '/user/v1/character/duplicate', payload: { characterId: 'c-1' } },
       { path: '/user/v1/character/setVisibility', payload: { characterId: 'c-1', visibility: 'public' } },
-      { path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 100 } },
+      { path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 60 } },
       { path: '/user/v1/character/importCard', payload: { fileName: 'mia.png', data: 'AAAA', gender: 0, age: 21 } },
       { path: '/user/v1/character/exportCard', payload: { characterId: 'c-1', format: 'png' } },
     ]);
@@ -77,6 +78,14 @@ describe('the character calls', () => {
     expect(store.get(notificationsAtom)).toEqual([]);
     expect((await createCharacter(completeDraft())).code).toBe(10004);
     expect(store.get(showLoginTipAtom)).toBe(true);
+  });
+
+  it('read every page of the user’s characters until one is not full', async () => {
+    const page = (from: number, n: number) => Array.from({ length: n }, (_, i) => myCharacter(`c-${from + i}`));
+    const calls = serveApi({ '/user/v1/character/getMyCharacters': [{ code: 200, data: page(0, 60) }, { code: 200, data: page(60, 25) }] });
+    const envelope = await getAllMyCharacters();
+    expect(envelope.data.map((c) => c.character.characterId)).toEqual(page(0, 85).map((c) => c.character.characterId));
+    expect(calls.map((c) => c.payload)).toEqual([{ pageNo: 1, pageSize: 60 }, { pageNo: 2, pageSize: 60 }]);
   });
 
   it('read preset groups given as objects or as plain keys, and fill limits the answer leaves out', () => {

@@ -115,8 +115,8 @@ export interface ExportedCard {
 
 export type CardFormat = 'png' | 'json';
 
-/** My AI page size: every character of a user fits (the server allows 100 per user). */
-export const MY_CHARACTERS_PAGE_SIZE = 100;
+/** My AI page size: the largest page the server serves (a user may have up to 100 characters). */
+export const MY_CHARACTERS_PAGE_SIZE = 60;
 /** The largest card file the server reads (docs/api.md: the file ≤ 8 MiB). */
 export const CARD_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -188,6 +188,20 @@ export function setVisibility(characterId: string, visibility: Visibility) {
 /** POST character/getMyCharacters: newest first. */
 export function getMyCharacters(pageNo = 1, pageSize = MY_CHARACTERS_PAGE_SIZE) {
   return apiPost<MyCharacter[]>('/user/v1/character/getMyCharacters', { pageNo, pageSize });
+}
+
+/**
+ * Every character of the user, page after page until one is not full (My AI shows them all
+ * at once; a user has at most a hundred). The first failure answers for the whole list.
+ */
+export async function getAllMyCharacters() {
+  const all: MyCharacter[] = [];
+  for (let pageNo = 1; ; pageNo += 1) {
+    const envelope = await getMyCharacters(pageNo);
+    if (!envelope.success || !Array.isArray(envelope.data)) return envelope;
+    all.push(...envelope.data);
+    if (envelope.data.length < MY_CHARACTERS_PAGE_SIZE) return { ...envelope, data: all };
+  }
 }
 
 /**

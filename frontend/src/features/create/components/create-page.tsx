@@ -6,7 +6,7 @@ import { buttonClassName } from '@/components/button';
 import { Logo } from '@/components/logo';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import { getMyCharacters, type MyCharacter } from '@/features/create/api/create-api';
+import { getAllMyCharacters, type MyCharacter } from '@/features/create/api/create-api';
 import { CharacterBuilder } from '@/features/create/components/character-builder';
 import styles from '@/features/create/components/create.module.css';
 import type { BuilderMode } from '@/features/create/hooks/use-builder-draft';
@@ -36,7 +36,7 @@ function useEditTarget(): { characterId: string | null; state: 'none' | 'loading
   useEffect(() => {
     if (!characterId || !loggedIn) return;
     let live = true;
-    getMyCharacters()
+    getAllMyCharacters()
       .then((envelope) => {
         if (!live) return;
         const list = envelope.success && Array.isArray(envelope.data) ? envelope.data : [];

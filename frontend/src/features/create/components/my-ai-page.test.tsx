@@ -58,7 +58,7 @@ describe('/myai', () => {
     const calls = renderAt(USER, { '/user/v1/character/getMyCharacters': { code: 200, data: [] } });
     const empty = await screen.findByTestId('my-ai-empty', {}, SLOW);
     expect(within(empty).getByTestId('my-ai-create')).toHaveAttribute('href', '/createcharacter');
-    expect(calls.filter((c) => c.path.startsWith('/user/'))).toEqual([{ path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 100 } }]);
+    expect(calls.filter((c) => c.path.startsWith('/user/'))).toEqual([{ path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 60 } }]);
   });
 
   it('shows each character with its status, the reason of a rejection, and its actions', async () => {

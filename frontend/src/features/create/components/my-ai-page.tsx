@@ -11,7 +11,7 @@ import {
   deleteCharacter,
   duplicateCharacter,
   exportCard,
-  getMyCharacters,
+  getAllMyCharacters,
   importCard,
   setVisibility,
   type CardFormat,
@@ -79,7 +79,7 @@ export default function MyAiPage() {
   const reload = useCallback(async () => {
     setLoad('loading');
     try {
-      const envelope = await getMyCharacters();
+      const envelope = await getAllMyCharacters();
       if (envelope.success && Array.isArray(envelope.data)) {
         setCharacters(envelope.data);
         setLoad('ready');

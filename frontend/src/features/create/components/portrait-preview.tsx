@@ -13,7 +13,8 @@ export function PortraitPreview({ state, name, age }: { state: PreviewState; nam
         {image ? (
           <img src={image.image} width={image.width} height={image.height} alt={t('preview.alt', { name: name || t('preview.unnamed') })} data-testid="portrait-image" />
         ) : (
-          <span className={styles.previewEmpty}>{t('preview.empty')}</span>
+          // While the first drawing is on its way the spinner says enough.
+          state.status !== 'loading' && <span className={styles.previewEmpty}>{t('preview.empty')}</span>
         )}
         {state.status === 'loading' && (
           <span className={styles.previewBusy}>
