@@ -22,6 +22,8 @@ const PaymentResultPage = lazy(() => import('@/features/payments/components/paym
 const SubscriptionManagePage = lazy(() => import('@/features/payments/components/subscription-manage-page'));
 const GalleryPage = lazy(() => import('@/features/images/components/gallery-page'));
 const GenerateImagePage = lazy(() => import('@/features/images/components/generate-image-page'));
+const CreatePage = lazy(() => import('@/features/create/components/create-page'));
+const MyAiPage = lazy(() => import('@/features/create/components/my-ai-page'));
 
 /** `/:lng/...`: a supported language code, or else the path is simply unknown. */
 function LanguageGate() {
@@ -29,9 +31,7 @@ function LanguageGate() {
   return isLanguage(lng) ? <Outlet /> : <NotFoundPage />;
 }
 
-/**
- * Screens inside the main frame. Character creation and My AI are added by their own issues.
- */
+/** Screens inside the main frame. */
 const framedRoutes: RouteObject[] = [
   { index: true, element: <HomePage gender={Gender.girls} /> },
   { path: 'ai-boyfriend', element: <HomePage gender={Gender.guys} /> },
@@ -47,6 +47,8 @@ const framedRoutes: RouteObject[] = [
   { path: 'subscriptionmanage', element: <SubscriptionManagePage /> },
   { path: 'gallery', element: <GalleryPage /> },
   { path: 'generateimage', element: <GenerateImagePage /> },
+  { path: 'createcharacter', element: <CreatePage /> },
+  { path: 'myai', element: <MyAiPage /> },
   ...trustFramedRoutes,
 ];
 
@@ -55,6 +57,9 @@ const standaloneRoutes: RouteObject[] = [
   { path: '404', element: <NotFoundPage /> },
   { path: 'checkEmailTip', element: <CheckEmailPage /> },
   { path: 'paymentResults/:resultId', element: <PaymentResultPage /> },
+  // Marketing entry points into character creation (spec section 2: outside the main frame).
+  { path: 'creategf', element: <CreatePage variant="createGf" /> },
+  { path: 'your-ai-girlfriend', element: <CreatePage variant="yourAiGirlfriend" /> },
   ...trustStandaloneRoutes,
 ];
 

@@ -52,18 +52,13 @@ const SPEC_ROUTES = [
 ];
 
 /**
- * Screens whose issues are still open (creation, my AI, blog and the
- * email tip are built elsewhere). They may or may not have a page
- * yet; every other route of the table must.
+ * Screens whose issues are still open (blog and the email tip are built elsewhere). They may
+ * or may not have a page yet; every other route of the table must.
  */
 const BUILT_BY_OTHER_ISSUES = new Set([
-  '/createcharacter',
-  '/myai',
   '/blog',
   '/blogs/welcome-to-amora',
   '/checkEmailTip',
-  '/creategf',
-  '/your-ai-girlfriend',
 ]);
 
 function hasPage(path: string): boolean {

@@ -92,6 +92,18 @@ export interface Character extends CharacterCard {
   scenario: string;
   greeting: string;
   tags: string[];
+  /**
+   * What a character card adds (docs/api.md "Created characters", issue 17): other first
+   * messages the user may pick while the conversation holds only the greeting, and the
+   * card's prompt parts. Empty when the card sets none; absent from older servers.
+   */
+  alternateGreetings?: string[];
+  systemPrompt?: string;
+  postHistoryInstructions?: string;
+  exampleDialogue?: string;
+  hasLorebook?: boolean;
+  /** The creator's userId, sent only to the creator. */
+  creatorId?: string;
 }
 
 /**

@@ -9,6 +9,9 @@ export const ROUTES = {
   generateImage: '/generateimage',
   createCharacter: '/createcharacter',
   myAi: '/myai',
+  /** Marketing entry points into character creation, outside the main frame. */
+  createGf: '/creategf',
+  yourAiGirlfriend: '/your-ai-girlfriend',
   pricing: '/pricing',
   buyTokens: '/buytokens',
   setting: '/setting',

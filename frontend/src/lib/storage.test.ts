@@ -51,6 +51,9 @@ describe('storage', () => {
     expect(Object.values(STORAGE_KEYS).sort()).toEqual([
       'appVoucher',
       'countdownDeadline',
+      'createCharacterData',
+      'createCharacterDataCommon',
+      'createCharacterDataGuy',
       'distinctId',
       'eighteenTipShow',
       'interestedGender',

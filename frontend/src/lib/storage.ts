@@ -5,7 +5,7 @@
 
 /**
  * The names under which this browser keeps values. A key is added with the code that reads
- * it (the spec's create-character drafts and chat background come with their screens); a name never changes, since browsers already hold values under it.
+ * it (the spec's chat background comes with its screen); a name never changes, since browsers already hold values under it.
  */
 export const STORAGE_KEYS = {
   appVoucher: 'appVoucher',
@@ -24,6 +24,12 @@ export const STORAGE_KEYS = {
   language: 'language',
   /** The analytics distinct id sent in the `distinctId` header and with telemetry. */
   distinctId: 'distinctId',
+  /** The character builder's unfinished draft of a girlfriend (spec section 3 "create-character data"). */
+  createCharacterData: 'createCharacterData',
+  /** The same for a boyfriend (the spec's guy variant). */
+  createCharacterDataGuy: 'createCharacterDataGuy',
+  /** The builder's own state, whatever the gender (the spec's generic one): which draft was open last. */
+  createCharacterDataCommon: 'createCharacterDataCommon',
 } as const;
 
 export const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;

@@ -3,6 +3,7 @@ import { cleanup } from '@testing-library/react';
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { afterEach } from 'vitest';
+import create from '../../public/locales/en/create.json';
 import images from '../../public/locales/en/images.json';
 import legal from '../../public/locales/en/legal.json';
 import payments from '../../public/locales/en/payments.json';
@@ -14,7 +15,7 @@ import voice from '../../public/locales/en/voice.json';
 await i18n.use(initReactI18next).init({
   lng: 'en',
   fallbackLng: 'en',
-  resources: { en: { translation: en, legal, topics, payments, images, voice } },
+  resources: { en: { translation: en, legal, topics, payments, images, voice, create } },
   interpolation: { escapeValue: false },
   react: { useSuspense: false },
 });

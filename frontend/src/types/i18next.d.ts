@@ -1,4 +1,5 @@
 import 'i18next';
+import type create from '../../public/locales/en/create.json';
 import type images from '../../public/locales/en/images.json';
 import type legal from '../../public/locales/en/legal.json';
 import type payments from '../../public/locales/en/payments.json';
@@ -17,6 +18,7 @@ declare module 'i18next' {
       payments: typeof payments;
       images: typeof images;
       voice: typeof voice;
+      create: typeof create;
     };
   }
 }

@@ -69,3 +69,11 @@ export function updateMemory(characterId: string, memoryId: string, content: str
 export function deleteMemory(characterId: string, memoryId: string) {
   return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId });
 }
+
+/**
+ * POST chat/chooseGreeting: while the conversation holds only the greeting, it becomes
+ * `alternateGreetings[index - 1]` (0: the main greeting); 10001 once the conversation went on.
+ */
+export function chooseGreeting(characterId: string, index: number) {
+  return apiPost<ChatMessage>('/user/v1/chat/chooseGreeting', { characterId, index }, { handledCodes: [ApiCode.paramError, ApiCode.notFound] });
+}

@@ -9,6 +9,7 @@ import { MemoryIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { Composer } from '@/features/chat/components/composer';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
+import { GreetingChoices } from '@/features/chat/components/greeting-choices';
 import { MemoriesPanel } from '@/features/chat/components/memories-panel';
 import { MessageList, type VoiceControls } from '@/features/chat/components/message-list';
 import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
@@ -19,6 +20,7 @@ import { useVoicePlayer } from '@/features/voice/hooks/use-voice-player';
 import { buttonState } from '@/features/voice/stores/voice-playback';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
+import { greetingOnly } from '@/features/chat/stores/chat-thread';
 import type { ReportTarget } from '@/features/moderation/api/report-api';
 import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
@@ -193,6 +195,9 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
           </button>
         </header>
         {body}
+        {thread.load === 'ready' && character && (character.alternateGreetings?.length ?? 0) > 0 && greetingOnly(state) && (
+          <GreetingChoices greeting={character.greeting} alternates={character.alternateGreetings ?? []} characterName={name} onChoose={thread.chooseGreeting} />
+        )}
         {state.failure && <FailureBanner failure={state.failure} onDismiss={thread.dismissFailure} />}
         {thread.load === 'ready' && (
           <Composer

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { deleteMessage, editMessage, getMessageList } from '@/features/chat/api/chat-api';
+import { chooseGreeting as chooseGreetingCall, deleteMessage, editMessage, getMessageList } from '@/features/chat/api/chat-api';
 import { EMPTY_THREAD, threadReducer } from '@/features/chat/stores/chat-thread';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
@@ -119,6 +119,21 @@ export function useChatThread(characterId: string) {
     [characterId],
   );
 
+  /** Puts greeting `index` (0 the main one) in place of the first message; false when refused. */
+  const chooseGreeting = useCallback(
+    async (index: number) => {
+      const envelope = await chooseGreetingCall(characterId, index);
+      if (envelope.success && envelope.data) {
+        dispatch({ type: 'greetingReplaced', message: envelope.data });
+        return true;
+      }
+      // The conversation went on elsewhere: history says how it stands.
+      void loadNewest();
+      return false;
+    },
+    [characterId, loadNewest],
+  );
+
   const dismissFailure = useCallback(() => dispatch({ type: 'failureDismissed' }), []);
 
   const retry = useCallback(() => {
@@ -126,5 +141,5 @@ export function useChatThread(characterId: string) {
     void loadNewest();
   }, [loadNewest]);
 
-  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, stop, edit, remove, dismissFailure };
+  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, stop, edit, remove, chooseGreeting, dismissFailure };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_THREAD,
+  greetingOnly,
   mergeMessages,
   replyControls,
   threadReducer,
@@ -202,5 +203,24 @@ describe('threadReducer', () => {
       { type: 'messageRemoved', messageId: id(4) },
     ]);
     expect(state.messages.map((m) => m.content)).toEqual(['m1', 'better words', 'm3']);
+  });
+});
+
+describe('choosing another greeting (a card’s alternate greetings)', () => {
+  it('replaces the greeting while it is the only message, whatever the new id', () => {
+    const greeted = run([{ type: 'newestPage', page: page([message(1, 'character', 'Hi!')]) }]);
+    expect(greetingOnly(greeted)).toBe(true);
+    const chosen = run([{ type: 'greetingReplaced', message: message(2, 'character', 'Hello, stranger.') }], greeted);
+    expect(chosen.messages).toEqual([message(2, 'character', 'Hello, stranger.')]);
+  });
+
+  it('changes nothing once the conversation went on, or while a reply is being written', () => {
+    const talking = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }]);
+    expect(greetingOnly(talking)).toBe(false);
+    expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], talking)).toBe(talking);
+    const waiting = run([{ type: 'newestPage', page: page([message(1, 'character')]) }, { type: 'replyRequested' }]);
+    expect(greetingOnly(waiting)).toBe(false);
+    expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], waiting).messages).toEqual([message(1, 'character')]);
+    expect(greetingOnly(EMPTY_THREAD)).toBe(false);
   });
 });

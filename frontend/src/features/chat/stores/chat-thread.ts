@@ -65,6 +65,8 @@ export type LocalAction =
   | { type: 'messageEdited'; message: ChatMessage }
   /** The user deleted one of their messages. */
   | { type: 'messageRemoved'; messageId: string }
+  /** Another of the card's greetings took the place of the first message (`chat/chooseGreeting`). */
+  | { type: 'greetingReplaced'; message: ChatMessage }
   | { type: 'failureDismissed' };
 
 export type ThreadAction = LocalAction | ChatEvent;
@@ -161,6 +163,9 @@ export function threadReducer(state: ThreadState, action: ThreadAction): ThreadS
       return { ...state, messages: mergeMessages(state.messages, [action.message]) };
     case 'messageRemoved':
       return { ...state, messages: state.messages.filter((m) => m.messageId !== action.messageId) };
+    case 'greetingReplaced':
+      // Only while the greeting is all there is: the new one replaces it, whatever its id.
+      return greetingOnly(state) ? { ...state, messages: [action.message] } : state;
     case 'failureDismissed':
       return { ...state, failure: null };
   }
@@ -175,4 +180,9 @@ export function replyControls(state: ThreadState): { regenerate: boolean; retry:
     regenerate: newest?.speaker === 'character' && before?.speaker === 'user',
     retry: newest?.speaker === 'user',
   };
+}
+
+/** The conversation holds only the character's greeting: another greeting may replace it. */
+export function greetingOnly(state: ThreadState): boolean {
+  return state.loaded && !state.pending && state.messages.length === 1 && state.messages[0]!.speaker === 'character';
 }
