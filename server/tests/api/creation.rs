@@ -15,6 +15,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::cluster::{Socket, make_user};
+use crate::fakes::chat_api::ChatApiFake;
 use crate::helpers::{TestApp, spawn_app_customised};
 
 const OPERATOR: &str = "creation-operator-token";
@@ -768,4 +769,53 @@ async fn the_review_queue_is_the_operator_s() {
     let (_, queue) = admin_get(&app, "character/review?limit=1").await;
     assert_eq!(queue["characters"].as_array().unwrap().len(), 1);
     assert_eq!(queue["characters"][0]["characterId"], id_of(&first).as_str());
+}
+
+/// An imported card's lorebook reaches the model: its constant entry is in the system
+/// message from the first reply, and a keyed entry joins the prompt, after the history,
+/// in the reply to the message that names its key. The prompts are read where the model
+/// receives them, on a loopback OpenAI-compatible API.
+#[actix_rt::test]
+async fn an_imported_cards_lorebook_reaches_the_prompt() {
+    const CONSTANT: &str = "Marisol never leaves the rock in winter.";
+    const LIGHTHOUSE: &str = "The Gull Rock light is a first-order Fresnel lens, lit since 1871.";
+    const WRECK: &str = "A trawler, the Kittiwake, broke up on the reef last winter.";
+    let model = ChatApiFake::start().await;
+    let app = creation_app(
+        StoreKind::Sqlite,
+        &[
+            ("AMORA_CHAT__MODEL__KIND", "openai"),
+            ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", model.base_url.as_str()),
+            ("AMORA_CHAT__MODEL__OPENAI__MODEL", "any"),
+            ("AMORA_CHAT__MEMORY_EVERY_TURNS", "0"),
+        ],
+    )
+    .await;
+    let ann = person(&app, "Ann").await;
+    let imported =
+        ok(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v3.png", &sample("v3.png"), Some(34)))
+            .await;
+    let id = id_of(&imported);
+    assert_eq!(imported["character"]["hasLorebook"], true, "{imported}");
+
+    let url = format!("{}/lust/api/ws?voucher={}", app.address.replacen("http", "ws", 1), ann.voucher);
+    let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let mut socket = Socket { stream };
+    socket.wait_for("hello", WAIT).await.expect("hello");
+    async fn reply_to(socket: &mut Socket, model: &ChatApiFake, id: &str, text: &str) -> Vec<String> {
+        crate::chat::send(socket, id, text).await;
+        let events = crate::chat::until_reply_ends(socket).await;
+        assert!(events.iter().any(|e| e["event"] == "chatDone"), "{events:?}");
+        model.prompts().pop().expect("the model was asked")
+    }
+
+    let prompt = reply_to(&mut socket, &model, &id, "Good evening. May I come in?").await;
+    assert!(prompt[0].starts_with("system: ") && prompt[0].contains(CONSTANT), "{prompt:?}");
+    assert!(!prompt.iter().any(|m| m.contains(LIGHTHOUSE) || m.contains(WRECK)), "no key was named: {prompt:?}");
+
+    let prompt = reply_to(&mut socket, &model, &id, "Is that the lighthouse lamp up there?").await;
+    let last = prompt.last().unwrap();
+    assert!(last.starts_with("system: ") && last.contains(LIGHTHOUSE) && !last.contains(WRECK), "{prompt:?}");
+    assert_eq!(prompt[prompt.len() - 2], "user: Is that the lighthouse lamp up there?", "after the history");
+    assert!(prompt[0].contains(CONSTANT), "the constant entry stays");
 }

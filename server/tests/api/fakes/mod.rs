@@ -3,6 +3,7 @@
 //! stand-in for the server's callback route: it hands what arrives, untouched, to a real
 //! provider's `verify_callback` and answers what the provider says.
 
+pub mod chat_api;
 pub mod hosted;
 pub mod nowpayments;
 pub mod paypal;
