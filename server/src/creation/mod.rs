@@ -7,6 +7,7 @@ pub mod card_image;
 pub mod cards;
 pub mod portrait;
 
+use amora_actors::chat::ChatError;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::creation::{Draft, Style, ValidDraft, ValidLooks};
@@ -128,11 +129,13 @@ pub async fn delete_all_of(state: &AppState, user: &UserId) -> Result<usize, Api
 
 /// The creator's own conversation, memories and images of a character that is gone.
 async fn forget_creator_data(state: &AppState, user: &UserId, id: &CharacterId) -> Result<(), ApiError> {
-    let store = &state.store;
-    store.conversations.delete(user, id).await?;
-    for memory in store.memories.list(user, id).await? {
-        store.memories.delete(user, id, memory.memory_id).await?;
+    // The conversation and its memories through the character's actor, which drops what it
+    // holds of the pair too (chat goes through the node's actors: docs/architecture.md).
+    match state.node.conversations.delete_conversation(user, id).await {
+        Ok(()) | Err(ChatError::NoConversation) => {}
+        Err(error) => return Err(error.into()),
     }
+    let store = &state.store;
     loop {
         let images = store.gallery.list(user, Some(id), None, 100).await?;
         if images.is_empty() {
