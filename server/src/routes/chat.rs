@@ -4,7 +4,7 @@
 //! reply streams. Each handler parses its payload and hands it to the node's
 //! `Conversations`, where the rules live.
 
-use actix_web::web;
+use actix_web::{HttpRequest, web};
 use amora_actors::chat::{MemoryView, MessageView};
 use amora_actors::conversations::{ChatSummary, MessagePage};
 use amora_domain::character::CharacterId;
@@ -35,6 +35,7 @@ pub struct MessageListRequest {
 /// `chat/getMessageList {characterId, beforeId?, pageSize?}` → `MessagePage`. The first
 /// page of a new conversation holds the character's greeting.
 pub async fn get_message_list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<MessageListRequest>,
@@ -47,7 +48,10 @@ pub async fn get_message_list(
         Some(n) if (1..=MAX_PAGE as i64).contains(&n) => n as usize,
         Some(_) => return Err(ApiError::Param(format!("pageSize: must be from 1 to {MAX_PAGE}"))),
     };
-    Ok(ApiReply(state.node.conversations.history(&signed_in.user.user_id, &id, before, page_size).await?))
+    // A new conversation's greeting is written in the language the page is read in.
+    let language = super::characters::request_language(&req);
+    let history = state.node.conversations.history_in(&signed_in.user.user_id, &id, before, page_size, language);
+    Ok(ApiReply(history.await?))
 }
 
 #[derive(Deserialize)]

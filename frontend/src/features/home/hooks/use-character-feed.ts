@@ -9,13 +9,29 @@ import {
   type FeedState,
 } from '@/features/home/stores/character-feed';
 import type { GenderValue } from '@/lib/api-types';
-import { homePageCacheDataAtom } from '@/lib/app-state';
+import { homePageCacheDataAtom, type HomePageCache } from '@/lib/app-state';
 import { store } from '@/lib/store';
 import { trackExposure } from '@/lib/telemetry';
 
 export const SCROLL_THRESHOLD_PX = 400;
 export const SCROLL_THROTTLE_MS = 100;
 export const CACHE_RESTORE_DELAY_MS = 500;
+
+/** The grid's card of `characterId`, if it is on the page. */
+export function cardElement(characterId: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`[data-testid="character-card"][data-character-id="${CSS.escape(characterId)}"]`);
+}
+
+/**
+ * Back where the user left: the card they opened at the same height on screen (the page
+ * may be laid out wider or narrower than when they left it, so the same `scrollY` would
+ * show other rows), else the same `scrollY`.
+ */
+export function restoreScroll(cache: HomePageCache): void {
+  const card = cache.anchor && cardElement(cache.anchor.characterId);
+  if (card && cache.anchor) window.scrollTo(0, window.scrollY + card.getBoundingClientRect().top - cache.anchor.top);
+  else window.scrollTo(0, cache.scrollY);
+}
 
 /**
  * The endless home grid for one gender: loads page 1, then the next page whenever the end
@@ -70,7 +86,7 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
     if (cache && cache.gender === gender) {
       setState({ list: cache.list, pageNo: cache.pageNo, hasMore: cache.hasMore, loading: false, failed: false });
       const timer = setTimeout(() => {
-        window.scrollTo(0, cache.scrollY);
+        restoreScroll(cache);
         store.set(homePageCacheDataAtom, null);
       }, CACHE_RESTORE_DELAY_MS);
       return () => clearTimeout(timer);
