@@ -96,7 +96,7 @@ function settlePending(pending: PendingReply | null, messages: readonly ChatMess
 
 /** `held` (the same reply's text so far, or null) with `delta` placed at `offset`. */
 export function placeDelta(held: PendingReply | null, replyId: string, delta: string, offset: number | undefined): PendingReply {
-  if (!held) return { replyId, text: delta, from: offset ?? 0 };
+  if (!held) return offset ? { replyId, text: delta, from: offset } : { replyId, text: delta };
   const from = held.from ?? 0;
   // Without an offset, or past a gap (a piece missed), the delta follows what is held.
   const at = offset === undefined ? held.text.length : offset - from;
@@ -114,7 +114,7 @@ function pendingAfterPage(pending: PendingReply | null, page: MessagePage, messa
   if (!replying) return settlePending(pending, messages);
   if (messages.some((m) => m.messageId === replying.replyId)) return null;
   const held = pending?.replyId === replying.replyId ? pending : null;
-  const snapshot: PendingReply = { replyId: replying.replyId, text: replying.content, from: 0 };
+  const snapshot: PendingReply = { replyId: replying.replyId, text: replying.content };
   // The deltas held may go on past the page's text: they are placed on it.
   if (!held) return snapshot;
   if ((held.from ?? 0) > replying.content.length) return held;
