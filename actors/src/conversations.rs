@@ -125,14 +125,19 @@ impl Conversations {
 
     /// `chat/chooseGreeting`: the greeting of a conversation that holds nothing else,
     /// replaced with the character's greeting number `index` (0: the main one, `i`: the
-    /// card's `alternateGreetings[i - 1]`).
+    /// card's `alternateGreetings[i - 1]`), in `language` when given (the request's), else
+    /// in the account's.
     pub async fn choose_greeting(
         &self,
         user_id: &UserId,
         character_id: &CharacterId,
         index: usize,
+        language: Option<&str>,
     ) -> Result<MessageView, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let mut chatter = self.chatter(user_id).await?;
+        if let Some(language) = language {
+            chatter.language = language.to_owned();
+        }
         self.character(character_id).await?.send(ChooseGreeting { chatter, index }).await?
     }
 

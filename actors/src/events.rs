@@ -74,9 +74,7 @@ pub enum ServerEvent {
         delta: String,
         /// Where the piece starts in the reply's text, in UTF-16 code units (as JavaScript
         /// counts): a page read mid-reply (`replying`) and the pieces after it join exactly.
-        /// Always sent; optional in TypeScript so that older literals stay valid.
-        #[ts(optional)]
-        offset: Option<u32>,
+        offset: u32,
     },
     /// The reply is stored (`message: null`: stopped before any text, nothing stored).
     ChatDone {
@@ -311,7 +309,7 @@ mod tests {
                 character_id: id(),
                 reply_id: EntryId::from_raw(1),
                 delta: String::new(),
-                offset: Some(0),
+                offset: 0,
             },
             ServerEvent::ChatDone {
                 character_id: id(),

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
+import { cardIds, DESKTOP, launchBrowser, MOBILE, openPage, screenshot, waitForCardCount } from './support/browser.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
 const RUN = Date.now().toString(36);
@@ -163,8 +163,8 @@ async function journey(name, options) {
     const mineThere = other.getByTestId('chat-message').filter({ hasText: text });
     await mineThere.waitFor();
     const mine = page.getByTestId('chat-message').filter({ hasText: text });
-    if (phone) await mine.click();
-    else await mine.hover();
+    // Touch screens show a message's tools; a mouse finds them on hover.
+    if (!phone) await mine.hover();
     await mine.getByRole('button', { name: 'Delete message' }).click();
     await page.getByTestId('delete-message-dialog').getByTestId('confirm-button').click();
     await mine.waitFor({ state: 'detached' });
@@ -187,7 +187,66 @@ async function journey(name, options) {
   }
 }
 
+/**
+ * Home, scrolled well down (several pages loaded), a card opened, and back: the same cards,
+ * and the card opened where it was on screen (spec section 2: "The list and scroll position
+ * are kept when the user opens a character and returns").
+ */
+async function backToHome(name, options) {
+  const { context, page, errors } = await openPage(browser, options);
+  try {
+    await signInByMail(page, `polish-home-${name}-${RUN}@example.com`);
+    await waitForCardCount(page, 30);
+    for (let i = 0; i < 6; i += 1) {
+      await page.evaluate(() => window.scrollBy(0, 700));
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    let homeIds = await cardIds(page);
+    for (let still = 0; still < 4; ) {
+      await new Promise((r) => setTimeout(r, 300));
+      const now = await cardIds(page);
+      still = now.length === homeIds.length ? still + 1 : 0;
+      homeIds = now;
+    }
+    assert.ok(homeIds.length > 30, `only ${homeIds.length} cards: the home did not page on`);
+    const height = options.viewport.height;
+    const unlocked = page.locator('[data-testid="character-card"]:not(:has([data-testid="card-lock"]))');
+    let card = null;
+    for (let i = 0; i < (await unlocked.count()); i += 1) {
+      const box = await unlocked.nth(i).boundingBox();
+      if (box && box.y > 120 && box.y + box.height < height - 80) {
+        card = unlocked.nth(i);
+        break;
+      }
+    }
+    assert.ok(card, 'no unlocked card fully on screen after scrolling');
+    const characterId = await card.getAttribute('data-character-id');
+    const top = (await card.boundingBox()).y;
+    const scrollY = await page.evaluate(() => window.scrollY);
+    await card.click();
+    await page.waitForURL(`**/chat/${characterId}`);
+    await page.locator('[data-testid="chat-message"][data-speaker="character"]').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId('chat-back').click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await waitForCardCount(page, homeIds.length);
+    assert.deepEqual(await cardIds(page), homeIds, 'the list came back different');
+    const again = page.locator(`[data-testid="character-card"][data-character-id="${characterId}"]`);
+    // Restored after 500 ms; then pictures and banners settle. Measured once all is still.
+    await new Promise((r) => setTimeout(r, 2500));
+    const back = (await again.boundingBox()).y;
+    const backY = await page.evaluate(() => window.scrollY);
+    console.log(`# ${name}: card ${characterId} at ${top.toFixed(0)} px before, ${back.toFixed(0)} px after (scrollY ${scrollY} → ${backY})`);
+    await screenshot(page, `polish-home-returned-${name}`);
+    assert.ok(Math.abs(back - top) < 40, `the card opened was at ${top} px on screen and is at ${back} px after returning`);
+    assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
+  } finally {
+    await context.close();
+  }
+}
+
 describe('chat polish', () => {
   it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (desktop)', () => journey('desktop', { viewport: DESKTOP }));
   it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
+  it('returns from a chat to the home list with the card opened where it was (desktop)', () => backToHome('desktop', { viewport: DESKTOP }));
+  it('returns from a chat to the home list with the card opened where it was (phone)', () => backToHome('phone', { viewport: MOBILE, mobile: true }));
 });

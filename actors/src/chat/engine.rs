@@ -169,7 +169,7 @@ impl ChatEngine {
                     let at = offset;
                     offset = offset.saturating_add(delta.encode_utf16().count() as u32);
                     let event =
-                        ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: Some(at) };
+                        ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at };
                     self.bus.publish(&chatter.user_id, event).await;
                 }
                 StreamEvent::Done(done) => finish = done.reason,

@@ -124,6 +124,7 @@ pub struct ChooseGreetingRequest {
 /// only the greeting, it becomes the character's greeting number `index` (0: the main one,
 /// `i`: `alternateGreetings[i - 1]`); 10001 out of range or once the conversation went on.
 pub async fn choose_greeting(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<ChooseGreetingRequest>,
@@ -131,7 +132,8 @@ pub async fn choose_greeting(
     let request = payload.into_inner();
     let id = CharacterId::parse(&request.character_id)?;
     let index = usize::try_from(request.index).map_err(|_| ApiError::Param("index: must be 0 or more".into()))?;
-    Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index).await?))
+    let language = super::characters::request_language(&req);
+    Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index, language).await?))
 }
 
 /// `memory/getMemoryList {characterId}` → `Memory[]`, newest first.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   EMPTY_THREAD,
   greetingOnly,
@@ -27,7 +27,15 @@ function page(messages: ChatMessage[], hasMore = false, creditsLeft: number | nu
 const run = (actions: ThreadAction[], from: ThreadState = EMPTY_THREAD) => actions.reduce(threadReducer, from);
 const ids = (state: ThreadState) => state.messages.map((m) => m.messageId);
 
-const delta = (replyId: string, text: string): ThreadAction => ({ event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text } });
+/** Where the next delta of each reply starts, as the server counts (cleared before each test). */
+const written = new Map<string, number>();
+beforeEach(() => written.clear());
+/** The next piece of `replyId`, placed after the pieces before it. */
+const delta = (replyId: string, text: string): ThreadAction => {
+  const offset = written.get(replyId) ?? 0;
+  written.set(replyId, offset + text.length);
+  return { event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text, offset } };
+};
 
 describe('mergeMessages', () => {
   it('keeps one message per id, oldest first, the incoming copy winning', () => {

@@ -96,10 +96,11 @@ function settlePending(pending: PendingReply | null, messages: readonly ChatMess
 
 /** `held` (the same reply's text so far, or null) with `delta` placed at `offset`. */
 export function placeDelta(held: PendingReply | null, replyId: string, delta: string, offset: number | undefined): PendingReply {
-  if (!held) return offset ? { replyId, text: delta, from: offset } : { replyId, text: delta };
+  const known = offset !== undefined && Number.isFinite(offset) && offset >= 0;
+  if (!held) return known && offset > 0 ? { replyId, text: delta, from: offset } : { replyId, text: delta };
   const from = held.from ?? 0;
   // Without an offset, or past a gap (a piece missed), the delta follows what is held.
-  const at = offset === undefined ? held.text.length : offset - from;
+  const at = known ? offset - from : held.text.length;
   if (at > held.text.length) return { ...held, text: held.text + delta };
   if (at < 0) {
     // It starts before what is held: only its part past that start can be new.
