@@ -17,7 +17,8 @@ use serde::Serialize;
 use crate::actions::ClientAction;
 use crate::character::{
     AddMemory, AddPicture, CharacterActor, ChooseGreeting, DeleteConversation, DeleteMemory, DeleteMessage,
-    EditMessage, FindMessage, History, Memories, Regenerate, ReplyInFlight, SaveMemories, Send, StopReply, UpdateMemory,
+    EditMessage, FindMessage, History, Memories, Regenerate, ReplyInFlight, SaveMemories, Send, StopReply,
+    UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;

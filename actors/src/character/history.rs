@@ -83,9 +83,9 @@ impl Handler<ChooseGreeting> for CharacterActor {
         let needs = Needs { character: true, window: true, memories: false, greeting: true };
         let loaded_for = chatter.clone();
         after_load(self, Some(&loaded_for), &owner, needs, move |actor, _| {
-            let chosen = actor
-                .visible_character(&chatter)
-                .and_then(|character| greeting_text(&localized(character, &chatter.language), index, &chatter.user_name));
+            let chosen = actor.visible_character(&chatter).and_then(|character| {
+                greeting_text(&localized(character, &chatter.language), index, &chatter.user_name)
+            });
             let content = match chosen {
                 Ok(content) => content,
                 Err(error) => return ready(Err(error)),

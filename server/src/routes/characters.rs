@@ -1,8 +1,8 @@
 //! The character catalogue: the home grid's pages and one character's details.
 
 use actix_web::{HttpRequest, web};
-use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::account::LANGUAGES;
+use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::tag::TagFilter;

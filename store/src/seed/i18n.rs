@@ -151,7 +151,11 @@ mod tests {
                 assert!(!texts.introduction.trim().is_empty(), "{} {language}: empty introduction", seed.key);
                 assert!(!texts.greeting.trim().is_empty(), "{} {language}: empty greeting", seed.key);
                 if language != "en" {
-                    assert_ne!(texts.greeting, seed.greeting, "{} {language}: the greeting is not translated", seed.key);
+                    assert_ne!(
+                        texts.greeting, seed.greeting,
+                        "{} {language}: the greeting is not translated",
+                        seed.key
+                    );
                 }
             }
         }
@@ -188,10 +192,10 @@ mod tests {
 
         let mut character = original.clone();
         localize_character(&mut character, "de");
-        assert_eq!((character.card.introduction.as_str(), character.greeting.as_str()), (
-            german.introduction.as_str(),
-            german.greeting.as_str()
-        ));
+        assert_eq!(
+            (character.card.introduction.as_str(), character.greeting.as_str()),
+            (german.introduction.as_str(), german.greeting.as_str())
+        );
 
         let mut english = original.clone();
         localize_character(&mut english, "en");

@@ -66,7 +66,10 @@ impl ChatApiFake {
         let reply = web::Data::new(Reply { pieces: pieces.iter().map(|p| (*p).to_owned()).collect(), gap });
         let (listener, base) = loopback();
         let server = HttpServer::new(move || {
-            App::new().app_data(data.clone()).app_data(reply.clone()).route("/v1/chat/completions", web::post().to(completions))
+            App::new()
+                .app_data(data.clone())
+                .app_data(reply.clone())
+                .route("/v1/chat/completions", web::post().to(completions))
         })
         .workers(1)
         .listen(listener)
