@@ -173,6 +173,7 @@ async function journey(name, options) {
     await page.goto('/chat');
     const item = page.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`);
     await item.waitFor();
+    if (!phone) await item.hover();
     await item.getByTestId('chat-list-delete').click();
     await page.getByTestId('delete-chat-dialog').getByTestId('confirm-button').click();
     await item.waitFor({ state: 'detached' });

@@ -85,10 +85,10 @@ pub fn seed_texts(key: &str, language: &str) -> Option<&'static SeedTexts> {
 }
 
 /// `text` in `language` when it is still the seeded English `field` of `key`.
-fn translated<'a>(
+fn translated(
     key: &str,
     language: &str,
-    text: &'a str,
+    text: &str,
     field: impl Fn(&'static SeedTexts) -> &'static str,
 ) -> Option<&'static str> {
     let english = seed_texts(key, "en").map(&field)?;
