@@ -198,8 +198,9 @@ async function backToHome(name, options) {
   try {
     await signInByMail(page, `polish-home-${name}-${RUN}@example.com`);
     await waitForCardCount(page, 30);
-    for (let i = 0; i < 6; i += 1) {
-      await page.evaluate(() => window.scrollBy(0, 700));
+    // Past the first page (30 cards), not to the end of the catalogue.
+    for (let i = 0; i < 4; i += 1) {
+      await page.evaluate(() => window.scrollBy(0, 600));
       await new Promise((r) => setTimeout(r, 400));
     }
     let homeIds = await cardIds(page);
