@@ -9,7 +9,7 @@ use std::sync::Arc;
 use actix::Addr;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
-use amora_domain::chat::{EntryId, MemoryId, MessageId, MessageText};
+use amora_domain::chat::{EntryId, MemoryId, MessageId, MessageText, Speaker};
 use amora_domain::viewer::Viewer;
 use amora_store::Memory;
 use serde::Serialize;
@@ -17,7 +17,8 @@ use serde::Serialize;
 use crate::actions::ClientAction;
 use crate::character::{
     AddMemory, AddPicture, CharacterActor, ChooseGreeting, DeleteConversation, DeleteMemory, DeleteMessage,
-    EditMessage, FindMessage, History, Memories, Regenerate, SaveMemories, Send, StopReply, UpdateMemory,
+    EditMessage, FindMessage, History, Memories, Regenerate, ReplyInFlight, SaveMemories, Send, StopReply,
+    UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -44,6 +45,17 @@ pub struct MessagePage {
     pub has_more: bool,
     /// Free messages left today; `null` for paid users (unlimited).
     pub credits_left: Option<u32>,
+    /// The reply being written right now (a page reloaded mid-reply shows it and appends
+    /// the `chatDelta`s that follow); `null` when none is.
+    pub replying: Option<ReplyingView>,
+}
+
+/// A reply still being written: the id it will be stored with and the text so far.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyingView {
+    pub reply_id: EntryId,
+    pub content: String,
 }
 
 /// The rules of who sees what, as the accounts settings say.
@@ -84,6 +96,7 @@ impl Conversations {
             nsfw: account.nsfw,
             paid: account.user_vip_type > 0,
             viewer: Viewer::of_account(age, self.rules.established_after_secs),
+            language: account.language,
         })
     }
 
@@ -113,14 +126,19 @@ impl Conversations {
 
     /// `chat/chooseGreeting`: the greeting of a conversation that holds nothing else,
     /// replaced with the character's greeting number `index` (0: the main one, `i`: the
-    /// card's `alternateGreetings[i - 1]`).
+    /// card's `alternateGreetings[i - 1]`), in `language` when given (the request's), else
+    /// in the account's.
     pub async fn choose_greeting(
         &self,
         user_id: &UserId,
         character_id: &CharacterId,
         index: usize,
+        language: Option<&str>,
     ) -> Result<MessageView, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let mut chatter = self.chatter(user_id).await?;
+        if let Some(language) = language {
+            chatter.language = language.to_owned();
+        }
         self.character(character_id).await?.send(ChooseGreeting { chatter, index }).await?
     }
 
@@ -133,13 +151,37 @@ impl Conversations {
         before: Option<EntryId>,
         limit: usize,
     ) -> Result<MessagePage, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        self.history_in(user_id, character_id, before, limit, None).await
+    }
+
+    /// `history`, a new conversation's greeting written in `language` when given (the
+    /// request's), else in the account's. The newest page carries the reply being written.
+    pub async fn history_in(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        before: Option<EntryId>,
+        limit: usize,
+        language: Option<&str>,
+    ) -> Result<MessagePage, ChatError> {
+        let mut chatter = self.chatter(user_id).await?;
+        if let Some(language) = language {
+            chatter.language = language.to_owned();
+        }
         let credits_left = self.credits_left(&chatter).await?;
-        let messages = self.character(character_id).await?.send(History { chatter, before, limit }).await??;
+        let character = self.character(character_id).await?;
+        // Asked before the page is read: a reply that ends in between is in the page, and
+        // the client drops a pending reply that the page holds stored.
+        let replying = match before {
+            None => character.send(ReplyInFlight { user_id: user_id.clone() }).await?,
+            Some(_) => None,
+        };
+        let messages = character.send(History { chatter, before, limit }).await??;
         Ok(MessagePage {
             has_more: messages.len() == limit,
             messages: messages.iter().map(MessageView::from).collect(),
             credits_left,
+            replying: replying.map(|(reply_id, content)| ReplyingView { reply_id, content }),
         })
     }
 
@@ -153,7 +195,9 @@ impl Conversations {
     }
 
     /// The user's conversations, the most recently active first; characters gone from the
-    /// catalogue (or hidden now, or not visible to this user) drop out.
+    /// catalogue (or hidden now, or not visible to this user) drop out, and so does a
+    /// conversation holding nothing but the greeting: merely opening a character writes it,
+    /// and that is no chat the user had.
     pub async fn chat_list(&self, user_id: &UserId) -> Result<Vec<ChatSummary>, ChatError> {
         let chatter = self.chatter(user_id).await?;
         let store = self.engine.store();
@@ -161,6 +205,13 @@ impl Conversations {
         for conversation in store.conversations.list(user_id).await? {
             let Some(character) = self.engine.load_character(&conversation.character_id).await? else { continue };
             if !chatter.may_open(&character) {
+                continue;
+            }
+            // Only a last message of the character's can be a lone greeting: then read one
+            // more (the chat list is short; most conversations end with a reply anyway).
+            if conversation.last_message.speaker == Speaker::Character
+                && store.conversations.messages(user_id, &conversation.character_id, None, 2).await?.len() < 2
+            {
                 continue;
             }
             summaries.push(ChatSummary {

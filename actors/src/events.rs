@@ -72,6 +72,9 @@ pub enum ServerEvent {
         #[ts(as = "String")]
         reply_id: EntryId,
         delta: String,
+        /// Where the piece starts in the reply's text, in UTF-16 code units (as JavaScript
+        /// counts): a page read mid-reply (`replying`) and the pieces after it join exactly.
+        offset: u32,
     },
     /// The reply is stored (`message: null`: stopped before any text, nothing stored).
     ChatDone {
@@ -97,6 +100,12 @@ pub enum ServerEvent {
         character_id: CharacterId,
         #[ts(as = "Vec<String>")]
         message_ids: Vec<EntryId>,
+    },
+    /// The whole conversation with the character was deleted (in any tab or on any node):
+    /// it leaves the chat list, and an open chat with the character empties.
+    ChatDeleted {
+        #[ts(as = "String")]
+        character_id: CharacterId,
     },
     /// Memories of the pair are being extracted.
     MemorySaving {
@@ -210,6 +219,7 @@ impl ServerEvent {
             ServerEvent::ChatDone { .. } => "chatDone",
             ServerEvent::ChatError { .. } => "chatError",
             ServerEvent::ChatMessageDeleted { .. } => "chatMessageDeleted",
+            ServerEvent::ChatDeleted { .. } => "chatDeleted",
             ServerEvent::MemorySaving { .. } => "memorySaving",
             ServerEvent::MemorySaved { .. } => "memorySaved",
             ServerEvent::PaymentResult { .. } => "paymentResult",
@@ -295,7 +305,12 @@ mod tests {
             ServerEvent::TokenCount { coin: Coins(1) },
             ServerEvent::Pong {},
             ServerEvent::Error { code: 1, msg: String::new() },
-            ServerEvent::ChatDelta { character_id: id(), reply_id: EntryId::from_raw(1), delta: String::new() },
+            ServerEvent::ChatDelta {
+                character_id: id(),
+                reply_id: EntryId::from_raw(1),
+                delta: String::new(),
+                offset: 0,
+            },
             ServerEvent::ChatDone {
                 character_id: id(),
                 reply_id: EntryId::from_raw(1),
@@ -304,6 +319,7 @@ mod tests {
             },
             ServerEvent::ChatError { character_id: id(), reply_id: None, code: 1, msg: String::new() },
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },
+            ServerEvent::ChatDeleted { character_id: id() },
             ServerEvent::MemorySaving { character_id: id() },
             ServerEvent::MemorySaved { character_id: id(), added: 0, memories: vec![] },
             ServerEvent::ImageQueued {

@@ -8,7 +8,7 @@ use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
 use amora_domain::moderation;
 use amora_store::{MessageImage, StoredMessage};
 
-use super::{CharacterActor, Needs, after_load, greeting_text, ready};
+use super::{CharacterActor, Needs, after_load, greeting_text, localized, ready};
 use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
 use crate::events::ServerEvent;
 
@@ -83,9 +83,9 @@ impl Handler<ChooseGreeting> for CharacterActor {
         let needs = Needs { character: true, window: true, memories: false, greeting: true };
         let loaded_for = chatter.clone();
         after_load(self, Some(&loaded_for), &owner, needs, move |actor, _| {
-            let chosen = actor
-                .visible_character(&chatter)
-                .and_then(|character| greeting_text(&character, index, &chatter.user_name));
+            let chosen = actor.visible_character(&chatter).and_then(|character| {
+                greeting_text(&localized(character, &chatter.language), index, &chatter.user_name)
+            });
             let content = match chosen {
                 Ok(content) => content,
                 Err(error) => return ready(Err(error)),
@@ -368,7 +368,13 @@ impl Handler<DeleteConversation> for CharacterActor {
                 pair.window = None;
                 pair.memories = None;
                 actor.changed_elsewhere(ctx, &user_id);
-                if existed { Ok(()) } else { Err(ChatError::NoConversation) }
+                if !existed {
+                    return Err(ChatError::NoConversation);
+                }
+                // Every tab of the user drops it from its list (and empties it if open).
+                let event = ServerEvent::ChatDeleted { character_id: actor.character_id.clone() };
+                actor.publish(ctx, &user_id, event);
+                Ok(())
             }),
         ))
     }

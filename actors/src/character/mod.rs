@@ -25,7 +25,7 @@ mod turns;
 
 pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
 pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
-pub use turns::{Regenerate, Send, StopReply};
+pub use turns::{Regenerate, ReplyInFlight, Send, StopReply};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -92,6 +92,10 @@ impl Window {
 struct InFlight {
     turn: u64,
     cancel: CancellationToken,
+    /// The id the stored reply will have, once the model's task started.
+    reply_id: Option<EntryId>,
+    /// The text written so far (the engine appends each piece as it streams it).
+    partial: Arc<std::sync::Mutex<String>>,
 }
 
 /// One user's conversation with this character, as far as it is held here.
@@ -252,7 +256,7 @@ impl CharacterActor {
                     let greeting = StoredMessage {
                         message_id: new_entry_id(),
                         speaker: Speaker::Character,
-                        content: greeting_text(&character, 0, &chatter.user_name)?,
+                        content: greeting_text(&localized(character, &chatter.language), 0, &chatter.user_name)?,
                         image: None,
                     };
                     store.conversations.append(&user, &character_id, greeting.clone()).await?;
@@ -328,6 +332,13 @@ fn greeting_text(character: &Character, index: usize, user_name: &str) -> Result
             .ok_or_else(|| Invalid::new("index", format!("must be from 0 to {}", alternates.len())))?,
     };
     Ok(fill_placeholders(raw, user_name, &character.card.character_name))
+}
+
+/// The character with a seeded character's introduction and greeting in `language` (the
+/// greeting of a new conversation is written in the user's language).
+fn localized(mut character: Character, language: &str) -> Character {
+    amora_store::seed::localize_character(&mut character, language);
+    character
 }
 
 /// Runs `then` once `load` has run, atomically: the actor does nothing else meanwhile.
@@ -421,6 +432,7 @@ mod tests {
             nsfw: false,
             paid: false,
             viewer,
+            language: "en".into(),
         }
     }
 

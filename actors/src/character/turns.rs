@@ -1,6 +1,7 @@
 //! A conversation's turns: a message sent, a reply written again or stopped, and the
 //! reply's end, when it is stored and announced.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use actix::prelude::*;
@@ -43,6 +44,15 @@ pub struct StopReply {
     pub user_id: UserId,
 }
 
+/// The reply being written for the user, if any: its id and the text so far (empty before
+/// the first piece). A page of history read mid-reply carries it, so a reloaded page shows
+/// the words already streamed and goes on with the next `chatDelta`.
+#[derive(Message)]
+#[rtype(result = "Option<(EntryId, String)>")]
+pub struct ReplyInFlight {
+    pub user_id: UserId,
+}
+
 /// Sent by a reply's task when the model is done.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -64,7 +74,7 @@ impl CharacterActor {
             return Err(ChatError::Busy);
         }
         let cancel = CancellationToken::new();
-        pair.reply = Some(InFlight { turn, cancel: cancel.clone() });
+        pair.reply = Some(InFlight { turn, cancel: cancel.clone(), reply_id: None, partial: Arc::default() });
         Ok((turn, cancel))
     }
 
@@ -139,6 +149,10 @@ impl CharacterActor {
         let engine = self.engine.clone();
         let me = ctx.address();
         let reply_id = new_entry_id();
+        let partial = self.pair(&chatter.user_id).reply.as_mut().map(|reply| {
+            reply.reply_id = Some(reply_id);
+            reply.partial.clone()
+        });
         actix::spawn(async move {
             let context = ReplyContext {
                 chatter: &chatter,
@@ -147,6 +161,7 @@ impl CharacterActor {
                 window_is_whole,
                 memories: &memories,
                 lorebook: lorebook.as_deref(),
+                partial: partial.as_deref(),
             };
             let written = engine.write_reply(&context, reply_id, cancel).await;
             me.do_send(ReplyEnded { chatter, turn, reply_id, written });
@@ -311,6 +326,16 @@ impl Handler<Regenerate> for CharacterActor {
                 )
             }))
         })
+    }
+}
+
+impl Handler<ReplyInFlight> for CharacterActor {
+    type Result = Option<(EntryId, String)>;
+
+    fn handle(&mut self, message: ReplyInFlight, _: &mut Self::Context) -> Self::Result {
+        let reply = self.pairs.get(&message.user_id)?.reply.as_ref()?;
+        let text = reply.partial.lock().map(|text| text.clone()).unwrap_or_default();
+        Some((reply.reply_id?, text))
     }
 }
 

@@ -4,7 +4,7 @@
 //! conversation state and reads no conversation from the store: the actor hands it what a
 //! turn needs and stores what comes back.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use amora_ai::AiError;
@@ -42,6 +42,9 @@ pub struct ReplyContext<'a> {
     pub memories: &'a [Memory],
     /// The lorebook of the character's card, as its actor read it (`lore::CardLore`).
     pub lorebook: Option<&'a Lorebook>,
+    /// Where the text written so far is kept for the actor (a page reloaded mid-reply
+    /// shows it); `None` when nobody reads it.
+    pub partial: Option<&'a Mutex<String>>,
 }
 
 pub struct ChatEngine {
@@ -144,6 +147,8 @@ impl ChatEngine {
         self.metrics.observe(Phase::Prepare, model_started - started);
         let mut stream = model.stream(request).await?;
         let mut text = String::new();
+        // Where the next piece starts, as JavaScript counts a string (UTF-16 units).
+        let mut offset: u32 = 0;
         let mut finish = FinishReason::Stop;
         while let Some(event) = stream.next().await {
             match event? {
@@ -156,7 +161,15 @@ impl ChatEngine {
                         cancel.cancel();
                         return Err(ChatError::Refused(refusal));
                     }
-                    let event = ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta };
+                    if let Some(partial) = context.partial
+                        && let Ok(mut partial) = partial.lock()
+                    {
+                        partial.push_str(&delta);
+                    }
+                    let at = offset;
+                    offset = offset.saturating_add(delta.encode_utf16().count() as u32);
+                    let event =
+                        ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at };
                     self.bus.publish(&chatter.user_id, event).await;
                 }
                 StreamEvent::Done(done) => finish = done.reason,

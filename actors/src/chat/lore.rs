@@ -164,6 +164,7 @@ mod tests {
                 nsfw: false,
                 paid: false,
                 viewer: Viewer::Member,
+                language: "en".into(),
             };
             Self { character, lore, window: Vec::new(), chatter, settings: ChatSettings::default() }
         }
@@ -178,6 +179,7 @@ mod tests {
                 window_is_whole: true,
                 memories: &[],
                 lorebook: self.lore.book().map(|book| book.as_ref()),
+                partial: None,
             };
             reply_prompt(&self.settings, &context, words)
         }

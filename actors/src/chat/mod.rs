@@ -35,6 +35,9 @@ pub struct Chatter {
     /// A paid plan: unlimited messages and premium characters.
     pub paid: bool,
     pub viewer: Viewer,
+    /// The language a new conversation's greeting is written in (one of the ten): the
+    /// request's `language` header when the call has one, else the account's setting.
+    pub language: String,
 }
 
 impl Chatter {

@@ -135,11 +135,19 @@ export interface ChatSummary {
   lastMessage: ChatMessage;
 }
 
+/** A reply still being written when a page was read: its id and the text so far. */
+export interface ReplyingNow {
+  replyId: string;
+  content: string;
+}
+
 /** One page of history, newest first; `creditsLeft` is null for paid users (unlimited). */
 export interface MessagePage {
   messages: ChatMessage[];
   hasMore: boolean;
   creditsLeft: number | null;
+  /** The newest page only: the reply being written right now (docs/api.md "Chat polish"). */
+  replying?: ReplyingNow | null;
 }
 
 /** Orders time-ordered ids (decimal strings of any length) without losing precision. */

@@ -17,6 +17,11 @@ export interface HomePageCache {
   list: CharacterCard[];
   hasMore: boolean;
   scrollY: number;
+  /**
+   * The card opened and where its top was on screen: returning puts it there again, though
+   * the grid's width (and so the cards' height) may differ from when it was left.
+   */
+  anchor?: { characterId: string; top: number };
 }
 
 export const DEFAULT_WEB_CONFIG: WebConfig = {

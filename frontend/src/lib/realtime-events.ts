@@ -39,13 +39,15 @@ export const SERVER_EVENT_SCHEMA = {
   /** A message was stored: the user's (from any tab) or a new conversation's greeting. */
   chatMessage: { characterId: 'string', message: 'ChatMessage' },
   /** The next piece of a reply being written; `replyId` is the id the stored reply will have. */
-  chatDelta: { characterId: 'string', replyId: 'string', delta: 'string' },
+  chatDelta: { characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
   /** The reply is stored (`message` null: stopped before any text, nothing stored). */
   chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled' },
   /** A chat action was refused, or the reply failed (its partial text is dropped). */
   chatError: { characterId: 'string', replyId: 'string|null', code: 'number', msg: 'string' },
-  /** Messages were removed (the old reply, on regenerate). */
+  /** Messages were removed (the old reply, on regenerate, or a delete in another tab). */
   chatMessageDeleted: { characterId: 'string', messageIds: 'string[]' },
+  /** The whole conversation was deleted (in any tab): it leaves the list, and an open chat empties. */
+  chatDeleted: { characterId: 'string' },
   /** Memories are being extracted (`isMemoriesSaving`). */
   memorySaving: { characterId: 'string' },
   /** Extraction ended; every memory of the pair, newest first. */

@@ -1,10 +1,12 @@
 //! The character catalogue: the home grid's pages and one character's details.
 
 use actix_web::{HttpRequest, web};
+use amora_domain::account::LANGUAGES;
 use amora_domain::character::{Character, CharacterCard, CharacterId};
 use amora_domain::gender::Gender;
 use amora_domain::paging::PageRequest;
 use amora_domain::tag::TagFilter;
+use amora_store::seed::{localize_card, localize_character};
 use serde::Deserialize;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
@@ -29,6 +31,13 @@ pub(crate) fn adult_content_off(req: &HttpRequest) -> bool {
     req.headers().get("nsfw").and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim() == "0")
 }
 
+/// The request's `language` header (API.md §1.2) when it names one of the ten languages.
+/// The seeded catalogue's introductions and greetings answer in it; English otherwise.
+pub(crate) fn request_language(req: &HttpRequest) -> Option<&'static str> {
+    let raw = req.headers().get("language").and_then(|v| v.to_str().ok())?.trim();
+    LANGUAGES.iter().copied().find(|language| *language == raw)
+}
+
 /// `getCharacterList {pageNo, pageSize, gender, tags?}` → `CharacterCard[]`; a page shorter
 /// than `pageSize` is the last. Explicit (restricted) characters are listed only for
 /// established members whose browser has adult content on. With `tags`, only characters
@@ -46,10 +55,13 @@ pub async fn get_character_list(
     let viewer = signed_in.viewer(&state);
     let viewer = if adult_content_off(&req) { viewer.without_adult_content() } else { viewer };
     let characters = &state.store.characters;
-    let cards = match tags {
+    let mut cards = match tags {
         None => characters.list_cards(gender, viewer, page).await?,
         Some(tags) => characters.list_cards_tagged(gender, &tags, viewer, page).await?,
     };
+    if let Some(language) = request_language(&req) {
+        cards.iter_mut().for_each(|card| localize_card(card, language));
+    }
     Ok(ApiReply(cards))
 }
 
@@ -60,8 +72,10 @@ pub struct InfoRequest {
 }
 
 /// `getCharacterInfo {characterId}` → `Character`. A created character that is not public
-/// is its creator's only; `creatorId` is sent to the creator only.
+/// is its creator's only; `creatorId` is sent to the creator only. A seeded character's
+/// introduction and greeting come in the request's `language`.
 pub async fn get_character_info(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: MaybeSignedIn,
     payload: Payload<InfoRequest>,
@@ -74,6 +88,9 @@ pub async fn get_character_info(
         Some(mut character) if !hidden => {
             if character.creator_id.as_deref() != user.map(|u| u.as_str()) {
                 character.creator_id = None;
+            }
+            if let Some(language) = request_language(&req) {
+                localize_character(&mut character, language);
             }
             Ok(ApiReply(character))
         }

@@ -4,7 +4,7 @@
 //! reply streams. Each handler parses its payload and hands it to the node's
 //! `Conversations`, where the rules live.
 
-use actix_web::web;
+use actix_web::{HttpRequest, web};
 use amora_actors::chat::{MemoryView, MessageView};
 use amora_actors::conversations::{ChatSummary, MessagePage};
 use amora_domain::character::CharacterId;
@@ -35,6 +35,7 @@ pub struct MessageListRequest {
 /// `chat/getMessageList {characterId, beforeId?, pageSize?}` → `MessagePage`. The first
 /// page of a new conversation holds the character's greeting.
 pub async fn get_message_list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<MessageListRequest>,
@@ -47,7 +48,10 @@ pub async fn get_message_list(
         Some(n) if (1..=MAX_PAGE as i64).contains(&n) => n as usize,
         Some(_) => return Err(ApiError::Param(format!("pageSize: must be from 1 to {MAX_PAGE}"))),
     };
-    Ok(ApiReply(state.node.conversations.history(&signed_in.user.user_id, &id, before, page_size).await?))
+    // A new conversation's greeting is written in the language the page is read in.
+    let language = super::characters::request_language(&req);
+    let history = state.node.conversations.history_in(&signed_in.user.user_id, &id, before, page_size, language);
+    Ok(ApiReply(history.await?))
 }
 
 #[derive(Deserialize)]
@@ -120,6 +124,7 @@ pub struct ChooseGreetingRequest {
 /// only the greeting, it becomes the character's greeting number `index` (0: the main one,
 /// `i`: `alternateGreetings[i - 1]`); 10001 out of range or once the conversation went on.
 pub async fn choose_greeting(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<ChooseGreetingRequest>,
@@ -127,7 +132,8 @@ pub async fn choose_greeting(
     let request = payload.into_inner();
     let id = CharacterId::parse(&request.character_id)?;
     let index = usize::try_from(request.index).map_err(|_| ApiError::Param("index: must be 0 or more".into()))?;
-    Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index).await?))
+    let language = super::characters::request_language(&req);
+    Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index, language).await?))
 }
 
 /// `memory/getMemoryList {characterId}` → `Memory[]`, newest first.

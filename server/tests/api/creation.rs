@@ -23,13 +23,13 @@ const WAIT: Duration = Duration::from_secs(30);
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 #[derive(Clone, Copy, Debug)]
-enum StoreKind {
+pub(crate) enum StoreKind {
     Sqlite,
     Cql,
 }
 
 /// A server on `kind`'s store with the operator API on and `extra` settings.
-async fn creation_app(kind: StoreKind, extra: &[(&str, &str)]) -> TestApp {
+pub(crate) async fn creation_app(kind: StoreKind, extra: &[(&str, &str)]) -> TestApp {
     let mut env = vec![("AMORA_ADMIN__TOKEN".to_owned(), OPERATOR.to_owned())];
     env.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     if let StoreKind::Cql = kind {
@@ -52,7 +52,7 @@ async fn creation_app(kind: StoreKind, extra: &[(&str, &str)]) -> TestApp {
     spawn_app_customised(env, |_| {}).await
 }
 
-fn cql_available() -> bool {
+pub(crate) fn cql_available() -> bool {
     std::env::var("AMORA_CQL_NODE").is_ok()
 }
 

@@ -3,6 +3,10 @@
 //! nothing is fetched at run time. The store draws nothing: whoever seeds (the server at
 //! start-up, tests) passes a painter, the embedded illustrator of the `ai` crate.
 
+mod i18n;
+
+pub use i18n::{SeedTexts, localize_card, localize_character, seed_texts};
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

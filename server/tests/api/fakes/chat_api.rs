@@ -4,8 +4,10 @@
 //! runs in the chat tests; it does not tell what prompt it was given.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use actix_web::{App, HttpResponse, HttpServer, web};
+use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::loopback;
@@ -16,25 +18,58 @@ pub struct ChatApiFake {
     requests: Arc<Mutex<Vec<Value>>>,
 }
 
-async fn completions(requests: web::Data<Arc<Mutex<Vec<Value>>>>, body: web::Json<Value>) -> HttpResponse {
+/// What the fake answers: the reply's pieces, and the pause before each one after the first.
+#[derive(Clone)]
+struct Reply {
+    pieces: Vec<String>,
+    gap: Duration,
+}
+
+async fn completions(
+    requests: web::Data<Arc<Mutex<Vec<Value>>>>,
+    reply: web::Data<Reply>,
+    body: web::Json<Value>,
+) -> HttpResponse {
     requests.lock().unwrap().push(body.into_inner());
-    let events = [
-        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"The gulls "}}]}"#,
-        r#"{"choices":[{"index":0,"delta":{"content":"know the way."}}]}"#,
-        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
-        "[DONE]",
-    ];
-    let body: String = events.iter().map(|event| format!("data: {event}\n\n")).collect();
-    HttpResponse::Ok().content_type("text/event-stream").body(body)
+    let mut events: Vec<String> = reply
+        .pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let role = if i == 0 { r#""role":"assistant","# } else { "" };
+            format!(r#"{{"choices":[{{"index":0,"delta":{{{role}"content":{}}}}}]}}"#, Value::from(piece.as_str()))
+        })
+        .collect();
+    events.push(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#.to_owned());
+    events.push("[DONE]".to_owned());
+    let gap = reply.gap;
+    // Each piece is its own chunk, sent `gap` after the one before (a reply being written).
+    let chunks = futures_util::stream::iter(events.into_iter().enumerate()).then(move |(i, event)| async move {
+        if i > 0 && !gap.is_zero() {
+            tokio::time::sleep(gap).await;
+        }
+        Ok::<_, actix_web::Error>(web::Bytes::from(format!("data: {event}\n\n")))
+    });
+    HttpResponse::Ok().content_type("text/event-stream").streaming(chunks)
 }
 
 impl ChatApiFake {
     pub async fn start() -> ChatApiFake {
+        Self::start_with(&["The gulls ", "know the way."], Duration::ZERO).await
+    }
+
+    /// A fake whose reply is `pieces`, streamed `gap` apart (a reply still being written
+    /// while the test looks).
+    pub async fn start_with(pieces: &[&str], gap: Duration) -> ChatApiFake {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let data = web::Data::new(requests.clone());
+        let reply = web::Data::new(Reply { pieces: pieces.iter().map(|p| (*p).to_owned()).collect(), gap });
         let (listener, base) = loopback();
         let server = HttpServer::new(move || {
-            App::new().app_data(data.clone()).route("/v1/chat/completions", web::post().to(completions))
+            App::new()
+                .app_data(data.clone())
+                .app_data(reply.clone())
+                .route("/v1/chat/completions", web::post().to(completions))
         })
         .workers(1)
         .listen(listener)

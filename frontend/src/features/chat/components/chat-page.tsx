@@ -13,6 +13,7 @@ import { useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { chatBeforePagePathAtom, showLoginTipAtom } from '@/lib/app-state';
+import { onServerEvent } from '@/lib/realtime';
 import { ROUTES, chatPathFor } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
@@ -70,12 +71,21 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
     navigate(recorded ? before : localize(ROUTES.home));
   }, [before, localize, navigate]);
 
-  // Opening a character for the first time stores its greeting: the list then has it.
+  // A chat not listed may have become one meanwhile (written to in another tab): ask again.
   const listed = chats.list.some((summary) => summary.characterId === characterId);
   const { reload } = chats;
   const onLoaded = useCallback(() => {
     if (!listed) void reload();
   }, [listed, reload]);
+
+  // The open chat deleted in another tab goes here too, as it does in that tab.
+  useEffect(
+    () =>
+      onServerEvent((event) => {
+        if (event.event === 'chatDeleted' && event.data.characterId === characterId) navigate(localize(ROUTES.chat), { replace: true });
+      }),
+    [characterId, navigate, localize],
+  );
 
   const deleteChat = useCallback(
     async (id: string) => {

@@ -40,6 +40,18 @@ export function useChatList() {
         void reload();
         return;
       }
+      if (event.event === 'chatDeleted') {
+        // Deleted in any tab: it leaves every tab's list.
+        const gone = event.data.characterId;
+        setList((current) => current.filter((summary) => summary.characterId !== gone));
+        return;
+      }
+      if (event.event === 'chatMessageDeleted') {
+        // The listed last message went: the list says what is last now.
+        const listedLast = listRef.current.find((summary) => summary.characterId === event.data.characterId)?.lastMessage.messageId;
+        if (listedLast && event.data.messageIds.includes(listedLast)) void reload();
+        return;
+      }
       const stored = event.event === 'chatMessage' || event.event === 'chatDone' ? event.data.message : null;
       if (!stored || !('characterId' in event.data) || typeof event.data.characterId !== 'string') return;
       const next = withLastMessage(listRef.current, event.data.characterId, stored);

@@ -50,6 +50,7 @@ export function useChatThread(characterId: string) {
         case 'chatDelta':
         case 'chatDone':
         case 'chatMessageDeleted':
+        case 'chatDeleted':
           dispatch(event);
           break;
         case 'chatError':

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   EMPTY_THREAD,
   greetingOnly,
   mergeMessages,
+  placeDelta,
   replyControls,
   threadReducer,
   type ThreadAction,
@@ -26,7 +27,15 @@ function page(messages: ChatMessage[], hasMore = false, creditsLeft: number | nu
 const run = (actions: ThreadAction[], from: ThreadState = EMPTY_THREAD) => actions.reduce(threadReducer, from);
 const ids = (state: ThreadState) => state.messages.map((m) => m.messageId);
 
-const delta = (replyId: string, text: string): ThreadAction => ({ event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text } });
+/** Where the next delta of each reply starts, as the server counts (cleared before each test). */
+const written = new Map<string, number>();
+beforeEach(() => written.clear());
+/** The next piece of `replyId`, placed after the pieces before it. */
+const delta = (replyId: string, text: string): ThreadAction => {
+  const offset = written.get(replyId) ?? 0;
+  written.set(replyId, offset + text.length);
+  return { event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text, offset } };
+};
 
 describe('mergeMessages', () => {
   it('keeps one message per id, oldest first, the incoming copy winning', () => {
@@ -203,6 +212,51 @@ describe('threadReducer', () => {
       { type: 'messageRemoved', messageId: id(4) },
     ]);
     expect(state.messages.map((m) => m.content)).toEqual(['m1', 'better words', 'm3']);
+  });
+});
+
+describe('a page read mid-reply (issue 18)', () => {
+  const replying = (replyId: string, content: string): MessagePage => ({ ...page([message(1, 'character'), message(2, 'user')]), replying: { replyId, content } });
+  const at = (replyId: string, text: string, offset: number): ThreadAction => ({ event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text, offset } });
+
+  it('shows the words already streamed after a reload, then appends the next deltas', () => {
+    const state = run([{ type: 'newestPage', page: replying(id(3), '*She smiles.* Hel') }, at(id(3), 'lo there', 17)]);
+    expect(state.pending?.text).toBe('*She smiles.* Hello there');
+    expect(ids(state)).toEqual([id(1), id(2)]);
+  });
+
+  it('joins the page and the deltas whichever comes first, no piece twice or lost', () => {
+    // Deltas that came before the page, one of them already in it.
+    const early = run([at(id(3), ' th', 2), at(id(3), 'ere', 5), { type: 'newestPage', page: replying(id(3), 'Hi th') }, at(id(3), '!', 8)]);
+    expect(early.pending?.text).toBe('Hi there!');
+    // A page that holds more than the deltas received so far: the late ones are not added twice.
+    const late = run([{ type: 'newestPage', page: replying(id(3), 'Hi there, you') }, at(id(3), 'there', 3), at(id(3), ', you', 8), at(id(3), '!', 13)]);
+    expect(late.pending?.text).toBe('Hi there, you!');
+    // A page older than the deltas held (asked before the socket was back) does not cut them.
+    const stale = run([at(id(3), 'lo', 3), { type: 'newestPage', page: replying(id(3), 'H') }]);
+    expect(stale.pending).toMatchObject({ text: 'lo', from: 3 });
+  });
+
+  it('places deltas by offset, and without one appends them', () => {
+    expect(placeDelta({ replyId: 'r', text: 'abc', from: 0 }, 'r', 'cd', 2).text).toBe('abcd');
+    expect(placeDelta({ replyId: 'r', text: 'cd', from: 2 }, 'r', 'abc', 0).text).toBe('cd');
+    expect(placeDelta({ replyId: 'r', text: 'ab', from: 0 }, 'r', 'z', 9).text).toBe('abz');
+    expect(placeDelta({ replyId: 'r', text: 'ab' }, 'r', 'c', undefined).text).toBe('abc');
+  });
+
+  it('drops the reply a page holds stored', () => {
+    const stored = { ...page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hi')]), replying: { replyId: id(3), content: 'H' } };
+    expect(run([at(id(3), 'H', 0), { type: 'newestPage', page: stored }]).pending).toBeNull();
+  });
+});
+
+describe('a conversation deleted in another tab', () => {
+  it('leaves nothing to show', () => {
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')], true) },
+      { event: 'chatDeleted', data: { characterId: CHARACTER } },
+    ]);
+    expect(state).toMatchObject({ messages: [], hasMore: false, pending: null });
   });
 });
 

@@ -7,6 +7,9 @@
  *   replaces it (an edit), never adds it twice.
  * - A reply being written is `pending`: its text grows with each `chatDelta`, and the stored
  *   message of `chatDone` (or history holding its id) takes its place.
+ * - A newest page read mid-reply (a reload) carries the reply's text so far; each delta says
+ *   where in the reply it starts (`offset`), so the two join without a piece twice or lost,
+ *   whichever arrives first.
  */
 import { compareEntryIds, type ChatMessage, type MessagePage } from '@/lib/api-types';
 import type { ServerEventOf } from '@/lib/realtime-events';
@@ -15,6 +18,8 @@ export interface PendingReply {
   /** The id the stored reply will have; null until its first delta arrives. */
   replyId: string | null;
   text: string;
+  /** Where `text` starts in the reply (UTF-16 units): above 0 when the start was missed. */
+  from?: number;
 }
 
 export interface ChatFailure {
@@ -51,7 +56,8 @@ export type ChatEvent =
   | ServerEventOf<'chatDelta'>
   | ServerEventOf<'chatDone'>
   | ServerEventOf<'chatError'>
-  | ServerEventOf<'chatMessageDeleted'>;
+  | ServerEventOf<'chatMessageDeleted'>
+  | ServerEventOf<'chatDeleted'>;
 
 /** What the screen itself does to the thread. */
 export type LocalAction =
@@ -88,6 +94,34 @@ function settlePending(pending: PendingReply | null, messages: readonly ChatMess
   return stored || overtaken ? null : pending;
 }
 
+/** `held` (the same reply's text so far, or null) with `delta` placed at `offset`. */
+export function placeDelta(held: PendingReply | null, replyId: string, delta: string, offset: number | undefined): PendingReply {
+  const known = offset !== undefined && Number.isFinite(offset) && offset >= 0;
+  if (!held) return known && offset > 0 ? { replyId, text: delta, from: offset } : { replyId, text: delta };
+  const from = held.from ?? 0;
+  // Without an offset, or past a gap (a piece missed), the delta follows what is held.
+  const at = known ? offset - from : held.text.length;
+  if (at > held.text.length) return { ...held, text: held.text + delta };
+  if (at < 0) {
+    // It starts before what is held: only its part past that start can be new.
+    return -at >= delta.length ? held : placeDelta(held, replyId, delta.slice(-at), from);
+  }
+  return { ...held, text: held.text.slice(0, at) + delta + held.text.slice(at + delta.length) };
+}
+
+/** The pending reply after a newest page: the reply it says is being written joined with what is held. */
+function pendingAfterPage(pending: PendingReply | null, page: MessagePage, messages: readonly ChatMessage[]): PendingReply | null {
+  const replying = page.replying;
+  if (!replying) return settlePending(pending, messages);
+  if (messages.some((m) => m.messageId === replying.replyId)) return null;
+  const held = pending?.replyId === replying.replyId ? pending : null;
+  const snapshot: PendingReply = { replyId: replying.replyId, text: replying.content };
+  // The deltas held may go on past the page's text: they are placed on it.
+  if (!held) return snapshot;
+  if ((held.from ?? 0) > replying.content.length) return held;
+  return placeDelta(snapshot, replying.replyId, held.text, held.from ?? 0);
+}
+
 const takeCredit = (credits: number | null) => (credits === null ? null : Math.max(0, credits - 1));
 
 function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
@@ -104,9 +138,9 @@ function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
       };
     }
     case 'chatDelta': {
-      const { replyId, delta } = event.data;
-      const sameReply = state.pending?.replyId === replyId;
-      return { ...state, pending: { replyId, text: (sameReply ? state.pending!.text : '') + delta } };
+      const { replyId, delta, offset } = event.data;
+      const held = state.pending?.replyId === replyId ? state.pending : null;
+      return { ...state, pending: placeDelta(held, replyId, delta, offset) };
     }
     case 'chatDone': {
       const { message } = event.data;
@@ -128,6 +162,9 @@ function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
       const gone = new Set(event.data.messageIds);
       return { ...state, messages: state.messages.filter((m) => !gone.has(m.messageId)) };
     }
+    case 'chatDeleted':
+      // Deleted in another tab: nothing of it is left to show.
+      return { ...state, messages: [], hasMore: false, pending: null };
   }
 }
 
@@ -152,7 +189,7 @@ export function threadReducer(state: ThreadState, action: ThreadAction): ThreadS
         hasMore: fresh ? page.hasMore : state.hasMore,
         creditsLeft: page.creditsLeft,
         loaded: true,
-        pending: settlePending(state.pending, messages),
+        pending: pendingAfterPage(state.pending, page, messages),
       };
     }
     case 'olderPage':

@@ -13,7 +13,7 @@ import styles from '@/features/home/components/home-page.module.css';
 import { InterestedModal } from '@/features/home/components/interested-modal';
 import { MarketingSection } from '@/features/home/components/marketing-section';
 import { PromoBanner } from '@/features/home/components/promo-banner';
-import { useCharacterFeed } from '@/features/home/hooks/use-character-feed';
+import { cardElement, useCharacterFeed } from '@/features/home/hooks/use-character-feed';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
@@ -70,7 +70,9 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
   const openCharacter = useCallback(
     (character: CharacterCardData) => {
       const { list, pageNo, hasMore } = feedRef.current;
-      setHomeCache({ gender, pageNo, list, hasMore, scrollY: window.scrollY });
+      const card = cardElement(character.characterId);
+      const anchor = card ? { characterId: character.characterId, top: card.getBoundingClientRect().top } : undefined;
+      setHomeCache({ gender, pageNo, list, hasMore, scrollY: window.scrollY, anchor });
       setChatBeforePath(window.location.pathname);
       trackClick('homeCharacter', { characterId: character.characterId });
       navigate(localize(chatPathFor(character.characterId)));

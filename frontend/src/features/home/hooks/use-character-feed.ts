@@ -9,13 +9,49 @@ import {
   type FeedState,
 } from '@/features/home/stores/character-feed';
 import type { GenderValue } from '@/lib/api-types';
-import { homePageCacheDataAtom } from '@/lib/app-state';
+import { homePageCacheDataAtom, type HomePageCache } from '@/lib/app-state';
 import { store } from '@/lib/store';
 import { trackExposure } from '@/lib/telemetry';
 
 export const SCROLL_THRESHOLD_PX = 400;
 export const SCROLL_THROTTLE_MS = 100;
 export const CACHE_RESTORE_DELAY_MS = 500;
+
+/** The grid's card of `characterId`, if it is on the page. */
+export function cardElement(characterId: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`[data-testid="character-card"][data-character-id="${CSS.escape(characterId)}"]`);
+}
+
+/** How long the opened card is held in place after returning, while pictures and banners settle. */
+export const ANCHOR_HOLD_MS = 2000;
+
+/**
+ * Back where the user left: the card they opened at the same height on screen (the page
+ * may be laid out wider or narrower than when they left it, so the same `scrollY` would
+ * show other rows), else the same `scrollY`. Content above the grid that settles later
+ * (a banner's pictures) would push the card down: for `ANCHOR_HOLD_MS` the card is put
+ * back after each change of the page's size, until the user scrolls. Answers a stop.
+ */
+export function restoreScroll(cache: HomePageCache): () => void {
+  const place = () => {
+    const card = cache.anchor && cardElement(cache.anchor.characterId);
+    if (card && cache.anchor) window.scrollTo(0, window.scrollY + card.getBoundingClientRect().top - cache.anchor.top);
+    else window.scrollTo(0, cache.scrollY);
+  };
+  place();
+  if (!cache.anchor || typeof ResizeObserver === 'undefined') return () => undefined;
+  const observer = new ResizeObserver(place);
+  observer.observe(document.body);
+  const userEvents = ['wheel', 'touchstart', 'keydown', 'mousedown'] as const;
+  const stop = () => {
+    observer.disconnect();
+    clearTimeout(timer);
+    for (const name of userEvents) window.removeEventListener(name, stop);
+  };
+  for (const name of userEvents) window.addEventListener(name, stop, { passive: true });
+  const timer = setTimeout(stop, ANCHOR_HOLD_MS);
+  return stop;
+}
 
 /**
  * The endless home grid for one gender: loads page 1, then the next page whenever the end
@@ -69,11 +105,15 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
     const cache = store.get(homePageCacheDataAtom);
     if (cache && cache.gender === gender) {
       setState({ list: cache.list, pageNo: cache.pageNo, hasMore: cache.hasMore, loading: false, failed: false });
+      let release: () => void = () => undefined;
       const timer = setTimeout(() => {
-        window.scrollTo(0, cache.scrollY);
+        release = restoreScroll(cache);
         store.set(homePageCacheDataAtom, null);
       }, CACHE_RESTORE_DELAY_MS);
-      return () => clearTimeout(timer);
+      return () => {
+        clearTimeout(timer);
+        release();
+      };
     }
     if (cache) store.set(homePageCacheDataAtom, null);
     setState(EMPTY_FEED);
