@@ -349,4 +349,27 @@ mod tests {
         let account = node.account(&id).await.ok().flatten().map(|a| a.coin);
         assert_eq!(account, Some(Coins(rows.iter().map(|r| r.delta.units()).sum())));
     }
+
+    #[actix_rt::test]
+    async fn debits_keep_their_order_when_a_quick_answer_finishes_between_them() {
+        let (_dir, store, node) = node(limits(100, DEFAULT_IDLE_AFTER)).await;
+        let id = user(&store, 1).await;
+        let _ = node.credit(&id, Coins(21), "grant", txn("grant")).await;
+        let actor = node.user(&id).await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(actor.send(Account).await.is_ok(), "the account is cached, so the next one answers at once");
+        // All queued before the actor runs: the account answer finishes on its first poll,
+        // between debits still waiting for their turn.
+        let first = actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn("d0") });
+        let quick = actor.send(Account);
+        let rest: Vec<_> = (1..5)
+            .map(|i| actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{i}")) }))
+            .collect();
+        let mut outcomes = vec![first.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}"))];
+        assert!(quick.await.is_ok());
+        for request in rest {
+            outcomes.push(request.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}")));
+        }
+        let applied: Vec<bool> = outcomes.iter().map(|o| matches!(o, LedgerOutcome::Applied { .. })).collect();
+        assert_eq!(applied, [true, true, true, false, false], "21 coins pay for the first three debits of 7");
+    }
 }

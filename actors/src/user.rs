@@ -19,7 +19,7 @@ use amora_domain::account::{User, UserId};
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::payment::{Subscription, vip_type};
 use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, UserChange};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::bus::{BusMessage, EventBus, UserNotice};
 use crate::events::{Frame, ServerEvent};
@@ -157,10 +157,12 @@ pub struct UserActor {
     free_messages: Option<FreeMessages>,
     sockets: HashMap<u64, mpsc::Sender<Frame>>,
     max_sockets: usize,
-    /// Balance changes wait here in arrival order (tokio's mutex is fair), so a user's
-    /// debits on this node reach the ledger one after another, while the actor keeps
-    /// answering everything else.
-    money_lane: Arc<tokio::sync::Mutex<()>>,
+    /// Balance changes queue here as their messages are handled, and one task applies
+    /// them to the ledger one after another, while the actor keeps answering everything
+    /// else. The queue is joined in the handler itself: a lock taken inside each change's
+    /// future would be queued in the order actix first polls those futures, and actix
+    /// reorders them whenever an earlier one finishes.
+    money_lane: Option<mpsc::UnboundedSender<QueuedChange>>,
     idle_after: Duration,
     last_active: Instant,
 }
@@ -187,7 +189,7 @@ impl UserActor {
             free_messages: None,
             sockets: HashMap::new(),
             max_sockets,
-            money_lane: Arc::new(tokio::sync::Mutex::new(())),
+            money_lane: None,
             idle_after,
             last_active: Instant::now(),
         }
@@ -272,17 +274,16 @@ impl UserActor {
         txn_id: TxnId,
     ) -> ResponseActFuture<Self, Result<LedgerOutcome, UserError>> {
         self.touch();
-        let (store, bus, user_id, lane) =
-            (self.store.clone(), self.bus.clone(), self.user_id.clone(), self.money_lane.clone());
-        let entry = LedgerEntry { user_id: user_id.clone(), txn_id, delta, reason, created_at: now() };
+        let entry = LedgerEntry { user_id: self.user_id.clone(), txn_id, delta, reason, created_at: now() };
+        let (answer, outcome) = oneshot::channel();
+        let queued = self.money_lane().send(QueuedChange { entry, answer }).is_ok();
         Box::pin(
             async move {
-                let _turn = lane.lock_owned().await;
-                let outcome = store.ledger.apply(entry).await?;
-                if let LedgerOutcome::Applied { balance, seq } = outcome {
-                    bus.notify_elsewhere(&user_id, UserNotice::BalanceChanged { balance, seq }).await;
+                if !queued {
+                    return Err(UserError::Store("the ledger queue stopped".into()));
                 }
-                Ok(outcome)
+                let outcome = outcome.await.map_err(|_| UserError::Store("the ledger queue stopped".into()))?;
+                Ok(outcome?)
             }
             .into_actor(self)
             .map(|outcome: Result<LedgerOutcome, UserError>, actor, _| {
@@ -297,6 +298,15 @@ impl UserActor {
                 outcome
             }),
         )
+    }
+
+    /// The queue of this user's balance changes, with its task started on first use.
+    fn money_lane(&mut self) -> &mpsc::UnboundedSender<QueuedChange> {
+        self.money_lane.get_or_insert_with(|| {
+            let (lane, queue) = mpsc::unbounded_channel();
+            actix::spawn(apply_in_turn(self.store.clone(), self.bus.clone(), self.user_id.clone(), queue));
+            lane
+        })
     }
 
     /// Today's free-message count, read from the store when the cache is of another day.
@@ -321,6 +331,26 @@ impl UserActor {
 
     fn learn_free_messages(&mut self, day: i64, used: u32) {
         self.free_messages = Some(FreeMessages { day, used });
+    }
+}
+
+/// A balance change waiting its turn, and where its outcome goes.
+struct QueuedChange {
+    entry: LedgerEntry,
+    answer: oneshot::Sender<Result<LedgerOutcome, StoreError>>,
+}
+
+/// Applies a user's balance changes in the order they were queued; once one is durable,
+/// tells the user's actors on other nodes. Ends when the actor, and with it the queue, goes.
+/// A change once queued is applied even if its asker stopped waiting: the ledger row and
+/// the balance never part.
+async fn apply_in_turn(store: Store, bus: EventBus, user_id: UserId, mut queue: mpsc::UnboundedReceiver<QueuedChange>) {
+    while let Some(QueuedChange { entry, answer }) = queue.recv().await {
+        let outcome = store.ledger.apply(entry).await;
+        if let Ok(LedgerOutcome::Applied { balance, seq }) = outcome {
+            bus.notify_elsewhere(&user_id, UserNotice::BalanceChanged { balance, seq }).await;
+        }
+        let _ = answer.send(outcome);
     }
 }
 

@@ -124,11 +124,20 @@ async fn a_chat_written_through_node_a_is_read_through_node_b() {
     // A memory added on B is listed on A; the chat list agrees on both.
     let memory = json!({ "characterId": FREE_CHARACTER, "content": "Omar lives in Lisbon" });
     assert_eq!(b.post_api_as(Some(&voucher), "/user/v1/memory/addMemory", memory).await.0.code, 200);
-    let listed = a
-        .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
-        .await
-        .0;
-    assert!(listed.data.to_string().contains("Omar lives in Lisbon"), "{}", listed.data);
+    // B's actor tells the other nodes through Redis after it answers, so A's actor may still
+    // hold the memories it read before for a moment: the change must reach A, within seconds.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let listed = a
+            .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
+            .await
+            .0;
+        if listed.data.to_string().contains("Omar lives in Lisbon") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the memory added on B never reached A: {}", listed.data);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let chats_a = a.post_api_as(Some(&voucher), "/user/v1/chat/getChatList", json!({})).await.0.data;
     let chats_b = b.post_api_as(Some(&voucher), "/user/v1/chat/getChatList", json!({})).await.0.data;
     assert_eq!(chats_a, chats_b);
