@@ -13,6 +13,7 @@ pub mod image;
 pub mod moderation;
 pub mod money;
 pub mod paging;
+pub mod persona;
 pub mod payment;
 pub mod report;
 pub mod tag;

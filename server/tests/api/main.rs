@@ -19,6 +19,7 @@ mod images;
 mod media;
 mod nowpayments;
 mod payments;
+mod persona;
 mod paypal;
 mod realtime;
 mod sandbox;
