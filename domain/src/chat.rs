@@ -720,7 +720,7 @@ mod tests {
     fn the_prompt_holds_persona_rules_memories_and_the_newest_history_that_fits() {
         let history = history(40);
         let memories = vec!["Ann has a cat called Tom".to_owned()];
-        let prompt = build_prompt(&parts(&history, &memories, false, 120), words);
+        let prompt = build_prompt(&parts(&history, &memories, false, 170), words);
         let system = &prompt[0];
         assert_eq!(system.role, PromptRole::System);
         assert!(system.content.starts_with(
@@ -732,7 +732,7 @@ mod tests {
         assert!(system.content.contains("- Ann has a cat called Tom"));
         let total: usize =
             prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS;
-        assert!(total <= 120, "{total} tokens");
+        assert!(total <= 170, "{total} tokens");
         assert!(prompt.len() > 3 && prompt.len() < 42, "only the newest history fits");
         assert_eq!(at_end(&prompt, 1), "message number 39 for Ann");
         assert_eq!(prompt[1].role, PromptRole::User, "history starts with a user turn");

@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const [baseUrl, adminToken, outFile] = process.argv.slice(2);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const REPLY_TIMEOUT_MS = 180_000;
+const REPLY_TIMEOUT_MS = Number(process.env.REPLY_TIMEOUT_MS ?? 600_000);
 
 const SCRIPTS = {
   en: ['Hi! How is your day going?', 'What is your name?', 'What do you do for a living?', 'And who am I to you?'],
@@ -127,6 +127,7 @@ async function reply(ws, characterId, content) {
   const deadline = Date.now() + REPLY_TIMEOUT_MS;
   for (;;) {
     const event = await ws.next(deadline);
+    if (event.event === 'error') throw new Error(`the server refused an action: ${JSON.stringify(event.data)}`);
     if (event.data?.characterId !== characterId) continue;
     if (event.event === 'chatDone') return event.data;
     if (event.event === 'chatError') return { error: event.data };

@@ -36,10 +36,15 @@ fn detector() -> &'static Detector {
     DETECTOR.get_or_init(|| Detector::with_allowlist(LANGUAGES.iter().map(|(lang, _)| *lang).collect()))
 }
 
-/// The code (`de`) of the language `text` is written in, when it can be told reliably.
+/// Words from which a detection counts even when `whatlang` does not call it reliable: its
+/// threshold, meant for telling all 69 languages apart, refuses most one-line English
+/// messages among our ten; below this many words ("ok", "Hallo!") the guess is too weak.
+const MIN_WORDS: usize = 3;
+
+/// The code (`de`) of the language `text` is written in, when it can be told.
 pub fn detect(text: &str) -> Option<&'static str> {
     let info = detector().detect(text)?;
-    if !info.is_reliable() {
+    if !info.is_reliable() && text.split_whitespace().count() < MIN_WORDS {
         return None;
     }
     LANGUAGES.iter().find(|(lang, _)| *lang == info.lang()).map(|(_, code)| *code)
