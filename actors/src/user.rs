@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use amora_domain::account::{User, UserId};
+use amora_domain::character::CharacterId;
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::payment::{Subscription, vip_type};
-use amora_domain::character::CharacterId;
 use amora_domain::persona::UserPersona;
 use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, UserChange};
 use tokio::sync::mpsc;

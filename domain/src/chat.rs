@@ -723,9 +723,11 @@ mod tests {
         let prompt = build_prompt(&parts(&history, &memories, false, 170), words);
         let system = &prompt[0];
         assert_eq!(system.role, PromptRole::System);
-        assert!(system.content.starts_with(
-            "You are Mia, 24, the barista who saves Ann the window seat. You are chatting with Ann.\n"
-        ));
+        assert!(
+            system.content.starts_with(
+                "You are Mia, 24, the barista who saves Ann the window seat. You are chatting with Ann.\n"
+            )
+        );
         assert!(system.content.contains("teases Ann"));
         assert!(system.content.contains("A café."));
         assert!(system.content.contains(SAFE_RULES) && !system.content.contains(ADULT_RULES));
@@ -972,7 +974,10 @@ mod tests {
         let prompt = build_prompt(&with_persona, words);
         let system = system_of(&prompt);
         assert!(system.contains("You are chatting with Captain Ann."), "{system}");
-        assert!(system.contains("\nAbout Captain Ann: A night nurse who sails; Mia met her at the harbour.\n"), "{system}");
+        assert!(
+            system.contains("\nAbout Captain Ann: A night nurse who sails; Mia met her at the harbour.\n"),
+            "{system}"
+        );
         assert!(system.contains("teases Captain Ann"), "{{user}} is the persona's name");
         assert!(
             system.find("Scenario:").is_some_and(|s| s < system.find("About Captain Ann").unwrap_or(0))

@@ -67,9 +67,12 @@ mod tests {
 
     #[test]
     fn a_persona_is_trimmed_and_bounded() {
-        let persona = UserPersona::parse("  Ann  ", " A night nurse.\r\nHas a dog, Biscuit. ")
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(persona, UserPersona { name: "Ann".into(), description: "A night nurse.\nHas a dog, Biscuit.".into() });
+        let persona =
+            UserPersona::parse("  Ann  ", " A night nurse.\r\nHas a dog, Biscuit. ").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            persona,
+            UserPersona { name: "Ann".into(), description: "A night nurse.\nHas a dog, Biscuit.".into() }
+        );
         assert!(UserPersona::parse("Ann", "").is_ok(), "a description is optional");
         assert_eq!(UserPersona::parse("   ", "x").map_err(|e| e.field), Err("name"));
         assert_eq!(UserPersona::parse(&"a".repeat(31), "").map_err(|e| e.field), Err("name"));

@@ -104,13 +104,13 @@ mod tests {
 
     #[test]
     fn a_short_message_is_read_with_the_earlier_ones_and_else_the_interface_language_decides() {
-        let history =
-            said(&["Ich arbeite als Krankenschwester in der Nachtschicht.", "Oh, wie spannend!", "ok"]);
+        let history = said(&["Ich arbeite als Krankenschwester in der Nachtschicht.", "Oh, wie spannend!", "ok"]);
         assert_eq!(reply_language(&history, "en"), "de", "the earlier German message tells");
         assert_eq!(reply_language(&said(&["ok"]), "fr"), "fr", "nothing tells: the interface language");
         assert_eq!(reply_language(&said(&["Hallo!"]), "de"), "de");
         assert_eq!(reply_language(&[], "pl"), "pl");
-        let switched = said(&["Ich arbeite als Krankenschwester.", "Schön!", "Can we speak English from now on, please?"]);
+        let switched =
+            said(&["Ich arbeite als Krankenschwester.", "Schön!", "Can we speak English from now on, please?"]);
         assert_eq!(reply_language(&switched, "de"), "en", "the newest message wins when it tells");
     }
 }

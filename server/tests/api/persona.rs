@@ -149,7 +149,10 @@ async fn the_persona_names_the_user_in_greetings_and_prompts(kind: StoreKind) {
     assert!(system(&prompt).contains("About Captain Ann:"), "{prompt:?}");
     ok(&app, &ann, "/user/v1/persona/deletePersona", json!({})).await;
     let (prompt, _) = turn(&mut socket, &model, EVERYONE, "Still there?").await;
-    assert!(system(&prompt).contains("You are chatting with Ann.") && !system(&prompt).contains("About "), "{prompt:?}");
+    assert!(
+        system(&prompt).contains("You are chatting with Ann.") && !system(&prompt).contains("About "),
+        "{prompt:?}"
+    );
     assert_eq!(ok(&app, &ann, "/user/v1/persona/getPersonaList", json!({})).await, json!([]));
 
     // Bad input: a clear code, nothing stored.
@@ -217,7 +220,8 @@ async fn replies_end_at_a_sentence_or_are_marked_cut(kind: StoreKind) {
 
     // The history holds what chatDone said, newest first.
     let page = messages(&app, &ann, EVERYONE, None, 30).await;
-    let stored: Vec<&str> = page["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    let stored: Vec<&str> =
+        page["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
     assert_eq!(
         stored[..7],
         [

@@ -22,7 +22,10 @@ impl Statements {
     pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
         Ok(Self {
             of_user: p
-                .prepare("SELECT character_id, name, description FROM user_personas WHERE user_id = ?", Kind::Idempotent)
+                .prepare(
+                    "SELECT character_id, name, description FROM user_personas WHERE user_id = ?",
+                    Kind::Idempotent,
+                )
                 .await?,
             one: p
                 .prepare(

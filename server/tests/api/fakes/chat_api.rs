@@ -43,8 +43,7 @@ async fn completions(
         .iter()
         .enumerate()
         .map(|(i, piece)| {
-            let delta =
-                if i == 0 { json!({"role": "assistant", "content": piece}) } else { json!({"content": piece}) };
+            let delta = if i == 0 { json!({"role": "assistant", "content": piece}) } else { json!({"content": piece}) };
             json!({"choices": [{"index": 0, "delta": delta}]}).to_string()
         })
         .collect();
