@@ -82,7 +82,7 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
 }
 
 /** The chat header's button that opens the dialog. */
-export function PersonaButton({ className, onClick }: { className: string; onClick: () => void }) {
+export function PersonaButton({ className, onClick }: { className: string | undefined; onClick: () => void }) {
   const { t } = useTranslation('persona');
   return (
     <button type="button" className={className} onClick={onClick} aria-label={t('chatButton')} title={t('chatButton')} data-testid="chat-persona">
