@@ -10,6 +10,7 @@ use actix::Addr;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{EntryId, MemoryId, MessageId, MessageText, Speaker};
+use amora_domain::persona::{UserPersona, persona_for};
 use amora_domain::viewer::Viewer;
 use amora_store::Memory;
 use serde::Serialize;
@@ -23,7 +24,7 @@ use crate::character::{
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
 use crate::registry::{CharacterAddr, Registry, UserAddr};
-use crate::user::{Account, Balance, FreeMessagesLeft, UserActor};
+use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor};
 
 /// A conversation in the user's chat list.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +34,22 @@ pub struct ChatSummary {
     pub character_name: String,
     pub character_photo: String,
     pub last_message: MessageView,
+}
+
+/// A persona of the user's as clients see it (docs/api.md `UserPersona`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersonaView {
+    /// `null`: the persona for every character.
+    pub character_id: Option<CharacterId>,
+    pub name: String,
+    pub description: String,
+}
+
+impl From<amora_store::StoredPersona> for PersonaView {
+    fn from(stored: amora_store::StoredPersona) -> Self {
+        Self { character_id: stored.character_id, name: stored.persona.name, description: stored.persona.description }
+    }
 }
 
 /// A page of history as the chat screen shows it.
@@ -86,17 +103,30 @@ impl Conversations {
     }
 
     /// Who is chatting, from the account as the user's actor holds it now: a plan bought or
-    /// a preference changed a moment ago counts.
-    pub async fn chatter(&self, user_id: &UserId) -> Result<Chatter, ChatError> {
-        let account = self.user(user_id).await?.send(Account).await??.ok_or(ChatError::NoAccount)?;
+    /// a preference changed a moment ago counts. With `character`, the user's persona for
+    /// that character (its own, else the one for every character) names and describes
+    /// them; every action of a conversation passes its character.
+    pub async fn chatter(&self, user_id: &UserId, character: Option<&CharacterId>) -> Result<Chatter, ChatError> {
+        let user = self.user(user_id).await?;
+        let account = user.send(Account).await??.ok_or(ChatError::NoAccount)?;
         let age = now() - account.created_at;
+        let (mut user_name, mut persona) = (account.user_name, String::new());
+        if let Some(character) = character {
+            let personas: Vec<(Option<CharacterId>, UserPersona)> =
+                user.send(Personas).await??.into_iter().map(|p| (p.character_id, p.persona)).collect();
+            if let Some(chosen) = persona_for(&personas, character) {
+                user_name = chosen.name.clone();
+                persona = chosen.description.clone();
+            }
+        }
         Ok(Chatter {
             user_id: account.user_id,
-            user_name: account.user_name,
+            user_name,
+            persona,
+            language: account.language,
             nsfw: account.nsfw,
             paid: account.user_vip_type > 0,
             viewer: Viewer::of_account(age, self.rules.established_after_secs),
-            language: account.language,
         })
     }
 
@@ -106,12 +136,12 @@ impl Conversations {
         character_id: &CharacterId,
         text: MessageText,
     ) -> Result<MessageView, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Send { chatter, text }).await?
     }
 
     pub async fn regenerate(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Regenerate { chatter }).await?
     }
 
@@ -120,7 +150,7 @@ impl Conversations {
     }
 
     pub async fn save_memories(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(SaveMemories { chatter }).await?
     }
 
@@ -135,7 +165,7 @@ impl Conversations {
         index: usize,
         language: Option<&str>,
     ) -> Result<MessageView, ChatError> {
-        let mut chatter = self.chatter(user_id).await?;
+        let mut chatter = self.chatter(user_id, Some(character_id)).await?;
         if let Some(language) = language {
             chatter.language = language.to_owned();
         }
@@ -164,7 +194,7 @@ impl Conversations {
         limit: usize,
         language: Option<&str>,
     ) -> Result<MessagePage, ChatError> {
-        let mut chatter = self.chatter(user_id).await?;
+        let mut chatter = self.chatter(user_id, Some(character_id)).await?;
         if let Some(language) = language {
             chatter.language = language.to_owned();
         }
@@ -199,7 +229,7 @@ impl Conversations {
     /// conversation holding nothing but the greeting: merely opening a character writes it,
     /// and that is no chat the user had.
     pub async fn chat_list(&self, user_id: &UserId) -> Result<Vec<ChatSummary>, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, None).await?;
         let store = self.engine.store();
         let mut summaries = Vec::new();
         for conversation in store.conversations.list(user_id).await? {
@@ -278,7 +308,7 @@ impl Conversations {
         user_id: &UserId,
         character_id: &CharacterId,
     ) -> Result<Character, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
         let character = self.engine.load_character(character_id).await?.ok_or(ChatError::NoCharacter)?;
         if !chatter.may_open(&character) {
             return Err(ChatError::NoCharacter);
@@ -298,7 +328,7 @@ impl Conversations {
         character_id: &CharacterId,
         content: String,
     ) -> Result<MemoryView, ChatError> {
-        let chatter = self.chatter(user_id).await?;
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
         let memory: Memory = self.character(character_id).await?.send(AddMemory { chatter, content }).await??;
         Ok(MemoryView::from(&memory))
     }
@@ -322,6 +352,46 @@ impl Conversations {
     ) -> Result<(), ChatError> {
         let delete = DeleteMemory { user_id: user_id.clone(), memory_id };
         self.character(character_id).await?.send(delete).await?
+    }
+
+    /// The user's personas (docs/api.md "The user's persona"): the one for every character
+    /// first, then one per character.
+    pub async fn personas(&self, user_id: &UserId) -> Result<Vec<PersonaView>, ChatError> {
+        let personas = self.user(user_id).await?.send(Personas).await??;
+        Ok(personas.into_iter().map(PersonaView::from).collect())
+    }
+
+    /// Sets the persona for `character` (`None`: every character), checked against the
+    /// community guidelines like a message (it reaches the prompt); a character must be one
+    /// the user may open. Answers it as stored.
+    pub async fn set_persona(
+        &self,
+        user_id: &UserId,
+        character: Option<&CharacterId>,
+        persona: UserPersona,
+    ) -> Result<PersonaView, ChatError> {
+        let text = format!("{}\n{}", persona.name, persona.description);
+        if let Some(refusal) = amora_domain::moderation::check(&text) {
+            return Err(ChatError::Refused(refusal));
+        }
+        if let Some(character) = character {
+            self.visible_character(user_id, character).await?;
+        }
+        let change = ChangePersona { character: character.cloned(), persona: Some(persona) };
+        let (_, personas) = self.user(user_id).await?.send(change).await??;
+        personas
+            .into_iter()
+            .find(|stored| stored.character_id.as_ref() == character)
+            .map(PersonaView::from)
+            .ok_or_else(|| ChatError::Store("the persona was not kept".into()))
+    }
+
+    /// Removes the persona for `character` (`None`: every character); `NoPersona` when
+    /// there was none.
+    pub async fn delete_persona(&self, user_id: &UserId, character: Option<&CharacterId>) -> Result<(), ChatError> {
+        let change = ChangePersona { character: character.cloned(), persona: None };
+        let (removed, _) = self.user(user_id).await?.send(change).await??;
+        if removed { Ok(()) } else { Err(ChatError::NoPersona) }
     }
 
     /// Runs one socket action of `user_id`; answers the event that replies to it directly,

@@ -29,6 +29,14 @@ pub enum ReplyEnd {
     Cancelled,
 }
 
+/// Whether a stored reply was cut (`chatDone.cut`): the token limit stopped it and it has
+/// no sentence end to be trimmed back to (`domain::chat::end_reply`), so it stops
+/// mid-sentence and the client may offer to continue it. A reply the limit stopped that
+/// ends at a sentence (trimmed or not) is not cut; one the user stopped is theirs.
+pub fn reply_was_cut(content: &str, finish: FinishReason) -> bool {
+    finish == FinishReason::Length && !amora_domain::chat::ends_at_sentence(content)
+}
+
 impl From<FinishReason> for ReplyEnd {
     fn from(reason: FinishReason) -> Self {
         match reason {
@@ -84,6 +92,8 @@ pub enum ServerEvent {
         reply_id: EntryId,
         message: Option<MessageView>,
         finish_reason: ReplyEnd,
+        /// The reply stops mid-sentence at the token limit (`reply_was_cut`): offer Continue.
+        cut: bool,
     },
     /// A chat action was refused, or the reply failed.
     ChatError {
@@ -316,6 +326,7 @@ mod tests {
                 reply_id: EntryId::from_raw(1),
                 message: None,
                 finish_reason: ReplyEnd::Stop,
+                cut: false,
             },
             ServerEvent::ChatError { character_id: id(), reply_id: None, code: 1, msg: String::new() },
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },

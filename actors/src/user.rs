@@ -16,9 +16,11 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use amora_domain::account::{User, UserId};
+use amora_domain::character::CharacterId;
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::payment::{Subscription, vip_type};
-use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, UserChange};
+use amora_domain::persona::UserPersona;
+use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, UserChange};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bus::{BusMessage, EventBus, UserNotice};
@@ -155,6 +157,9 @@ pub struct UserActor {
     /// Newer than `account.coin` whenever the ledger told us more recently.
     balance: Option<KnownBalance>,
     free_messages: Option<FreeMessages>,
+    /// The user's personas as last read (`None` until first needed); a change here or
+    /// on another node (`UserNotice::AccountChanged`) drops them.
+    personas: Option<Vec<StoredPersona>>,
     sockets: HashMap<u64, mpsc::Sender<Frame>>,
     max_sockets: usize,
     /// Balance changes queue here as their messages are handled, and one task applies
@@ -187,6 +192,7 @@ impl UserActor {
             plans: Vec::new(),
             balance: None,
             free_messages: None,
+            personas: None,
             sockets: HashMap::new(),
             max_sockets,
             money_lane: None,
@@ -424,6 +430,7 @@ impl Handler<Notify> for UserActor {
                 // the sockets, whose clients refetch user info on tokenCount (spec §4).
                 self.account = None;
                 self.balance = None;
+                self.personas = None;
                 ctx.spawn(
                     self.with_account(|actor, account| {
                         if let Some(account) = account {
@@ -590,5 +597,69 @@ impl Handler<Stop> for UserActor {
 
     fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
         ctx.stop();
+    }
+}
+
+/// The user's personas (issue 18): the one for every character first, then by character.
+#[derive(Message)]
+#[rtype(result = "Result<Vec<StoredPersona>, UserError>")]
+pub struct Personas;
+
+/// Sets the persona for `character` (`None`: every character), or removes it
+/// (`persona: None`; false when there was none); answers whether something changed and the
+/// personas as they now are. The user's actors on other nodes read them again.
+#[derive(Message)]
+#[rtype(result = "Result<(bool, Vec<StoredPersona>), UserError>")]
+pub struct ChangePersona {
+    pub character: Option<CharacterId>,
+    pub persona: Option<UserPersona>,
+}
+
+impl Handler<Personas> for UserActor {
+    type Result = ResponseActFuture<Self, Result<Vec<StoredPersona>, UserError>>;
+
+    fn handle(&mut self, _: Personas, _: &mut Self::Context) -> Self::Result {
+        self.touch();
+        if let Some(personas) = &self.personas {
+            return Box::pin(actix::fut::ready(Ok(personas.clone())));
+        }
+        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        Box::pin(async move { store.personas.personas(&user_id).await }.into_actor(self).map(|read, actor, _| {
+            let personas = read?;
+            // A change applied while the read was under way is newer: keep it.
+            Ok(actor.personas.get_or_insert(personas).clone())
+        }))
+    }
+}
+
+impl Handler<ChangePersona> for UserActor {
+    type Result = ResponseActFuture<Self, Result<(bool, Vec<StoredPersona>), UserError>>;
+
+    fn handle(&mut self, change: ChangePersona, _: &mut Self::Context) -> Self::Result {
+        self.touch();
+        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        Box::pin(
+            async move {
+                let character = change.character.as_ref();
+                let changed = match change.persona {
+                    Some(persona) => {
+                        store.personas.put_persona(&user_id, character, persona).await?;
+                        true
+                    }
+                    None => store.personas.delete_persona(&user_id, character).await?,
+                };
+                let personas = store.personas.personas(&user_id).await?;
+                if changed {
+                    bus.notify_elsewhere(&user_id, UserNotice::AccountChanged).await;
+                }
+                Ok::<_, UserError>((changed, personas))
+            }
+            .into_actor(self)
+            .map(|result, actor, _| {
+                let (changed, personas) = result?;
+                actor.personas = Some(personas.clone());
+                Ok((changed, personas))
+            }),
+        )
     }
 }

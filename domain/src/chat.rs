@@ -235,6 +235,9 @@ const CUT_EVERY: u64 = 4;
 pub struct Persona<'a> {
     pub name: &'a str,
     pub age: u8,
+    /// The card's one-line introduction ("A fiddler who plays in a Galway pub…"): the job
+    /// and who the character is to the user, for the identity line.
+    pub introduction: &'a str,
     pub personality: &'a str,
     pub scenario: &'a str,
 }
@@ -289,6 +292,11 @@ pub struct PromptParts<'a> {
     /// Most prompt tokens: the system message, the lore, the post-history instructions and
     /// the last message always go in; example dialogue within its share; history as far as it fits.
     pub budget_tokens: usize,
+    /// What the user wrote about themselves (their persona's description; empty: nothing).
+    pub user_description: &'a str,
+    /// The language the reply is to be in (one of `account::LANGUAGES`), told after the
+    /// history; `None` leaves it to the model.
+    pub reply_language: Option<&'a str>,
 }
 
 /// Rules every character follows, whatever the preference.
@@ -307,15 +315,20 @@ const EXAMPLE_SHARE: usize = 4;
 
 /// Builds the prompt of a reply, in this order:
 ///
-/// 1. The system message: the first line (the card's `system_prompt`, else "You are …"),
-///    constant lorebook entries placed before the description, personality, scenario,
-///    constant entries placed after it, the example dialogue, Amora's rules and the
-///    memories. Every part of it changes rarely, so it is a stable prefix.
+/// 1. The system message: the first line (the card's `system_prompt`, else the identity
+///    line "You are NAME, AGE, <introduction>. You are chatting with USER."), constant
+///    lorebook entries placed before the description, personality, scenario, constant
+///    entries placed after it, what the user wrote about themselves ("About USER: …"), the
+///    example dialogue (the character saying who it is, then the card's `mes_example`),
+///    Amora's rules and the memories. Every part of it changes rarely, so it is a stable prefix.
 /// 2. The newest history that fits `budget_tokens` as counted by `count_tokens`, oldest
 ///    first. The last history message is always kept.
-/// 3. The lorebook entries the recent messages activated, as a system message (those placed
+/// 3. The reply guide, as a system message: whose reply comes next (name and age again, so
+///    a small model that lost the system message in a long history still has them near)
+///    and the language to answer in ("Antworte auf Deutsch.").
+/// 4. The lorebook entries the recent messages activated, as a system message (those placed
 ///    before the description first, then those after it).
-/// 4. The card's post-history instructions, as a system message.
+/// 5. The card's post-history instructions, as a system message.
 ///
 /// When older messages must be left out, the history starts at a cut point (a user's
 /// message, about one in `CUT_EVERY`, fixed by its id) rather than at the oldest message
@@ -341,7 +354,7 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
     let card = parts.card;
     let fill = |text: &str| fill_placeholders(text, parts.user_name, persona.name);
     let mut system = if card.system_prompt.trim().is_empty() {
-        format!("You are {}, a {}-year-old companion chatting with {}.", persona.name, persona.age, parts.user_name)
+        identity_line(persona, parts.user_name, &fill)
     } else {
         fill(card.system_prompt.trim())
     };
@@ -361,6 +374,9 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
         system.push_str(&format!("\nScenario: {}", fill(persona.scenario.trim())));
     }
     constant_lore(&mut system, LorePosition::AfterCharacter);
+    if !parts.user_description.trim().is_empty() {
+        system.push_str(&format!("\nAbout {}: {}", parts.user_name, fill(parts.user_description.trim())));
+    }
     let examples_at = system.len();
     system.push('\n');
     system.push_str(ALWAYS_RULES);
@@ -376,9 +392,14 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
 
     let post_history = Some(card.post_history_instructions.trim()).filter(|t| !t.is_empty()).map(fill);
     let post_cost = post_history.as_deref().map_or(0, |text| count_tokens(text) + MESSAGE_OVERHEAD_TOKENS);
-    let room = parts.budget_tokens.saturating_sub(count_tokens(&system) + post_cost);
+    // The character introducing itself comes first and always: the example a small model
+    // copies when asked who it is. Like the description, it is outside the examples' share.
+    let heading = format!("\nExample dialogue of {} (its style only; not part of this conversation):\n", persona.name);
+    let identity = identity_example(persona, parts.user_name, &fill);
+    let always = count_tokens(&system) + count_tokens(&heading) + count_tokens(&identity) + post_cost;
+    let room = parts.budget_tokens.saturating_sub(always);
     let allowance = (parts.budget_tokens / EXAMPLE_SHARE).min(room / 2);
-    let mut examples: Vec<String> = Vec::new();
+    let mut examples: Vec<String> = vec![identity];
     let mut spent = 0;
     for block in example_blocks(card.example_dialogue) {
         let block = fill(block);
@@ -389,11 +410,7 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
         spent += cost;
         examples.push(block);
     }
-    if !examples.is_empty() {
-        let heading =
-            format!("\nExample dialogue of {} (its style only; not part of this conversation):\n", persona.name);
-        system.insert_str(examples_at, &(heading + &examples.join("\n\n")));
-    }
+    system.insert_str(examples_at, &(heading + &examples.join("\n\n")));
 
     let keyed = |position: LorePosition| {
         parts.lore.iter().filter(move |e| !e.constant && e.position == position && !e.content.trim().is_empty())
@@ -404,8 +421,10 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
         .collect();
     let lore = (!activated.is_empty()).then(|| format!("{LORE_HEADING}\n{}", activated.join("\n")));
     let lore_cost = lore.as_deref().map_or(0, |text| count_tokens(text) + MESSAGE_OVERHEAD_TOKENS);
+    let guide = reply_guide(persona, parts.user_name, parts.reply_language);
+    let guide_cost = count_tokens(&guide) + MESSAGE_OVERHEAD_TOKENS;
 
-    let mut used = count_tokens(&system) + post_cost + lore_cost;
+    let mut used = count_tokens(&system) + post_cost + lore_cost + guide_cost;
     let mut kept = Vec::new();
     for (index, message) in parts.history.iter().enumerate().rev() {
         let content = fill(&message.content);
@@ -439,7 +458,7 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
     }
     let mut prompt = vec![PromptMessage { role: PromptRole::System, content: system }];
     prompt.extend(kept);
-    for late in [lore, post_history].into_iter().flatten() {
+    for late in [Some(guide), lore, post_history].into_iter().flatten() {
         prompt.push(PromptMessage { role: PromptRole::System, content: late });
     }
     prompt
@@ -458,6 +477,140 @@ fn example_blocks(dialogue: &str) -> Vec<&str> {
     }
     blocks.push(&dialogue[start..]);
     blocks.into_iter().map(str::trim).filter(|b| !b.is_empty()).collect()
+}
+
+/// The character's introduction made to follow "You are NAME, AGE": "A fiddler who…" reads
+/// ", a fiddler who…"; an introduction that is not a noun phrase ("Loves the sea.") gets a
+/// sentence of its own. Empty when there is none.
+fn introduction_clause(introduction: &str) -> String {
+    let introduction = introduction.trim().trim_end_matches(['.', ' ']);
+    if introduction.is_empty() {
+        return ".".to_owned();
+    }
+    let article = ["A ", "An ", "The "].iter().any(|a| introduction.starts_with(a));
+    if article {
+        let mut chars = introduction.chars();
+        let first: String = chars.next().map(|c| c.to_lowercase().collect()).unwrap_or_default();
+        format!(", {first}{}.", chars.as_str())
+    } else {
+        format!(". {introduction}.")
+    }
+}
+
+/// The first line of the system message when the card has no system prompt: the name, the
+/// age and the introduction (the job, who the character is to the user) in one compact
+/// sentence, which a small model keeps better than the same facts spread over paragraphs.
+fn identity_line(persona: Persona<'_>, user_name: &str, fill: &impl Fn(&str) -> String) -> String {
+    let clause = introduction_clause(&fill(persona.introduction));
+    format!("You are {}, {}{clause} You are chatting with {user_name}.", persona.name, persona.age)
+}
+
+/// An example of the character saying who it is, in its own voice: the first block of the
+/// example dialogue, whether or not the card has one (seeded characters have none). Asked
+/// their name, small models otherwise answer with a name of their own.
+fn identity_example(persona: Persona<'_>, user_name: &str, fill: &impl Fn(&str) -> String) -> String {
+    let clause = introduction_clause(&fill(persona.introduction));
+    format!("{user_name}: Who are you?\n{name}: I'm {name}, {}{clause}", persona.age, name = persona.name)
+}
+
+/// The short system message right after the history: whose reply comes next, and in which
+/// language. After the history, so the start of the prompt stays the same when the user
+/// changes language; near the reply, where a small model still reads it.
+fn reply_guide(persona: Persona<'_>, user_name: &str, language: Option<&str>) -> String {
+    let mut guide = format!("Reply as {}, {}, to {user_name}, in two to four sentences.", persona.name, persona.age);
+    if let Some(instruction) = language.and_then(reply_language_instruction) {
+        guide.push(' ');
+        guide.push_str(instruction);
+    }
+    guide
+}
+
+/// "Answer in this language", written in that language (a model follows an instruction in
+/// the language asked for more readily than "Reply in German"); one of `account::LANGUAGES`.
+pub fn reply_language_instruction(language: &str) -> Option<&'static str> {
+    Some(match language {
+        "en" => "Reply in English.",
+        "de" => "Antworte auf Deutsch.",
+        "es" => "Responde en español.",
+        "fr" => "Réponds en français.",
+        "id" => "Balas dalam bahasa Indonesia.",
+        "it" => "Rispondi in italiano.",
+        "ja" => "日本語で答えてください。",
+        "ko" => "한국어로 대답해 주세요.",
+        "pl" => "Odpowiadaj po polsku.",
+        "pt" => "Responda em português.",
+        _ => return None,
+    })
+}
+
+/// Closing marks that may follow a sentence's end and belong to it: quotes, brackets and
+/// the asterisk or underscore that closes an action or emphasis (`*smiles.*`).
+const CLOSERS: &[char] = &['"', '\'', '”', '’', '»', '«', ')', ']', '」', '』', '）', '*', '_'];
+/// Ends of sentences that need a space (or the end of the text) after them.
+const LATIN_ENDS: &[char] = &['.', '!', '?', '…'];
+/// Ends of sentences in Chinese, Japanese and Korean full-width punctuation: no space follows.
+const CJK_ENDS: &[char] = &['。', '！', '？', '．'];
+
+/// The byte length of `text` up to and including its last complete sentence (with its
+/// closing quotes or asterisks), or `None` when it has no sentence end. A sentence ends at
+/// `.`, `!`, `?`, `…` followed by a space or the end of the text (so "3.5" does not end
+/// one), at `。！？` anywhere, or at the asterisk that closes an action (`*smiles*`).
+pub fn last_sentence_end(text: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut last = None;
+    let mut asterisks = 0;
+    for (i, &(_, c)) in chars.iter().enumerate() {
+        if c == '*' {
+            asterisks += 1;
+        }
+        let closes_action = c == '*' && asterisks % 2 == 0;
+        let ends = LATIN_ENDS.contains(&c) || CJK_ENDS.contains(&c) || closes_action;
+        if !ends {
+            continue;
+        }
+        // Take the closing marks that follow, then look at what comes after them.
+        let mut j = i + 1;
+        let mut open_asterisks = asterisks;
+        while let Some(&(_, next)) = chars.get(j) {
+            if !CLOSERS.contains(&next) {
+                break;
+            }
+            if next == '*' {
+                // Only an asterisk that closes an action belongs to the sentence.
+                if open_asterisks % 2 == 0 {
+                    break;
+                }
+                open_asterisks += 1;
+            }
+            j += 1;
+        }
+        let end = chars.get(j).map_or(text.len(), |&(at, _)| at);
+        let followed_by_space = chars.get(j).is_none_or(|&(_, next)| next.is_whitespace());
+        if CJK_ENDS.contains(&c) || followed_by_space {
+            last = Some(end);
+        }
+    }
+    last
+}
+
+/// Whether `text` ends with a complete sentence (trailing spaces aside).
+pub fn ends_at_sentence(text: &str) -> bool {
+    let text = text.trim_end();
+    !text.is_empty() && last_sentence_end(text) == Some(text.len())
+}
+
+/// A reply as it is kept: one that the token limit stopped (`hit_limit`) loses the part
+/// after its last complete sentence; with no complete sentence at all it stays as written
+/// and is marked cut (`true`), so the user can have it continued.
+pub fn end_reply(text: &str, hit_limit: bool) -> (String, bool) {
+    let text = text.trim();
+    if !hit_limit || ends_at_sentence(text) {
+        return (text.to_owned(), false);
+    }
+    match last_sentence_end(text) {
+        Some(end) => (text[..end].trim_end().to_owned(), false),
+        None => (text.to_owned(), true),
+    }
 }
 
 /// Tokens a chat template adds around each message (role markers, separators).
@@ -543,7 +696,13 @@ mod tests {
 
     fn parts<'a>(history: &'a [HistoryMessage], memories: &'a [String], nsfw: bool, budget: usize) -> PromptParts<'a> {
         PromptParts {
-            persona: Persona { name: "Mia", age: 24, personality: "Warm; teases {{user}}.", scenario: "A café." },
+            persona: Persona {
+                name: "Mia",
+                age: 24,
+                introduction: "The barista who saves {{user}} the window seat.",
+                personality: "Warm; teases {{user}}.",
+                scenario: "A café.",
+            },
             card: CardPrompt::default(),
             lore: &[],
             user_name: "Ann",
@@ -552,6 +711,8 @@ mod tests {
             history,
             history_is_whole: true,
             budget_tokens: budget,
+            user_description: "",
+            reply_language: None,
         }
     }
 
@@ -559,19 +720,23 @@ mod tests {
     fn the_prompt_holds_persona_rules_memories_and_the_newest_history_that_fits() {
         let history = history(40);
         let memories = vec!["Ann has a cat called Tom".to_owned()];
-        let prompt = build_prompt(&parts(&history, &memories, false, 120), words);
+        let prompt = build_prompt(&parts(&history, &memories, false, 170), words);
         let system = &prompt[0];
         assert_eq!(system.role, PromptRole::System);
-        assert!(system.content.contains("You are Mia, a 24-year-old companion chatting with Ann."));
+        assert!(
+            system.content.starts_with(
+                "You are Mia, 24, the barista who saves Ann the window seat. You are chatting with Ann.\n"
+            )
+        );
         assert!(system.content.contains("teases Ann"));
         assert!(system.content.contains("A café."));
         assert!(system.content.contains(SAFE_RULES) && !system.content.contains(ADULT_RULES));
         assert!(system.content.contains("- Ann has a cat called Tom"));
         let total: usize =
             prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS;
-        assert!(total <= 120, "{total} tokens");
-        assert!(prompt.len() > 3 && prompt.len() < 41, "only the newest history fits");
-        assert_eq!(prompt.last().map(|m| m.content.as_str()), Some("message number 39 for Ann"));
+        assert!(total <= 170, "{total} tokens");
+        assert!(prompt.len() > 3 && prompt.len() < 42, "only the newest history fits");
+        assert_eq!(at_end(&prompt, 1), "message number 39 for Ann");
         assert_eq!(prompt[1].role, PromptRole::User, "history starts with a user turn");
     }
 
@@ -586,12 +751,12 @@ mod tests {
                 prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS;
             assert!(total <= 400, "{total} tokens");
             assert_eq!(prompt[1].role, PromptRole::User);
-            assert_eq!(prompt.last().map(|m| m.content.clone()), Some(format!("message number {} for Ann", len - 1)));
+            assert_eq!(at_end(&prompt, 1), format!("message number {} for Ann", len - 1));
             if let Some(previous) = previous.replace(prompt.clone()) {
                 turns += 1;
-                // The previous prompt without its last (the message it answered) is where
-                // this one starts when the cut held.
-                if prompt.starts_with(&previous[..previous.len()]) {
+                // The previous prompt without its reply guide is where this one starts
+                // when the cut held.
+                if prompt.starts_with(&previous[..previous.len() - 1]) {
                     same_start += 1;
                 }
             }
@@ -605,7 +770,7 @@ mod tests {
         let mut from_window = parts(window, &[], false, 10_000);
         from_window.history_is_whole = false;
         let prompt = build_prompt(&from_window, words);
-        assert!(prompt.len() - 1 < window.len(), "a partial history starts at a cut point");
+        assert!(prompt.len() - 2 < window.len(), "a partial history starts at a cut point");
         assert!(prompt.len() > window.len() / 2);
     }
 
@@ -614,7 +779,7 @@ mod tests {
         let history = history(2);
         let prompt = build_prompt(&parts(&history, &[], true, 1), words);
         assert!(prompt[0].content.contains(ADULT_RULES));
-        assert_eq!(prompt.len(), 2);
+        assert_eq!(prompt.len(), 3);
         assert_eq!(prompt[1].content, "message number 1 for Ann");
     }
 
@@ -643,6 +808,13 @@ mod tests {
         &prompt[0].content
     }
 
+    /// The content of the message `from_end` places before the end (1: the last), skipping
+    /// the reply guide that ends every prompt.
+    fn at_end(prompt: &[PromptMessage], from_end: usize) -> String {
+        assert!(prompt.last().is_some_and(|m| m.role == PromptRole::System && m.content.starts_with("Reply as ")));
+        prompt[prompt.len() - 1 - from_end].content.clone()
+    }
+
     fn total_tokens(prompt: &[PromptMessage]) -> usize {
         prompt.iter().map(|m| words(&m.content)).sum::<usize>() + (prompt.len() - 1) * MESSAGE_OVERHEAD_TOKENS
     }
@@ -656,16 +828,16 @@ mod tests {
         let prompt = build_prompt(&with_card, words);
         let system = system_of(&prompt);
         assert!(system.starts_with("You are Mia, a lighthouse keeper who flirts with Ann.\n"), "{system}");
-        assert!(!system.contains("24-year-old companion"), "the default first line is gone: {system}");
+        assert!(!system.starts_with("You are Mia, 24,"), "the identity line is replaced: {system}");
         let rules = system.find(ALWAYS_RULES).unwrap_or_else(|| panic!("no rules: {system}"));
         assert!(system.contains(ADULT_RULES));
         let memory = system.find("- Ann has a cat called Tom").unwrap_or_else(|| panic!("no memory: {system}"));
         assert!(rules < memory && system.find("Personality: Warm; teases Ann.").is_some_and(|p| p < rules));
 
-        // Without a card (or with a blank system prompt) the default line is there.
+        // Without a card (or with a blank system prompt) the identity line is there.
         let mut blank = with_card;
         blank.card = CardPrompt { system_prompt: "  \n ", ..CARD };
-        assert!(system_of(&build_prompt(&blank, words)).starts_with("You are Mia, a 24-year-old companion"));
+        assert!(system_of(&build_prompt(&blank, words)).starts_with("You are Mia, 24, the barista"));
     }
 
     #[test]
@@ -677,12 +849,14 @@ mod tests {
         let last = prompt.last().unwrap_or_else(|| panic!("empty prompt"));
         assert_eq!(last.role, PromptRole::System);
         assert_eq!(last.content, "Answer Ann in the voice of Mia; mention the sea.");
-        assert_eq!(prompt[prompt.len() - 2].content, "message number 5 for Ann", "right after the newest message");
-        assert_eq!(prompt.iter().filter(|m| m.role == PromptRole::System).count(), 2);
+        assert_eq!(prompt[prompt.len() - 3].content, "message number 5 for Ann", "after the newest message");
+        assert!(prompt[prompt.len() - 2].content.starts_with("Reply as Mia"), "and its reply guide");
+        assert_eq!(prompt.iter().filter(|m| m.role == PromptRole::System).count(), 3);
         assert!(!system_of(&prompt).contains("mention the sea"));
-        // None set: nothing after the history.
+        // None set: only the reply guide after the history.
         let plain = build_prompt(&parts(&history, &[], false, 1000), words);
-        assert_eq!(plain.last().map(|m| m.role), Some(PromptRole::User));
+        assert_eq!(plain[plain.len() - 2].role, PromptRole::User);
+        assert!(plain[plain.len() - 1].content.starts_with("Reply as Mia"));
     }
 
     #[test]
@@ -704,7 +878,7 @@ mod tests {
                 && system.find("Example dialogue").is_some_and(|e| e < system.find(ALWAYS_RULES).unwrap_or(0)),
             "after the description, before the rules: {system}"
         );
-        assert_eq!(prompt.len(), 41, "all history fits too");
+        assert_eq!(prompt.len(), 42, "all history fits too");
 
         // Tight: the system message takes most of the budget. The examples go, the history stays.
         let without_examples = PromptParts { card: CardPrompt { example_dialogue: "", ..roomy.card }, ..roomy };
@@ -712,7 +886,8 @@ mod tests {
         let mut tight = roomy;
         tight.budget_tokens = base + 30;
         let prompt = build_prompt(&tight, words);
-        assert!(!system_of(&prompt).contains("Example dialogue"), "{}", system_of(&prompt));
+        assert!(!system_of(&prompt).contains("Is it cold up there?"), "{}", system_of(&prompt));
+        assert!(system_of(&prompt).contains("Ann: Who are you?\nMia: I'm Mia, 24, the barista"), "always in");
         assert!(prompt.len() >= 3, "history still fills what is left: {prompt:?}");
         assert!(total_tokens(&prompt) <= tight.budget_tokens);
 
@@ -753,7 +928,8 @@ mod tests {
         assert!(!system.contains("whale oil") && !system.contains("Mary Rose"), "activated entries are not in it");
 
         let n = prompt.len();
-        assert_eq!(prompt[n - 3].content, "message number 7 for Ann", "the history comes first");
+        assert_eq!(prompt[n - 4].content, "message number 7 for Ann", "the history comes first");
+        assert!(prompt[n - 3].content.starts_with("Reply as Mia"), "then the reply guide");
         assert_eq!(prompt[n - 2].role, PromptRole::System);
         assert_eq!(
             prompt[n - 2].content,
@@ -787,5 +963,109 @@ mod tests {
         let n = first.len();
         assert_eq!(first[..n - 1], second[..n - 1], "everything before the lore is the same prompt prefix");
         assert_ne!(first[n - 1], second[n - 1]);
+    }
+
+    #[test]
+    fn the_users_persona_names_them_and_describes_them_in_the_system_message() {
+        let history = history(4);
+        let mut with_persona = parts(&history, &[], false, 1000);
+        with_persona.user_name = "Captain Ann";
+        with_persona.user_description = "  A night nurse who sails; {{char}} met her at the harbour. ";
+        let prompt = build_prompt(&with_persona, words);
+        let system = system_of(&prompt);
+        assert!(system.contains("You are chatting with Captain Ann."), "{system}");
+        assert!(
+            system.contains("\nAbout Captain Ann: A night nurse who sails; Mia met her at the harbour.\n"),
+            "{system}"
+        );
+        assert!(system.contains("teases Captain Ann"), "{{user}} is the persona's name");
+        assert!(
+            system.find("Scenario:").is_some_and(|s| s < system.find("About Captain Ann").unwrap_or(0))
+                && system.find("About Captain Ann").is_some_and(|a| a < system.find(ALWAYS_RULES).unwrap_or(0)),
+            "after the character, before the rules: {system}"
+        );
+        assert_eq!(at_end(&prompt, 1), "message number 3 for Captain Ann");
+        // Nothing written, no line.
+        let plain = build_prompt(&parts(&history, &[], false, 1000), words);
+        assert!(!system_of(&plain).contains("About Ann"));
+    }
+
+    #[test]
+    fn the_identity_line_and_example_carry_name_age_and_introduction() {
+        let fill = |text: &str| fill_placeholders(text, "Ann", "Keira");
+        let persona = |introduction| Persona { name: "Keira", age: 26, introduction, personality: "", scenario: "" };
+        assert_eq!(
+            identity_line(persona("A fiddler who plays in a Galway pub."), "Ann", &fill),
+            "You are Keira, 26, a fiddler who plays in a Galway pub. You are chatting with Ann."
+        );
+        assert_eq!(
+            identity_line(persona("Loves the sea and {{user}}"), "Ann", &fill),
+            "You are Keira, 26. Loves the sea and Ann. You are chatting with Ann."
+        );
+        assert_eq!(identity_line(persona("  "), "Ann", &fill), "You are Keira, 26. You are chatting with Ann.");
+        assert_eq!(
+            identity_example(persona("The barista who knows your order."), "Ann", &fill),
+            "Ann: Who are you?\nKeira: I'm Keira, 26, the barista who knows your order."
+        );
+    }
+
+    #[test]
+    fn the_reply_guide_asks_for_the_users_language_after_the_history_and_leaves_the_prefix_alone() {
+        let history = history(6);
+        let english = build_prompt(&parts(&history, &[], false, 1000), words);
+        let mut in_german = parts(&history, &[], false, 1000);
+        in_german.reply_language = Some("de");
+        let german = build_prompt(&in_german, words);
+        let n = german.len();
+        assert_eq!(german[n - 1].role, PromptRole::System);
+        assert_eq!(german[n - 1].content, "Reply as Mia, 24, to Ann, in two to four sentences. Antworte auf Deutsch.");
+        assert_eq!(german[n - 2].content, "message number 5 for Ann", "right after the newest message");
+        assert_eq!(english.len(), n);
+        assert_eq!(english[..n - 1], german[..n - 1], "the language changes nothing before the history's end");
+        for language in crate::account::LANGUAGES {
+            assert!(reply_language_instruction(language).is_some(), "{language}");
+        }
+        assert_eq!(reply_language_instruction("xx"), None);
+        let mut unknown = in_german;
+        unknown.reply_language = Some("xx");
+        assert_eq!(build_prompt(&unknown, words)[n - 1].content, "Reply as Mia, 24, to Ann, in two to four sentences.");
+    }
+
+    #[test]
+    fn sentence_ends_are_found_after_punctuation_quotes_and_actions() {
+        fn end(text: &str) -> Option<&str> {
+            last_sentence_end(text).map(|at| &text[..at])
+        }
+        assert_eq!(end("Hi there. I was about to"), Some("Hi there."));
+        assert_eq!(end("Really?! Wow… and then"), Some("Really?! Wow…"));
+        assert_eq!(end("She said \"Stay.\" Then she"), Some("She said \"Stay.\""));
+        assert_eq!(end("*smiles* Well, I"), Some("*smiles*"));
+        assert_eq!(end("*She laughs.* You"), Some("*She laughs.*"));
+        assert_eq!(end("It costs 3.5 euros and"), None, "a decimal point ends nothing");
+        assert_eq!(end("Wait... I think"), Some("Wait..."));
+        assert_eq!(end("こんにちは。元気ですか？今日は"), Some("こんにちは。元気ですか？"));
+        assert_eq!(end("no end at all"), None);
+        assert_eq!(end("*leans closer and"), None, "an action still open ends nothing");
+        assert!(ends_at_sentence("Done! "));
+        assert!(ends_at_sentence("*waves*"));
+        assert!(!ends_at_sentence("Done and"));
+        assert!(!ends_at_sentence(""));
+    }
+
+    #[test]
+    fn a_reply_stopped_by_the_token_limit_ends_at_its_last_sentence_or_is_marked_cut() {
+        assert_eq!(end_reply("I love rain. It makes the café feel like", true), ("I love rain.".to_owned(), false));
+        assert_eq!(end_reply("  Stay a while! \n", true), ("Stay a while!".to_owned(), false));
+        assert_eq!(
+            end_reply("I was walking along the harbour when I", true),
+            ("I was walking along the harbour when I".to_owned(), true),
+            "no sentence end: kept whole and cut"
+        );
+        assert_eq!(
+            end_reply("The model stopped on its own without a full stop", false),
+            ("The model stopped on its own without a full stop".to_owned(), false),
+            "only the token limit trims"
+        );
+        assert_eq!(end_reply("*grins* Fine, but only if", true), ("*grins*".to_owned(), false));
     }
 }

@@ -15,6 +15,7 @@ use amora_domain::gender::Gender;
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::paging::PageRequest;
 use amora_domain::payment::{Order, OrderId, OrderState, PaymentRoute, Subscription, SubscriptionId};
+use amora_domain::persona::UserPersona;
 use amora_domain::report::Report;
 use amora_domain::tag::TagFilter;
 use amora_domain::telemetry::{ErrorReport, PageEvent};
@@ -640,6 +641,45 @@ pub trait MemoryRepo: Send + Sync {
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool>;
 }
 
+/// A persona of the user's (issue 18) with the character it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPersona {
+    /// `None`: the persona for every character (the one set in settings).
+    pub character_id: Option<CharacterId>,
+    pub persona: UserPersona,
+}
+
+/// The user's personas: at most one for every character and one per character, all in the
+/// user's one partition, so a single read finds which applies where. Deleting the account
+/// deletes them (`UserRepo::delete`).
+#[async_trait]
+pub trait PersonaRepo: Send + Sync {
+    /// Every persona of the user: the one for every character first, then by character id.
+    async fn personas(&self, user_id: &UserId) -> StoreResult<Vec<StoredPersona>>;
+    /// Creates or replaces the persona for `character` (`None`: every character).
+    async fn put_persona(
+        &self,
+        user_id: &UserId,
+        character: Option<&CharacterId>,
+        persona: UserPersona,
+    ) -> StoreResult<()>;
+    /// Removes the persona for `character` (`None`: every character); false when there was none.
+    async fn delete_persona(&self, user_id: &UserId, character: Option<&CharacterId>) -> StoreResult<bool>;
+}
+
+/// How both stores write "every character" where a character id goes (no id is empty).
+pub(crate) fn persona_key(character: Option<&CharacterId>) -> String {
+    character.map(|id| id.as_str().to_owned()).unwrap_or_default()
+}
+
+/// The character a stored persona key names (`""`: every character).
+pub(crate) fn persona_character(key: &str) -> StoreResult<Option<CharacterId>> {
+    if key.is_empty() {
+        return Ok(None);
+    }
+    CharacterId::parse(key).map(Some).map_err(|e| StoreError::Corrupt(format!("persona of {key:?}: {e}")))
+}
+
 /// Free message credits: how many messages a user sent on a UTC day.
 #[async_trait]
 pub trait MessageCreditRepo: Send + Sync {
@@ -912,6 +952,8 @@ pub struct Store {
     pub ledger: Arc<dyn LedgerRepo>,
     pub conversations: Arc<dyn ConversationRepo>,
     pub memories: Arc<dyn MemoryRepo>,
+    /// The user's personas (issue 18).
+    pub personas: Arc<dyn PersonaRepo>,
     pub message_credits: Arc<dyn MessageCreditRepo>,
     pub blog: Arc<dyn BlogRepo>,
     pub reports: Arc<dyn ReportRepo>,
@@ -938,6 +980,7 @@ impl Store {
             + LedgerRepo
             + ConversationRepo
             + MemoryRepo
+            + PersonaRepo
             + MessageCreditRepo
             + BlogRepo
             + ReportRepo
@@ -961,6 +1004,7 @@ impl Store {
             ledger: shared.clone(),
             conversations: shared.clone(),
             memories: shared.clone(),
+            personas: shared.clone(),
             message_credits: shared.clone(),
             blog: shared.clone(),
             reports: shared.clone(),

@@ -429,10 +429,11 @@ mod tests {
         Chatter {
             user_id: UserId::parse(user_id).unwrap_or_else(|e| panic!("{e}")),
             user_name: "Ann".into(),
+            persona: String::new(),
+            language: "en".into(),
             nsfw: false,
             paid: false,
             viewer,
-            language: "en".into(),
         }
     }
 

@@ -16,7 +16,7 @@ use super::{CharacterActor, InFlight, Needs, after_load, ready};
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
 use crate::chat::{ChatError, Chatter, MessageView, new_entry_id};
-use crate::events::{ReplyEnd, ServerEvent};
+use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
 use crate::registry::UserAddr;
 use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
 
@@ -397,6 +397,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             reply_id,
                             message: Some(MessageView::from(&message)),
                             finish_reason: ReplyEnd::from(finish),
+                            cut: reply_was_cut(&message.content, finish),
                         },
                     );
                     actor.changed_elsewhere(ctx, &chatter.user_id);
@@ -418,6 +419,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             reply_id,
                             message: None,
                             finish_reason: ReplyEnd::Cancelled,
+                            cut: false,
                         },
                     );
                 }

@@ -13,7 +13,7 @@ use amora_cards::Lorebook;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, Persona, PromptMessage, PromptParts, PromptRole, Speaker, build_prompt,
-    relevant_memories,
+    end_reply, relevant_memories,
 };
 use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};
@@ -130,7 +130,12 @@ impl ChatEngine {
         let started = Instant::now();
         let model = self.model().await?;
         let prompt = reply_prompt(&self.settings, context, |text| model.count_tokens(text));
+        // The system messages after the history (reply guide, activated lore, post-history
+        // instructions) change from turn to turn; what comes before them the next turn
+        // repeats, so that is what the model's prefix cache keeps.
+        let repeated = prompt.iter().rposition(|m| m.role != PromptRole::System).map_or(prompt.len(), |last| last + 1);
         let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
+            .cache_prefix(repeated)
             .max_tokens(self.settings.max_reply_tokens)
             // The model must not write the user's next line for them.
             .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
@@ -176,7 +181,9 @@ impl ChatEngine {
             }
         }
         self.metrics.observe(Phase::Generate, model_started.elapsed());
-        let content = text.trim().to_owned();
+        // A reply the token limit stopped ends at its last whole sentence; one with none is
+        // kept as written and `chatDone` says it was cut (`events::reply_was_cut`).
+        let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
         if content.is_empty() {
             if finish == FinishReason::Cancelled {
                 return Ok(None);
@@ -229,10 +236,12 @@ pub fn reply_prompt(
         .unwrap_or_default();
     let character = context.character;
     let extras = &character.extras;
+    let reply_language = super::language::reply_language(&history, &context.chatter.language);
     let parts = PromptParts {
         persona: Persona {
             name: &character.card.character_name,
             age: character.card.character_age.years(),
+            introduction: &character.card.introduction,
             personality: &character.personality,
             scenario: &character.scenario,
         },
@@ -248,6 +257,8 @@ pub fn reply_prompt(
         history: &history,
         history_is_whole: context.window_is_whole,
         budget_tokens: settings.history_budget_tokens,
+        user_description: &context.chatter.persona,
+        reply_language: Some(reply_language),
     };
     build_prompt(&parts, count_tokens)
 }

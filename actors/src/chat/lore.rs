@@ -161,10 +161,11 @@ mod tests {
             let chatter = Chatter {
                 user_id: UserId::parse("ann1").unwrap_or_else(|e| panic!("{e}")),
                 user_name: "Ann".into(),
+                persona: String::new(),
+                language: "en".into(),
                 nsfw: false,
                 paid: false,
                 viewer: Viewer::Member,
-                language: "en".into(),
             };
             Self { character, lore, window: Vec::new(), chatter, settings: ChatSettings::default() }
         }
@@ -188,7 +189,7 @@ mod tests {
     /// The late system message holding the activated entries, if any.
     fn activated(prompt: &[PromptMessage]) -> Option<&str> {
         let last = prompt.last().filter(|m| m.role == PromptRole::System && prompt.len() > 1)?;
-        Some(last.content.as_str())
+        Some(last.content.as_str()).filter(|lore| lore.starts_with("What matters for your next reply:"))
     }
 
     #[test]
@@ -207,7 +208,8 @@ mod tests {
         let prompt = chat.say(Speaker::User, "Is that the LIGHTHOUSE lamp up there?");
         let lore = activated(&prompt).unwrap_or_else(|| panic!("no lore after the key: {prompt:?}"));
         assert!(lore.contains(LIGHTHOUSE) && !lore.contains(WRECK), "{lore}");
-        assert_eq!(prompt[prompt.len() - 2].content, "Is that the LIGHTHOUSE lamp up there?", "after the history");
+        assert_eq!(prompt[prompt.len() - 3].content, "Is that the LIGHTHOUSE lamp up there?", "after the history");
+        assert!(prompt[prompt.len() - 2].content.starts_with("Reply as Marisol"), "and the reply guide");
 
         chat.say(Speaker::Character, "It is. Sit by the fire.");
         let prompt = chat.say(Speaker::User, "The storm wrecked our boat.");

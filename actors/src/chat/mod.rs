@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod fair;
+pub mod language;
 pub mod lore;
 pub mod memory;
 pub mod metrics;
@@ -29,15 +30,20 @@ pub use engine::ChatEngine;
 #[derive(Debug, Clone)]
 pub struct Chatter {
     pub user_id: UserId,
+    /// The name characters know the user by: the persona's for this character when the
+    /// user set one (`Conversations::chatter`), else the account's.
     pub user_name: String,
+    /// What the user wrote about themselves in that persona (empty: nothing).
+    pub persona: String,
+    /// The interface language (`account::LANGUAGES`): the request's `language` header
+    /// when the call has one, else the account's setting. A new conversation's greeting is
+    /// written in it, and replies are in it when the user's messages do not tell their own.
+    pub language: String,
     /// The adult-content preference.
     pub nsfw: bool,
     /// A paid plan: unlimited messages and premium characters.
     pub paid: bool,
     pub viewer: Viewer,
-    /// The language a new conversation's greeting is written in (one of the ten): the
-    /// request's `language` header when the call has one, else the account's setting.
-    pub language: String,
 }
 
 impl Chatter {
@@ -67,6 +73,9 @@ pub enum ChatError {
     NoMemory,
     #[error("no conversation with this character")]
     NoConversation,
+    /// No persona is set for this character (or for every character).
+    #[error("no such persona")]
+    NoPersona,
     /// The session's account is gone (deleted meanwhile).
     #[error("please sign in")]
     NoAccount,
@@ -93,9 +102,11 @@ impl ChatError {
             ChatError::Refused(_) => ApiCode::InputContentIllegal,
             ChatError::Busy | ChatError::ModelBusy | ChatError::TooManyReplies => ApiCode::RateLimited,
             ChatError::OutOfCredits | ChatError::PremiumCharacter => ApiCode::NeedPay,
-            ChatError::NoCharacter | ChatError::NoMessage | ChatError::NoMemory | ChatError::NoConversation => {
-                ApiCode::NotFound
-            }
+            ChatError::NoCharacter
+            | ChatError::NoMessage
+            | ChatError::NoMemory
+            | ChatError::NoConversation
+            | ChatError::NoPersona => ApiCode::NotFound,
             ChatError::NoAccount => ApiCode::TokenInvalid,
             ChatError::Invalid(_) => ApiCode::ParamError,
             ChatError::Model(_) | ChatError::Store(_) | ChatError::Unavailable(_) => ApiCode::ServerError,

@@ -104,6 +104,13 @@ pub struct ChatRequest {
     /// [`FinishReason::Cancelled`], the embedded model frees its slot at the next token
     /// and the OpenAI-compatible request is dropped.
     pub cancel: CancellationToken,
+    /// How many leading messages the next request of the conversation will repeat as they
+    /// are (the system message and the history), when messages that change from turn to
+    /// turn follow them (a reply guide, activated lore). The embedded model keeps its state
+    /// after those rather than after the whole prompt, so the next turn starts from it;
+    /// `None`: the whole prompt is the part to keep. Providers without a prompt cache of
+    /// their own ignore it.
+    pub cache_prefix: Option<usize>,
 }
 
 impl ChatRequest {
@@ -116,7 +123,13 @@ impl ChatRequest {
             stop: Vec::new(),
             seed: None,
             cancel: CancellationToken::new(),
+            cache_prefix: None,
         }
+    }
+    /// The first `messages` messages are what the next turn repeats (`cache_prefix`).
+    pub fn cache_prefix(mut self, messages: usize) -> Self {
+        self.cache_prefix = Some(messages);
+        self
     }
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);

@@ -24,6 +24,7 @@ function documentedKind(value: string): string {
     if (part === 'null') nullable = true;
     else if (part.startsWith('"')) literals.push(part.slice(1, -1));
     else if (/^[-\d]/.test(part)) kinds.push('number');
+    else if (part === 'true' || part === 'false') kinds.push('boolean');
     else if (/^\[".*"\]$/.test(part)) kinds.push('string[]');
     else if (/^[A-Z]\w*(\[\])?$/.test(part)) kinds.push(part);
     else kinds.push(`other(${part})`);
@@ -120,12 +121,16 @@ describe('parseServerEvent', () => {
     const message = { messageId: '1763810000000101234', speaker: 'character', content: 'Hey there!', createdAt: 1763810000000 } as const;
     expect(
       parseServerEvent(
-        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000}}}',
+        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","cut":false,"message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000}}}',
       ),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', message } });
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', cut: false, message } });
     expect(
-      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","message":null}}'),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', message: null } });
+      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","cut":false,"message":null}}'),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', cut: false, message: null } });
+    // A reply the token limit stopped mid-sentence says so (issue 18): the screen offers Continue.
+    expect(
+      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"2","finishReason":"length","cut":true,"message":null}}'),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '2', finishReason: 'length', cut: true, message: null } });
     expect(parseServerEvent('{"event":"chatError","data":{"characterId":"gf-001","replyId":null,"code":40004,"msg":"no free messages"}}')).toEqual({
       event: 'chatError',
       data: { characterId: 'gf-001', replyId: null, code: 40004, msg: 'no free messages' },
@@ -142,8 +147,9 @@ describe('parseServerEvent', () => {
   });
 
   it.each([
-    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","message":null}}'],
-    ['a missing nullable field', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop"}}'],
+    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","cut":false,"message":null}}'],
+    ['a missing nullable field', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false}}'],
+    ['a cut flag that is not true or false', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"length","cut":"yes","message":null}}'],
     ['a message with an unknown speaker', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"1","speaker":"narrator","content":"x","createdAt":1}}}'],
     ['a message id sent as a number', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":1,"speaker":"user","content":"x","createdAt":1}}}'],
     ['a reply id that is neither text nor null', '{"event":"chatError","data":{"characterId":"a","replyId":5,"code":1,"msg":""}}'],

@@ -17,6 +17,7 @@ import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent }
 type FieldKind =
   | 'string'
   | 'number'
+  | 'boolean'
   | 'number|null'
   | 'string|null'
   | 'string[]'
@@ -40,8 +41,8 @@ export const SERVER_EVENT_SCHEMA = {
   chatMessage: { characterId: 'string', message: 'ChatMessage' },
   /** The next piece of a reply being written; `replyId` is the id the stored reply will have. */
   chatDelta: { characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
-  /** The reply is stored (`message` null: stopped before any text, nothing stored). */
-  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled' },
+  /** The reply is stored (`message` null: stopped before any text, nothing stored); `cut`: it stops mid-sentence at the token limit. */
+  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled', cut: 'boolean' },
   /** A chat action was refused, or the reply failed (its partial text is dropped). */
   chatError: { characterId: 'string', replyId: 'string|null', code: 'number', msg: 'string' },
   /** Messages were removed (the old reply, on regenerate, or a delete in another tab). */
@@ -76,6 +77,8 @@ type KindType<K extends FieldKind> = K extends 'string'
   ? string
   : K extends 'number'
     ? number
+    : K extends 'boolean'
+    ? boolean
     : K extends 'number|null'
       ? number | null
       : K extends 'string|null'
@@ -225,6 +228,8 @@ function readField(kind: FieldKind, value: unknown): unknown {
       return typeof value === 'string' ? value : NOT_VALID;
     case 'number':
       return isFiniteNumber(value) ? value : NOT_VALID;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : NOT_VALID;
     case 'number|null':
       return value === null || isFiniteNumber(value) ? value : NOT_VALID;
     case 'string|null':

@@ -7,6 +7,7 @@ import create from '../../public/locales/en/create.json';
 import images from '../../public/locales/en/images.json';
 import legal from '../../public/locales/en/legal.json';
 import payments from '../../public/locales/en/payments.json';
+import persona from '../../public/locales/en/persona.json';
 import topics from '../../public/locales/en/topics.json';
 import en from '../../public/locales/en/translation.json';
 import voice from '../../public/locales/en/voice.json';
@@ -15,7 +16,7 @@ import voice from '../../public/locales/en/voice.json';
 await i18n.use(initReactI18next).init({
   lng: 'en',
   fallbackLng: 'en',
-  resources: { en: { translation: en, legal, topics, payments, images, voice, create } },
+  resources: { en: { translation: en, legal, topics, payments, images, voice, create, persona } },
   interpolation: { escapeValue: false },
   react: { useSuspense: false },
 });

@@ -1,5 +1,6 @@
 import 'i18next';
 import type create from '../../public/locales/en/create.json';
+import type persona from '../../public/locales/en/persona.json';
 import type images from '../../public/locales/en/images.json';
 import type legal from '../../public/locales/en/legal.json';
 import type payments from '../../public/locales/en/payments.json';
@@ -19,6 +20,7 @@ declare module 'i18next' {
       images: typeof images;
       voice: typeof voice;
       create: typeof create;
+      persona: typeof persona;
     };
   }
 }

@@ -9,6 +9,7 @@ pub(crate) mod creation;
 mod images;
 pub mod login;
 pub mod pay;
+mod persona;
 mod reports;
 mod telemetry;
 mod user;
@@ -65,6 +66,9 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/memory/addMemory", web::post().to(chat::add_memory))
         .route("/user/v1/memory/updateMemory", web::post().to(chat::update_memory))
         .route("/user/v1/memory/deleteMemory", web::post().to(chat::delete_memory))
+        .route("/user/v1/persona/getPersonaList", web::post().to(persona::get_persona_list))
+        .route("/user/v1/persona/setPersona", web::post().to(persona::set_persona))
+        .route("/user/v1/persona/deletePersona", web::post().to(persona::delete_persona))
         .route("/user/v1/blog/getBlogList", web::post().to(blog::get_blog_list))
         .route("/user/v1/blog/getBlogInfo", web::post().to(blog::get_blog_info))
         .route("/user/v1/report/reportContent", web::post().to(reports::report_content))

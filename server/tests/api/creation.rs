@@ -816,6 +816,7 @@ async fn an_imported_cards_lorebook_reaches_the_prompt() {
     let prompt = reply_to(&mut socket, &model, &id, "Is that the lighthouse lamp up there?").await;
     let last = prompt.last().unwrap();
     assert!(last.starts_with("system: ") && last.contains(LIGHTHOUSE) && !last.contains(WRECK), "{prompt:?}");
-    assert_eq!(prompt[prompt.len() - 2], "user: Is that the lighthouse lamp up there?", "after the history");
+    assert_eq!(prompt[prompt.len() - 3], "user: Is that the lighthouse lamp up there?", "after the history");
+    assert!(prompt[prompt.len() - 2].starts_with("system: Reply as "), "and the reply guide (issue 18)");
     assert!(prompt[0].contains(CONSTANT), "the constant entry stays");
 }

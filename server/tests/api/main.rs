@@ -20,6 +20,7 @@ mod media;
 mod nowpayments;
 mod payments;
 mod paypal;
+mod persona;
 mod polish;
 mod realtime;
 mod sandbox;

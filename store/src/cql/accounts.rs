@@ -386,6 +386,7 @@ impl UserRepo for CqlStore {
         // Every clip of the user, in the user's one partition.
         self.delete_user_voice(id.as_str()).await?;
         self.run(&s.delete_credits, (id.as_str(),)).await?;
+        self.run(&self.statements.personas.delete_all, (id.as_str(),)).await?;
         // The account (with its ledger) goes before its claims, so a claim is never free
         // while an account still answers to it.
         self.run(&s.delete_account, (id.as_str(),)).await?;

@@ -18,6 +18,7 @@ mod ledger;
 mod media;
 mod moderation;
 mod payments;
+mod personas;
 mod telemetry;
 mod voice;
 
@@ -118,6 +119,7 @@ struct Statements {
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
+    personas: personas::Statements,
     voice: voice::Statements,
     ping: PreparedStatement,
 }
@@ -168,6 +170,7 @@ impl CqlStore {
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
+            personas: personas::Statements::prepare(&preparer).await?,
             voice: voice::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };

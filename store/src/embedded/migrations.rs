@@ -284,6 +284,15 @@ const STEPS: &[&str] = &[
     CREATE INDEX characters_by_creator ON characters (creator_id, created_at DESC, character_id)
         WHERE draft IS NOT NULL;
     CREATE INDEX characters_in_review ON characters (status_at, character_id) WHERE status = 'review';",
+    // 14: the user's personas (issue 18): one for every character (character_id '') and at
+    // most one per character; they go with the account.
+    "CREATE TABLE user_personas (
+        user_id       TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+        character_id  TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        description   TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id)
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -68,6 +68,9 @@ struct Shared {
 /// One reply waiting for, or holding, a slot.
 struct Job {
     prompt: Vec<u32>,
+    /// Where the part of the prompt the next turn repeats ends (`ChatRequest::cache_prefix`),
+    /// in tokens, when something follows it: the prefix cache keeps the state there.
+    cache_at: Option<usize>,
     max_tokens: usize,
     sampling: Sampling,
     seed: u64,
@@ -240,16 +243,26 @@ impl EmbeddedChatModel {
 
     /// The prompt for `messages` as token ids, trimmed to leave room for the reply: the
     /// oldest messages after the system prompt go first, the last message always stays.
-    fn prompt(&self, messages: &[ChatMessage], max_tokens: usize) -> Result<Vec<u32>, AiError> {
+    /// With `cache_prefix` (messages), also the token length of those messages when more
+    /// follows them: where the prefix cache is to keep the state.
+    fn prompt(
+        &self,
+        messages: &[ChatMessage],
+        max_tokens: usize,
+        cache_prefix: Option<usize>,
+    ) -> Result<(Vec<u32>, Option<usize>), AiError> {
         let tokenizer = &self.shared.tokenizer;
         let window = self.shared.context_window;
         let reserve = max_tokens.min(window / 4).max(1);
         let mut head = Vec::new();
         let mut turns = messages.iter();
+        // Messages of `messages` that `head` holds (the system message, when there is one).
+        let mut in_head = 0;
         match messages.first() {
             Some(first) if first.role == Role::System => {
                 head = tokenizer.encode_turn(first.role.as_str(), &first.content)?;
                 turns.next();
+                in_head = 1;
             }
             _ => {
                 if let Some(system) = tokenizer.default_system_prompt() {
@@ -273,11 +286,17 @@ impl EmbeddedChatModel {
         if dropped > 0 {
             tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
         }
+        // The repeated part ends after `cache_prefix` messages, when it is not the whole
+        // prompt and no message of it was dropped.
+        let cache_at = cache_prefix
+            .and_then(|n| n.checked_sub(in_head))
+            .filter(|&kept_turns| kept_turns > dropped && kept_turns < turns.len())
+            .map(|kept_turns| head.len() + turns[dropped..kept_turns].iter().map(Vec::len).sum::<usize>());
         let mut ids = Vec::with_capacity(total);
         ids.extend(head);
         turns.into_iter().skip(dropped).for_each(|turn| ids.extend(turn));
         ids.extend(tail);
-        Ok(ids)
+        Ok((ids, cache_at))
     }
 }
 
@@ -314,7 +333,7 @@ impl ChatModel for EmbeddedChatModel {
             return Ok(TokenStream::finished(FinishReason::Cancelled));
         }
         let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens) as usize;
-        let prompt = self.prompt(&request.messages, max_tokens)?;
+        let (prompt, cache_at) = self.prompt(&request.messages, max_tokens, request.cache_prefix)?;
         let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
         let sampling = if temperature <= 1e-4 {
@@ -329,6 +348,7 @@ impl ChatModel for EmbeddedChatModel {
         let cancel = request.cancel.clone();
         self.scheduler.submit(Job {
             prompt,
+            cache_at,
             max_tokens,
             sampling,
             seed,
@@ -435,6 +455,8 @@ struct Session {
     generated: usize,
     /// The logits after the prompt, when the prefix cache held all of it.
     cached_logits: Option<Tensor>,
+    /// Where the prefix cache keeps the state (`Job::cache_at`); `None`: after the whole prompt.
+    cache_at: Option<usize>,
     utf8: Utf8Decoder,
     stop: StopMatcher,
     started: Instant,
@@ -459,6 +481,7 @@ impl Session {
             fed,
             generated: 0,
             cached_logits,
+            cache_at: job.cache_at.filter(|&at| at > fed && at < job.prompt.len()),
             utf8: Utf8Decoder::default(),
             stop: StopMatcher::new(&job.stop),
             started: Instant::now(),
@@ -491,17 +514,24 @@ impl Session {
             Some(logits) => logits,
             None => {
                 let (start, end) = if self.fed < self.prompt_len {
-                    (self.fed, (self.fed + PREFILL_CHUNK).min(self.prompt_len))
+                    // A chunk ends where the state is to be kept, if it falls inside it.
+                    let chunk_end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
+                    (self.fed, self.cache_at.filter(|&at| at > self.fed).map_or(chunk_end, |at| at.min(chunk_end)))
                 } else {
                     (self.fed, self.fed + 1)
                 };
                 let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
                 let logits = self.model.forward(&input, start)?;
                 self.fed = end;
+                if self.cache_at == Some(end) {
+                    // The part the next turn repeats is in: it starts from here (and a
+                    // regenerate feeds only what follows it).
+                    prompts.keep(&self.tokens[..end], (self.model.clone(), logits.clone()));
+                }
                 if self.fed < self.prompt_len {
                     return Ok(None);
                 }
-                if start < self.prompt_len {
+                if start < self.prompt_len && self.cache_at.is_none() {
                     // The prompt is in: the next turn or a regenerate starts from here.
                     prompts.keep(&self.tokens[..self.prompt_len], (self.model.clone(), logits.clone()));
                 }

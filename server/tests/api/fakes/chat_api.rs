@@ -8,40 +8,73 @@ use std::time::Duration;
 
 use actix_web::{App, HttpResponse, HttpServer, web};
 use futures_util::StreamExt;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::loopback;
+
+/// What marks a prompt the fake fails (HTTP 500, as a provider's outage answers), so a test
+/// can make one reply fail.
+pub const FAIL_MARK: &str = "[fail]";
 
 pub struct ChatApiFake {
     /// `http://127.0.0.1:PORT/v1`, for the OpenAI provider's `base_url`.
     pub base_url: String,
     requests: Arc<Mutex<Vec<Value>>>,
+    reply: Arc<Mutex<Reply>>,
 }
 
-/// What the fake answers: the reply's pieces, and the pause before each one after the first.
+/// What the fake answers: the reply's pieces (one delta each), the pause before each piece
+/// after the first, and why it ended (`stop`, or `length` as a provider reports the token
+/// limit). A numbered fake answers request number n with "Reply number n." instead, so
+/// every reply, version and continuation differs.
 #[derive(Clone)]
 struct Reply {
     pieces: Vec<String>,
     gap: Duration,
+    finish_reason: String,
+    numbered: bool,
+}
+
+impl Default for Reply {
+    fn default() -> Self {
+        Reply {
+            pieces: vec!["The gulls ".into(), "know the way.".into()],
+            gap: Duration::ZERO,
+            finish_reason: "stop".into(),
+            numbered: false,
+        }
+    }
 }
 
 async fn completions(
     requests: web::Data<Arc<Mutex<Vec<Value>>>>,
-    reply: web::Data<Reply>,
+    reply: web::Data<Arc<Mutex<Reply>>>,
     body: web::Json<Value>,
 ) -> HttpResponse {
-    requests.lock().unwrap().push(body.into_inner());
-    let mut events: Vec<String> = reply
-        .pieces
+    let body = body.into_inner();
+    let fail = body["messages"]
+        .as_array()
+        .is_some_and(|messages| messages.iter().any(|m| m["content"].as_str().is_some_and(|c| c.contains(FAIL_MARK))));
+    let n = {
+        let mut requests = requests.lock().unwrap();
+        requests.push(body);
+        requests.len()
+    };
+    if fail {
+        return HttpResponse::InternalServerError().json(json!({"error": {"message": "down"}}));
+    }
+    let reply = reply.lock().unwrap().clone();
+    let pieces = if reply.numbered { vec!["Reply number ".to_owned(), format!("{n}.")] } else { reply.pieces };
+    let mut events: Vec<String> = pieces
         .iter()
         .enumerate()
         .map(|(i, piece)| {
-            let role = if i == 0 { r#""role":"assistant","# } else { "" };
-            format!(r#"{{"choices":[{{"index":0,"delta":{{{role}"content":{}}}}}]}}"#, Value::from(piece.as_str()))
+            let delta = if i == 0 { json!({"role": "assistant", "content": piece}) } else { json!({"content": piece}) };
+            json!({"choices": [{"index": 0, "delta": delta}]}).to_string()
         })
         .collect();
-    events.push(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#.to_owned());
-    events.push("[DONE]".to_owned());
+    events.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}]}).to_string());
+    events.push("[DONE]".into());
     let gap = reply.gap;
     // Each piece is its own chunk, sent `gap` after the one before (a reply being written).
     let chunks = futures_util::stream::iter(events.into_iter().enumerate()).then(move |(i, event)| async move {
@@ -55,20 +88,30 @@ async fn completions(
 
 impl ChatApiFake {
     pub async fn start() -> ChatApiFake {
-        Self::start_with(&["The gulls ", "know the way."], Duration::ZERO).await
+        Self::serve(Reply::default()).await
     }
 
     /// A fake whose reply is `pieces`, streamed `gap` apart (a reply still being written
     /// while the test looks).
     pub async fn start_with(pieces: &[&str], gap: Duration) -> ChatApiFake {
+        Self::serve(Reply { pieces: pieces.iter().map(|p| (*p).to_owned()).collect(), gap, ..Reply::default() }).await
+    }
+
+    /// A fake whose replies are numbered ("Reply number 3.").
+    pub async fn start_numbered() -> ChatApiFake {
+        Self::serve(Reply { numbered: true, ..Reply::default() }).await
+    }
+
+    async fn serve(reply: Reply) -> ChatApiFake {
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let reply = Arc::new(Mutex::new(reply));
         let data = web::Data::new(requests.clone());
-        let reply = web::Data::new(Reply { pieces: pieces.iter().map(|p| (*p).to_owned()).collect(), gap });
+        let reply_data = web::Data::new(reply.clone());
         let (listener, base) = loopback();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
-                .app_data(reply.clone())
+                .app_data(reply_data.clone())
                 .route("/v1/chat/completions", web::post().to(completions))
         })
         .workers(1)
@@ -76,7 +119,16 @@ impl ChatApiFake {
         .unwrap()
         .run();
         actix_rt::spawn(server);
-        ChatApiFake { base_url: format!("{base}/v1"), requests }
+        ChatApiFake { base_url: format!("{base}/v1"), requests, reply }
+    }
+
+    /// From now on the fake answers `pieces` (one delta each), ended with `finish_reason`
+    /// (`"stop"`, or `"length"`: the token limit stopped it).
+    pub fn reply_with(&self, pieces: &[&str], finish_reason: &str) {
+        let mut reply = self.reply.lock().unwrap();
+        reply.pieces = pieces.iter().map(|p| (*p).to_owned()).collect();
+        reply.finish_reason = finish_reason.to_owned();
+        reply.numbered = false;
     }
 
     /// The `messages` of every request so far, oldest first, each joined into one text per

@@ -11,6 +11,7 @@ import { Composer } from '@/features/chat/components/composer';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
 import { GreetingChoices } from '@/features/chat/components/greeting-choices';
 import { MemoriesPanel } from '@/features/chat/components/memories-panel';
+import { PersonaButton, PersonaDialog } from '@/features/chat/components/persona-dialog';
 import { MessageList, type VoiceControls } from '@/features/chat/components/message-list';
 import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
 import { Lightbox, type LightboxImage } from '@/features/images/components/lightbox';
@@ -51,6 +52,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   const wide = useMediaQuery(MEMORIES_OPEN_FROM);
   const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
   const [character, setCharacter] = useState<Character | null>(null);
+  const [personaOpen, setPersonaOpen] = useState(false);
 
   // On a phone the panel is a sheet over the chat: it opens only when asked for.
   useEffect(() => {
@@ -171,6 +173,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
               </span>
             )}
           </div>
+          <PersonaButton className={styles.iconButton} onClick={() => setPersonaOpen(true)} />
           <button
             type="button"
             className={styles.iconButton}
@@ -215,6 +218,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
       </section>
       {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
       <ReportDialog target={reporting} onClose={() => setReporting(null)} />
+      <PersonaDialog open={personaOpen} characterId={characterId} characterName={name} onClose={() => setPersonaOpen(false)} />
       <PictureDialog open={askingPicture} characterId={characterId} characterName={name} onClose={() => setAskingPicture(false)} />
       <Lightbox image={viewing?.image ?? null} caption={viewing?.caption ?? name} onClose={() => setViewing(null)} />
     </div>

@@ -6,6 +6,7 @@ import { SettingsIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
 import { DeleteAccountSection } from '@/features/settings/components/delete-account-section';
 import { PasswordSection } from '@/features/settings/components/password-section';
+import { PersonaSection } from '@/features/settings/components/persona-section';
 import { PlanSection } from '@/features/settings/components/plan-section';
 import { PreferencesSection } from '@/features/settings/components/preferences-section';
 import { ProfileSection } from '@/features/settings/components/profile-section';
@@ -71,6 +72,7 @@ export default function SettingsPage() {
     content = (
       <>
         <ProfileSection detail={account.detail} onChange={account.patch} />
+        <PersonaSection accountName={account.detail.userName} />
         <PlanSection />
         <PasswordSection detail={account.detail} onChange={account.patch} />
         <PreferencesSection detail={account.detail} onChange={account.patch} />

@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '@/components/button';
+import { Spinner } from '@/components/splash';
+import { getPersonaList, type UserPersona } from '@/features/settings/api/persona';
+import { PersonaForm } from '@/features/settings/components/persona-form';
+import styles from '@/features/settings/components/settings-page.module.css';
+
+/**
+ * Settings: the persona for every character (issue 18), the name characters call the user
+ * and what they know of them. A character's own persona is set from its chat.
+ */
+export function PersonaSection({ accountName }: { accountName: string }) {
+  const { t } = useTranslation('persona');
+  const [personas, setPersonas] = useState<UserPersona[] | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  const load = () => {
+    setFailed(false);
+    getPersonaList()
+      .then((envelope) => (envelope.success ? setPersonas(envelope.data) : setFailed(true)))
+      .catch(() => setFailed(true));
+  };
+  useEffect(load, []);
+
+  const everyone = personas?.find((p) => p.characterId === null) ?? null;
+  const ownCount = personas?.filter((p) => p.characterId !== null).length ?? 0;
+  const replace = (persona: UserPersona | null) =>
+    setPersonas((list) => [...(persona ? [persona] : []), ...(list ?? []).filter((p) => p.characterId !== null)]);
+
+  return (
+    <section className={styles.card} aria-labelledby="settings-persona" data-testid="settings-persona">
+      <h2 id="settings-persona" className={styles.cardTitle}>
+        {t('sectionTitle')}
+      </h2>
+      <p className={styles.muted}>{t('sectionText')}</p>
+      {failed ? (
+        <div>
+          <p className={styles.muted}>{t('loadFailed')}</p>
+          <Button variant="secondary" size="small" onClick={load}>
+            {t('retry')}
+          </Button>
+        </div>
+      ) : personas === null ? (
+        <Spinner label={t('loading')} />
+      ) : (
+        <PersonaForm
+          key={everyone ? 'stored' : 'none'}
+          characterId={null}
+          stored={everyone}
+          suggestedName={accountName}
+          onChange={replace}
+          removeLabel={t('removeEveryone')}
+          testId="persona-form"
+        />
+      )}
+      <p className={styles.faint}>{ownCount > 0 ? t('ownCount', { count: ownCount }) : t('perCharacterHint')}</p>
+    </section>
+  );
+}
