@@ -284,6 +284,24 @@ const STEPS: &[&str] = &[
     CREATE INDEX characters_by_creator ON characters (creator_id, created_at DESC, character_id)
         WHERE draft IS NOT NULL;
     CREATE INDEX characters_in_review ON characters (status_at, character_id) WHERE status = 'review';",
+    // 13: reply versions (swipes, issue 18): every text written for the reply to one user
+    // message (the parent), by index, and which one the conversation holds.
+    "CREATE TABLE reply_alternatives (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        parent_id      INTEGER NOT NULL,
+        idx            INTEGER NOT NULL,
+        content        TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id, parent_id, idx)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE reply_choices (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        parent_id      INTEGER NOT NULL,
+        chosen         INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, parent_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {
