@@ -127,8 +127,8 @@ describe('an edit of the message the newest reply answers', () => {
     const { calls } = renderList(thread(conversation()));
     const edit = async (content: string) => {
       const mine = screen.getAllByTestId('chat-message').find((row) => row.dataset.speaker === 'user')!;
-      fireEvent.click(mine.querySelector('button[aria-label="Edit"]')!);
-      fireEvent.change(screen.getByRole('textbox', { name: 'Edit' }), { target: { value: content } });
+      fireEvent.click(mine.querySelector('button[aria-label="Edit message"]')!);
+      fireEvent.change(screen.getByRole('textbox', { name: 'Edit message' }), { target: { value: content } });
       fireEvent.click(screen.getByRole('button', { name: 'Save' }));
       await waitFor(() => expect(screen.getByTestId('regenerate-offer')).toBeInTheDocument());
     };
@@ -142,14 +142,15 @@ describe('an edit of the message the newest reply answers', () => {
     fireEvent.click(screen.getByTestId('regenerate-offer-accept'));
     expect(calls.regenerate).toHaveBeenCalledTimes(1);
     expect(screen.queryByTestId('regenerate-offer')).toBeNull();
-  });
+    // Two edits on a busy machine take a while.
+  }, 30_000);
 
   it('of an older message offers nothing', async () => {
     const messages = [...conversation(), said(4, 'user', 'And then?'), said(5, 'character', 'Then the storm came.')];
     const { calls } = renderList(thread(messages));
     const older = screen.getAllByTestId('chat-message').find((row) => row.dataset.messageId === id(2))!;
-    fireEvent.click(older.querySelector('button[aria-label="Edit"]')!);
-    fireEvent.change(screen.getByRole('textbox', { name: 'Edit' }), { target: { value: 'Changed' } });
+    fireEvent.click(older.querySelector('button[aria-label="Edit message"]')!);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Edit message' }), { target: { value: 'Changed' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(calls.edit).toHaveBeenCalled());
     expect(screen.queryByTestId('regenerate-offer')).toBeNull();
