@@ -55,7 +55,6 @@ pub enum ClientAction {
     },
 }
 
-
 /// Why a frame is not an action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ActionError {

@@ -188,7 +188,10 @@ impl CharacterActor {
                 {
                     window.push(message.clone());
                 }
-                let event = ServerEvent::ChatMessage { character_id: self.character_id.clone(), message: view(&message, swipes) };
+                let event = ServerEvent::ChatMessage {
+                    character_id: self.character_id.clone(),
+                    message: view(&message, swipes),
+                };
                 self.publish(ctx, user_id, event);
                 self.changed_elsewhere(ctx, user_id);
             }
@@ -315,7 +318,8 @@ impl Handler<Swipe> for CharacterActor {
                         held.content = chosen.content.clone();
                     }
                     let view = view(&chosen, Some(swipes));
-                    let event = ServerEvent::ChatMessage { character_id: actor.character_id.clone(), message: view.clone() };
+                    let event =
+                        ServerEvent::ChatMessage { character_id: actor.character_id.clone(), message: view.clone() };
                     actor.publish(ctx, &user_id, event);
                     actor.changed_elsewhere(ctx, &user_id);
                     Ok(view)

@@ -325,7 +325,8 @@ mod tests {
             content: content.into(),
             image: None,
         };
-        let window = [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
+        let window =
+            [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
         let context = |continues| ReplyContext {
             chatter: &chatter,
             character: &character,

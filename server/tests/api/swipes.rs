@@ -212,7 +212,10 @@ async fn versions_continue_and_edit_then_regenerate(kind: StoreKind) {
     let events = until_reply_ends(&mut socket).await;
     assert_eq!(named(&events, "chatError").len(), 1, "{events:?}");
     let restored = event_where(&mut socket, "chatMessage", |d| d["message"]["speaker"] == "character").await;
-    assert_eq!((restored["message"]["content"].clone(), restored["message"]["swipes"].clone()), (next["content"].clone(), swipes(0, 2)));
+    assert_eq!(
+        (restored["message"]["content"].clone(), restored["message"]["swipes"].clone()),
+        (next["content"].clone(), swipes(0, 2))
+    );
     let page = newest(&app, &voucher).await;
     assert_eq!((page[0]["content"].clone(), page[0]["swipes"].clone()), (next["content"].clone(), swipes(0, 2)));
     assert_eq!(credits_left(&app, &voucher).await, credits, "the failed version's message came back");

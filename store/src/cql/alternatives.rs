@@ -67,7 +67,9 @@ impl Statements {
             delete_pair_versions: p
                 .prepare(&format!("DELETE FROM reply_alternatives WHERE {pair}"), Kind::Idempotent)
                 .await?,
-            delete_pair_choices: p.prepare(&format!("DELETE FROM reply_choices WHERE {pair}"), Kind::Idempotent).await?,
+            delete_pair_choices: p
+                .prepare(&format!("DELETE FROM reply_choices WHERE {pair}"), Kind::Idempotent)
+                .await?,
         })
     }
 }

@@ -22,7 +22,11 @@ async fn versions_of_a_reply_are_kept_in_order_and_the_newest_is_chosen() {
     assert_eq!(versions.add_alternative(&ann, &mia, parent, "first").await.unwrap(), 0);
     assert_eq!(versions.add_alternative(&ann, &mia, parent, "second").await.unwrap(), 1);
     assert_eq!(versions.add_alternative(&ann, &mia, parent, "third").await.unwrap(), 2);
-    let expected = ReplyAlternatives { parent_id: parent, chosen: 2, texts: vec!["first".into(), "second".into(), "third".into()] };
+    let expected = ReplyAlternatives {
+        parent_id: parent,
+        chosen: 2,
+        texts: vec!["first".into(), "second".into(), "third".into()],
+    };
     assert_eq!(versions.alternatives(&ann, &mia, parent).await.unwrap(), Some(expected));
 
     // Other pairs and other parents hold nothing of these.
@@ -46,7 +50,11 @@ async fn choosing_and_continuing_a_version_change_only_that_version() {
     assert_eq!(versions.alternatives(&ann, &mia, parent).await.unwrap().unwrap().chosen, 0);
     assert!(!versions.choose_alternative(&ann, &mia, parent, 3).await.unwrap(), "no such version");
     assert!(!versions.choose_alternative(&ann, &mia, MessageId::from_raw(1), 0).await.unwrap(), "no such parent");
-    assert_eq!(versions.alternatives(&ann, &mia, parent).await.unwrap().unwrap().chosen, 0, "a refused choice changes nothing");
+    assert_eq!(
+        versions.alternatives(&ann, &mia, parent).await.unwrap().unwrap().chosen,
+        0,
+        "a refused choice changes nothing"
+    );
 
     assert!(versions.set_alternative(&ann, &mia, parent, 1, "b, continued").await.unwrap());
     assert!(!versions.set_alternative(&ann, &mia, parent, 9, "nothing").await.unwrap());
@@ -101,7 +109,9 @@ async fn concurrent_versions_of_one_reply_each_get_their_own_index() {
     let parent = MessageId::from_raw(5000);
     let writes = (0..6).map(|i| {
         let (store, ann, mia) = (store.clone(), ann.clone(), mia.clone());
-        tokio::spawn(async move { store.alternatives.add_alternative(&ann, &mia, parent, &format!("v{i}")).await.unwrap() })
+        tokio::spawn(
+            async move { store.alternatives.add_alternative(&ann, &mia, parent, &format!("v{i}")).await.unwrap() },
+        )
     });
     let mut indexes: Vec<u32> = Vec::new();
     for write in writes {

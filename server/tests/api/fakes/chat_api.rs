@@ -35,9 +35,9 @@ pub const FAIL_MARK: &str = "[fail]";
 /// continuation differs; fails a prompt holding `FAIL_MARK`, as a provider's outage would.
 async fn numbered(requests: web::Data<Arc<Mutex<Vec<Value>>>>, body: web::Json<Value>) -> HttpResponse {
     let body = body.into_inner();
-    let fail = body["messages"].as_array().is_some_and(|messages| {
-        messages.iter().any(|m| m["content"].as_str().is_some_and(|c| c.contains(FAIL_MARK)))
-    });
+    let fail = body["messages"]
+        .as_array()
+        .is_some_and(|messages| messages.iter().any(|m| m["content"].as_str().is_some_and(|c| c.contains(FAIL_MARK))));
     let n = {
         let mut requests = requests.lock().unwrap();
         requests.push(body);
