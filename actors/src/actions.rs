@@ -4,7 +4,7 @@
 //! answered with an `error` event and the socket stays open.
 
 use amora_domain::character::CharacterId;
-use amora_domain::chat::MessageText;
+use amora_domain::chat::{EntryId, MessageText};
 use amora_domain::code::ApiCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -39,6 +39,19 @@ pub enum ClientAction {
     SaveMemories {
         #[ts(as = "String")]
         character_id: CharacterId,
+    },
+    /// Writes the rest of the newest reply into the same message.
+    ChatContinue {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+    /// Makes version `index` (from 0) of the newest reply the one the conversation holds.
+    ChatSwipe {
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        index: u32,
     },
 }
 
@@ -89,8 +102,8 @@ struct Envelope {
 
 impl ClientAction {
     /// Every action's name, as the wire writes it.
-    pub const NAMES: [&'static str; 6] =
-        ["ping", "getBalance", "chatSend", "chatStop", "chatRegenerate", "saveMemories"];
+    pub const NAMES: [&'static str; 8] =
+        ["ping", "getBalance", "chatSend", "chatStop", "chatRegenerate", "saveMemories", "chatContinue", "chatSwipe"];
 
     /// Parses one text frame: its fields are checked here (ids, message text), once.
     pub fn parse(text: &str) -> Result<ClientAction, ActionError> {
@@ -119,6 +132,8 @@ impl ClientAction {
             ClientAction::ChatStop { .. } => "chatStop",
             ClientAction::ChatRegenerate { .. } => "chatRegenerate",
             ClientAction::SaveMemories { .. } => "saveMemories",
+            ClientAction::ChatContinue { .. } => "chatContinue",
+            ClientAction::ChatSwipe { .. } => "chatSwipe",
         }
     }
 }
@@ -134,7 +149,7 @@ mod tests {
         assert_eq!(ClientAction::parse(r#"{"action":"getBalance","data":null}"#), Ok(ClientAction::GetBalance {}));
         let send = ClientAction::parse(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"Hi"}}"#);
         assert!(matches!(send, Ok(ClientAction::ChatSend { .. })));
-        for name in ["chatStop", "chatRegenerate", "saveMemories"] {
+        for name in ["chatStop", "chatRegenerate", "saveMemories", "chatContinue"] {
             let text = format!(r#"{{"action":"{name}","data":{{"characterId":"gf-001"}}}}"#);
             assert_eq!(ClientAction::parse(&text).map(|a| a.name()), Ok(name));
         }
@@ -150,6 +165,12 @@ mod tests {
         assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"no spaces","content":"x"}}"#), Some(10001));
         assert_eq!(code(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"  "}}"#), Some(10001));
         assert_eq!(code(r#"{"action":"chatStop","data":[]}"#), Some(10001));
+        let swipe = |data: &str| code(&format!(r#"{{"action":"chatSwipe","data":{data}}}"#));
+        assert_eq!(swipe(r#"{"characterId":"gf-001","messageId":"1763","index":1}"#), None);
+        assert_eq!(swipe(r#"{"characterId":"gf-001","messageId":"1763","index":-1}"#), Some(10001));
+        assert_eq!(swipe(r#"{"characterId":"gf-001","messageId":"x1","index":0}"#), Some(10001));
+        assert_eq!(swipe(r#"{"characterId":"gf-001","messageId":1763,"index":0}"#), Some(10001), "ids are strings");
+        assert_eq!(swipe(r#"{"characterId":"gf-001","messageId":"1763"}"#), Some(10001), "no index");
     }
 
     #[test]
@@ -174,6 +195,8 @@ mod tests {
             ClientAction::ChatStop { character_id: id() },
             ClientAction::ChatRegenerate { character_id: id() },
             ClientAction::SaveMemories { character_id: id() },
+            ClientAction::ChatContinue { character_id: id() },
+            ClientAction::ChatSwipe { character_id: id(), message_id: EntryId::from_raw(1_763_000), index: 2 },
         ];
         let names: Vec<_> = all.iter().map(ClientAction::name).collect();
         assert_eq!(names, ClientAction::NAMES);

@@ -17,9 +17,9 @@ use serde::Serialize;
 
 use crate::actions::ClientAction;
 use crate::character::{
-    AddMemory, AddPicture, CharacterActor, ChooseGreeting, DeleteConversation, DeleteMemory, DeleteMessage,
-    EditMessage, FindMessage, History, Memories, Regenerate, ReplyInFlight, SaveMemories, Send, StopReply,
-    UpdateMemory,
+    AddMemory, AddPicture, CharacterActor, ChooseGreeting, Continue, DeleteConversation, DeleteMemory, DeleteMessage,
+    EditMessage, FindMessage, History, Memories, NewestSwipes, Regenerate, ReplyInFlight, SaveMemories, Send,
+    StopReply, Swipe, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -145,6 +145,26 @@ impl Conversations {
         self.character(character_id).await?.send(Regenerate { chatter }).await?
     }
 
+    /// `chatContinue`: the rest of the newest reply, into the same message.
+    pub async fn continue_reply(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
+        let chatter = self.chatter(user_id, Some(character_id)).await?;
+        self.character(character_id).await?.send(Continue { chatter }).await?
+    }
+
+    /// `chatSwipe`: version `index` of the newest reply becomes the one the conversation holds.
+    pub async fn swipe(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        message_id: MessageId,
+        index: u32,
+    ) -> Result<MessageView, ChatError> {
+        // Who may see the character is checked as for every turn.
+        self.visible_character(user_id, character_id).await?;
+        let swipe = Swipe { user_id: user_id.clone(), message_id, index };
+        self.character(character_id).await?.send(swipe).await?
+    }
+
     pub async fn stop(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
         self.character(character_id).await?.send(StopReply { user_id: user_id.clone() }).await?
     }
@@ -207,9 +227,17 @@ impl Conversations {
             Some(_) => None,
         };
         let messages = character.send(History { chatter, before, limit }).await??;
+        let mut views: Vec<MessageView> = messages.iter().map(MessageView::from).collect();
+        // The newest reply shows its versions (swipes); only the first page holds it.
+        if before.is_none()
+            && let Some((reply_id, swipes)) = character.send(NewestSwipes { user_id: user_id.clone() }).await??
+            && let Some(view) = views.iter_mut().find(|view| view.message_id == reply_id)
+        {
+            view.swipes = Some(swipes);
+        }
         Ok(MessagePage {
             has_more: messages.len() == limit,
-            messages: messages.iter().map(MessageView::from).collect(),
+            messages: views,
             credits_left,
             replying: replying.map(|(reply_id, content)| ReplyingView { reply_id, content }),
         })
@@ -424,6 +452,14 @@ impl Conversations {
             }
             ClientAction::SaveMemories { character_id } => {
                 let result = self.save_memories(user_id, &character_id).await;
+                (character_id, result)
+            }
+            ClientAction::ChatContinue { character_id } => {
+                let result = self.continue_reply(user_id, &character_id).await;
+                (character_id, result)
+            }
+            ClientAction::ChatSwipe { character_id, message_id, index } => {
+                let result = self.swipe(user_id, &character_id, message_id, index).await.map(|_| ());
                 (character_id, result)
             }
         };

@@ -7,7 +7,7 @@ use amora_domain::code::ApiCode;
 use ts_rs::{Config, TS};
 
 use crate::actions::ClientAction;
-use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName};
+use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName, SwipeView};
 use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
 use crate::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
 use crate::voice::{VoicePart, VoiceView};
@@ -25,6 +25,7 @@ pub fn typescript() -> String {
     let decls = [
         SpeakerName::decl(&cfg),
         MessageImageView::decl(&cfg),
+        SwipeView::decl(&cfg),
         MessageView::decl(&cfg),
         MemoryOriginName::decl(&cfg),
         MemoryView::decl(&cfg),

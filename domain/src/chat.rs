@@ -100,6 +100,14 @@ impl Serialize for EntryId {
     }
 }
 
+/// Read back as the wire writes it: a string of digits (`EntryId::parse`).
+impl<'de> serde::Deserialize<'de> for EntryId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        EntryId::parse(&raw, "id").map_err(serde::de::Error::custom)
+    }
+}
+
 impl std::fmt::Display for EntryId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)

@@ -588,6 +588,67 @@ pub trait ConversationRepo: Send + Sync {
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<bool>;
 }
 
+/// The versions of one reply (swipes): every text written for the reply to one user message
+/// (its parent), oldest first, and which one the conversation holds. Kept by parent so that
+/// branching can come later; a reply nobody wrote again has none stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyAlternatives {
+    pub parent_id: MessageId,
+    /// Index into `texts` of the version the conversation holds.
+    pub chosen: u32,
+    pub texts: Vec<String>,
+}
+
+/// Reply versions per user–character pair, keyed by the parent message they answer, with
+/// the chosen index. The conversation's own message row holds the chosen text; these are
+/// what the user may switch between.
+#[async_trait]
+pub trait ReplyAlternativeRepo: Send + Sync {
+    /// The versions of the reply to `parent_id`; `None` when none are stored.
+    async fn alternatives(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        parent_id: MessageId,
+    ) -> StoreResult<Option<ReplyAlternatives>>;
+    /// Stores `content` as the next version of the reply to `parent_id` and makes it the
+    /// chosen one; answers its index (0 for the first).
+    async fn add_alternative(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        parent_id: MessageId,
+        content: &str,
+    ) -> StoreResult<u32>;
+    /// Makes version `index` the chosen one; false when there is no such version.
+    async fn choose_alternative(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        parent_id: MessageId,
+        index: u32,
+    ) -> StoreResult<bool>;
+    /// Replaces the text of version `index` (the reply was continued); false when there is
+    /// no such version.
+    async fn set_alternative(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        parent_id: MessageId,
+        index: u32,
+        content: &str,
+    ) -> StoreResult<bool>;
+    /// Deletes the versions of the replies to `parent_ids` (those messages were deleted).
+    async fn delete_alternatives(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        parent_ids: &[MessageId],
+    ) -> StoreResult<()>;
+    /// Deletes every reply version of the pair (the conversation was deleted).
+    async fn delete_pair_alternatives(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<()>;
+}
+
 /// How a memory came to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -951,6 +1012,8 @@ pub struct Store {
     pub suspensions: Arc<dyn SuspensionRepo>,
     pub ledger: Arc<dyn LedgerRepo>,
     pub conversations: Arc<dyn ConversationRepo>,
+    /// Reply versions (swipes), by the message they answer.
+    pub alternatives: Arc<dyn ReplyAlternativeRepo>,
     pub memories: Arc<dyn MemoryRepo>,
     /// The user's personas (issue 18).
     pub personas: Arc<dyn PersonaRepo>,
@@ -979,6 +1042,7 @@ impl Store {
             + SuspensionRepo
             + LedgerRepo
             + ConversationRepo
+            + ReplyAlternativeRepo
             + MemoryRepo
             + PersonaRepo
             + MessageCreditRepo
@@ -1003,6 +1067,7 @@ impl Store {
             suspensions: shared.clone(),
             ledger: shared.clone(),
             conversations: shared.clone(),
+            alternatives: shared.clone(),
             memories: shared.clone(),
             personas: shared.clone(),
             message_credits: shared.clone(),

@@ -252,6 +252,7 @@ impl Handler<EditMessage> for CharacterActor {
                         content,
                         created_at: message_id.unix_millis(),
                         image: None,
+                        swipes: None,
                     })
                 }),
             )
@@ -321,6 +322,8 @@ impl Handler<DeleteMessage> for CharacterActor {
                 async move {
                     own_message(&engine, &user, &character_id, message_id, held).await?;
                     engine.store().conversations.delete_messages(&user, &character_id, &[message_id]).await?;
+                    // The versions of the reply to it answered a message that is gone.
+                    engine.store().alternatives.delete_alternatives(&user, &character_id, &[message_id]).await?;
                     Ok::<_, ChatError>(())
                 }
                 .into_actor(actor)
@@ -355,6 +358,7 @@ impl Handler<DeleteConversation> for CharacterActor {
             async move {
                 let store = engine.store();
                 let existed = store.conversations.delete(&user, &character_id).await?;
+                store.alternatives.delete_pair_alternatives(&user, &character_id).await?;
                 for memory in store.memories.list(&user, &character_id).await? {
                     store.memories.delete(&user, &character_id, memory.memory_id).await?;
                 }

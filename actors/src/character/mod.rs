@@ -17,14 +17,17 @@
 //!
 //! Here: the actor, what it holds and how it loads it. The messages and their handlers live
 //! with their part of a conversation: `turns` (send, regenerate, stop, the reply's end),
-//! `history` (pages, edits, deletes) and `memories` (extraction and the memories panel).
+//! `history` (pages, edits, deletes), `memories` (extraction and the memories panel) and
+//! `swipes` (versions of a reply, continuing one).
 
 mod history;
 mod memories;
+mod swipes;
 mod turns;
 
 pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
 pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
+pub use swipes::{Continue, NewestSwipes, Swipe};
 pub use turns::{Regenerate, ReplyInFlight, Send, StopReply};
 
 use std::collections::{HashMap, VecDeque};

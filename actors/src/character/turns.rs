@@ -12,6 +12,7 @@ use amora_domain::chat::{EntryId, MessageText, Speaker};
 use amora_domain::moderation;
 use amora_store::StoredMessage;
 
+use super::swipes::{Writing, keep_version, put_back, store_written, view};
 use super::{CharacterActor, InFlight, Needs, after_load, ready};
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
@@ -29,8 +30,8 @@ pub struct Send {
     pub text: MessageText,
 }
 
-/// Writes the newest reply again (removing the old one), or the missing reply after a
-/// failure.
+/// Writes the newest reply again (the old one stays as a version of it, see `swipes`), or
+/// the missing reply after a failure.
 #[derive(Message)]
 #[rtype(result = "Result<(), ChatError>")]
 pub struct Regenerate {
@@ -61,6 +62,7 @@ pub(super) struct ReplyEnded {
     turn: u64,
     reply_id: EntryId,
     written: Result<Option<(String, FinishReason)>, ChatError>,
+    writing: Writing,
 }
 
 impl CharacterActor {
@@ -139,6 +141,7 @@ impl CharacterActor {
         character: Character,
         turn: u64,
         cancel: CancellationToken,
+        writing: Writing,
     ) {
         let pair = self.pair(&chatter.user_id);
         let window: Vec<StoredMessage> =
@@ -148,7 +151,10 @@ impl CharacterActor {
         let lorebook = self.lorebook();
         let engine = self.engine.clone();
         let me = ctx.address();
-        let reply_id = new_entry_id();
+        let reply_id = writing.reply_id();
+        let continues = writing.continues();
+        // A continuation's text so far starts empty: `chatDelta` offsets count from where
+        // the continuation starts, as the client shows it after the message's own text.
         let partial = self.pair(&chatter.user_id).reply.as_mut().map(|reply| {
             reply.reply_id = Some(reply_id);
             reply.partial.clone()
@@ -162,9 +168,10 @@ impl CharacterActor {
                 memories: &memories,
                 lorebook: lorebook.as_deref(),
                 partial: partial.as_deref(),
+                continues,
             };
             let written = engine.write_reply(&context, reply_id, cancel).await;
-            me.do_send(ReplyEnded { chatter, turn, reply_id, written });
+            me.do_send(ReplyEnded { chatter, turn, reply_id, written, writing });
         });
     }
 }
@@ -231,7 +238,7 @@ impl Handler<Send> for CharacterActor {
                             );
                             actor.changed_elsewhere(ctx, &chatter.user_id);
                             actor.engine.metrics().observe(Phase::Accept, started.elapsed());
-                            actor.spawn_reply(ctx, chatter, character, turn, cancel);
+                            actor.spawn_reply(ctx, chatter, character, turn, cancel, Writing::Reply);
                             Ok(view)
                         }),
                 )
@@ -260,16 +267,16 @@ impl Handler<Regenerate> for CharacterActor {
                 .as_ref()
                 .map(|w| w.messages.iter().rev().take(2).cloned().collect())
                 .unwrap_or_default();
-            let to_delete = match newest.as_slice() {
+            let (parent, to_delete) = match newest.as_slice() {
                 // A picture asked for in chat is not a reply: it is never written again.
                 [reply, asked, ..]
                     if reply.speaker == Speaker::Character
                         && reply.image.is_none()
                         && asked.speaker == Speaker::User =>
                 {
-                    Some(reply.message_id)
+                    (asked.message_id, Some(reply.clone()))
                 }
-                [asked, ..] if asked.speaker == Speaker::User => None,
+                [asked, ..] if asked.speaker == Speaker::User => (asked.message_id, None),
                 _ => {
                     return ready(Err(ChatError::Invalid(
                         "there is no reply to write again: send a message first".into(),
@@ -290,9 +297,13 @@ impl Handler<Regenerate> for CharacterActor {
                         return ready(Err(error));
                     }
                 };
+                let replaced = to_delete.clone();
                 Box::pin(
                     async move {
-                        if let Some(reply_id) = to_delete {
+                        if let Some(reply) = &replaced {
+                            // Kept as a version before it leaves the conversation.
+                            keep_version(&engine, &user, &character_id, parent, reply).await?;
+                            let reply_id = reply.message_id;
                             engine.store().conversations.delete_messages(&user, &character_id, &[reply_id]).await?;
                         }
                         Ok::<_, ChatError>(())
@@ -306,7 +317,7 @@ impl Handler<Regenerate> for CharacterActor {
                             }
                             return Err(error);
                         }
-                        if let Some(reply_id) = to_delete {
+                        if let Some(reply_id) = to_delete.as_ref().map(|reply| reply.message_id) {
                             if let Some(window) = actor.pair(&chatter.user_id).window.as_mut() {
                                 window.messages.retain(|m| m.message_id != reply_id);
                             }
@@ -320,7 +331,8 @@ impl Handler<Regenerate> for CharacterActor {
                             );
                             actor.changed_elsewhere(ctx, &chatter.user_id);
                         }
-                        actor.spawn_reply(ctx, chatter, character, turn, cancel);
+                        let writing = Writing::Version { parent, replaced: to_delete };
+                        actor.spawn_reply(ctx, chatter, character, turn, cancel, writing);
                         Ok(())
                     }),
                 )
@@ -359,33 +371,46 @@ impl Handler<ReplyEnded> for CharacterActor {
 
     fn handle(&mut self, message: ReplyEnded, _: &mut Self::Context) -> Self::Result {
         self.last_active = Instant::now();
-        let ReplyEnded { chatter, turn, reply_id, written } = message;
+        let ReplyEnded { chatter, turn, reply_id, written, writing } = message;
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
         // The reply is stored before `chatDone` says so; the slot is freed before either
         // event goes out, so a client answering it is never told "busy".
         let stored = async move {
-            match written {
-                Ok(Some((content, finish))) => {
-                    let message =
-                        StoredMessage { message_id: reply_id, speaker: Speaker::Character, content, image: None };
-                    let started = Instant::now();
-                    engine.store().conversations.append(&user, &character_id, message.clone()).await?;
-                    engine.metrics().observe(Phase::StoreReply, started.elapsed());
-                    Ok(Some((message, finish)))
+            let stored = async {
+                match written {
+                    Ok(Some((content, finish))) => {
+                        let started = Instant::now();
+                        let (message, swipes) =
+                            store_written(&engine, &user, &character_id, &writing, reply_id, content).await?;
+                        engine.metrics().observe(Phase::StoreReply, started.elapsed());
+                        Ok(Some((message, swipes, finish)))
+                    }
+                    Ok(None) => Ok(None),
+                    Err(error) => Err(error),
                 }
-                Ok(None) => Ok(None),
-                Err(error) => Err(error),
             }
+            .await;
+            // No new text: what it was to replace stands again, before anything else happens here.
+            let back = match stored {
+                Ok(Some(_)) => Ok(None),
+                _ => put_back(&engine, &user, &character_id, &writing).await,
+            };
+            (stored, back)
         };
-        AtomicResponse::new(Box::pin(stored.into_actor(self).map(move |stored, actor, ctx| {
+        let user_id = chatter.user_id.clone();
+        AtomicResponse::new(Box::pin(stored.into_actor(self).map(move |(stored, back), actor, ctx| {
             actor.release(&chatter.user_id, turn);
             let character_id = actor.character_id.clone();
             match stored {
-                Ok(Some((message, finish))) => {
+                Ok(Some((message, swipes, finish))) => {
                     actor.engine.metrics().reply_ended(Outcome::Stored);
                     let pair = actor.pair(&chatter.user_id);
                     if let Some(window) = pair.window.as_mut() {
-                        window.push(message.clone());
+                        match window.messages.iter_mut().find(|m| m.message_id == message.message_id) {
+                            // A continued reply: the same message, longer.
+                            Some(held) => held.content = message.content.clone(),
+                            None => window.push(message.clone()),
+                        }
                     }
                     pair.turns_since_extraction += 1;
                     let due = pair.turns_since_extraction;
@@ -395,7 +420,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                         ServerEvent::ChatDone {
                             character_id,
                             reply_id,
-                            message: Some(MessageView::from(&message)),
+                            message: Some(view(&message, swipes)),
                             finish_reason: ReplyEnd::from(finish),
                             cut: reply_was_cut(&message.content, finish),
                         },
@@ -435,6 +460,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                     actor.publish(ctx, &chatter.user_id, event);
                 }
             }
+            actor.stands_again(ctx, &user_id, back);
         })))
     }
 }

@@ -45,6 +45,9 @@ pub struct ReplyContext<'a> {
     /// Where the text written so far is kept for the actor (a page reloaded mid-reply
     /// shows it); `None` when nobody reads it.
     pub partial: Option<&'a Mutex<String>>,
+    /// Write the rest of the window's newest message (the character's reply, `chatContinue`)
+    /// rather than a reply to it.
+    pub continues: bool,
 }
 
 pub struct ChatEngine {
@@ -260,7 +263,34 @@ pub fn reply_prompt(
         user_description: &context.chatter.persona,
         reply_language: Some(reply_language),
     };
-    build_prompt(&parts, count_tokens)
+    let mut prompt = build_prompt(&parts, count_tokens);
+    // Continuing: the window ends with the reply, and the prompt asks for the rest of it, as
+    // SillyTavern's continue nudge does. The prompt so far is the last one with the reply
+    // after it, so the model's prefix cache still holds it.
+    if context.continues {
+        prompt.push(PromptMessage { role: PromptRole::System, content: CONTINUE_NUDGE.to_owned() });
+    }
+    prompt
+}
+
+/// What ends the prompt of a continued reply. Works with every model and template: an
+/// unfinished assistant turn at the end of the prompt (a prefill) is closed by ChatML
+/// templates, the embedded model's among them.
+pub const CONTINUE_NUDGE: &str =
+    "[Continue your last message from exactly where it stopped. Do not repeat any of it; write only what comes next.]";
+
+/// A reply's text so far with its continuation after it: the model may start over with
+/// what was already written (dropped), and a word gets the space before it that the
+/// trimmed continuation lost.
+pub fn join_continuation(before: &str, more: &str) -> String {
+    let before = before.trim_end();
+    let more = more.trim();
+    let more = more.strip_prefix(before).map(str::trim_start).unwrap_or(more);
+    if more.is_empty() {
+        return before.to_owned();
+    }
+    let glued = more.starts_with(|c: char| matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | ')' | '…' | '\'' | '’'));
+    if before.is_empty() || glued { format!("{before}{more}") } else { format!("{before} {more}") }
 }
 
 /// What a picture message says in the prompt's history.
@@ -282,4 +312,66 @@ fn to_model_message(message: PromptMessage) -> ChatMessage {
         PromptRole::Assistant => Role::Assistant,
     };
     ChatMessage::new(role, message.content)
+}
+
+#[cfg(test)]
+mod tests {
+    use amora_domain::account::UserId;
+    use amora_domain::viewer::Viewer;
+
+    use super::*;
+    use crate::chat::lore::samples::marisol;
+    use crate::chat::new_entry_id;
+
+    #[test]
+    fn a_continuation_joins_the_reply_with_one_space_or_none_and_drops_a_repeat() {
+        assert_eq!(join_continuation("She smiles", "and waves."), "She smiles and waves.");
+        assert_eq!(join_continuation("She smiles ", "  and waves. "), "She smiles and waves.");
+        assert_eq!(join_continuation("She smiles", ", then waves."), "She smiles, then waves.");
+        assert_eq!(join_continuation("She smiles", "She smiles and waves."), "She smiles and waves.");
+        assert_eq!(join_continuation("She smiles", "She smiles"), "She smiles");
+        assert_eq!(join_continuation("", "Hello."), "Hello.");
+    }
+
+    #[test]
+    fn a_continued_reply_ends_its_prompt_with_the_reply_and_the_nudge() {
+        let character = marisol();
+        let chatter = Chatter {
+            user_id: UserId::parse("ann1").unwrap_or_else(|e| panic!("{e}")),
+            user_name: "Ann".into(),
+            persona: String::new(),
+            language: "en".into(),
+            nsfw: false,
+            paid: false,
+            viewer: Viewer::Member,
+        };
+        let said = |speaker, content: &str| StoredMessage {
+            message_id: new_entry_id(),
+            speaker,
+            content: content.into(),
+            image: None,
+        };
+        let window =
+            [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
+        let context = |continues| ReplyContext {
+            chatter: &chatter,
+            character: &character,
+            window: &window,
+            window_is_whole: true,
+            memories: &[],
+            lorebook: None,
+            partial: None,
+            continues,
+        };
+        let words = |text: &str| text.split_whitespace().count();
+        let settings = ChatSettings::default();
+        let answered = reply_prompt(&settings, &context(false), words);
+        let continued = reply_prompt(&settings, &context(true), words);
+        assert_eq!(continued.len(), answered.len() + 1);
+        assert_eq!(continued[..answered.len()], answered[..], "the same prompt, so the prefix cache holds");
+        let end = &continued[continued.len() - 2..];
+        assert_eq!((end[0].role, end[0].content.as_str()), (PromptRole::Assistant, "It was lit in 1871 and"));
+        assert_eq!((end[1].role, end[1].content.as_str()), (PromptRole::System, CONTINUE_NUDGE));
+        assert!(answered.iter().all(|m| m.content != CONTINUE_NUDGE));
+    }
 }

@@ -181,6 +181,7 @@ mod tests {
                 memories: &[],
                 lorebook: self.lore.book().map(|book| book.as_ref()),
                 partial: None,
+                continues: false,
             };
             reply_prompt(&self.settings, &context, words)
         }

@@ -253,6 +253,26 @@ pub struct MessageView {
     /// (`null` for text), optional in TypeScript so that text-only literals stay valid.
     #[ts(optional = nullable)]
     pub image: Option<crate::images::MessageImageView>,
+    /// On the newest reply, when it was written more than once: which of its versions it
+    /// shows (`chatSwipe` switches); `null` on every other message. Optional in TypeScript,
+    /// as `image` is.
+    #[ts(optional = nullable)]
+    pub swipes: Option<SwipeView>,
+}
+
+/// Where a reply stands among its versions: `index` (from 0) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "ReplySwipes")]
+pub struct SwipeView {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl SwipeView {
+    pub fn of(alternatives: &amora_store::ReplyAlternatives) -> Self {
+        Self { index: alternatives.chosen, count: alternatives.texts.len() as u32 }
+    }
 }
 
 /// Who wrote a message, as the wire writes it (`Speaker` of the domain).
@@ -274,6 +294,7 @@ impl From<&StoredMessage> for MessageView {
             content: message.content.clone(),
             created_at: message.message_id.unix_millis(),
             image: message.image.as_ref().map(crate::images::MessageImageView::from),
+            swipes: None,
         }
     }
 }

@@ -157,6 +157,12 @@ function readChatMessage(value: unknown): ChatMessage | undefined {
     if (!image) return undefined;
     message.image = image;
   }
+  // The newest reply's place among its versions (issue 18); null or absent elsewhere.
+  if (value.swipes !== undefined && value.swipes !== null) {
+    const swipes = value.swipes;
+    if (!isRecord(swipes) || !isFiniteNumber(swipes.index) || !isFiniteNumber(swipes.count)) return undefined;
+    message.swipes = { index: swipes.index, count: swipes.count };
+  }
   return message;
 }
 

@@ -5,6 +5,8 @@ export type Speaker = "user" | "character";
 
 export type MessageImage = { imageId: string, url: string, width: number, height: number, };
 
+export type ReplySwipes = { index: number, count: number, };
+
 export type ChatMessage = { messageId: string, speaker: Speaker, content: string, 
 /**
  * Milliseconds since the epoch.
@@ -14,7 +16,13 @@ createdAt: number,
  * The picture the message shows (asked for with `chat/requestPicture`); always sent
  * (`null` for text), optional in TypeScript so that text-only literals stay valid.
  */
-image?: MessageImage | null, };
+image?: MessageImage | null, 
+/**
+ * On the newest reply, when it was written more than once: which of its versions it
+ * shows (`chatSwipe` switches); `null` on every other message. Optional in TypeScript,
+ * as `image` is.
+ */
+swipes?: ReplySwipes | null, };
 
 export type MemoryOrigin = "extracted" | "user";
 
@@ -69,7 +77,7 @@ export type ServerEvent = { "event": "hello", "data": { userId: string, coin: nu
  */
 offset: number, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "chatDeleted", "data": { characterId: string, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
 
-export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
+export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } } | { "action": "chatContinue", "data": { characterId: string, } } | { "action": "chatSwipe", "data": { characterId: string, messageId: string, index: number, } };
 
 /** Every code an envelope or an `error` event can carry, by name. */
 export const API_CODES = {

@@ -460,7 +460,7 @@ async fn a_greeting_is_written_once_under_twenty_concurrent_first_opens() {
 /// Issue 13: every action of the wire vocabulary (`ClientAction::NAMES`) gets its answer.
 #[actix_rt::test]
 async fn every_client_action_is_answered() {
-    let (app, _, _, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "6")]).await;
+    let (app, _, voucher, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "6")]).await;
     let mut answered = Vec::new();
     for name in amora_actors::actions::ClientAction::NAMES {
         let character = json!({ "characterId": FREE_CHARACTER });
@@ -494,6 +494,21 @@ async fn every_client_action_is_answered() {
                 act(&mut socket, name, character).await;
                 socket.wait_for("memorySaving", REPLY).await.expect("memorySaving");
                 socket.wait_for("memorySaved", REPLY).await.expect("memorySaved");
+            }
+            "chatContinue" => {
+                act(&mut socket, name, character).await;
+                let events = until_reply_ends(&mut socket).await;
+                assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+            }
+            "chatSwipe" => {
+                // The newest reply was written twice (chatSend, chatRegenerate): version 0 is the first.
+                let page = messages(&app, &voucher, FREE_CHARACTER, None, 1).await;
+                let newest = page["messages"][0].clone();
+                assert_eq!(newest["swipes"], json!({ "index": 1, "count": 2 }), "{page}");
+                let data = json!({ "characterId": FREE_CHARACTER, "messageId": newest["messageId"], "index": 0 });
+                act(&mut socket, name, data).await;
+                let chosen = socket.wait_for("chatMessage", REPLY).await.expect("the chosen version");
+                assert_eq!(chosen["data"]["message"]["swipes"], json!({ "index": 0, "count": 2 }), "{chosen}");
             }
             other => panic!("no expectation for the action {other}: add one"),
         }

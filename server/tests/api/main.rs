@@ -29,6 +29,7 @@ mod seo;
 mod shutdown;
 mod site;
 mod support;
+mod swipes;
 mod telemetry;
 mod vectors;
 mod voice;

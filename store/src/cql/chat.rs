@@ -182,6 +182,7 @@ impl CqlStore {
         let partners: Vec<(String,)> = self.paged(&s.partners, (user,)).await?;
         for (character,) in partners {
             self.run(&s.delete_pair_messages, (user, &character)).await?;
+            self.delete_pair_versions(user, &character).await?;
             self.run(&s.delete_pair_memories, (user, &character)).await?;
         }
         self.run(&s.delete_conversations, (user,)).await?;

@@ -10,6 +10,7 @@
 //! two servers answer different extra columns.
 
 mod accounts;
+mod alternatives;
 mod blog;
 mod characters;
 mod chat;
@@ -115,6 +116,7 @@ struct Statements {
     accounts: accounts::Statements,
     ledger: ledger::Statements,
     chat: chat::Statements,
+    alternatives: alternatives::Statements,
     gallery: gallery::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
@@ -166,6 +168,7 @@ impl CqlStore {
             accounts: accounts::Statements::prepare(&preparer).await?,
             ledger: ledger::Statements::prepare(&preparer).await?,
             chat: chat::Statements::prepare(&preparer).await?,
+            alternatives: alternatives::Statements::prepare(&preparer).await?,
             gallery: gallery::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,

@@ -174,6 +174,8 @@ impl UserRepo for EmbeddedStore {
             tx.execute("DELETE FROM sessions WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM ledger WHERE user_id = ?1", params![id])?;
             tx.execute("DELETE FROM messages WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM reply_alternatives WHERE user_id = ?1", params![id])?;
+            tx.execute("DELETE FROM reply_choices WHERE user_id = ?1", params![id])?;
             super::gallery::delete_all_of(&tx, &id)?;
             super::voice::delete_voice(&tx, super::voice::VoiceScope { user: &id, character: None, message: None })?;
             tx.execute("DELETE FROM memories WHERE user_id = ?1", params![id])?;

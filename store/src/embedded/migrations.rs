@@ -284,7 +284,7 @@ const STEPS: &[&str] = &[
     CREATE INDEX characters_by_creator ON characters (creator_id, created_at DESC, character_id)
         WHERE draft IS NOT NULL;
     CREATE INDEX characters_in_review ON characters (status_at, character_id) WHERE status = 'review';",
-    // 14: the user's personas (issue 18): one for every character (character_id '') and at
+    // 12: the user's personas (issue 18): one for every character (character_id '') and at
     // most one per character; they go with the account.
     "CREATE TABLE user_personas (
         user_id       TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
@@ -293,6 +293,24 @@ const STEPS: &[&str] = &[
         description   TEXT NOT NULL,
         PRIMARY KEY (user_id, character_id)
     ) STRICT;",
+    // 13: reply versions (swipes, issue 18): every text written for the reply to one user
+    // message (the parent), by index, and which one the conversation holds.
+    "CREATE TABLE reply_alternatives (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        parent_id      INTEGER NOT NULL,
+        idx            INTEGER NOT NULL,
+        content        TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id, parent_id, idx)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE reply_choices (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        parent_id      INTEGER NOT NULL,
+        chosen         INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, parent_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

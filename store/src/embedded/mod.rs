@@ -3,6 +3,7 @@
 //! pooled connection; WAL mode lets readers proceed while one writer commits.
 
 mod accounts;
+mod alternatives;
 mod blog;
 mod characters;
 mod chat;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod accounts;
+mod alternatives;
 mod backend;
 mod catalogue;
 mod chat;

@@ -42,6 +42,14 @@ export const RegenerateIcon = (p: IconProps) => (
     <path d="M20 20.5V16h-4.5" />
   </Svg>
 );
+/** Go on writing: a line of text running on past a marker. */
+export const ContinueIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 12h11" />
+    <path d="m12 7 5 5-5 5" />
+    <path d="M20 6v12" />
+  </Svg>
+);
 export const MemoryIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="M9.5 4.5a3 3 0 0 0-5 2.2 3 3 0 0 0-1 5.3 3.2 3.2 0 0 0 2.6 5 3 3 0 0 0 3.4 2.5V4.5z" />

@@ -145,6 +145,12 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         onRegenerate={() => {
           if (!thread.regenerate()) notify.warning(t('chat.offline'));
         }}
+        onContinue={() => {
+          if (!thread.continueReply()) notify.warning(t('chat.offline'));
+        }}
+        onSwipe={(messageId, index) => {
+          if (!thread.swipe(messageId, index)) notify.warning(t('chat.offline'));
+        }}
         onEdit={thread.edit}
         onDelete={thread.remove}
         onReport={reportReply}

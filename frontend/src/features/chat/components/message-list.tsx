@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { PencilIcon, TrashIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
 import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
-import { RegenerateIcon } from '@/features/chat/components/chat-icons';
+import { ContinueIcon, RegenerateIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { formatFullTime } from '@/features/chat/components/chat-time';
 import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
@@ -14,9 +14,10 @@ import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { PlayButton, type VoiceButtonState } from '@/features/voice/components/play-button';
 import type { Playback } from '@/features/voice/stores/voice-playback';
 import { MessageText } from '@/features/chat/components/message-text';
+import { SwipeBar, useSwipeGesture, type SwipeState } from '@/features/chat/components/swipe-bar';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
-import { replyControls, type ThreadState } from '@/features/chat/stores/chat-thread';
+import { continuedMessageId, continuedText, newestReplyParentId, replyControls, swipeControls, type ThreadState } from '@/features/chat/stores/chat-thread';
 import type { ChatMessage } from '@/lib/api-types';
 import { languageAtom } from '@/lib/app-state';
 import { userInfoAtom } from '@/lib/user';
@@ -33,6 +34,10 @@ export interface MessageListProps {
   characterPhoto: string;
   onLoadOlder: () => void;
   onRegenerate: () => void;
+  /** Write the rest of the newest reply (`chatContinue`). */
+  onContinue?: () => void;
+  /** Show version `index` of the newest reply (`chatSwipe`). */
+  onSwipe?: (messageId: string, index: number) => void;
   onEdit: (messageId: string, content: string) => Promise<EditResult>;
   onDelete: (messageId: string) => Promise<boolean>;
   /** Report one of the character's replies. */
@@ -76,11 +81,19 @@ interface BubbleProps {
   voiceFailure: Playback['failure'];
   voice: VoiceControls | undefined;
   onOpenPicture: ((message: ChatMessage) => void) | undefined;
+  /** The text of this reply's continuation so far, while it is being continued. */
+  continuation: string | null;
+  /** On the newest reply: its versions. */
+  swipe: SwipeState | null;
+  onSwipe: ((messageId: string, index: number) => void) | undefined;
+  onNewVersion: () => void;
 }
 
 /** One stored message; the user's own can be edited in place or deleted, the character's reported. */
-const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture }: BubbleProps) {
+const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture, continuation, swipe, onSwipe, onNewVersion }: BubbleProps) {
   const { t } = useTranslation();
+  const choose = (index: number) => onSwipe?.(message.messageId, index);
+  const gesture = useSwipeGesture(onSwipe ? swipe : null, choose, onNewVersion);
   const language = useAtomValue(languageAtom);
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -115,8 +128,15 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
         {message.image && <ChatPicture image={message.image} alt={message.content || characterName} onOpen={() => onOpenPicture?.(message)} />}
         {draft === null ? (
           (!message.image || message.content.trim()) && (
-            <div className={styles.bubble} title={formatFullTime(message.createdAt, language)} data-testid="message-bubble">
-              <MessageText text={message.content} />
+            <div
+              className={`${styles.bubble} ${swipe && onSwipe ? styles.swipeable : ''} ${continuation !== null ? styles.streaming : ''}`}
+              title={formatFullTime(message.createdAt, language)}
+              data-testid="message-bubble"
+              style={gesture.offset ? { transform: `translateX(${gesture.offset}px)` } : undefined}
+              {...gesture.handlers}
+            >
+              <MessageText text={continuation !== null ? continuedText(message.content, continuation) : message.content} />
+              {continuation !== null && <span className={styles.caret} aria-hidden="true" />}
             </div>
           )
         ) : (
@@ -151,6 +171,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
             </button>
           </div>
         )}
+        {swipe && onSwipe && <SwipeBar swipe={swipe} onChoose={choose} onNewVersion={onNewVersion} />}
         {!mine && voice && voiceState && message.content.trim() && (
           <PlayButton
             state={voiceState}
@@ -185,7 +206,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
  * (keeping what is on screen in place), and new messages and streaming text keep the view
  * at the bottom unless the reader has scrolled up.
  */
-export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onEdit, onDelete, onReport, voice, onOpenPicture, trailing }: MessageListProps) {
+export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onContinue, onSwipe, onEdit, onDelete, onReport, voice, onOpenPicture, trailing }: MessageListProps) {
   const { t } = useTranslation();
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
@@ -193,6 +214,25 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
   const previous = useRef<{ firstId: string | undefined; height: number; top: number }>({ firstId: undefined, height: 0, top: 0 });
   const [deleting, setDeleting] = useState<ChatMessage | null>(null);
   const controls = replyControls(state);
+  const swipe = swipeControls(state);
+  // Stable for the memoised bubbles, whatever the parent passes.
+  const actions = useRef({ onRegenerate, onSwipe });
+  actions.current = { onRegenerate, onSwipe };
+  const newVersion = useCallback(() => actions.current.onRegenerate(), []);
+  const choose = useCallback((messageId: string, index: number) => actions.current.onSwipe?.(messageId, index), []);
+  const continuing = continuedMessageId(state);
+  // After an edit of the message the newest reply answers: offer to write that reply again.
+  const [offerFor, setOfferFor] = useState<string | null>(null);
+  const parentOfNewest = newestReplyParentId(state);
+  const offered = offerFor !== null && offerFor === parentOfNewest && !state.pending;
+  const edit = useCallback(
+    async (messageId: string, content: string) => {
+      const result = await onEdit(messageId, content);
+      if (result.ok) setOfferFor(messageId);
+      return result;
+    },
+    [onEdit],
+  );
   const firstId = state.messages[0]?.messageId;
   const pendingText = state.pending?.text;
 
@@ -244,7 +284,7 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             characterPhoto={characterPhoto}
             userAvatar={user?.userAvatar ?? null}
             userName={userName}
-            onEdit={onEdit}
+            onEdit={edit}
             onAskDelete={setDeleting}
             onReport={onReport}
             voiceState={spoken?.state ?? null}
@@ -252,11 +292,15 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             voiceFailure={spoken?.failure ?? null}
             voice={voice}
             onOpenPicture={onOpenPicture}
+            continuation={message.messageId === continuing ? (state.pending?.text ?? '') : null}
+            swipe={swipe?.messageId === message.messageId ? swipe : null}
+            onSwipe={onSwipe ? choose : undefined}
+            onNewVersion={newVersion}
           />
           );
         })}
         {trailing}
-        {state.pending && (
+        {state.pending && continuing === null && (
           <li className={`${styles.row} ${styles.theirs}`} data-testid="pending-reply">
             <Avatar src={characterPhoto} name={characterName} />
             <div className={styles.bubbleColumn}>
@@ -276,13 +320,43 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
           </li>
         )}
       </ol>
-      {(controls.regenerate || controls.retry) && newest && (
-        <div className={styles.replyTools}>
-          <button type="button" className={styles.pillButton} onClick={onRegenerate} data-testid={controls.regenerate ? 'regenerate' : 'retry-reply'}>
+      {offered ? (
+        <div className={styles.regenerateOffer} role="status" data-testid="regenerate-offer">
+          <span>{t('chat.regenerateOffer')}</span>
+          <button
+            type="button"
+            className={styles.pillButton}
+            onClick={() => {
+              setOfferFor(null);
+              onRegenerate();
+            }}
+            data-testid="regenerate-offer-accept"
+          >
             <RegenerateIcon size={15} />
-            {controls.regenerate ? t('chat.regenerate') : t('chat.retryReply')}
+            {t('chat.regenerateOfferAccept')}
+          </button>
+          <button type="button" className={styles.textButton} onClick={() => setOfferFor(null)} data-testid="regenerate-offer-dismiss">
+            {t('chat.regenerateOfferDismiss')}
           </button>
         </div>
+      ) : (
+        (controls.regenerate || controls.retry || (controls.continue && onContinue)) &&
+        newest && (
+          <div className={styles.replyTools}>
+            {(controls.regenerate || controls.retry) && (
+              <button type="button" className={styles.pillButton} onClick={onRegenerate} data-testid={controls.regenerate ? 'regenerate' : 'retry-reply'}>
+                <RegenerateIcon size={15} />
+                {controls.regenerate ? t('chat.regenerate') : t('chat.retryReply')}
+              </button>
+            )}
+            {controls.continue && onContinue && (
+              <button type="button" className={styles.pillButton} onClick={onContinue} title={t('chat.continueTitle')} data-testid="continue-reply">
+                <ContinueIcon size={15} />
+                {t('chat.continue')}
+              </button>
+            )}
+          </div>
+        )
       )}
       <ConfirmDialog
         open={deleting !== null}

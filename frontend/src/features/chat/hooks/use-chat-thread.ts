@@ -97,6 +97,19 @@ export function useChatThread(characterId: string) {
     return true;
   }, [characterId]);
 
+  /** Writes the rest of the newest reply; false when no socket is connected. */
+  const continueReply = useCallback(() => {
+    if (!sendAction({ action: 'chatContinue', data: { characterId } })) return false;
+    dispatch({ type: 'replyRequested' });
+    return true;
+  }, [characterId]);
+
+  /** Shows version `index` of the newest reply; the server answers with `chatMessage`. */
+  const swipe = useCallback(
+    (messageId: string, index: number) => sendAction({ action: 'chatSwipe', data: { characterId, messageId, index } }),
+    [characterId],
+  );
+
   const stop = useCallback(() => sendAction({ action: 'chatStop', data: { characterId } }), [characterId]);
 
   const edit = useCallback(
@@ -142,5 +155,5 @@ export function useChatThread(characterId: string) {
     void loadNewest();
   }, [loadNewest]);
 
-  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, stop, edit, remove, chooseGreeting, dismissFailure };
+  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, continueReply, swipe, stop, edit, remove, chooseGreeting, dismissFailure };
 }

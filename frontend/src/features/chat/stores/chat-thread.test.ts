@@ -1,7 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  continuedMessageId,
+  continuedText,
   EMPTY_THREAD,
   greetingOnly,
+  newestReplyParentId,
+  swipeControls,
   mergeMessages,
   placeDelta,
   replyControls,
@@ -93,7 +97,7 @@ describe('threadReducer', () => {
     expect(state.pending).toEqual({ replyId: id(3), text: 'Hey' });
     state = run([delta(id(3), ' there'), delta(id(3), '!')], state);
     expect(state.pending!.text).toBe('Hey there!');
-    expect(replyControls(state)).toEqual({ regenerate: false, retry: false });
+    expect(replyControls(state)).toEqual({ regenerate: false, retry: false, continue: false });
 
     state = run(
       [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'Hey there!') } }],
@@ -101,7 +105,7 @@ describe('threadReducer', () => {
     );
     expect(state.pending).toBeNull();
     expect(state.messages.map((m) => m.content)).toEqual(['m1', 'Hi Mia!', 'Hey there!']);
-    expect(replyControls(state)).toEqual({ regenerate: true, retry: false });
+    expect(replyControls(state)).toEqual({ regenerate: true, retry: false, continue: true });
   });
 
   it('ends a reply stopped before any text without a message', () => {
@@ -112,7 +116,7 @@ describe('threadReducer', () => {
     ]);
     expect(state.pending).toBeNull();
     expect(ids(state)).toEqual([id(1), id(2)]);
-    expect(replyControls(state)).toEqual({ regenerate: false, retry: true });
+    expect(replyControls(state)).toEqual({ regenerate: false, retry: true, continue: false });
   });
 
   it('drops a new reply’s text when deltas of another reply arrive', () => {
@@ -276,5 +280,61 @@ describe('choosing another greeting (a card’s alternate greetings)', () => {
     expect(greetingOnly(waiting)).toBe(false);
     expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], waiting).messages).toEqual([message(1, 'character')]);
     expect(greetingOnly(EMPTY_THREAD)).toBe(false);
+  });
+});
+
+describe('versions of the newest reply and continuing it (issue 18)', () => {
+  const withSwipes = (n: number, content: string, index: number, count: number): ChatMessage => ({ ...message(n, 'character', content), swipes: { index, count } });
+
+  it('offer the arrows on the newest reply only, going past the last to a new version', () => {
+    let state = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), withSwipes(3, 'second', 1, 3)]) }]);
+    expect(swipeControls(state)).toEqual({ messageId: id(3), index: 1, count: 3, previous: 0, next: 2 });
+    // The other tab chose the last one: the same message, another text.
+    state = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: withSwipes(3, 'third', 2, 3) } }], state);
+    expect(state.messages.map((m) => m.content)).toEqual(['m1', 'm2', 'third']);
+    expect(swipeControls(state)).toMatchObject({ index: 2, previous: 1, next: null });
+    // A reply written once: no versions to go back to, right writes one.
+    const once = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) }]);
+    expect(swipeControls(once)).toEqual({ messageId: id(3), index: 0, count: 1, previous: null, next: null });
+    // Not while a reply is being written, and not on the greeting alone or a user message.
+    expect(swipeControls(run([{ type: 'replyRequested' }], state))).toBeNull();
+    expect(swipeControls(run([{ type: 'newestPage', page: page([message(1, 'character')]) }]))).toBeNull();
+    expect(swipeControls(run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }]))).toBeNull();
+    // Once the user writes on, the older reply's versions are not offered.
+    const on = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: message(4, 'user') } }], state);
+    expect(swipeControls(on)).toBeNull();
+  });
+
+  it('say which user message the newest reply answers, for the offer after an edit', () => {
+    const state = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) }]);
+    expect(newestReplyParentId(state)).toBe(id(2));
+    const unanswered = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: message(4, 'user') } }], state);
+    expect(newestReplyParentId(unanswered)).toBeNull();
+  });
+
+  it('grow a continued reply in place and settle it with the stored text', () => {
+    let state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'The light was lit in 1871')], false, 10) },
+      { type: 'replyRequested' },
+    ]);
+    expect(state.creditsLeft).toBe(9);
+    expect(continuedMessageId(state)).toBeNull();
+    state = run([delta(id(3), 'and never'), delta(id(3), ' went out.')], state);
+    expect(continuedMessageId(state)).toBe(id(3));
+    expect(state.pending?.text).toBe('and never went out.');
+    expect(state.messages).toHaveLength(3);
+    state = run(
+      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', message: message(3, 'character', 'The light was lit in 1871 and never went out.') } }],
+      state,
+    );
+    expect(state.pending).toBeNull();
+    expect(state.messages.map((m) => m.content)).toEqual(['m1', 'm2', 'The light was lit in 1871 and never went out.']);
+  });
+
+  it('join a continuation as the server stores it', () => {
+    expect(continuedText('She smiles', 'and waves.')).toBe('She smiles and waves.');
+    expect(continuedText('She smiles ', ', then waves.')).toBe('She smiles, then waves.');
+    expect(continuedText('She smiles', '')).toBe('She smiles');
+    expect(continuedText('', 'Hello.')).toBe('Hello.');
   });
 });

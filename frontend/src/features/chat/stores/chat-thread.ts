@@ -6,10 +6,14 @@
  * - Messages are kept oldest first, one per id; a page or an event repeating a message
  *   replaces it (an edit), never adds it twice.
  * - A reply being written is `pending`: its text grows with each `chatDelta`, and the stored
- *   message of `chatDone` (or history holding its id) takes its place.
+ *   message of `chatDone` (or history holding its id) takes its place. A continued reply
+ *   (`chatContinue`) streams under the id of a message already held: its pending text is
+ *   shown after that message's own (`continuedText`).
  * - A newest page read mid-reply (a reload) carries the reply's text so far; each delta says
  *   where in the reply it starts (`offset`), so the two join without a piece twice or lost,
- *   whichever arrives first.
+ *   whichever arrives first. A continuation's offsets count from where it starts.
+ * - The newest reply may have versions (`swipes`, docs/api.md "Versions of a reply"):
+ *   `swipeControls` says what its arrows do.
  */
 import { compareEntryIds, type ChatMessage, type MessagePage } from '@/lib/api-types';
 import type { ServerEventOf } from '@/lib/realtime-events';
@@ -65,7 +69,7 @@ export type LocalAction =
   | { type: 'newestPage'; page: MessagePage }
   /** A page older than what is held (scrolling up). */
   | { type: 'olderPage'; page: MessagePage }
-  /** The user asked for a reply (send or regenerate); a credit is taken by the server. */
+  /** The user asked for a reply (send, regenerate or continue); a credit is taken by the server. */
   | { type: 'replyRequested' }
   /** The user edited one of their messages. */
   | { type: 'messageEdited'; message: ChatMessage }
@@ -208,15 +212,61 @@ export function threadReducer(state: ThreadState, action: ThreadAction): ThreadS
   }
 }
 
-/** What the newest messages allow: regenerate the newest reply, or write a missing one. */
-export function replyControls(state: ThreadState): { regenerate: boolean; retry: boolean } {
-  if (state.pending) return { regenerate: false, retry: false };
+/** What the newest messages allow: regenerate the newest reply, write a missing one, or continue the newest. */
+export function replyControls(state: ThreadState): { regenerate: boolean; retry: boolean; continue: boolean } {
+  if (state.pending) return { regenerate: false, retry: false, continue: false };
   const [before, newest] = state.messages.slice(-2);
   return {
     // The greeting alone has nothing to regenerate: a reply must answer a user message.
     regenerate: newest?.speaker === 'character' && before?.speaker === 'user',
     retry: newest?.speaker === 'user',
+    // A picture is not a reply: it has no text to go on with.
+    continue: newest?.speaker === 'character' && !newest.image && newest.content.trim() !== '',
   };
+}
+
+/** The reply being continued: a pending reply streaming under the id of a message held. */
+export function continuedMessageId(state: ThreadState): string | null {
+  const id = state.pending?.replyId;
+  return id && state.messages.some((m) => m.messageId === id) ? id : null;
+}
+
+/**
+ * A reply's text with its continuation so far, as the server will store it: one space
+ * between them, none before punctuation (docs/api.md "Versions of a reply").
+ */
+export function continuedText(before: string, more: string): string {
+  const head = before.trimEnd();
+  const tail = more.trimStart();
+  if (!tail) return head;
+  if (!head || /^[.,!?;:)…'’]/.test(tail)) return head + tail;
+  return `${head} ${tail}`;
+}
+
+/**
+ * The arrows of the newest reply: where left and right go. `next` is null at the last
+ * version (right then writes a new one, as a swipe past the end does in SillyTavern);
+ * null as a whole when the newest message is no reply or a reply is being written.
+ */
+export function swipeControls(state: ThreadState): { messageId: string; index: number; count: number; previous: number | null; next: number | null } | null {
+  if (state.pending) return null;
+  const [before, newest] = state.messages.slice(-2);
+  if (newest?.speaker !== 'character' || before?.speaker !== 'user' || newest.image) return null;
+  const index = newest.swipes?.index ?? 0;
+  const count = newest.swipes?.count ?? 1;
+  return {
+    messageId: newest.messageId,
+    index,
+    count,
+    previous: index > 0 ? index - 1 : null,
+    next: index + 1 < count ? index + 1 : null,
+  };
+}
+
+/** The user message whose reply is the newest message: an edit of it may be followed by a new version. */
+export function newestReplyParentId(state: ThreadState): string | null {
+  const [before, newest] = state.messages.slice(-2);
+  return newest?.speaker === 'character' && before?.speaker === 'user' && !newest.image ? before.messageId : null;
 }
 
 /** The conversation holds only the character's greeting: another greeting may replace it. */
