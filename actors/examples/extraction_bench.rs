@@ -4,8 +4,10 @@
 //! llama-server on the same GGUF file. Run by `scripts/bench-extraction` (see BENCHMARKS.md,
 //! "Memory extraction").
 //!
-//! Each case is one exchange (the user's message and the character's reply), extracted as
-//! the engine does after a turn, with no memories known yet.
+//! Each case is one exchange (the user's message and the character's reply). Six cases in a
+//! row make one conversation of twelve messages, extracted as the engine extracts its window
+//! of twelve (`--window N` cases; `--window 1` reads each case alone), with no memories known
+//! yet; the facts of each message are scored against its case.
 //!
 //! Matching (documented in the corpus's `about`): a known fact is a list of keywords; an
 //! extracted memory states it when, lower-cased, it holds every keyword, where `a|b` holds
@@ -14,6 +16,9 @@
 //! facts. Precision: extracted memories that state a known fact of their case, over all
 //! extracted memories. A leak: an extracted memory that states a fact of the character's
 //! (`character`) and none of the user's.
+//!
+//! Every layer of the extraction is measured alone and then all together (`--product`: only
+//! all together); the rules need no model and are measured once.
 //!
 //! Options: `--engines embedded,llama` (both by default), `--verbose` (every case's
 //! memories), `--limit N` (the first N cases only), `--corpus PATH` (another corpus, such as
@@ -28,10 +33,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amora_actors::chat::memory::{extraction_prompt, parse_facts};
+use amora_actors::chat::memory::{self, Layers};
 use amora_ai::chat::embedded::candle_threads;
-use amora_ai::chat::{self, ChatMessage, ChatModel, ChatRequest, ModelSettings, Role};
-use amora_domain::chat::{EntryId, HistoryMessage, PromptRole, Speaker};
+use amora_ai::chat::{self, ChatModel, ModelSettings};
+use amora_domain::chat::{EntryId, HistoryMessage, Speaker};
 use serde::Deserialize;
 use support::llama_server::LlamaServer;
 
@@ -57,12 +62,21 @@ struct Options {
     verbose: bool,
     limit: usize,
     corpus: PathBuf,
+    /// Only the product's layers (all of them).
+    product: bool,
+    /// Print the model's raw answer to each case asked alone (for the parsing tests).
+    raw: bool,
+    /// Cases read as one conversation: 6, the user's messages of the engine's window of 12.
+    window: usize,
 }
 
 fn options() -> Options {
     let mut options = Options {
         engines: vec!["embedded".into(), "llama".into()],
         verbose: false,
+        product: false,
+        raw: false,
+        window: 6,
         limit: usize::MAX,
         corpus: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/extraction-corpus.json"),
     };
@@ -71,9 +85,12 @@ fn options() -> Options {
         match arg.as_str() {
             "--engines" => options.engines = args.next().expect("engines").split(',').map(str::to_owned).collect(),
             "--verbose" => options.verbose = true,
+            "--product" => options.product = true,
+            "--raw" => options.raw = true,
+            "--window" => options.window = args.next().and_then(|n| n.parse().ok()).expect("a number after --window"),
             "--limit" => options.limit = args.next().and_then(|n| n.parse().ok()).expect("a number after --limit"),
             "--corpus" => options.corpus = PathBuf::from(args.next().expect("a path after --corpus")),
-            other => panic!("unknown option {other}: --engines embedded,llama, --verbose, --limit N, --corpus PATH"),
+            other => panic!("unknown option {other}: --engines embedded,llama, --verbose, --limit N, --corpus PATH, --product, --window N, --raw"),
         }
     }
     options
@@ -132,44 +149,74 @@ impl Score {
 }
 
 /// The exchange of a case as the engine hands it to the extraction.
-fn exchange(case: &Case) -> Vec<HistoryMessage> {
-    vec![
+fn exchange(case: &Case) -> [HistoryMessage; 2] {
+    [
         HistoryMessage { id: EntryId::from_raw(1), speaker: Speaker::User, content: case.user.clone() },
         HistoryMessage { id: EntryId::from_raw(2), speaker: Speaker::Character, content: case.reply.clone() },
     ]
 }
 
-/// The extraction as `ChatEngine::extract_facts` runs it.
-async fn extract(model: &dyn ChatModel, corpus: &Corpus, case: &Case) -> Vec<String> {
-    let prompt = extraction_prompt(&corpus.user, &corpus.character, &exchange(case));
-    let messages = prompt
-        .into_iter()
-        .map(|m| {
-            let role = match m.role {
-                PromptRole::System => Role::System,
-                PromptRole::User => Role::User,
-                PromptRole::Assistant => Role::Assistant,
-            };
-            ChatMessage::new(role, m.content)
-        })
-        .collect();
-    let request = ChatRequest::new(messages).max_tokens(120).temperature(0.0);
-    let answer = model.stream(request).await.expect("the extraction starts").collect_reply().await.expect("a reply");
-    parse_facts(&answer.text, &[])
-}
+/// The layers measured: each alone, then together as the product runs them.
+const VARIANTS: &[(&str, Layers)] = &[
+    ("model: zero-shot prompt, every line kept", Layers { rules: false, model: true, few_shot: false, validate: false }),
+    ("model: few-shot prompt, every line kept", Layers { rules: false, model: true, few_shot: true, validate: false }),
+    ("model: few-shot prompt, validated", Layers { rules: false, model: true, few_shot: true, validate: true }),
+    ("rules only (no model)", Layers { rules: true, model: false, few_shot: false, validate: false }),
+    ("rules + model (the product)", Layers::ALL),
+];
 
-async fn run(model: &dyn ChatModel, corpus: &Corpus, options: &Options, engine: &str) -> Score {
+async fn run(model: &dyn ChatModel, corpus: &Corpus, options: &Options, engine: &str, layers: Layers) -> Score {
     let mut score = Score::default();
     let started = Instant::now();
-    for (n, case) in corpus.cases.iter().take(options.limit).enumerate() {
-        let memories = extract(model, corpus, case).await;
-        if options.verbose {
-            eprintln!("[{engine}] #{n} ({}) {:?}\n    -> {memories:?}", case.lang, case.user);
+    let cases: Vec<&Case> = corpus.cases.iter().take(options.limit).collect();
+    for (window, chunk) in cases.chunks(options.window).enumerate() {
+        // As `ChatEngine::extract_facts` runs it (it adds moderation, which no case meets,
+        // and merges the facts of the messages, which would hide which case gave which).
+        let recent: Vec<HistoryMessage> = chunk.iter().flat_map(|case| exchange(case)).collect();
+        let per_message = memory::facts_per_message(model, &corpus.user, &corpus.character, &recent, layers)
+            .await
+            .expect("the extraction runs");
+        for (n, (case, memories)) in chunk.iter().zip(per_message).enumerate() {
+            let memories = memory::distinct(memories, &corpus.user);
+            if options.verbose {
+                let at = window * options.window + n;
+                eprintln!("[{engine}] #{at} ({}) {:?}\n    -> {memories:?}", case.lang, case.user);
+            }
+            score.add(case, &memories);
         }
-        score.add(case, &memories);
     }
     score.seconds = started.elapsed().as_secs_f64();
     score
+}
+
+/// The model's answers as they come, each case asked alone after the worked examples.
+async fn print_raw(model: &dyn ChatModel, corpus: &Corpus, options: &Options, engine: &str) {
+    for case in corpus.cases.iter().take(options.limit) {
+        let mut conversation = memory::fact_conversation(true);
+        conversation.push(memory::fact_question(&case.user));
+        let reply = model.stream(memory::fact_request(&conversation)).await.expect("a reply").collect_reply().await;
+        eprintln!("[{engine}] {:?}\n    raw: {:?}", case.user, reply.expect("a reply").text);
+    }
+}
+
+async fn run_variants(model: &dyn ChatModel, corpus: &Corpus, options: &Options, engine: &str) -> Vec<(String, Score)> {
+    let mut rows = Vec::new();
+    if options.raw {
+        print_raw(model, corpus, options, engine).await;
+    }
+    for (name, layers) in VARIANTS {
+        if options.product && *layers != Layers::ALL {
+            continue;
+        }
+        // Rules need no model: measured once, with the first engine.
+        if !layers.model && options.engines.first().is_some_and(|first| first != engine) {
+            continue;
+        }
+        eprintln!("{engine}: {name}");
+        let label = if layers.model { format!("{engine}: {name}") } else { (*name).to_owned() };
+        rows.push((label, run(model, corpus, options, engine, *layers).await));
+    }
+    rows
 }
 
 #[tokio::main]
@@ -181,20 +228,20 @@ async fn main() {
     let threads = candle_threads();
     let mut rows = Vec::new();
     for engine in &options.engines {
-        let score = match engine.as_str() {
+        let scores = match engine.as_str() {
             "embedded" => {
                 let model: Arc<dyn ChatModel> =
                     chat::build(&ModelSettings::embedded(&model_file)).expect("the embedded model loads");
-                run(model.as_ref(), &corpus, &options, "embedded").await
+                run_variants(model.as_ref(), &corpus, &options, "embedded").await
             }
             "llama" => {
                 let llama = LlamaServer::start(&support::llama_server_binary(), &model_file, threads).await;
                 let model = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
-                run(model.as_ref(), &corpus, &options, "llama").await
+                run_variants(model.as_ref(), &corpus, &options, "llama-server").await
             }
             other => panic!("unknown engine {other}"),
         };
-        rows.push((engine.clone(), score));
+        rows.extend(scores);
     }
     let cases = corpus.cases.len().min(options.limit);
     let empty = corpus.cases.iter().take(options.limit).filter(|c| c.facts.is_empty()).count();
@@ -204,7 +251,7 @@ async fn main() {
         model_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     );
     println!(
-        "| engine | known facts | recalled | recall | memories | correct | precision | character leaks | fact-less cases with memories | seconds |"
+        "| engine and layers | known facts | recalled | recall | memories | correct | precision | character leaks | fact-less cases with memories | seconds |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (engine, s) in &rows {
