@@ -64,6 +64,8 @@ struct Options {
     corpus: PathBuf,
     /// Only the product's layers (all of them).
     product: bool,
+    /// Only the variants whose name holds this.
+    only: Option<String>,
     /// Print the model's raw answer to each case asked alone (for the parsing tests).
     raw: bool,
     /// Cases read as one conversation: 6, the user's messages of the engine's window of 12.
@@ -75,6 +77,7 @@ fn options() -> Options {
         engines: vec!["embedded".into(), "llama".into()],
         verbose: false,
         product: false,
+        only: None,
         raw: false,
         window: 6,
         limit: usize::MAX,
@@ -86,11 +89,14 @@ fn options() -> Options {
             "--engines" => options.engines = args.next().expect("engines").split(',').map(str::to_owned).collect(),
             "--verbose" => options.verbose = true,
             "--product" => options.product = true,
+            "--only" => options.only = Some(args.next().expect("a part of a variant's name after --only")),
             "--raw" => options.raw = true,
             "--window" => options.window = args.next().and_then(|n| n.parse().ok()).expect("a number after --window"),
             "--limit" => options.limit = args.next().and_then(|n| n.parse().ok()).expect("a number after --limit"),
             "--corpus" => options.corpus = PathBuf::from(args.next().expect("a path after --corpus")),
-            other => panic!("unknown option {other}: --engines embedded,llama, --verbose, --limit N, --corpus PATH, --product, --window N, --raw"),
+            other => panic!(
+                "unknown option {other}: --engines embedded,llama, --verbose, --limit N, --corpus PATH, --product, --only TEXT, --window N, --raw"
+            ),
         }
     }
     options
@@ -101,9 +107,8 @@ fn options() -> Options {
 fn holds(text: &str, keyword: &str) -> bool {
     keyword.split('|').any(|alternative| {
         let latin = alternative.chars().next().is_some_and(|c| c < '\u{0250}');
-        text.match_indices(alternative).any(|(at, _)| {
-            !latin || text[..at].chars().next_back().is_none_or(|before| !before.is_alphanumeric())
-        })
+        text.match_indices(alternative)
+            .any(|(at, _)| !latin || text[..at].chars().next_back().is_none_or(|before| !before.is_alphanumeric()))
     })
 }
 
@@ -158,7 +163,10 @@ fn exchange(case: &Case) -> [HistoryMessage; 2] {
 
 /// The layers measured: each alone, then together as the product runs them.
 const VARIANTS: &[(&str, Layers)] = &[
-    ("model: zero-shot prompt, every line kept", Layers { rules: false, model: true, few_shot: false, validate: false }),
+    (
+        "model: zero-shot prompt, every line kept",
+        Layers { rules: false, model: true, few_shot: false, validate: false },
+    ),
     ("model: few-shot prompt, every line kept", Layers { rules: false, model: true, few_shot: true, validate: false }),
     ("model: few-shot prompt, validated", Layers { rules: false, model: true, few_shot: true, validate: true }),
     ("rules only (no model)", Layers { rules: true, model: false, few_shot: false, validate: false }),
@@ -205,7 +213,9 @@ async fn run_variants(model: &dyn ChatModel, corpus: &Corpus, options: &Options,
         print_raw(model, corpus, options, engine).await;
     }
     for (name, layers) in VARIANTS {
-        if options.product && *layers != Layers::ALL {
+        if (options.product && *layers != Layers::ALL)
+            || options.only.as_ref().is_some_and(|only| !name.contains(only.as_str()))
+        {
             continue;
         }
         // Rules need no model: measured once, with the first engine.

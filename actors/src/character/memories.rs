@@ -10,9 +10,9 @@ use amora_domain::chat::MemoryId;
 use amora_store::{Memory, MemoryOrigin, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, ready};
+use crate::chat::engine::ChatEngine;
 use crate::chat::engine::EXTRACTION_WINDOW;
 use crate::chat::memory::{MAX_MEMORIES, MemoryChange, merge};
-use crate::chat::engine::ChatEngine;
 use crate::chat::{ChatError, Chatter, MemoryView, new_entry_id};
 use crate::events::ServerEvent;
 

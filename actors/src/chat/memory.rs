@@ -63,7 +63,10 @@ const FACT_EXAMPLES: &[(&str, &str)] = &[
         "The user has two hamsters.\nThe user works as a plumber.\nThe user lives in Leeds.",
     ),
     ("haha what are you up to tonight?", "None"),
-    ("My cousin Max is visiting next week, I really enjoy gardening.", "The user has a cousin named Max.\nThe user enjoys gardening."),
+    (
+        "My cousin Max is visiting next week, I really enjoy gardening.",
+        "The user has a cousin named Max.\nThe user enjoys gardening.",
+    ),
 ];
 
 /// The start of the conversation that asks the model for the facts about the user, one of
@@ -84,7 +87,10 @@ pub fn fact_conversation(few_shot: bool) -> Vec<ChatMessage> {
 
 /// One of the user's messages, as [`fact_conversation`] asks about it.
 pub fn fact_question(message: &str) -> ChatMessage {
-    ChatMessage::user(format!("Message: {}\nFacts:", amora_domain::text::truncate_chars(message, MESSAGE_CHARS_FOR_MODEL)))
+    ChatMessage::user(format!(
+        "Message: {}\nFacts:",
+        amora_domain::text::truncate_chars(message, MESSAGE_CHARS_FOR_MODEL)
+    ))
 }
 
 /// The answer the conversation shows for a message once it is read: the facts found in
@@ -164,7 +170,8 @@ fn strip_subject<'a>(line: &'a str, user_name: &str) -> Option<&'a str> {
 fn grounded_in(fact: &str, message: &str, user_name: &str) -> bool {
     let content = words::content_words(fact, user_name);
     let found = content.iter().filter(|w| words::grounded(w, message)).count();
-    let numbers_found = content.iter().filter(|w| w.chars().any(|c| c.is_ascii_digit())).all(|w| words::grounded(w, message));
+    let numbers_found =
+        content.iter().filter(|w| w.chars().any(|c| c.is_ascii_digit())).all(|w| words::grounded(w, message));
     found > 0 && found * 2 >= content.len() && numbers_found
 }
 

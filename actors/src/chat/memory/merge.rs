@@ -153,7 +153,10 @@ mod tests {
         assert_eq!(
             merge(&facts, &known, "Ann"),
             [
-                MemoryChange::Replace { old: vec![MemoryId::from_raw(1)], content: "Ann's dog is called Biscuit".into() },
+                MemoryChange::Replace {
+                    old: vec![MemoryId::from_raw(1)],
+                    content: "Ann's dog is called Biscuit".into()
+                },
                 // The user's own memory stays as they wrote it.
                 MemoryChange::Add("Ann lives in Lyon with her two cats".into()),
                 MemoryChange::Add("Ann works as a nurse".into()),

@@ -21,9 +21,9 @@ const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll", "my", "mine"]
 /// share: a sentence is read as English when it holds more of the first. ("i" is Italian
 /// and Polish too, "my" Polish.)
 const ENGLISH_HINTS: &[&str] = &[
-    "the", "and", "is", "to", "of", "my", "i", "i'm", "i've", "i'd", "i'll", "have", "with", "at", "for", "it",
-    "that", "was", "on", "this", "am", "are", "work", "live", "called", "named", "but", "just", "like", "love", "me",
-    "an", "very", "really", "we", "she", "he", "they", "from", "since", "been", "because", "going", "has", "got",
+    "the", "and", "is", "to", "of", "my", "i", "i'm", "i've", "i'd", "i'll", "have", "with", "at", "for", "it", "that",
+    "was", "on", "this", "am", "are", "work", "live", "called", "named", "but", "just", "like", "love", "me", "an",
+    "very", "really", "we", "she", "he", "they", "from", "since", "been", "because", "going", "has", "got",
 ];
 const OTHER_HINTS: &[&str] = &[
     "der", "das", "und", "ist", "nicht", "ein", "eine", "mit", "auf", "le", "les", "et", "est", "une", "des", "avec",
@@ -49,14 +49,10 @@ const FIRST_PERSON_OTHER: &[&str] = &[
     // German
     "ich", "mein", "meine", "meinen", "meinem", "meiner", "mich", "mir",
     // French (j' and m' come as "j" and "m" after splitting at the apostrophe)
-    "je", "j", "mon", "ma", "mes", "moi",
-    // Spanish
-    "yo", "mi", "mis", "soy", "estoy", "tengo", "vivo", "trabajo", "estudio", "llamo",
-    // Italian
-    "io", "mio", "mia", "miei", "mie", "sono", "ho", "lavoro", "abito", "chiamo",
-    // Portuguese
-    "eu", "meu", "meus", "minha", "minhas", "sou", "estou", "tenho", "moro", "trabalho", "chamo",
-    // Polish
+    "je", "j", "mon", "ma", "mes", "moi", // Spanish
+    "yo", "mi", "mis", "soy", "estoy", "tengo", "vivo", "trabajo", "estudio", "llamo", // Italian
+    "io", "mio", "mia", "miei", "mie", "sono", "ho", "lavoro", "abito", "chiamo", // Portuguese
+    "eu", "meu", "meus", "minha", "minhas", "sou", "estou", "tenho", "moro", "trabalho", "chamo", // Polish
     "mam", "jestem", "mieszkam", "pracuję", "pracuje", "mój", "moja", "moje", "mojego", "mojej", "nazywam",
     // Indonesian
     "saya", "aku", "ku",
@@ -65,32 +61,180 @@ const FIRST_PERSON_CJK: &[&str] = &["私", "僕", "俺", "わたし", "저는", 
 
 /// After "I": what people say in passing, not about themselves.
 const SMALL_TALK_VERBS: &[&str] = &[
-    "think", "guess", "mean", "know", "see", "agree", "hope", "wonder", "suppose", "bet", "understand", "promise",
-    "believe", "feel", "forgot", "forget", "missed", "miss", "said", "say", "told", "asked", "ask", "wanted",
-    "would", "could", "should", "can't", "cant", "dunno",
+    "think",
+    "guess",
+    "mean",
+    "know",
+    "see",
+    "agree",
+    "hope",
+    "wonder",
+    "suppose",
+    "bet",
+    "understand",
+    "promise",
+    "believe",
+    "feel",
+    "forgot",
+    "forget",
+    "missed",
+    "miss",
+    "said",
+    "say",
+    "told",
+    "asked",
+    "ask",
+    "wanted",
+    "would",
+    "could",
+    "should",
+    "can't",
+    "cant",
+    "dunno",
 ];
 /// "I don't …" in passing.
 const SMALL_TALK_NEGATED: &[&str] = &["know", "think", "care", "mind", "remember", "understand", "get"];
 /// After "I'm" / "I am": passing states.
 const SMALL_TALK_STATES: &[&str] = &[
-    "sorry", "fine", "ok", "okay", "good", "great", "well", "alright", "tired", "bored", "here", "back", "glad",
-    "happy", "sad", "excited", "sure", "not", "so", "kidding", "joking", "curious", "confused", "lost", "done",
-    "ready", "home", "listening", "waiting", "serious", "afraid", "thinking", "wondering", "doing", "feeling",
-    "pretty", "very", "too",
+    "sorry",
+    "fine",
+    "ok",
+    "okay",
+    "good",
+    "great",
+    "well",
+    "alright",
+    "tired",
+    "bored",
+    "here",
+    "back",
+    "glad",
+    "happy",
+    "sad",
+    "excited",
+    "sure",
+    "not",
+    "so",
+    "kidding",
+    "joking",
+    "curious",
+    "confused",
+    "lost",
+    "done",
+    "ready",
+    "home",
+    "listening",
+    "waiting",
+    "serious",
+    "afraid",
+    "thinking",
+    "wondering",
+    "doing",
+    "feeling",
+    "pretty",
+    "very",
+    "too",
 ];
 /// Between "I" and its verb.
 const ADVERBS: &[&str] = &[
-    "only", "also", "really", "just", "still", "never", "always", "usually", "often", "sometimes", "even",
-    "actually", "mostly", "currently", "now", "totally", "absolutely", "kinda", "basically", "recently", "finally",
-    "already", "honestly", "literally", "definitely", "rarely", "seriously", "barely", "mainly", "hardly", "truly",
+    "only",
+    "also",
+    "really",
+    "just",
+    "still",
+    "never",
+    "always",
+    "usually",
+    "often",
+    "sometimes",
+    "even",
+    "actually",
+    "mostly",
+    "currently",
+    "now",
+    "totally",
+    "absolutely",
+    "kinda",
+    "basically",
+    "recently",
+    "finally",
+    "already",
+    "honestly",
+    "literally",
+    "definitely",
+    "rarely",
+    "seriously",
+    "barely",
+    "mainly",
+    "hardly",
+    "truly",
 ];
 /// Verb forms that stay as they are after a third-person subject.
 const UNCHANGED_VERBS: &[&str] = &[
-    "can", "could", "will", "would", "should", "must", "might", "may", "shall", "was", "had", "did", "got", "went",
-    "grew", "made", "met", "took", "saw", "left", "lost", "found", "gave", "came", "became", "bought", "thought",
-    "told", "said", "knew", "kept", "felt", "ran", "began", "broke", "fell", "wrote", "won", "ate", "drank", "drove",
-    "flew", "sold", "spent", "taught", "brought", "caught", "sat", "stood", "slept", "built", "sent", "heard", "paid",
-    "understood", "can't", "cant", "couldn't", "won't", "wouldn't", "didn't", "wasn't", "shouldn't", "mustn't",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "must",
+    "might",
+    "may",
+    "shall",
+    "was",
+    "had",
+    "did",
+    "got",
+    "went",
+    "grew",
+    "made",
+    "met",
+    "took",
+    "saw",
+    "left",
+    "lost",
+    "found",
+    "gave",
+    "came",
+    "became",
+    "bought",
+    "thought",
+    "told",
+    "said",
+    "knew",
+    "kept",
+    "felt",
+    "ran",
+    "began",
+    "broke",
+    "fell",
+    "wrote",
+    "won",
+    "ate",
+    "drank",
+    "drove",
+    "flew",
+    "sold",
+    "spent",
+    "taught",
+    "brought",
+    "caught",
+    "sat",
+    "stood",
+    "slept",
+    "built",
+    "sent",
+    "heard",
+    "paid",
+    "understood",
+    "can't",
+    "cant",
+    "couldn't",
+    "won't",
+    "wouldn't",
+    "didn't",
+    "wasn't",
+    "shouldn't",
+    "mustn't",
 ];
 /// What leads a clause and can go: conjunctions and fillers.
 const LEADING: &[&str] =
@@ -355,9 +499,10 @@ fn quoted_statement(sentence: &str, name: &str) -> Option<String> {
         return None;
     }
     // Something beyond the pronouns: a word of four letters or more, or a run of another script.
-    let says_something = tokens
-        .iter()
-        .any(|t| (!is_latin(t) && t.chars().count() >= 2) || (t.chars().count() >= 4 && !FIRST_PERSON_OTHER.contains(&t.as_str())));
+    let says_something = tokens.iter().any(|t| {
+        (!is_latin(t) && t.chars().count() >= 2)
+            || (t.chars().count() >= 4 && !FIRST_PERSON_OTHER.contains(&t.as_str()))
+    });
     if !says_something {
         return None;
     }
@@ -398,7 +543,10 @@ mod tests {
             statements("I work night shifts at the hospital and my cat Mochi keeps me company.", "Ann"),
             ["Ann works night shifts at the hospital", "Ann's cat Mochi keeps Ann company"]
         );
-        assert_eq!(statements("I've been running marathons for five years.", "Ann"), ["Ann has been running marathons for five years"]);
+        assert_eq!(
+            statements("I've been running marathons for five years.", "Ann"),
+            ["Ann has been running marathons for five years"]
+        );
         assert_eq!(statements("I only draw a little.", "Ann"), ["Ann only draws a little"]);
         assert_eq!(statements("I used to be a chef", "Ann"), ["Ann used to be a chef"]);
         assert_eq!(statements("I study law, I fly often", "Ann"), ["Ann studies law", "Ann flies often"]);
@@ -427,9 +575,18 @@ mod tests {
 
     #[test]
     fn other_languages_are_quoted_as_said() {
-        assert_eq!(statements("Ich heiße Jonas und wohne in Hamburg.", "Ann"), ["Ann said: “Ich heiße Jonas und wohne in Hamburg.”"]);
-        assert_eq!(statements("Trabajo como profesora en Madrid", "Ann"), ["Ann said: “Trabajo como profesora en Madrid.”"]);
-        assert_eq!(statements("J'ai deux enfants, Léo et Chloé.", "Ann"), ["Ann said: “J'ai deux enfants, Léo et Chloé.”"]);
+        assert_eq!(
+            statements("Ich heiße Jonas und wohne in Hamburg.", "Ann"),
+            ["Ann said: “Ich heiße Jonas und wohne in Hamburg.”"]
+        );
+        assert_eq!(
+            statements("Trabajo como profesora en Madrid", "Ann"),
+            ["Ann said: “Trabajo como profesora en Madrid.”"]
+        );
+        assert_eq!(
+            statements("J'ai deux enfants, Léo et Chloé.", "Ann"),
+            ["Ann said: “J'ai deux enfants, Léo et Chloé.”"]
+        );
         assert_eq!(statements("私は東京に住んでいます。", "Ann"), ["Ann said: “私は東京に住んでいます”"]);
         assert!(statements("Bonjour ! Ça va ?", "Ann").is_empty());
         assert!(statements("Wie geht es dir?", "Ann").is_empty());
