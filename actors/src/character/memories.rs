@@ -5,13 +5,14 @@ use std::time::Instant;
 
 use actix::prelude::*;
 use amora_domain::account::UserId;
-use amora_domain::character::Character;
+use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::MemoryId;
 use amora_store::{Memory, MemoryOrigin, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, ready};
+use crate::chat::engine::ChatEngine;
 use crate::chat::engine::EXTRACTION_WINDOW;
-use crate::chat::memory::MAX_MEMORIES;
+use crate::chat::memory::{MAX_MEMORIES, MemoryChange, merge};
 use crate::chat::{ChatError, Chatter, MemoryView, new_entry_id};
 use crate::events::ServerEvent;
 
@@ -85,12 +86,11 @@ impl CharacterActor {
             .as_ref()
             .map(|w| w.messages.iter().rev().take(EXTRACTION_WINDOW).rev().cloned().collect())
             .unwrap_or_default();
-        let known = pair.memories.clone().unwrap_or_default();
         self.publish(ctx, &chatter.user_id, ServerEvent::MemorySaving { character_id: self.character_id.clone() });
         let engine = self.engine.clone();
         let me = ctx.address();
         actix::spawn(async move {
-            let facts = engine.extract_facts(&chatter, &character, &recent, &known).await;
+            let facts = engine.extract_facts(&chatter, &character, &recent).await;
             me.do_send(ExtractionEnded { chatter, facts, on_demand });
         });
     }
@@ -126,32 +126,31 @@ impl Handler<ExtractionEnded> for CharacterActor {
         self.last_active = Instant::now();
         let ExtractionEnded { chatter, facts, on_demand } = message;
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
-        let room = MAX_MEMORIES.saturating_sub(self.pair(&chatter.user_id).memories.as_ref().map_or(0, Vec::len));
+        let known = self.pair(&chatter.user_id).memories.clone().unwrap_or_default();
+        let room = MAX_MEMORIES.saturating_sub(known.len());
+        // Merged with what the pair's memories hold now (they may have changed meanwhile):
+        // known facts are skipped, an extracted memory a fact says more than is replaced.
+        let changes = facts.map(|facts| merge(&facts, &known, &chatter.user_name));
         let stored = async move {
-            let mut added = Vec::new();
-            for fact in facts?.into_iter().take(room) {
-                let memory = Memory { memory_id: new_entry_id(), content: fact, origin: MemoryOrigin::Extracted };
-                engine.store().memories.add(&user, &character_id, memory.clone()).await?;
-                added.push(memory);
-            }
-            Ok::<_, ChatError>(added)
+            let mut done = (Vec::new(), Vec::new());
+            let result = store_changes(&engine, &user, &character_id, changes, room, &mut done).await;
+            (done, result)
         };
         AtomicResponse::new(Box::pin(stored.into_actor(self).map(move |stored, actor, ctx| {
             let pair = actor.pair(&chatter.user_id);
             pair.extracting = false;
-            let added = match stored {
-                Ok(added) => added,
-                Err(error) => {
-                    tracing::warn!(%error, character = %actor.character_id, on_demand, "memory extraction failed");
-                    if on_demand {
-                        let event = actor.error_event(None, &error);
-                        actor.publish(ctx, &chatter.user_id, event);
-                    }
-                    Vec::new()
+            // What was stored before a failure stays stored, and is shown.
+            let ((added, removed), result) = stored;
+            if let Err(error) = result {
+                tracing::warn!(%error, character = %actor.character_id, on_demand, "memory extraction failed");
+                if on_demand {
+                    let event = actor.error_event(None, &error);
+                    actor.publish(ctx, &chatter.user_id, event);
                 }
-            };
+            }
             let count = added.len() as u32;
             if let Some(memories) = actor.pair(&chatter.user_id).memories.as_mut() {
+                memories.retain(|m| !removed.contains(&m.memory_id));
                 for memory in added {
                     memories.insert(0, memory);
                 }
@@ -167,6 +166,42 @@ impl Handler<ExtractionEnded> for CharacterActor {
             );
         })))
     }
+}
+
+/// Stores the changes of an extraction, at most `room` more memories than before, noting in
+/// `done` the memories added and the ids deleted as it goes.
+async fn store_changes(
+    engine: &ChatEngine,
+    user: &UserId,
+    character_id: &CharacterId,
+    changes: Result<Vec<MemoryChange>, ChatError>,
+    mut room: usize,
+    done: &mut (Vec<Memory>, Vec<MemoryId>),
+) -> Result<(), ChatError> {
+    for change in changes? {
+        let old = match change {
+            MemoryChange::Add(_) if room == 0 => continue,
+            MemoryChange::Add(_) => {
+                room -= 1;
+                Vec::new()
+            }
+            // One in, one or more out: never more memories than before.
+            MemoryChange::Replace { ref old, .. } => {
+                room += old.len().saturating_sub(1);
+                old.clone()
+            }
+        };
+        let content = change.content().to_owned();
+        let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::Extracted };
+        // Stored before the memories it replaces go, so a failure loses nothing.
+        engine.store().memories.add(user, character_id, memory.clone()).await?;
+        done.0.push(memory);
+        for memory_id in old {
+            engine.store().memories.delete(user, character_id, memory_id).await?;
+            done.1.push(memory_id);
+        }
+    }
+    Ok(())
 }
 
 impl Handler<Memories> for CharacterActor {

@@ -20,7 +20,7 @@ use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
 
 use super::fair::{FairQueue, Refused};
-use super::memory::{extraction_prompt, parse_facts};
+use super::memory::{self, Layers};
 use super::metrics::{ChatMetrics, Phase};
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
@@ -28,7 +28,6 @@ use crate::events::ServerEvent;
 
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
-const EXTRACTION_MAX_TOKENS: u32 = 120;
 
 /// What a reply is written from: the conversation as the character's actor holds it.
 pub struct ReplyContext<'a> {
@@ -196,28 +195,24 @@ impl ChatEngine {
         Ok(Some((content, finish)))
     }
 
-    /// Asks the model for facts the user stated in `recent` (oldest first) that are not in
-    /// `known`; answers the new facts, moderated. Storing them is the caller's.
+    /// The facts the user stated in `recent` (oldest first), by rule and by the model
+    /// (`memory::extract`), moderated. Merging them with what is known and storing them is
+    /// the caller's (`memory::merge`).
     pub async fn extract_facts(
         &self,
         chatter: &Chatter,
         character: &Character,
         recent: &[StoredMessage],
-        known: &[Memory],
     ) -> Result<Vec<String>, ChatError> {
         if !recent.iter().any(|m| m.speaker == Speaker::User) {
             return Ok(Vec::new());
         }
         let history: Vec<HistoryMessage> = recent.iter().cloned().map(history_message).collect();
-        let prompt = extraction_prompt(&chatter.user_name, &character.card.character_name, &history);
         let model = self.model().await?;
-        // Greedy: notes should not depend on the dice.
-        let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
-            .max_tokens(EXTRACTION_MAX_TOKENS)
-            .temperature(0.0);
-        let answer = model.stream(request).await?.collect_reply().await?;
-        let known: Vec<String> = known.iter().map(|m| m.content.clone()).collect();
-        Ok(parse_facts(&answer.text, &known).into_iter().filter(|fact| moderation::check(fact).is_none()).collect())
+        let facts =
+            memory::extract(model.as_ref(), &chatter.user_name, &character.card.character_name, &history, Layers::ALL)
+                .await?;
+        Ok(facts.into_iter().filter(|fact| moderation::check(fact).is_none()).collect())
     }
 }
 

@@ -327,6 +327,54 @@ async fn memories_are_extracted_by_the_model_and_can_be_added_edited_and_deleted
     assert!(listed.data.as_array().unwrap().iter().all(|m| m["content"] != "Ann loves jazz and blues"));
 }
 
+/// The contents of a `memorySaved` event's memories.
+fn saved_contents(saved: &Value) -> Vec<String> {
+    saved["data"]["memories"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect()
+}
+
+async fn save_memories(socket: &mut Socket) -> Value {
+    act(socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
+    socket.wait_for("memorySaved", REPLY).await.expect("the extraction on demand ended")
+}
+
+#[actix_rt::test]
+async fn save_memories_keeps_the_users_facts_once_and_merges_a_fuller_one_with_the_embedded_model() {
+    let (app, _, voucher, mut socket) = chat_app(&[]).await;
+    send(&mut socket, FREE_CHARACTER, "my dog is called Biscuit and I work as a nurse").await;
+    until_reply_ends(&mut socket).await;
+
+    let saved = save_memories(&mut socket).await;
+    let memories = saved_contents(&saved);
+    println!("saved: {memories:?}");
+    assert!(memories.iter().any(|m| m.contains("Biscuit")), "{memories:?}");
+    assert!(memories.iter().any(|m| m.contains("nurse")), "{memories:?}");
+    assert!(memories.iter().all(|m| m.starts_with("Ann")), "facts about the user, by name: {memories:?}");
+    assert_eq!(saved["data"]["added"].as_u64(), Some(memories.len() as u64));
+    let listed = app
+        .post_api_as(Some(&voucher), "/user/v1/memory/getMemoryList", json!({ "characterId": FREE_CHARACTER }))
+        .await
+        .0;
+    assert_eq!(listed.data, saved["data"]["memories"], "stored as announced");
+
+    // Asked again over the same messages: nothing new, nothing repeated.
+    let again = save_memories(&mut socket).await;
+    assert_eq!(again["data"]["added"], 0);
+    assert_eq!(saved_contents(&again), memories);
+
+    // A fact said with more words later replaces the extracted memory it says more than.
+    send(&mut socket, FREE_CHARACTER, "I have a cat.").await;
+    until_reply_ends(&mut socket).await;
+    let first = saved_contents(&save_memories(&mut socket).await);
+    assert!(first.contains(&"Ann has a cat".to_owned()), "{first:?}");
+    send(&mut socket, FREE_CHARACTER, "My cat is called Tom.").await;
+    until_reply_ends(&mut socket).await;
+    let merged = saved_contents(&save_memories(&mut socket).await);
+    println!("merged: {merged:?}");
+    assert!(merged.contains(&"Ann's cat is called Tom".to_owned()), "{merged:?}");
+    assert!(!merged.contains(&"Ann has a cat".to_owned()), "replaced, not piled up: {merged:?}");
+    assert!(merged.iter().any(|m| m.contains("Biscuit")) && merged.iter().any(|m| m.contains("nurse")));
+}
+
 #[actix_rt::test]
 async fn history_pages_newest_first_and_the_user_may_edit_or_delete_own_messages() {
     let app = spawn_app_env(vec![("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".into(), model_path())]).await;
