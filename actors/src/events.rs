@@ -16,7 +16,7 @@ use amora_domain::payment::{OrderId, OrderState, ProductId};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::chat::{MemoryView, MessageView};
+use crate::chat::{MemoryView, MessageView, RecalledView};
 use crate::images::{GalleryImageView, ImageFailure, Progress};
 use crate::voice::VoicePart;
 
@@ -74,6 +74,8 @@ pub enum ServerEvent {
         delta: String,
     },
     /// The reply is stored (`message: null`: stopped before any text, nothing stored).
+    /// `recalled`: the memories and earlier messages recall put into its prompt (`null`
+    /// when none).
     ChatDone {
         #[ts(as = "String")]
         character_id: CharacterId,
@@ -81,6 +83,7 @@ pub enum ServerEvent {
         reply_id: EntryId,
         message: Option<MessageView>,
         finish_reason: ReplyEnd,
+        recalled: Option<RecalledView>,
     },
     /// A chat action was refused, or the reply failed.
     ChatError {
@@ -301,6 +304,7 @@ mod tests {
                 reply_id: EntryId::from_raw(1),
                 message: None,
                 finish_reason: ReplyEnd::Stop,
+                recalled: None,
             },
             ServerEvent::ChatError { character_id: id(), reply_id: None, code: 1, msg: String::new() },
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },

@@ -326,3 +326,50 @@ async fn the_next_turn_starts_from_the_cached_prompt_and_replies_as_without_it()
     assert_eq!(cached.reused_prompt_tokens(), first_prompt + next_prompt, "a regenerate feeds nothing");
     assert_eq!(again.text, with_cache.text);
 }
+
+/// A prompt whose last messages change at every turn (recalled facts after the history,
+/// `ChatRequest::cache_prefix`): the state after its stable part is what the next turn
+/// starts from, so the next turn still feeds only what is new, and replies as without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_with_a_changing_tail_is_cached_up_to_its_stable_part() {
+    let load = |cache_tokens: usize| {
+        let mut settings = ModelSettings::embedded(support::model_path());
+        settings.embedded.prefix_cache_tokens = cache_tokens;
+        EmbeddedChatModel::load(&settings).unwrap()
+    };
+    let (cached, uncached) = (load(4096), load(0));
+    let tokenizer = cached.tokenizer().clone();
+    let system = ChatMessage::system("You are Mia, a friendly barista. Answer in one or two sentences.");
+    let first_line = ChatMessage::user("Hi Mia! My dog Biscuit loves the rain. What coffee would you recommend?");
+    let greedy = |messages: Vec<ChatMessage>, stable: usize| {
+        ChatRequest::new(messages).max_tokens(16).temperature(0.0).cache_prefix(stable)
+    };
+    let recalled = |text: &str| ChatMessage::system(format!("Things Ann said earlier (about Ann, not about you):\n- Ann: {text}"));
+
+    let first = greedy(vec![system.clone(), first_line.clone(), recalled("I work nights.")], 2);
+    let first = cached.stream(first).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(cached.reused_prompt_tokens(), 0, "nothing was cached yet");
+    let stable = [&system, &first_line]
+        .iter()
+        .map(|m| tokenizer.encode_turn(m.role.as_str(), &m.content).unwrap().len() as u64)
+        .sum::<u64>();
+
+    let next_turn = greedy(
+        vec![
+            system,
+            first_line,
+            ChatMessage::assistant(first.text.trim()),
+            ChatMessage::user("And something sweet for Biscuit's owner?"),
+            recalled("My dog is called Biscuit."),
+        ],
+        4,
+    );
+    let with_cache = cached.stream(next_turn.clone()).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(cached.reused_prompt_tokens(), stable, "the first prompt up to its recalled part came from the cache");
+    let stats = cached.prompt_cache().unwrap();
+    let first_prompt = u64::from(first.finish.usage.unwrap().prompt_tokens);
+    let next_prompt = u64::from(with_cache.finish.usage.unwrap().prompt_tokens);
+    assert_eq!((stats.prompt_tokens, stats.reused_tokens), (first_prompt + next_prompt, stable));
+    let without = uncached.stream(next_turn).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(with_cache.text, without.text, "the cache changes nothing in the reply");
+}

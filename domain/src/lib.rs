@@ -14,6 +14,7 @@ pub mod moderation;
 pub mod money;
 pub mod paging;
 pub mod payment;
+pub mod recall;
 pub mod report;
 pub mod tag;
 pub mod telemetry;

@@ -24,7 +24,7 @@ mod memories;
 mod turns;
 
 pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
-pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
+pub use memories::{AddMemory, DeleteMemory, Memories, PinMemory, SaveMemories, UpdateMemory};
 pub use turns::{Regenerate, Send, StopReply};
 
 use std::collections::{HashMap, VecDeque};

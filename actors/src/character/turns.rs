@@ -14,7 +14,8 @@ use amora_store::StoredMessage;
 use super::{CharacterActor, InFlight, Needs, after_load, ready};
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
-use crate::chat::{ChatError, Chatter, MessageView, new_entry_id};
+use crate::chat::recall::Found;
+use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
 use crate::events::{ReplyEnd, ServerEvent};
 use crate::registry::UserAddr;
 use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
@@ -51,6 +52,8 @@ pub(super) struct ReplyEnded {
     turn: u64,
     reply_id: EntryId,
     written: Result<Option<(String, FinishReason)>, ChatError>,
+    /// What recall put into the reply's prompt.
+    recalled: Option<RecalledView>,
 }
 
 impl CharacterActor {
@@ -140,16 +143,21 @@ impl CharacterActor {
         let me = ctx.address();
         let reply_id = new_entry_id();
         actix::spawn(async move {
-            let context = ReplyContext {
+            let nothing = Found::default();
+            let mut context = ReplyContext {
                 chatter: &chatter,
                 character: &character,
                 window: &window,
                 window_is_whole,
                 memories: &memories,
                 lorebook: lorebook.as_deref(),
+                recall: &nothing,
             };
+            let found = engine.recall(&context).await;
+            context.recall = &found;
             let written = engine.write_reply(&context, reply_id, cancel).await;
-            me.do_send(ReplyEnded { chatter, turn, reply_id, written });
+            let recalled = found.view();
+            me.do_send(ReplyEnded { chatter, turn, reply_id, written, recalled });
         });
     }
 }
@@ -334,7 +342,7 @@ impl Handler<ReplyEnded> for CharacterActor {
 
     fn handle(&mut self, message: ReplyEnded, _: &mut Self::Context) -> Self::Result {
         self.last_active = Instant::now();
-        let ReplyEnded { chatter, turn, reply_id, written } = message;
+        let ReplyEnded { chatter, turn, reply_id, written, recalled } = message;
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
         // The reply is stored before `chatDone` says so; the slot is freed before either
         // event goes out, so a client answering it is never told "busy".
@@ -372,6 +380,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             reply_id,
                             message: Some(MessageView::from(&message)),
                             finish_reason: ReplyEnd::from(finish),
+                            recalled,
                         },
                     );
                     actor.changed_elsewhere(ctx, &chatter.user_id);
@@ -393,6 +402,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             reply_id,
                             message: None,
                             finish_reason: ReplyEnd::Cancelled,
+                            recalled: None,
                         },
                     );
                 }

@@ -1,8 +1,9 @@
 //! The chat engine: the model's side of a conversation. It loads the model, builds the
 //! prompt from what the `CharacterActor` holds (persona, the recent window, the memories),
 //! writes a reply while streaming `chatDelta`, and extracts memories. It keeps no
-//! conversation state and reads no conversation from the store: the actor hands it what a
-//! turn needs and stores what comes back.
+//! conversation state and reads no conversation from the store (but for recall,
+//! `recall.rs`, which looks up the pair's recall index): the actor hands it what a turn
+//! needs and stores what comes back.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,8 +13,8 @@ use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, Fin
 use amora_cards::Lorebook;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
-    CardPrompt, EntryId, HistoryMessage, Persona, PromptMessage, PromptParts, PromptRole, Speaker, build_prompt,
-    relevant_memories,
+    CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
+    RecallItem, Speaker, assemble_prompt,
 };
 use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};
@@ -22,6 +23,7 @@ use futures_util::StreamExt;
 use super::fair::{FairQueue, Refused};
 use super::memory::{extraction_prompt, parse_facts};
 use super::metrics::{ChatMetrics, Phase};
+use super::recall::Found;
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
 use crate::events::ServerEvent;
@@ -42,6 +44,8 @@ pub struct ReplyContext<'a> {
     pub memories: &'a [Memory],
     /// The lorebook of the character's card, as its actor read it (`lore::CardLore`).
     pub lorebook: Option<&'a Lorebook>,
+    /// What recall found for the newest user message (`ChatEngine::recall`).
+    pub recall: &'a Found,
 }
 
 pub struct ChatEngine {
@@ -126,8 +130,15 @@ impl ChatEngine {
         let character_id = &context.character.card.character_id;
         let started = Instant::now();
         let model = self.model().await?;
-        let prompt = reply_prompt(&self.settings, context, |text| model.count_tokens(text));
-        let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
+        let prompt = assembled_prompt(&self.settings, context, context.recall, |text| model.count_tokens(text));
+        // The system message and the history are the next turn's start; what comes after
+        // them (recall, activated lore, the card's instructions) changes from turn to turn.
+        let stable = 1 + prompt.history.len();
+        let mut request = ChatRequest::new(prompt.messages.into_iter().map(to_model_message).collect());
+        if stable < request.messages.len() {
+            request = request.cache_prefix(stable);
+        }
+        let request = request
             .max_tokens(self.settings.max_reply_tokens)
             // The model must not write the user's next line for them.
             .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
@@ -163,6 +174,9 @@ impl ChatEngine {
             }
         }
         self.metrics.observe(Phase::Generate, model_started.elapsed());
+        if let Some(cache) = model.prompt_cache() {
+            self.metrics.prompt_cache(cache);
+        }
         let content = text.trim().to_owned();
         if content.is_empty() {
             if finish == FinishReason::Cancelled {
@@ -198,18 +212,42 @@ impl ChatEngine {
     }
 }
 
-/// The prompt of a reply: persona and what the card adds, rules, relevant memories, the
-/// lorebook entries the recent messages activate and the newest history that fits the
-/// budget, counted by `count_tokens` (the model's tokenizer).
+/// The prompt of a reply: persona and what the card adds, rules, the pinned and newest
+/// memories, the lorebook entries the recent messages activate, the newest history that
+/// fits the budget, counted by `count_tokens` (the model's tokenizer), and what recall
+/// found (`context.recall`).
 pub fn reply_prompt(
     settings: &ChatSettings,
     context: &ReplyContext<'_>,
     count_tokens: impl Fn(&str) -> usize,
 ) -> Vec<PromptMessage> {
+    assembled_prompt(settings, context, context.recall, count_tokens).messages
+}
+
+/// The memories of a prompt's system message: every pinned one, then the newest others up
+/// to `limit` in all. They change only when the memories do, so the system message (the
+/// start of every prompt, which the model may have cached) holds from turn to turn; the
+/// memories that match a message come back through recall, after the history.
+pub fn system_memories(memories: &[Memory], limit: usize) -> Vec<String> {
+    let pinned = memories.iter().filter(|m| m.pinned);
+    let others = memories.iter().filter(|m| !m.pinned).take(limit.saturating_sub(pinned.clone().count()));
+    pinned.chain(others).map(|m| m.content.clone()).collect()
+}
+
+/// [`reply_prompt`] with `recall` in place of `context.recall`, also telling which history
+/// messages and recalled items went in.
+pub fn assembled_prompt(
+    settings: &ChatSettings,
+    context: &ReplyContext<'_>,
+    recall: &Found,
+    count_tokens: impl Fn(&str) -> usize,
+) -> Prompt {
     let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
-    let latest = history.iter().rev().find(|m| m.speaker == Speaker::User).map_or("", |m| m.content.as_str());
-    let known: Vec<String> = context.memories.iter().map(|m| m.content.clone()).collect();
-    let memories = relevant_memories(&known, latest, settings.memories_in_prompt);
+    let memories = system_memories(context.memories, settings.memories_in_prompt);
+    let recalled_memories: Vec<RecallItem<'_>> =
+        recall.memories.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
+    let recalled_messages: Vec<RecallItem<'_>> =
+        recall.messages.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
     let lore = context
         .lorebook
         .map(|book| super::lore::choose(book, &history, settings.lorebook_budget_tokens, &count_tokens))
@@ -235,8 +273,14 @@ pub fn reply_prompt(
         history: &history,
         history_is_whole: context.window_is_whole,
         budget_tokens: settings.history_budget_tokens,
+        recall: Recall {
+            memories: &recalled_memories,
+            messages: &recalled_messages,
+            terms: &recall.terms,
+            budget_tokens: settings.recall_budget_tokens,
+        },
     };
-    build_prompt(&parts, count_tokens)
+    assemble_prompt(&parts, count_tokens)
 }
 
 /// What a picture message says in the prompt's history.

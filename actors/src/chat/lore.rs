@@ -178,6 +178,7 @@ mod tests {
                 window_is_whole: true,
                 memories: &[],
                 lorebook: self.lore.book().map(|book| book.as_ref()),
+                recall: &crate::chat::recall::Found::default(),
             };
             reply_prompt(&self.settings, &context, words)
         }

@@ -65,6 +65,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/memory/addMemory", web::post().to(chat::add_memory))
         .route("/user/v1/memory/updateMemory", web::post().to(chat::update_memory))
         .route("/user/v1/memory/deleteMemory", web::post().to(chat::delete_memory))
+        .route("/user/v1/memory/pinMemory", web::post().to(chat::pin_memory))
         .route("/user/v1/blog/getBlogList", web::post().to(blog::get_blog_list))
         .route("/user/v1/blog/getBlogInfo", web::post().to(blog::get_blog_info))
         .route("/user/v1/report/reportContent", web::post().to(reports::report_content))

@@ -21,6 +21,7 @@ mod nowpayments;
 mod payments;
 mod paypal;
 mod realtime;
+mod recall;
 mod sandbox;
 mod security;
 mod seo;

@@ -18,6 +18,7 @@ mod ledger;
 mod media;
 mod moderation;
 mod payments;
+mod recall;
 mod telemetry;
 mod voice;
 
@@ -118,6 +119,7 @@ struct Statements {
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
+    recall: recall::Statements,
     voice: voice::Statements,
     ping: PreparedStatement,
 }
@@ -168,6 +170,7 @@ impl CqlStore {
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
+            recall: recall::Statements::prepare(&preparer).await?,
             voice: voice::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
@@ -299,6 +302,7 @@ async fn apply_schema(session: &Session) -> StoreResult<()> {
 /// them, and a keyspace made before gets them here (CQL has no `ADD IF NOT EXISTS`).
 const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("messages", "image", "text"),
+    ("memories", "pinned", "boolean"),
     ("conversations", "last_image", "text"),
     ("characters", "status", "text"),
     ("characters", "status_at", "bigint"),

@@ -12,6 +12,7 @@ mod media;
 mod migrations;
 mod moderation;
 mod payments;
+mod recall;
 mod telemetry;
 mod voice;
 

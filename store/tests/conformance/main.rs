@@ -13,6 +13,7 @@ mod gallery;
 mod ledger;
 mod media;
 mod payments;
+mod recall;
 mod voice;
 
 use amora_domain::account::{UserId, UserNo};

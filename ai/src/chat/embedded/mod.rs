@@ -63,11 +63,16 @@ struct Shared {
     prefix_cache_tokens: usize,
     /// Prompt tokens not fed again thanks to the prefix cache, since loading.
     reused_prompt_tokens: AtomicU64,
+    /// Prompt tokens of every reply started, since loading.
+    prompt_tokens: AtomicU64,
 }
 
 /// One reply waiting for, or holding, a slot.
 struct Job {
     prompt: Vec<u32>,
+    /// Where the part of the prompt that the next turn starts with ends, when it ends
+    /// before the prompt does (`ChatRequest::cache_prefix`): the state there is kept.
+    cache_at: Option<usize>,
     max_tokens: usize,
     sampling: Sampling,
     seed: u64,
@@ -205,6 +210,7 @@ impl EmbeddedChatModel {
             repeat_last_n: e.repeat_last_n,
             prefix_cache_tokens: e.prefix_cache_tokens,
             reused_prompt_tokens: AtomicU64::new(0),
+            prompt_tokens: AtomicU64::new(0),
         });
         let scheduler = Arc::new(Scheduler {
             queue: Mutex::new(Queue::default()),
@@ -240,7 +246,13 @@ impl EmbeddedChatModel {
 
     /// The prompt for `messages` as token ids, trimmed to leave room for the reply: the
     /// oldest messages after the system prompt go first, the last message always stays.
-    fn prompt(&self, messages: &[ChatMessage], max_tokens: usize) -> Result<Vec<u32>, AiError> {
+    /// Also where the first `cache_prefix` messages end in it, when they end before it does.
+    fn prompt(
+        &self,
+        messages: &[ChatMessage],
+        max_tokens: usize,
+        cache_prefix: Option<usize>,
+    ) -> Result<(Vec<u32>, Option<usize>), AiError> {
         let tokenizer = &self.shared.tokenizer;
         let window = self.shared.context_window;
         let reserve = max_tokens.min(window / 4).max(1);
@@ -273,11 +285,20 @@ impl EmbeddedChatModel {
         if dropped > 0 {
             tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
         }
+        // The turns are the messages after the system one (when there is one).
+        let system = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+        let stable_turns = cache_prefix.map(|n| n.saturating_sub(system));
         let mut ids = Vec::with_capacity(total);
         ids.extend(head);
-        turns.into_iter().skip(dropped).for_each(|turn| ids.extend(turn));
+        let mut cache_at = None;
+        for (index, turn) in turns.into_iter().enumerate().skip(dropped) {
+            if stable_turns == Some(index) && index > dropped {
+                cache_at = Some(ids.len());
+            }
+            ids.extend(turn);
+        }
         ids.extend(tail);
-        Ok(ids)
+        Ok((ids, cache_at))
     }
 }
 
@@ -314,7 +335,7 @@ impl ChatModel for EmbeddedChatModel {
             return Ok(TokenStream::finished(FinishReason::Cancelled));
         }
         let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens) as usize;
-        let prompt = self.prompt(&request.messages, max_tokens)?;
+        let (prompt, cache_at) = self.prompt(&request.messages, max_tokens, request.cache_prefix)?;
         let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
         let sampling = if temperature <= 1e-4 {
@@ -329,6 +350,7 @@ impl ChatModel for EmbeddedChatModel {
         let cancel = request.cancel.clone();
         self.scheduler.submit(Job {
             prompt,
+            cache_at,
             max_tokens,
             sampling,
             seed,
@@ -350,6 +372,13 @@ impl ChatModel for EmbeddedChatModel {
 
     fn count_tokens(&self, text: &str) -> usize {
         self.shared.tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
+    }
+
+    fn prompt_cache(&self) -> Option<super::PromptCacheStats> {
+        Some(super::PromptCacheStats {
+            prompt_tokens: self.shared.prompt_tokens.load(Ordering::Relaxed),
+            reused_tokens: self.reused_prompt_tokens(),
+        })
     }
 }
 
@@ -442,6 +471,7 @@ struct Session {
 
 impl Session {
     fn new(job: Job, shared: &Shared, prompts: &mut Prompts) -> Self {
+        shared.prompt_tokens.fetch_add(job.prompt.len() as u64, Ordering::Relaxed);
         let (model, fed, cached_logits) = match prompts.reuse(&job.prompt) {
             Some(reuse) => {
                 let (model, logits) = reuse.state;
@@ -490,18 +520,25 @@ impl Session {
         let logits = match self.cached_logits.take() {
             Some(logits) => logits,
             None => {
+                // The part the next turn starts with (`cache_at`) ends a chunk of its own.
+                let cache_at = self.job.cache_at.filter(|&at| at > self.fed && at < self.prompt_len);
                 let (start, end) = if self.fed < self.prompt_len {
-                    (self.fed, (self.fed + PREFILL_CHUNK).min(self.prompt_len))
+                    let end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
+                    (self.fed, cache_at.map_or(end, |at| end.min(at)))
                 } else {
                     (self.fed, self.fed + 1)
                 };
                 let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
                 let logits = self.model.forward(&input, start)?;
                 self.fed = end;
+                if cache_at == Some(end) {
+                    // The next turn starts here; what follows (recalled facts) changes.
+                    prompts.keep(&self.tokens[..end], (self.model.clone(), logits.clone()));
+                }
                 if self.fed < self.prompt_len {
                     return Ok(None);
                 }
-                if start < self.prompt_len {
+                if start < self.prompt_len && self.job.cache_at.is_none_or(|at| at >= self.prompt_len) {
                     // The prompt is in: the next turn or a regenerate starts from here.
                     prompts.keep(&self.tokens[..self.prompt_len], (self.model.clone(), logits.clone()));
                 }

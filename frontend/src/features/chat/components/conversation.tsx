@@ -21,6 +21,7 @@ import { buttonState } from '@/features/voice/stores/voice-playback';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import { greetingOnly } from '@/features/chat/stores/chat-thread';
+import { followRecalled, recalledAtom } from '@/features/chat/stores/recalled';
 import type { ReportTarget } from '@/features/moderation/api/report-api';
 import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
@@ -51,6 +52,8 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   const wide = useMediaQuery(MEMORIES_OPEN_FROM);
   const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
   const [character, setCharacter] = useState<Character | null>(null);
+  const recalled = useAtomValue(recalledAtom);
+  useEffect(followRecalled, []);
 
   // On a phone the panel is a sheet over the chat: it opens only when asked for.
   useEffect(() => {
@@ -149,6 +152,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         voice={voice}
         onOpenPicture={openPicture}
         trailing={<PendingPictures jobs={shownJobs} heldImageIds={heldImageIds} name={name} photo={photo} />}
+        remembered={{ of: (messageId) => recalled.get(messageId), fixes: memories }}
       />
     );
 

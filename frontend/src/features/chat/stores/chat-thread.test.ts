@@ -87,7 +87,7 @@ describe('threadReducer', () => {
     expect(replyControls(state)).toEqual({ regenerate: false, retry: false });
 
     state = run(
-      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', message: message(3, 'character', 'Hey there!') } }],
+      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', message: message(3, 'character', 'Hey there!'), recalled: null } }],
       state,
     );
     expect(state.pending).toBeNull();
@@ -99,7 +99,7 @@ describe('threadReducer', () => {
     const state = run([
       { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
       { type: 'replyRequested' },
-      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', message: null } },
+      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', message: null, recalled: null } },
     ]);
     expect(state.pending).toBeNull();
     expect(ids(state)).toEqual([id(1), id(2)]);
