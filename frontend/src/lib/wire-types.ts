@@ -22,7 +22,15 @@ export type Memory = { memoryId: string, content: string, origin: MemoryOrigin,
 /**
  * Milliseconds since the epoch.
  */
-createdAt: number, };
+createdAt: number, 
+/**
+ * Pinned by the user: in every prompt of the pair.
+ */
+pinned: boolean, };
+
+export type RecalledItem = { id: string, content: string, };
+
+export type Recalled = { memories: Array<RecalledItem>, messages: Array<RecalledItem>, };
 
 export type ReplyEnd = "stop" | "length" | "cancelled";
 
@@ -62,7 +70,7 @@ export type VoiceView = { voiceId: string,
  */
 gender: number, label: string, };
 
-export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
+export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, recalled: Recalled | null, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
 
 export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } };
 
