@@ -344,7 +344,8 @@ async fn a_prompt_with_a_changing_tail_is_cached_up_to_its_stable_part() {
     let greedy = |messages: Vec<ChatMessage>, stable: usize| {
         ChatRequest::new(messages).max_tokens(16).temperature(0.0).cache_prefix(stable)
     };
-    let recalled = |text: &str| ChatMessage::system(format!("Things Ann said earlier (about Ann, not about you):\n- Ann: {text}"));
+    let recalled =
+        |text: &str| ChatMessage::system(format!("Things Ann said earlier (about Ann, not about you):\n- Ann: {text}"));
 
     let first = greedy(vec![system.clone(), first_line.clone(), recalled("I work nights.")], 2);
     let first = cached.stream(first).await.unwrap().collect_reply().await.unwrap();

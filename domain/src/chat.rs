@@ -952,7 +952,10 @@ mod tests {
         let prompt = assemble_prompt(&tight, words);
         let recalled = &prompt.messages[prompt.messages.len() - 1];
         assert!(words(&recalled.content) + MESSAGE_OVERHEAD_TOKENS <= budget, "{recalled:?}");
-        assert_eq!(prompt.recalled_messages, [(EntryId::from_raw(1), "My dog Biscuit was waiting at the door.".to_owned())]);
+        assert_eq!(
+            prompt.recalled_messages,
+            [(EntryId::from_raw(1), "My dog Biscuit was waiting at the door.".to_owned())]
+        );
         assert!(recalled.content.ends_with("- Ann: My dog Biscuit was waiting at the door."), "{recalled:?}");
         // No budget, no recall; the history's budget is untouched by recall.
         let none = PromptParts { recall: Recall { budget_tokens: 0, ..recall }, ..tight };

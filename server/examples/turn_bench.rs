@@ -185,7 +185,8 @@ const CACHED_TOKENS: &str = "cached_tokens";
 /// tokens so far (`PROMPT_TOKENS`, `CACHED_TOKENS`).
 async fn phase_sums(http: &reqwest::Client, address: &str) -> HashMap<&'static str, f64> {
     let text = http.get(format!("http://{address}/metrics")).send().await.unwrap().text().await.unwrap();
-    let read = |prefix: &str| text.lines().find_map(|line| line.strip_prefix(prefix)).map_or(0.0, |v| v.parse().unwrap());
+    let read =
+        |prefix: &str| text.lines().find_map(|line| line.strip_prefix(prefix)).map_or(0.0, |v| v.parse().unwrap());
     let mut sums = HashMap::new();
     for phase in PHASES {
         sums.insert(phase, read(&format!("amora_chat_turn_phase_seconds_sum{{phase=\"{phase}\"}} ")));

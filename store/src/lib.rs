@@ -712,8 +712,12 @@ pub struct RecallMatches {
 #[async_trait]
 pub trait RecallRepo: Send + Sync {
     /// The postings of `terms` in the pair's index and the size of each of its collections.
-    async fn recall(&self, user_id: &UserId, character_id: &CharacterId, terms: &[String])
-    -> StoreResult<RecallMatches>;
+    async fn recall(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        terms: &[String],
+    ) -> StoreResult<RecallMatches>;
 }
 
 /// Free message credits: how many messages a user sent on a UTC day.

@@ -142,7 +142,8 @@ impl Handler<ExtractionEnded> for CharacterActor {
         let stored = async move {
             let mut added = Vec::new();
             for fact in facts?.into_iter().take(room) {
-                let memory = Memory { memory_id: new_entry_id(), content: fact, origin: MemoryOrigin::Extracted, pinned: false };
+                let memory =
+                    Memory { memory_id: new_entry_id(), content: fact, origin: MemoryOrigin::Extracted, pinned: false };
                 engine.store().memories.add(&user, &character_id, memory.clone()).await?;
                 added.push(memory);
             }

@@ -13,8 +13,8 @@ use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, Fin
 use amora_cards::Lorebook;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
-    CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
-    RecallItem, Speaker, assemble_prompt,
+    CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall, RecallItem,
+    Speaker, assemble_prompt,
 };
 use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};

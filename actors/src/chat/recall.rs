@@ -75,7 +75,12 @@ impl ChatEngine {
         }
     }
 
-    async fn find(&self, context: &ReplyContext<'_>, latest: MessageId, terms: Vec<String>) -> Result<Found, ChatError> {
+    async fn find(
+        &self,
+        context: &ReplyContext<'_>,
+        latest: MessageId,
+        terms: Vec<String>,
+    ) -> Result<Found, ChatError> {
         let (user, character) = (&context.chatter.user_id, &context.character.card.character_id);
         let matches = self.store().recall.recall(user, character, &terms).await?;
         let memories: Vec<(MemoryId, String)> = rank(&matches, RecallKind::Memory, &terms, None)

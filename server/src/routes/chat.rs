@@ -217,7 +217,6 @@ pub async fn pin_memory(
     let request = payload.into_inner();
     let id = CharacterId::parse(&request.character_id)?;
     let memory_id = EntryId::parse(&request.memory_id, "memoryId")?;
-    let memory =
-        state.node.conversations.pin_memory(&signed_in.user.user_id, &id, memory_id, request.pinned).await?;
+    let memory = state.node.conversations.pin_memory(&signed_in.user.user_id, &id, memory_id, request.pinned).await?;
     Ok(ApiReply(memory))
 }

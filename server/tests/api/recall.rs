@@ -114,12 +114,19 @@ async fn conversation(kind: StoreKind) {
     let character = json!({ "characterId": FREE_CHARACTER });
 
     // Two memories; with room for one in the system message, the pinned one takes it.
-    let pinned = ok(&app, &voucher, "/user/v1/memory/addMemory", json!({ "characterId": FREE_CHARACTER, "content": PINNED })).await;
-    ok(&app, &voucher, "/user/v1/memory/addMemory", json!({ "characterId": FREE_CHARACTER, "content": UNPINNED })).await;
+    let pinned =
+        ok(&app, &voucher, "/user/v1/memory/addMemory", json!({ "characterId": FREE_CHARACTER, "content": PINNED }))
+            .await;
+    ok(&app, &voucher, "/user/v1/memory/addMemory", json!({ "characterId": FREE_CHARACTER, "content": UNPINNED }))
+        .await;
     let pinned_id = pinned["memoryId"].as_str().unwrap().to_owned();
     assert_eq!(pinned["pinned"], false);
     let first = turn(&mut socket, &model, FACT).await;
-    assert!(first.prompt[0].contains(UNPINNED) && !first.prompt[0].contains(PINNED), "the newest: {:?}", first.prompt[0]);
+    assert!(
+        first.prompt[0].contains(UNPINNED) && !first.prompt[0].contains(PINNED),
+        "the newest: {:?}",
+        first.prompt[0]
+    );
     let answer = ok(
         &app,
         &voucher,
@@ -152,11 +159,17 @@ async fn conversation(kind: StoreKind) {
     for i in 4..=35 {
         let filler = turn(&mut socket, &model, &format!("Tell me a story about the sea, part {i}.")).await;
         assert!(!late_system(&filler.prompt).contains("Biscuit"), "nothing asked about the dog: {:?}", filler.prompt);
-        assert!(filler.done["recalled"].is_null() || recalled_texts(&filler.done, "messages").iter().all(|t| !t.contains("Biscuit")));
+        assert!(
+            filler.done["recalled"].is_null()
+                || recalled_texts(&filler.done, "messages").iter().all(|t| !t.contains("Biscuit"))
+        );
         prompts.push(filler.prompt);
     }
     let last_filler = prompts.last().unwrap();
-    assert!(!last_filler.iter().any(|m| m.contains("Biscuit")), "message 1 is past the history budget: {last_filler:?}");
+    assert!(
+        !last_filler.iter().any(|m| m.contains("Biscuit")),
+        "message 1 is past the history budget: {last_filler:?}"
+    );
 
     // Asked about, message 1 comes back, phrased as the user's, after the history.
     let asked = turn(&mut socket, &model, "Do you remember what my dog is called?").await;
@@ -250,7 +263,11 @@ async fn pinning_is_checked() {
     let (envelope, _) = app.post_api_as(Some(&voucher), "/user/v1/memory/pinMemory", pin("12345", true)).await;
     assert_eq!(envelope.code, 10006, "{}", envelope.msg);
     let (envelope, _) = app
-        .post_api_as(Some(&voucher), "/user/v1/memory/pinMemory", json!({ "characterId": FREE_CHARACTER, "memoryId": ids[1] }))
+        .post_api_as(
+            Some(&voucher),
+            "/user/v1/memory/pinMemory",
+            json!({ "characterId": FREE_CHARACTER, "memoryId": ids[1] }),
+        )
         .await;
     assert_eq!(envelope.code, 10001, "pinned is required: {}", envelope.msg);
     let (envelope, _) = app.post_api_as(None, "/user/v1/memory/pinMemory", pin(&ids[1], false)).await;

@@ -129,7 +129,8 @@ impl CqlStore {
     /// Takes document `id` of `kind` out of the pair's index, if it is there.
     pub(super) async fn unindex_doc(&self, user: &str, character: &str, kind: RecallKind, id: i64) -> StoreResult<()> {
         let s = &self.statements.recall;
-        let found: Option<(Option<Vec<String>>,)> = self.first(&s.doc_terms, (user, character, kind.code(), id)).await?;
+        let found: Option<(Option<Vec<String>>,)> =
+            self.first(&s.doc_terms, (user, character, kind.code(), id)).await?;
         let Some((terms,)) = found else { return Ok(()) };
         let mut rows: Vec<(&PreparedStatement, Row)> = terms
             .unwrap_or_default()

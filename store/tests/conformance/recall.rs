@@ -17,7 +17,12 @@ fn message(id: i64, speaker: Speaker, content: &str) -> StoredMessage {
 }
 
 fn memory(id: i64, content: &str) -> Memory {
-    Memory { memory_id: MemoryId::from_raw(id), content: content.into(), origin: MemoryOrigin::Extracted, pinned: false }
+    Memory {
+        memory_id: MemoryId::from_raw(id),
+        content: content.into(),
+        origin: MemoryOrigin::Extracted,
+        pinned: false,
+    }
 }
 
 async fn lookup(store: &Store, who: &amora_domain::account::UserId, with: &CharacterId, text: &str) -> RecallMatches {
@@ -27,7 +32,12 @@ async fn lookup(store: &Store, who: &amora_domain::account::UserId, with: &Chara
 }
 
 /// The documents (kind, id) holding any of the words of `text`.
-async fn docs(store: &Store, who: &amora_domain::account::UserId, with: &CharacterId, text: &str) -> Vec<(RecallKind, i64)> {
+async fn docs(
+    store: &Store,
+    who: &amora_domain::account::UserId,
+    with: &CharacterId,
+    text: &str,
+) -> Vec<(RecallKind, i64)> {
     let mut docs: Vec<(RecallKind, i64)> =
         lookup(store, who, with, text).await.postings.iter().map(|p| (p.kind, p.id.raw())).collect();
     docs.dedup();
@@ -41,7 +51,10 @@ async fn the_users_messages_are_indexed_as_they_are_stored_with_counts_and_lengt
     let mia = character("gf-001");
     let convo = &store.conversations;
     convo.append(&ann, &mia, message(1000, Speaker::Character, "Hello! Do you have a dog?")).await.unwrap();
-    convo.append(&ann, &mia, message(2000, Speaker::User, "My dog is called Biscuit. Biscuit loves the beach.")).await.unwrap();
+    convo
+        .append(&ann, &mia, message(2000, Speaker::User, "My dog is called Biscuit. Biscuit loves the beach."))
+        .await
+        .unwrap();
     convo.append(&ann, &mia, message(3000, Speaker::User, "I work as a nurse")).await.unwrap();
     convo.append(&ann, &mia, message(4000, Speaker::User, "ok")).await.unwrap();
 
@@ -49,8 +62,20 @@ async fn the_users_messages_are_indexed_as_they_are_stored_with_counts_and_lengt
     assert_eq!(
         found.postings,
         [
-            RecallPosting { term: "biscuit".into(), kind: RecallKind::Message, id: EntryId::from_raw(2000), count: 2, length: 6 },
-            RecallPosting { term: "dog".into(), kind: RecallKind::Message, id: EntryId::from_raw(2000), count: 1, length: 6 },
+            RecallPosting {
+                term: "biscuit".into(),
+                kind: RecallKind::Message,
+                id: EntryId::from_raw(2000),
+                count: 2,
+                length: 6
+            },
+            RecallPosting {
+                term: "dog".into(),
+                kind: RecallKind::Message,
+                id: EntryId::from_raw(2000),
+                count: 1,
+                length: 6
+            },
         ],
         "the character's message is not indexed"
     );
@@ -106,10 +131,7 @@ async fn memories_are_indexed_with_their_current_text_and_outlive_a_deleted_conv
     store.conversations.append(&ann, &mia, message(1000, Speaker::User, "My dog is called Biscuit")).await.unwrap();
     store.memories.add(&ann, &mia, memory(2000, "Ann's dog is called Biscuit")).await.unwrap();
     store.memories.add(&ann, &mia, memory(3000, "Ann works as a nurse")).await.unwrap();
-    assert_eq!(
-        docs(&store, &ann, &mia, "biscuit").await,
-        [(RecallKind::Message, 1000), (RecallKind::Memory, 2000)]
-    );
+    assert_eq!(docs(&store, &ann, &mia, "biscuit").await, [(RecallKind::Message, 1000), (RecallKind::Memory, 2000)]);
     let found = lookup(&store, &ann, &mia, "nurse").await;
     assert_eq!(found.memories, CollectionSize { docs: 2, length: 7 });
 
@@ -118,7 +140,10 @@ async fn memories_are_indexed_with_their_current_text_and_outlive_a_deleted_conv
     assert_eq!(docs(&store, &ann, &mia, "teacher").await, [(RecallKind::Memory, 3000)]);
 
     assert!(store.conversations.delete(&ann, &mia).await.unwrap());
-    assert_eq!(docs(&store, &ann, &mia, "biscuit teacher").await, [(RecallKind::Memory, 2000), (RecallKind::Memory, 3000)]);
+    assert_eq!(
+        docs(&store, &ann, &mia, "biscuit teacher").await,
+        [(RecallKind::Memory, 2000), (RecallKind::Memory, 3000)]
+    );
     let found = lookup(&store, &ann, &mia, "biscuit").await;
     assert_eq!(found.messages, CollectionSize::default(), "no message is left in the index");
     assert_eq!(found.memories.docs, 2);
