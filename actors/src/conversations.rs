@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::actions::ClientAction;
 use crate::character::{
     AddMemory, AddPicture, CharacterActor, ChooseGreeting, Continue, DeleteConversation, DeleteMemory, DeleteMessage,
-    EditMessage, FindMessage, History, Memories, NewestSwipes, Regenerate, ReplyInFlight, SaveMemories, Send,
-    StopReply, Swipe, UpdateMemory,
+    EditMessage, FindMessage, History, Memories, NewestSwipes, PinMemory, Regenerate, ReplyInFlight, SaveMemories,
+    Send, StopReply, Swipe, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
@@ -370,6 +370,19 @@ impl Conversations {
     ) -> Result<(), ChatError> {
         let update = UpdateMemory { user_id: user_id.clone(), memory_id, content };
         self.character(character_id).await?.send(update).await?
+    }
+
+    /// Pins or unpins a memory of the pair; answers it as it now is.
+    pub async fn pin_memory(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        pinned: bool,
+    ) -> Result<MemoryView, ChatError> {
+        let pin = PinMemory { user_id: user_id.clone(), memory_id, pinned };
+        let memory: Memory = self.character(character_id).await?.send(pin).await??;
+        Ok(MemoryView::from(&memory))
     }
 
     pub async fn delete_memory(

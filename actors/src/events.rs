@@ -16,7 +16,7 @@ use amora_domain::payment::{OrderId, OrderState, ProductId};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::chat::{MemoryView, MessageView};
+use crate::chat::{MemoryView, MessageView, RecalledView};
 use crate::images::{GalleryImageView, ImageFailure, Progress};
 use crate::voice::VoicePart;
 
@@ -85,6 +85,8 @@ pub enum ServerEvent {
         offset: u32,
     },
     /// The reply is stored (`message: null`: stopped before any text, nothing stored).
+    /// `recalled`: the memories and earlier messages recall put into its prompt (`null`
+    /// when none).
     ChatDone {
         #[ts(as = "String")]
         character_id: CharacterId,
@@ -94,6 +96,7 @@ pub enum ServerEvent {
         finish_reason: ReplyEnd,
         /// The reply stops mid-sentence at the token limit (`reply_was_cut`): offer Continue.
         cut: bool,
+        recalled: Option<RecalledView>,
     },
     /// A chat action was refused, or the reply failed.
     ChatError {
@@ -327,6 +330,7 @@ mod tests {
                 message: None,
                 finish_reason: ReplyEnd::Stop,
                 cut: false,
+                recalled: None,
             },
             ServerEvent::ChatError { character_id: id(), reply_id: None, code: 1, msg: String::new() },
             ServerEvent::ChatMessageDeleted { character_id: id(), message_ids: vec![] },

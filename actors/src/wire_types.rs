@@ -7,7 +7,7 @@ use amora_domain::code::ApiCode;
 use ts_rs::{Config, TS};
 
 use crate::actions::ClientAction;
-use crate::chat::{MemoryOriginName, MemoryView, MessageView, SpeakerName, SwipeView};
+use crate::chat::{MemoryOriginName, MemoryView, MessageView, RecalledItem, RecalledView, SpeakerName, SwipeView};
 use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
 use crate::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
 use crate::voice::{VoicePart, VoiceView};
@@ -29,6 +29,8 @@ pub fn typescript() -> String {
         MessageView::decl(&cfg),
         MemoryOriginName::decl(&cfg),
         MemoryView::decl(&cfg),
+        RecalledItem::decl(&cfg),
+        RecalledView::decl(&cfg),
         ReplyEnd::decl(&cfg),
         PaymentStatus::decl(&cfg),
         GalleryImageView::decl(&cfg),

@@ -327,53 +327,50 @@ async fn the_next_turn_starts_from_the_cached_prompt_and_replies_as_without_it()
     assert_eq!(again.text, with_cache.text);
 }
 
-/// A prompt whose last messages change from turn to turn (a reply guide after the history)
-/// names the part the next turn repeats (`cache_prefix`): the model keeps its state there,
-/// so the next turn feeds only the new messages and the changing tail, and replies as a
-/// model without the cache does. A regenerate feeds only the tail.
+/// A prompt whose last messages change at every turn (recalled facts after the history,
+/// `ChatRequest::cache_prefix`): the state after its stable part is what the next turn
+/// starts from, so the next turn still feeds only what is new, and replies as without it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_changing_tail_after_the_history_keeps_the_prefix_cache_hitting() {
+async fn a_prompt_with_a_changing_tail_is_cached_up_to_its_stable_part() {
     let load = |cache_tokens: usize| {
         let mut settings = ModelSettings::embedded(support::model_path());
         settings.embedded.prefix_cache_tokens = cache_tokens;
         EmbeddedChatModel::load(&settings).unwrap()
     };
     let (cached, uncached) = (load(4096), load(0));
-    let tokenizer = tokenizer();
-    let turn_len = |role: &str, text: &str| tokenizer.encode_turn(role, text).unwrap().len() as u64;
-    let system_text = "You are Mia, a friendly barista. Answer in one or two sentences.";
-    let first_text = "Hi Mia! What coffee would you recommend for a rainy afternoon?";
-    let guide = |language: &str| ChatMessage::system(format!("Reply as Mia, to Ann. {language}"));
-    let greedy = |messages: Vec<ChatMessage>, repeated: usize| {
-        ChatRequest::new(messages).max_tokens(16).temperature(0.0).cache_prefix(repeated)
+    let tokenizer = cached.tokenizer().clone();
+    let system = ChatMessage::system("You are Mia, a friendly barista. Answer in one or two sentences.");
+    let first_line = ChatMessage::user("Hi Mia! My dog Biscuit loves the rain. What coffee would you recommend?");
+    let greedy = |messages: Vec<ChatMessage>, stable: usize| {
+        ChatRequest::new(messages).max_tokens(16).temperature(0.0).cache_prefix(stable)
     };
-    let (system, first_line) = (ChatMessage::system(system_text), ChatMessage::user(first_text));
+    let recalled =
+        |text: &str| ChatMessage::system(format!("Things Ann said earlier (about Ann, not about you):\n- Ann: {text}"));
 
-    let first = greedy(vec![system.clone(), first_line.clone(), guide("Reply in English.")], 2);
+    let first = greedy(vec![system.clone(), first_line.clone(), recalled("I work nights.")], 2);
     let first = cached.stream(first).await.unwrap().collect_reply().await.unwrap();
     assert_eq!(cached.reused_prompt_tokens(), 0, "nothing was cached yet");
-    let repeated = turn_len("system", system_text) + turn_len("user", first_text);
+    let stable = [&system, &first_line]
+        .iter()
+        .map(|m| tokenizer.encode_turn(m.role.as_str(), &m.content).unwrap().len() as u64)
+        .sum::<u64>();
 
     let next_turn = greedy(
         vec![
             system,
             first_line,
             ChatMessage::assistant(first.text.trim()),
-            ChatMessage::user("Und etwas Süßes dazu?"),
-            guide("Antworte auf Deutsch."),
+            ChatMessage::user("And something sweet for Biscuit's owner?"),
+            recalled("My dog is called Biscuit."),
         ],
         4,
     );
     let with_cache = cached.stream(next_turn.clone()).await.unwrap().collect_reply().await.unwrap();
-    assert_eq!(cached.reused_prompt_tokens(), repeated, "the system message and the first message came from the cache");
-    let without = uncached.stream(next_turn.clone()).await.unwrap().collect_reply().await.unwrap();
-    assert_eq!(with_cache.text, without.text, "the cache changes nothing in the reply");
-
-    let before = cached.reused_prompt_tokens();
-    let again = cached.stream(next_turn).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(cached.reused_prompt_tokens(), stable, "the first prompt up to its recalled part came from the cache");
+    let stats = cached.prompt_cache().unwrap();
+    let first_prompt = u64::from(first.finish.usage.unwrap().prompt_tokens);
     let next_prompt = u64::from(with_cache.finish.usage.unwrap().prompt_tokens);
-    let reply_start = tokenizer.encode_reply_start().unwrap().len() as u64;
-    let tail = turn_len("system", "Reply as Mia, to Ann. Antworte auf Deutsch.") + reply_start;
-    assert_eq!(cached.reused_prompt_tokens() - before, next_prompt - tail, "a regenerate feeds only the tail");
-    assert_eq!(again.text, with_cache.text);
+    assert_eq!((stats.prompt_tokens, stats.reused_tokens), (first_prompt + next_prompt, stable));
+    let without = uncached.stream(next_turn).await.unwrap().collect_reply().await.unwrap();
+    assert_eq!(with_cache.text, without.text, "the cache changes nothing in the reply");
 }

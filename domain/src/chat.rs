@@ -305,6 +305,41 @@ pub struct PromptParts<'a> {
     /// The language the reply is to be in (one of `account::LANGUAGES`), told after the
     /// history; `None` leaves it to the model.
     pub reply_language: Option<&'a str>,
+    /// What recall found for this reply (`recall`): it goes after the history, within its
+    /// own budget, and never changes what comes before it.
+    pub recall: Recall<'a>,
+}
+
+/// A memory or an earlier message of the user's that recall found, as it may enter a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecallItem<'a> {
+    pub id: EntryId,
+    pub content: &'a str,
+}
+
+/// What recall (`crate::recall`) found for the user's new message: the pair's memories and
+/// the user's earlier messages that match it, most relevant first. Messages the prompt's
+/// history holds anyway are left out when the prompt is built.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recall<'a> {
+    pub memories: &'a [RecallItem<'a>],
+    pub messages: &'a [RecallItem<'a>],
+    /// The terms of the user's message: a long recalled message is cut to its sentences that hold one.
+    pub terms: &'a [String],
+    /// Most tokens the recalled part of the prompt takes, apart from `PromptParts::budget_tokens`.
+    pub budget_tokens: usize,
+}
+
+/// A prompt and what recall put into it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Prompt {
+    pub messages: Vec<PromptMessage>,
+    /// The ids of the history messages the prompt holds.
+    pub history: Vec<MessageId>,
+    /// The recalled memories that went in, as written there.
+    pub recalled_memories: Vec<(MemoryId, String)>,
+    /// The recalled messages that went in, as written there (a long one cut to its matching sentences).
+    pub recalled_messages: Vec<(MessageId, String)>,
 }
 
 /// Rules every character follows, whatever the preference.
@@ -318,6 +353,14 @@ const ADULT_RULES: &str = "The user is an adult who opted into adult content: fl
 consenting adults are allowed.";
 /// Opens the system message that carries the lorebook entries activated by the conversation.
 const LORE_HEADING: &str = "What matters for your next reply:";
+/// Open the recalled part of a prompt. They say whose facts these are: a small model
+/// otherwise takes the user's dog or job for the character's own.
+fn recalled_memories_heading(user: &str) -> String {
+    format!("What you remember about {user} (facts about {user}, not about you):")
+}
+fn recalled_messages_heading(user: &str) -> String {
+    format!("Things {user} said earlier (about {user}, not about you):")
+}
 /// Example dialogue takes at most this part of the budget (one in four tokens)…
 const EXAMPLE_SHARE: usize = 4;
 
@@ -331,12 +374,13 @@ const EXAMPLE_SHARE: usize = 4;
 ///    Amora's rules and the memories. Every part of it changes rarely, so it is a stable prefix.
 /// 2. The newest history that fits `budget_tokens` as counted by `count_tokens`, oldest
 ///    first. The last history message is always kept.
-/// 3. The reply guide, as a system message: whose reply comes next (name and age again, so
+/// 3. What recall found (`parts.recall`, below), as a system message, when it found anything.
+/// 4. The reply guide, as a system message: whose reply comes next (name and age again, so
 ///    a small model that lost the system message in a long history still has them near)
 ///    and the language to answer in ("Antworte auf Deutsch.").
-/// 4. The lorebook entries the recent messages activated, as a system message (those placed
+/// 5. The lorebook entries the recent messages activated, as a system message (those placed
 ///    before the description first, then those after it).
-/// 5. The card's post-history instructions, as a system message.
+/// 6. The card's post-history instructions, as a system message.
 ///
 /// When older messages must be left out, the history starts at a cut point (a user's
 /// message, about one in `CUT_EVERY`, fixed by its id) rather than at the oldest message
@@ -357,7 +401,19 @@ const EXAMPLE_SHARE: usize = 4;
 /// post-history instructions leave; so when the budget is tight the examples go before the
 /// history does. The share depends neither on the history nor on the lore, so the system
 /// message stays the same from turn to turn.
+///
+/// Recall (`parts.recall`) goes right after the history, as a system message of its own
+/// within its own budget: the memories and the user's earlier messages that match the new
+/// message (those the history holds anyway left out), each line naming the user. It
+/// changes with every message, so, like the activated lore and for the same reason, it
+/// never goes before the history; pinned memories, which enter every prompt, are in the
+/// system message's memories.
 pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usize) -> Vec<PromptMessage> {
+    assemble_prompt(parts, count_tokens).messages
+}
+
+/// [`build_prompt`], also telling which history messages and which recalled items went in.
+pub fn assemble_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usize) -> Prompt {
     let persona = parts.persona;
     let card = parts.card;
     let fill = |text: &str| fill_placeholders(text, parts.user_name, persona.name);
@@ -464,12 +520,66 @@ pub fn build_prompt(parts: &PromptParts<'_>, count_tokens: impl Fn(&str) -> usiz
     {
         kept.remove(0);
     }
+    let history: Vec<MessageId> = parts.history[parts.history.len() - kept.len()..].iter().map(|m| m.id).collect();
+    let (recalled, recalled_memories, recalled_messages) = recall_section(parts, &history, &count_tokens);
     let mut prompt = vec![PromptMessage { role: PromptRole::System, content: system }];
     prompt.extend(kept);
-    for late in [Some(guide), lore, post_history].into_iter().flatten() {
+    for late in [recalled, Some(guide), lore, post_history].into_iter().flatten() {
         prompt.push(PromptMessage { role: PromptRole::System, content: late });
     }
-    prompt
+    Prompt { messages: prompt, history, recalled_memories, recalled_messages }
+}
+
+type Recalled = (Option<String>, Vec<(MemoryId, String)>, Vec<(MessageId, String)>);
+
+/// The recalled part of a prompt: memories first (short, and already facts), then the
+/// user's earlier messages not in `history`, each whole or cut to its matching sentences,
+/// while the part fits `parts.recall.budget_tokens`.
+fn recall_section(parts: &PromptParts<'_>, history: &[MessageId], count_tokens: &impl Fn(&str) -> usize) -> Recalled {
+    let recall = parts.recall;
+    let user = parts.user_name;
+    let mut left = recall.budget_tokens.saturating_sub(MESSAGE_OVERHEAD_TOKENS);
+    let mut lines: Vec<String> = Vec::new();
+    let mut memories = Vec::new();
+    let memories_heading = recalled_memories_heading(user);
+    let mut heading_cost = count_tokens(&memories_heading);
+    for memory in recall.memories {
+        let content = memory.content.trim();
+        let line = format!("- {content}");
+        let cost = count_tokens(&line) + heading_cost;
+        if content.is_empty() || cost > left {
+            continue;
+        }
+        if memories.is_empty() {
+            lines.push(memories_heading.clone());
+            heading_cost = 0;
+        }
+        left -= cost;
+        lines.push(line);
+        memories.push((memory.id, content.to_owned()));
+    }
+    let mut messages = Vec::new();
+    let messages_heading = recalled_messages_heading(user);
+    let mut heading_cost = count_tokens(&messages_heading);
+    let prefix = format!("- {user}: ");
+    let prefix_cost = count_tokens(&prefix);
+    for message in recall.messages.iter().filter(|m| !history.contains(&m.id)) {
+        let text = fill_placeholders(message.content, user, parts.persona.name);
+        let room = left.saturating_sub(heading_cost + prefix_cost);
+        let Some(excerpt) = crate::recall::excerpt(&text, recall.terms, |part| count_tokens(part) <= room) else {
+            continue;
+        };
+        if messages.is_empty() {
+            lines.push(messages_heading.clone());
+            left = left.saturating_sub(heading_cost);
+            heading_cost = 0;
+        }
+        let line = format!("{prefix}{excerpt}");
+        left = left.saturating_sub(count_tokens(&line));
+        lines.push(line);
+        messages.push((message.id, excerpt));
+    }
+    ((!lines.is_empty()).then(|| lines.join("\n")), memories, messages)
 }
 
 /// The blocks of a card's example dialogue: the text between `<START>` markers (any case),
@@ -521,7 +631,7 @@ fn identity_example(persona: Persona<'_>, user_name: &str, fill: &impl Fn(&str) 
     format!("{user_name}: Who are you?\n{name}: I'm {name}, {}{clause}", persona.age, name = persona.name)
 }
 
-/// The short system message right after the history: whose reply comes next, and in which
+/// The short system message after the history (and recall): whose reply comes next, and in which
 /// language. After the history, so the start of the prompt stays the same when the user
 /// changes language; near the reply, where a small model still reads it.
 fn reply_guide(persona: Persona<'_>, user_name: &str, language: Option<&str>) -> String {
@@ -721,6 +831,7 @@ mod tests {
             budget_tokens: budget,
             user_description: "",
             reply_language: None,
+            recall: Recall::default(),
         }
     }
 
@@ -1075,5 +1186,71 @@ mod tests {
             "only the token limit trims"
         );
         assert_eq!(end_reply("*grins* Fine, but only if", true), ("*grins*".to_owned(), false));
+    }
+
+    fn item(id: i64, content: &'static str) -> RecallItem<'static> {
+        RecallItem { id: EntryId::from_raw(id), content }
+    }
+
+    #[test]
+    fn recall_goes_after_the_history_names_the_user_and_leaves_out_what_the_history_holds() {
+        let history = history(10);
+        let memories = [item(7, "Ann's dog is called Biscuit")];
+        let in_history = history[5].id.raw();
+        let messages = [
+            item(3, "My dog is called Biscuit and I work as a nurse."),
+            RecallItem { id: EntryId::from_raw(in_history), content: "held by the history already" },
+        ];
+        let terms = vec!["dog".to_owned()];
+        let recall = Recall { memories: &memories, messages: &messages, terms: &terms, budget_tokens: 200 };
+        let mut with_recall = parts(&history, &[], false, 1000);
+        with_recall.card = CardPrompt { post_history_instructions: "Stay brief.", ..CardPrompt::default() };
+        let without = build_prompt(&with_recall, words);
+        with_recall.recall = recall;
+        let prompt = assemble_prompt(&with_recall, words);
+        let n = prompt.messages.len();
+        assert_eq!(n, without.len() + 1);
+        // The reply guide and the post-history instructions stay last.
+        assert_eq!(prompt.messages[..n - 3], without[..without.len() - 2], "everything before it stays as it was");
+        assert_eq!(prompt.messages[n - 3].role, PromptRole::System);
+        assert_eq!(
+            prompt.messages[n - 3].content,
+            "What you remember about Ann (facts about Ann, not about you):\n- Ann's dog is called Biscuit\n\
+             Things Ann said earlier (about Ann, not about you):\n- Ann: My dog is called Biscuit and I work as a nurse."
+        );
+        assert_eq!(prompt.messages[n - 1].content, "Stay brief.", "the post-history instructions stay last");
+        assert_eq!(prompt.recalled_memories, [(EntryId::from_raw(7), "Ann's dog is called Biscuit".to_owned())]);
+        assert_eq!(prompt.recalled_messages.len(), 1, "the message the history holds is not recalled again");
+        assert_eq!(prompt.history.len(), 10);
+        assert!(prompt.history.contains(&EntryId::from_raw(in_history)));
+
+        // Nothing recalled: no recalled part at all.
+        let none = PromptParts { recall: Recall { budget_tokens: 200, ..Recall::default() }, ..with_recall };
+        assert_eq!(build_prompt(&none, words).len(), without.len());
+    }
+
+    #[test]
+    fn recall_keeps_to_its_budget_cutting_long_messages_to_their_matching_sentences() {
+        let history = history(4);
+        let long = "I had a long day at work today and the bus was late again and it rained all the way home. \
+                    My dog Biscuit was waiting at the door.";
+        let messages = [item(1, long), item(2, "Biscuit chewed my shoe and I was not happy about it at all")];
+        let terms = vec!["biscuit".to_owned()];
+        let budget = 30;
+        let recall = Recall { memories: &[], messages: &messages, terms: &terms, budget_tokens: budget };
+        let tight = PromptParts { recall, ..parts(&history, &[], false, 1000) };
+        let prompt = assemble_prompt(&tight, words);
+        let recalled = &prompt.messages[prompt.messages.len() - 2];
+        assert!(words(&recalled.content) + MESSAGE_OVERHEAD_TOKENS <= budget, "{recalled:?}");
+        assert_eq!(
+            prompt.recalled_messages,
+            [(EntryId::from_raw(1), "My dog Biscuit was waiting at the door.".to_owned())]
+        );
+        assert!(recalled.content.ends_with("- Ann: My dog Biscuit was waiting at the door."), "{recalled:?}");
+        // No budget, no recall; the history's budget is untouched by recall.
+        let none = PromptParts { recall: Recall { budget_tokens: 0, ..recall }, ..tight };
+        let plain = assemble_prompt(&none, words);
+        assert!(plain.recalled_messages.is_empty());
+        assert_eq!(plain.messages, build_prompt(&parts(&history, &[], false, 1000), words));
     }
 }

@@ -15,6 +15,7 @@ pub mod money;
 pub mod paging;
 pub mod payment;
 pub mod persona;
+pub mod recall;
 pub mod report;
 pub mod tag;
 pub mod telemetry;

@@ -10,6 +10,11 @@
 //! Run by `scripts/bench-turn` (see BENCHMARKS.md). Options: `--turns N` (30),
 //! `--characters N` (conversations the turns rotate over, so history stays short: 5),
 //! `--max-tokens N` (reply length, 24).
+//!
+//! The embedded model's prompt cache: each turn's prompt tokens and how many of them came
+//! from the cache (`amora_chat_model_prompt_tokens` on `/metrics`); the hit rate is the
+//! cached share of all prompt tokens, and the share of turns that took most of their
+//! prompt from the cache.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -61,6 +66,9 @@ struct Turn {
     /// This turn's growth of each phase's sum on `/metrics`.
     phases: HashMap<&'static str, f64>,
     prompt_history: usize,
+    /// The turn's prompt tokens, and how many the model's prompt cache held.
+    prompt_tokens: f64,
+    cached_tokens: f64,
 }
 
 impl Turn {
@@ -161,23 +169,30 @@ async fn turn(
     let after = phase_sums(http, address).await;
     let phases = PHASES.iter().map(|&p| (p, 1000.0 * (after[p] - before.get(p).copied().unwrap_or(0.0)))).collect();
     let first_delta = ms(first_delta.expect("at least one delta"));
-    Turn { total: ms(total), first_delta, store_round_trips, phases, prompt_history: 0 }
+    let grew = |name: &str| after.get(name).copied().unwrap_or(0.0) - before.get(name).copied().unwrap_or(0.0);
+    let (prompt_tokens, cached_tokens) = (grew(PROMPT_TOKENS), grew(CACHED_TOKENS));
+    Turn { total: ms(total), first_delta, store_round_trips, phases, prompt_history: 0, prompt_tokens, cached_tokens }
 }
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
-/// `amora_chat_turn_phase_seconds_sum` per phase, in seconds.
+const PROMPT_TOKENS: &str = "prompt_tokens";
+const CACHED_TOKENS: &str = "cached_tokens";
+
+/// `amora_chat_turn_phase_seconds_sum` per phase, in seconds, and the model's prompt
+/// tokens so far (`PROMPT_TOKENS`, `CACHED_TOKENS`).
 async fn phase_sums(http: &reqwest::Client, address: &str) -> HashMap<&'static str, f64> {
     let text = http.get(format!("http://{address}/metrics")).send().await.unwrap().text().await.unwrap();
+    let read =
+        |prefix: &str| text.lines().find_map(|line| line.strip_prefix(prefix)).map_or(0.0, |v| v.parse().unwrap());
     let mut sums = HashMap::new();
     for phase in PHASES {
-        let prefix = format!("amora_chat_turn_phase_seconds_sum{{phase=\"{phase}\"}} ");
-        let value =
-            text.lines().find_map(|line| line.strip_prefix(prefix.as_str())).map_or(0.0, |v| v.parse().unwrap());
-        sums.insert(phase, value);
+        sums.insert(phase, read(&format!("amora_chat_turn_phase_seconds_sum{{phase=\"{phase}\"}} ")));
     }
+    sums.insert(PROMPT_TOKENS, read("amora_chat_model_prompt_tokens{source=\"all\"} "));
+    sums.insert(CACHED_TOKENS, read("amora_chat_model_prompt_tokens{source=\"cached\"} "));
     sums
 }
 
@@ -278,5 +293,17 @@ fn report(options: &Options, described: &str, turns: &[Turn]) {
     println!(
         "{}",
         row("store round trips (reads and writes) from `chatSend` to `chatDone`", of(&|t| t.store_round_trips))
+    );
+    println!("{}", row("prompt tokens", of(&|t| t.prompt_tokens)));
+    println!("{}", row("· of them from the prefix cache", of(&|t| t.cached_tokens)));
+    let all: f64 = turns.iter().map(|t| t.prompt_tokens).sum();
+    let cached: f64 = turns.iter().map(|t| t.cached_tokens).sum();
+    let mostly = turns.iter().filter(|t| t.cached_tokens * 2.0 > t.prompt_tokens).count();
+    println!();
+    println!(
+        "Prefix cache: {:.1}% of prompt tokens came from it; {mostly} of {} turns ({:.1}%) took most of their prompt from it.",
+        100.0 * cached / all.max(1.0),
+        turns.len(),
+        100.0 * mostly as f64 / turns.len().max(1) as f64,
     );
 }

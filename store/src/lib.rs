@@ -555,6 +555,11 @@ pub struct ConversationSummary {
 
 /// Conversations, one per user–character pair, partitioned by that pair and clustered by
 /// message id (time), newest first. A conversation exists while it has messages.
+///
+/// The user's messages are in the pair's recall index ([`RecallRepo`]) while they exist:
+/// `append` indexes one, `update_message` indexes its new text instead of the old, and
+/// `delete_messages` and `delete` take them out. The character's messages are not indexed:
+/// recall brings back what the user said.
 #[async_trait]
 pub trait ConversationRepo: Send + Sync {
     async fn append(&self, user_id: &UserId, character_id: &CharacterId, message: StoredMessage) -> StoreResult<()>;
@@ -683,11 +688,22 @@ pub struct Memory {
     pub memory_id: MemoryId,
     pub content: String,
     pub origin: MemoryOrigin,
+    /// The user pinned it: it enters every prompt of the pair.
+    pub pinned: bool,
 }
 
-/// Long-term memories, partitioned by user–character pair, newest first.
+/// Long-term memories, partitioned by user–character pair, newest first. Memories are in
+/// the pair's recall index ([`RecallRepo`]) while they exist, with their current text.
 #[async_trait]
 pub trait MemoryRepo: Send + Sync {
+    /// Pins or unpins a memory; false when there is no such memory.
+    async fn set_pinned(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        pinned: bool,
+    ) -> StoreResult<bool>;
     async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()>;
     /// Newest first.
     async fn list(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<Vec<Memory>>;
@@ -739,6 +755,70 @@ pub(crate) fn persona_character(key: &str) -> StoreResult<Option<CharacterId>> {
         return Ok(None);
     }
     CharacterId::parse(key).map(Some).map_err(|e| StoreError::Corrupt(format!("persona of {key:?}: {e}")))
+}
+
+/// What the recall index holds: the user's messages and the pair's memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RecallKind {
+    Message,
+    Memory,
+}
+
+impl RecallKind {
+    /// How every store writes the kind.
+    pub fn code(self) -> &'static str {
+        match self {
+            RecallKind::Message => "message",
+            RecallKind::Memory => "memory",
+        }
+    }
+
+    pub fn from_code(code: &str) -> StoreResult<Self> {
+        match code {
+            "message" => Ok(RecallKind::Message),
+            "memory" => Ok(RecallKind::Memory),
+            other => Err(StoreError::Corrupt(format!("unknown recall kind {other:?}"))),
+        }
+    }
+}
+
+/// One document holding one term, as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecallPosting {
+    pub term: String,
+    pub kind: RecallKind,
+    pub id: EntryId,
+    /// How often the term occurs in the document.
+    pub count: u32,
+    /// The document's length in terms.
+    pub length: u32,
+}
+
+/// What a lookup in a pair's recall index found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RecallMatches {
+    /// The postings of the terms asked for, in no particular order.
+    pub postings: Vec<RecallPosting>,
+    /// How many messages the pair's index holds and their total length in terms.
+    pub messages: amora_domain::recall::CollectionSize,
+    /// The same for memories.
+    pub memories: amora_domain::recall::CollectionSize,
+}
+
+/// The recall index of each user–character pair: an inverted index (per term, the
+/// documents holding it, with counts and lengths) over the user's messages and the pair's
+/// memories, kept by [`ConversationRepo`] and [`MemoryRepo`] as they change (terms by
+/// `amora_domain::recall::term_counts`). Scoring is the caller's
+/// (`amora_domain::recall::bm25`), so every store ranks alike.
+#[async_trait]
+pub trait RecallRepo: Send + Sync {
+    /// The postings of `terms` in the pair's index and the size of each of its collections.
+    async fn recall(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        terms: &[String],
+    ) -> StoreResult<RecallMatches>;
 }
 
 /// Free message credits: how many messages a user sent on a UTC day.
@@ -1017,6 +1097,8 @@ pub struct Store {
     pub memories: Arc<dyn MemoryRepo>,
     /// The user's personas (issue 18).
     pub personas: Arc<dyn PersonaRepo>,
+    /// The recall index over the user's messages and the pair's memories.
+    pub recall: Arc<dyn RecallRepo>,
     pub message_credits: Arc<dyn MessageCreditRepo>,
     pub blog: Arc<dyn BlogRepo>,
     pub reports: Arc<dyn ReportRepo>,
@@ -1045,6 +1127,7 @@ impl Store {
             + ReplyAlternativeRepo
             + MemoryRepo
             + PersonaRepo
+            + RecallRepo
             + MessageCreditRepo
             + BlogRepo
             + ReportRepo
@@ -1070,6 +1153,7 @@ impl Store {
             alternatives: shared.clone(),
             memories: shared.clone(),
             personas: shared.clone(),
+            recall: shared.clone(),
             message_credits: shared.clone(),
             blog: shared.clone(),
             reports: shared.clone(),

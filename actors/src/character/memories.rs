@@ -56,6 +56,18 @@ pub struct DeleteMemory {
     pub memory_id: MemoryId,
 }
 
+/// Pins a memory (it enters every prompt of the pair) or unpins it; answers the memory.
+#[derive(Message)]
+#[rtype(result = "Result<Memory, ChatError>")]
+pub struct PinMemory {
+    pub user_id: UserId,
+    pub memory_id: MemoryId,
+    pub pinned: bool,
+}
+
+/// Most memories pinned at once per pair: every one of them is in every prompt.
+pub const MAX_PINNED: usize = 10;
+
 /// Sent by an extraction's task when the model is done.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -192,7 +204,7 @@ async fn store_changes(
             }
         };
         let content = change.content().to_owned();
-        let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::Extracted };
+        let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::Extracted, pinned: false };
         // Stored before the memories it replaces go, so a failure loses nothing.
         engine.store().memories.add(user, character_id, memory.clone()).await?;
         done.0.push(memory);
@@ -236,7 +248,7 @@ impl Handler<AddMemory> for CharacterActor {
                     "a character keeps at most {MAX_MEMORIES} memories: delete one first"
                 ))));
             }
-            let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::User };
+            let memory = Memory { memory_id: new_entry_id(), content, origin: MemoryOrigin::User, pinned: false };
             let (engine, character_id, user, stored) =
                 (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone(), memory.clone());
             Box::pin(
@@ -312,5 +324,45 @@ impl Handler<DeleteMemory> for CharacterActor {
                 },
             ),
         ))
+    }
+}
+
+impl Handler<PinMemory> for CharacterActor {
+    type Result = AtomicResponse<Self, Result<Memory, ChatError>>;
+
+    fn handle(&mut self, message: PinMemory, _: &mut Self::Context) -> Self::Result {
+        let PinMemory { user_id, memory_id, pinned } = message;
+        let owner = user_id.clone();
+        after_load(self, None, &owner, Needs::MEMORIES, move |actor, _| {
+            let held = actor.pair(&user_id).memories.clone().unwrap_or_default();
+            let Some(memory) = held.iter().find(|m| m.memory_id == memory_id).cloned() else {
+                return ready(Err(ChatError::NoMemory));
+            };
+            if pinned && !memory.pinned && held.iter().filter(|m| m.pinned).count() >= MAX_PINNED {
+                return ready(Err(ChatError::Invalid(format!(
+                    "at most {MAX_PINNED} memories can be pinned: unpin one first"
+                ))));
+            }
+            let (engine, character_id, user) = (actor.engine.clone(), actor.character_id.clone(), user_id.clone());
+            Box::pin(
+                async move { engine.store().memories.set_pinned(&user, &character_id, memory_id, pinned).await }
+                    .into_actor(actor)
+                    .map(move |updated, actor, ctx| {
+                        if !updated? {
+                            return Err(ChatError::NoMemory);
+                        }
+                        if let Some(held) = actor
+                            .pair(&user_id)
+                            .memories
+                            .as_mut()
+                            .and_then(|list| list.iter_mut().find(|m| m.memory_id == memory_id))
+                        {
+                            held.pinned = pinned;
+                        }
+                        actor.changed_elsewhere(ctx, &user_id);
+                        Ok(Memory { pinned, ..memory })
+                    }),
+            )
+        })
     }
 }

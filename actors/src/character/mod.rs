@@ -26,7 +26,7 @@ mod swipes;
 mod turns;
 
 pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
-pub use memories::{AddMemory, DeleteMemory, Memories, SaveMemories, UpdateMemory};
+pub use memories::{AddMemory, DeleteMemory, Memories, PinMemory, SaveMemories, UpdateMemory};
 pub use swipes::{Continue, NewestSwipes, Swipe};
 pub use turns::{Regenerate, ReplyInFlight, Send, StopReply};
 

@@ -16,7 +16,8 @@ use super::swipes::{Writing, keep_version, put_back, store_written, view};
 use super::{CharacterActor, InFlight, Needs, after_load, ready};
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
-use crate::chat::{ChatError, Chatter, MessageView, new_entry_id};
+use crate::chat::recall::Found;
+use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
 use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
 use crate::registry::UserAddr;
 use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
@@ -63,6 +64,8 @@ pub(super) struct ReplyEnded {
     reply_id: EntryId,
     written: Result<Option<(String, FinishReason)>, ChatError>,
     writing: Writing,
+    /// What recall put into the reply's prompt.
+    recalled: Option<RecalledView>,
 }
 
 impl CharacterActor {
@@ -160,7 +163,8 @@ impl CharacterActor {
             reply.partial.clone()
         });
         actix::spawn(async move {
-            let context = ReplyContext {
+            let nothing = Found::default();
+            let mut context = ReplyContext {
                 chatter: &chatter,
                 character: &character,
                 window: &window,
@@ -169,9 +173,13 @@ impl CharacterActor {
                 lorebook: lorebook.as_deref(),
                 partial: partial.as_deref(),
                 continues,
+                recall: &nothing,
             };
+            let found = engine.recall(&context).await;
+            context.recall = &found;
             let written = engine.write_reply(&context, reply_id, cancel).await;
-            me.do_send(ReplyEnded { chatter, turn, reply_id, written, writing });
+            let recalled = found.view();
+            me.do_send(ReplyEnded { chatter, turn, reply_id, written, writing, recalled });
         });
     }
 }
@@ -371,7 +379,7 @@ impl Handler<ReplyEnded> for CharacterActor {
 
     fn handle(&mut self, message: ReplyEnded, _: &mut Self::Context) -> Self::Result {
         self.last_active = Instant::now();
-        let ReplyEnded { chatter, turn, reply_id, written, writing } = message;
+        let ReplyEnded { chatter, turn, reply_id, written, writing, recalled } = message;
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
         // The reply is stored before `chatDone` says so; the slot is freed before either
         // event goes out, so a client answering it is never told "busy".
@@ -423,6 +431,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             message: Some(view(&message, swipes)),
                             finish_reason: ReplyEnd::from(finish),
                             cut: reply_was_cut(&message.content, finish),
+                            recalled,
                         },
                     );
                     actor.changed_elsewhere(ctx, &chatter.user_id);
@@ -445,6 +454,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                             message: None,
                             finish_reason: ReplyEnd::Cancelled,
                             cut: false,
+                            recalled: None,
                         },
                     );
                 }

@@ -1,8 +1,9 @@
 //! The chat engine: the model's side of a conversation. It loads the model, builds the
 //! prompt from what the `CharacterActor` holds (persona, the recent window, the memories),
 //! writes a reply while streaming `chatDelta`, and extracts memories. It keeps no
-//! conversation state and reads no conversation from the store: the actor hands it what a
-//! turn needs and stores what comes back.
+//! conversation state and reads no conversation from the store (but for recall,
+//! `recall.rs`, which looks up the pair's recall index): the actor hands it what a turn
+//! needs and stores what comes back.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -12,8 +13,8 @@ use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, Fin
 use amora_cards::Lorebook;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
-    CardPrompt, EntryId, HistoryMessage, Persona, PromptMessage, PromptParts, PromptRole, Speaker, build_prompt,
-    end_reply, relevant_memories,
+    CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall, RecallItem,
+    Speaker, assemble_prompt, end_reply,
 };
 use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};
@@ -22,6 +23,7 @@ use futures_util::StreamExt;
 use super::fair::{FairQueue, Refused};
 use super::memory::{self, Layers};
 use super::metrics::{ChatMetrics, Phase};
+use super::recall::Found;
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
 use crate::events::ServerEvent;
@@ -47,6 +49,8 @@ pub struct ReplyContext<'a> {
     /// Write the rest of the window's newest message (the character's reply, `chatContinue`)
     /// rather than a reply to it.
     pub continues: bool,
+    /// What recall found for the newest user message (`ChatEngine::recall`).
+    pub recall: &'a Found,
 }
 
 pub struct ChatEngine {
@@ -131,13 +135,16 @@ impl ChatEngine {
         let character_id = &context.character.card.character_id;
         let started = Instant::now();
         let model = self.model().await?;
-        let prompt = reply_prompt(&self.settings, context, |text| model.count_tokens(text));
-        // The system messages after the history (reply guide, activated lore, post-history
-        // instructions) change from turn to turn; what comes before them the next turn
-        // repeats, so that is what the model's prefix cache keeps.
-        let repeated = prompt.iter().rposition(|m| m.role != PromptRole::System).map_or(prompt.len(), |last| last + 1);
-        let request = ChatRequest::new(prompt.into_iter().map(to_model_message).collect())
-            .cache_prefix(repeated)
+        let prompt = assembled_prompt(&self.settings, context, context.recall, |text| model.count_tokens(text));
+        // The system message and the history are the next turn's start; what comes after
+        // them (recall, the reply guide, activated lore, the card's instructions, a
+        // continuation's nudge) changes from turn to turn.
+        let stable = 1 + prompt.history.len();
+        let mut request = ChatRequest::new(prompt.messages.into_iter().map(to_model_message).collect());
+        if stable < request.messages.len() {
+            request = request.cache_prefix(stable);
+        }
+        let request = request
             .max_tokens(self.settings.max_reply_tokens)
             // The model must not write the user's next line for them.
             .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
@@ -183,6 +190,9 @@ impl ChatEngine {
             }
         }
         self.metrics.observe(Phase::Generate, model_started.elapsed());
+        if let Some(cache) = model.prompt_cache() {
+            self.metrics.prompt_cache(cache);
+        }
         // A reply the token limit stopped ends at its last whole sentence; one with none is
         // kept as written and `chatDone` says it was cut (`events::reply_was_cut`).
         let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
@@ -216,18 +226,42 @@ impl ChatEngine {
     }
 }
 
-/// The prompt of a reply: persona and what the card adds, rules, relevant memories, the
-/// lorebook entries the recent messages activate and the newest history that fits the
-/// budget, counted by `count_tokens` (the model's tokenizer).
+/// The prompt of a reply: persona and what the card adds, rules, the pinned and newest
+/// memories, the lorebook entries the recent messages activate, the newest history that
+/// fits the budget, counted by `count_tokens` (the model's tokenizer), and what recall
+/// found (`context.recall`).
 pub fn reply_prompt(
     settings: &ChatSettings,
     context: &ReplyContext<'_>,
     count_tokens: impl Fn(&str) -> usize,
 ) -> Vec<PromptMessage> {
+    assembled_prompt(settings, context, context.recall, count_tokens).messages
+}
+
+/// The memories of a prompt's system message: every pinned one, then the newest others up
+/// to `limit` in all. They change only when the memories do, so the system message (the
+/// start of every prompt, which the model may have cached) holds from turn to turn; the
+/// memories that match a message come back through recall, after the history.
+pub fn system_memories(memories: &[Memory], limit: usize) -> Vec<String> {
+    let pinned = memories.iter().filter(|m| m.pinned);
+    let others = memories.iter().filter(|m| !m.pinned).take(limit.saturating_sub(pinned.clone().count()));
+    pinned.chain(others).map(|m| m.content.clone()).collect()
+}
+
+/// [`reply_prompt`] with `recall` in place of `context.recall`, also telling which history
+/// messages and recalled items went in.
+pub fn assembled_prompt(
+    settings: &ChatSettings,
+    context: &ReplyContext<'_>,
+    recall: &Found,
+    count_tokens: impl Fn(&str) -> usize,
+) -> Prompt {
     let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
-    let latest = history.iter().rev().find(|m| m.speaker == Speaker::User).map_or("", |m| m.content.as_str());
-    let known: Vec<String> = context.memories.iter().map(|m| m.content.clone()).collect();
-    let memories = relevant_memories(&known, latest, settings.memories_in_prompt);
+    let memories = system_memories(context.memories, settings.memories_in_prompt);
+    let recalled_memories: Vec<RecallItem<'_>> =
+        recall.memories.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
+    let recalled_messages: Vec<RecallItem<'_>> =
+        recall.messages.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
     let lore = context
         .lorebook
         .map(|book| super::lore::choose(book, &history, settings.lorebook_budget_tokens, &count_tokens))
@@ -257,13 +291,19 @@ pub fn reply_prompt(
         budget_tokens: settings.history_budget_tokens,
         user_description: &context.chatter.persona,
         reply_language: Some(reply_language),
+        recall: Recall {
+            memories: &recalled_memories,
+            messages: &recalled_messages,
+            terms: &recall.terms,
+            budget_tokens: settings.recall_budget_tokens,
+        },
     };
-    let mut prompt = build_prompt(&parts, count_tokens);
+    let mut prompt = assemble_prompt(&parts, count_tokens);
     // Continuing: the window ends with the reply, and the prompt asks for the rest of it, as
     // SillyTavern's continue nudge does. The prompt so far is the last one with the reply
     // after it, so the model's prefix cache still holds it.
     if context.continues {
-        prompt.push(PromptMessage { role: PromptRole::System, content: CONTINUE_NUDGE.to_owned() });
+        prompt.messages.push(PromptMessage { role: PromptRole::System, content: CONTINUE_NUDGE.to_owned() });
     }
     prompt
 }
@@ -348,6 +388,7 @@ mod tests {
         };
         let window =
             [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
+        let nothing = crate::chat::recall::Found::default();
         let context = |continues| ReplyContext {
             chatter: &chatter,
             character: &character,
@@ -357,6 +398,7 @@ mod tests {
             lorebook: None,
             partial: None,
             continues,
+            recall: &nothing,
         };
         let words = |text: &str| text.split_whitespace().count();
         let settings = ChatSettings::default();

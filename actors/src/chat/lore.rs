@@ -182,6 +182,7 @@ mod tests {
                 lorebook: self.lore.book().map(|book| book.as_ref()),
                 partial: None,
                 continues: false,
+                recall: &crate::chat::recall::Found::default(),
             };
             reply_prompt(&self.settings, &context, words)
         }

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 /// A phase of a chat turn, the `phase` label of `amora_chat_turn_phase_seconds`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,9 @@ impl Outcome {
 pub struct ChatMetrics {
     phases: HistogramVec,
     replies: IntCounterVec,
+    /// The model's prompt tokens since it loaded, by `source`: `all`, and `cached` (taken
+    /// from its prompt cache instead of fed again). Gauges set from the model's own totals.
+    prompt_tokens: IntGaugeVec,
 }
 
 impl ChatMetrics {
@@ -75,13 +78,31 @@ impl ChatMetrics {
         let replies =
             IntCounterVec::new(Opts::new("amora_chat_replies_total", "Chat replies by how they ended"), &["outcome"])
                 .unwrap_or_else(|e| unreachable!("static counter options are valid: {e}"));
-        Self { phases, replies }
+        let prompt_tokens = IntGaugeVec::new(
+            Opts::new(
+                "amora_chat_model_prompt_tokens",
+                "Prompt tokens of the chat model's replies since it loaded: all, and those its prompt cache held",
+            ),
+            &["source"],
+        )
+        .unwrap_or_else(|e| unreachable!("static gauge options are valid: {e}"));
+        Self { phases, replies, prompt_tokens }
     }
 
     /// Adds the collectors to `registry` (the one `/metrics` serves).
     pub fn register(&self, registry: &Registry) -> prometheus::Result<()> {
         registry.register(Box::new(self.phases.clone()))?;
-        registry.register(Box::new(self.replies.clone()))
+        registry.register(Box::new(self.replies.clone()))?;
+        registry.register(Box::new(self.prompt_tokens.clone()))
+    }
+
+    /// The model's prompt cache totals (a model without a cache reports none).
+    pub fn prompt_cache(&self, stats: amora_ai::chat::PromptCacheStats) {
+        let set = |source: &str, value: u64| {
+            self.prompt_tokens.with_label_values(&[source]).set(i64::try_from(value).unwrap_or(i64::MAX));
+        };
+        set("all", stats.prompt_tokens);
+        set("cached", stats.reused_tokens);
     }
 
     pub fn observe(&self, phase: Phase, took: Duration) {

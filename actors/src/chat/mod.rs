@@ -10,6 +10,7 @@ pub mod language;
 pub mod lore;
 pub mod memory;
 pub mod metrics;
+pub mod recall;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -175,8 +176,13 @@ pub struct ChatSettings {
     pub history_budget_tokens: usize,
     /// Memories are extracted after every this many user messages (0: never automatically).
     pub memory_every_turns: u32,
-    /// Most memories put into one prompt.
+    /// Most memories put into one prompt's system message: the pinned ones (all of them),
+    /// then the newest.
     pub memories_in_prompt: usize,
+    /// Most prompt tokens of what recall brings back for a reply (memories and earlier
+    /// messages of the user's that match the new message), after the history and apart
+    /// from `history_budget_tokens`; 0 turns recall off.
+    pub recall_budget_tokens: usize,
     /// Most prompt tokens a character card's lorebook entries take together (the book's own
     /// `token_budget`, when smaller, wins); 0 leaves lorebooks out.
     pub lorebook_budget_tokens: usize,
@@ -226,6 +232,7 @@ impl Default for ChatSettings {
             history_budget_tokens: 1024,
             memory_every_turns: 6,
             memories_in_prompt: 8,
+            recall_budget_tokens: 256,
             lorebook_budget_tokens: 400,
             preload: true,
             replies_per_user: 2,
@@ -312,6 +319,8 @@ pub struct MemoryView {
     /// Milliseconds since the epoch.
     #[ts(type = "number")]
     pub created_at: i64,
+    /// Pinned by the user: in every prompt of the pair.
+    pub pinned: bool,
 }
 
 /// How a memory came to be, as the wire writes it.
@@ -332,9 +341,39 @@ impl From<&Memory> for MemoryView {
             content: memory.content.clone(),
             origin: memory.origin,
             created_at: memory.memory_id.unix_millis(),
+            pinned: memory.pinned,
         }
     }
 }
+
+/// What a reply was written with from beyond the recent messages (docs/api.md "Recall"):
+/// the memories and the user's earlier messages recall put into its prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, Default)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "Recalled")]
+pub struct RecalledView {
+    pub memories: Vec<RecalledItem>,
+    pub messages: Vec<RecalledItem>,
+}
+
+impl RecalledView {
+    pub fn is_empty(&self) -> bool {
+        self.memories.is_empty() && self.messages.is_empty()
+    }
+}
+
+/// A memory (`id` is its `memoryId`) or an earlier message (its `messageId`) that a reply
+/// used, with its text as the prompt held it, cut to `RECALLED_TEXT_CHARS` characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RecalledItem {
+    #[ts(as = "String")]
+    pub id: EntryId,
+    pub content: String,
+}
+
+/// Longest text of a [`RecalledItem`], in characters: enough to tell what it was.
+pub const RECALLED_TEXT_CHARS: usize = 200;
 
 /// A fresh, time-ordered id, strictly above every id this process made before (so a
 /// greeting written just before a message sorts first); the random part keeps two nodes apart.

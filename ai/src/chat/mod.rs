@@ -104,12 +104,10 @@ pub struct ChatRequest {
     /// [`FinishReason::Cancelled`], the embedded model frees its slot at the next token
     /// and the OpenAI-compatible request is dropped.
     pub cancel: CancellationToken,
-    /// How many leading messages the next request of the conversation will repeat as they
-    /// are (the system message and the history), when messages that change from turn to
-    /// turn follow them (a reply guide, activated lore). The embedded model keeps its state
-    /// after those rather than after the whole prompt, so the next turn starts from it;
-    /// `None`: the whole prompt is the part to keep. Providers without a prompt cache of
-    /// their own ignore it.
+    /// The first this many messages stay the same from one turn to the next and the ones
+    /// after them do not (what was recalled for this message, say): a model with a prompt
+    /// cache (the embedded one) keeps its state after them, so the next turn starts from
+    /// there. `None`: the whole prompt is the next one's start.
     pub cache_prefix: Option<usize>,
 }
 
@@ -126,7 +124,8 @@ impl ChatRequest {
             cache_prefix: None,
         }
     }
-    /// The first `messages` messages are what the next turn repeats (`cache_prefix`).
+
+    /// See [`ChatRequest::cache_prefix`].
     pub fn cache_prefix(mut self, messages: usize) -> Self {
         self.cache_prefix = Some(messages);
         self
@@ -301,6 +300,21 @@ pub trait ChatModel: Send + Sync {
     fn count_tokens(&self, text: &str) -> usize {
         estimate_tokens(text)
     }
+
+    /// Prompt tokens of the replies so far and how many of them came from a prompt cache
+    /// instead of being fed again; `None` for a model without one (a remote service).
+    fn prompt_cache(&self) -> Option<PromptCacheStats> {
+        None
+    }
+}
+
+/// What a model's prompt cache saved since the model was loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PromptCacheStats {
+    /// Prompt tokens of every reply started.
+    pub prompt_tokens: u64,
+    /// Of those, the tokens the cache held (not fed again).
+    pub reused_tokens: u64,
 }
 
 /// About four bytes a token: what English text averages with today's BPE vocabularies.

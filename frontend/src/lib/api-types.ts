@@ -114,6 +114,13 @@ export interface Character extends CharacterCard {
 export type { ChatMessage, Memory } from '@/lib/wire-types';
 
 /**
+ * What a reply's prompt recalled from beyond the recent messages (`chatDone.recalled`,
+ * docs/api.md "Recall"): memories by `memoryId` and the user's earlier messages by
+ * `messageId`, each with its text as the prompt held it.
+ */
+export type { Recalled, RecalledItem } from '@/lib/wire-types';
+
+/**
  * The picture a character sent in chat (`ChatMessage.image`, docs/api.md "Images"), and one
  * of the user's generated images, as the Rust server generates them.
  */

@@ -121,16 +121,31 @@ describe('parseServerEvent', () => {
     const message = { messageId: '1763810000000101234', speaker: 'character', content: 'Hey there!', createdAt: 1763810000000 } as const;
     expect(
       parseServerEvent(
-        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","cut":false,"message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000}}}',
+        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","cut":false,"message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000},"recalled":null}}',
       ),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', cut: false, message } });
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', cut: false, message, recalled: null } });
     expect(
-      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","cut":false,"message":null}}'),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', cut: false, message: null } });
+      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","cut":false,"message":null,"recalled":null}}'),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', cut: false, message: null, recalled: null } });
     // A reply the token limit stopped mid-sentence says so (issue 18): the screen offers Continue.
     expect(
-      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"2","finishReason":"length","cut":true,"message":null}}'),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '2', finishReason: 'length', cut: true, message: null } });
+      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"2","finishReason":"length","cut":true,"message":null,"recalled":null}}'),
+    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '2', finishReason: 'length', cut: true, message: null, recalled: null } });
+    // What the reply recalled: memories and earlier messages, each an id and its text.
+    const recalled = { memories: [{ id: '5', content: "Ann's dog is Biscuit", extra: 1 }], messages: [{ id: '3', content: 'My dog is called Biscuit' }] };
+    expect(
+      parseServerEvent(JSON.stringify({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '7', finishReason: 'stop', cut: false, message: null, recalled } })),
+    ).toEqual({
+      event: 'chatDone',
+      data: {
+        characterId: 'gf-001',
+        replyId: '7',
+        finishReason: 'stop',
+        cut: false,
+        message: null,
+        recalled: { memories: [{ id: '5', content: "Ann's dog is Biscuit" }], messages: [{ id: '3', content: 'My dog is called Biscuit' }] },
+      },
+    });
     expect(parseServerEvent('{"event":"chatError","data":{"characterId":"gf-001","replyId":null,"code":40004,"msg":"no free messages"}}')).toEqual({
       event: 'chatError',
       data: { characterId: 'gf-001', replyId: null, code: 40004, msg: 'no free messages' },
@@ -139,17 +154,18 @@ describe('parseServerEvent', () => {
       event: 'chatMessageDeleted',
       data: { characterId: 'gf-001', messageIds: ['7', '8'] },
     });
-    const memory = { memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, extra: 1 };
+    const memory = { memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, pinned: true, extra: 1 };
     expect(parseServerEvent(JSON.stringify({ event: 'memorySaved', data: { characterId: 'gf-001', added: 1, memories: [memory] } }))).toEqual({
       event: 'memorySaved',
-      data: { characterId: 'gf-001', added: 1, memories: [{ memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5 }] },
+      data: { characterId: 'gf-001', added: 1, memories: [{ memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, pinned: true }] },
     });
   });
 
   it.each([
-    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","cut":false,"message":null}}'],
+    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","cut":false,"message":null,"recalled":null}}'],
     ['a missing nullable field', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false}}'],
-    ['a cut flag that is not true or false', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"length","cut":"yes","message":null}}'],
+    ['a cut flag that is not true or false', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"length","cut":"yes","message":null,"recalled":null}}'],
+    ['recalled items without ids', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false,"message":null,"recalled":{"memories":[{"content":"x"}],"messages":[]}}}'],
     ['a message with an unknown speaker', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"1","speaker":"narrator","content":"x","createdAt":1}}}'],
     ['a message id sent as a number', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":1,"speaker":"user","content":"x","createdAt":1}}}'],
     ['a reply id that is neither text nor null', '{"event":"chatError","data":{"characterId":"a","replyId":5,"code":1,"msg":""}}'],

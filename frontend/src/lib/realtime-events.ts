@@ -6,7 +6,7 @@
  * the compiler checks that the schema describes exactly the generated type, and
  * `realtime-events.test.ts` checks it against the event table of docs/api.md.
  */
-import type { ChatImage, ChatMessage, GalleryImage, Memory, VoicePart } from '@/lib/api-types';
+import type { ChatImage, ChatMessage, GalleryImage, Memory, Recalled, RecalledItem, VoicePart } from '@/lib/api-types';
 import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent } from '@/lib/wire-types';
 
 /**
@@ -24,6 +24,7 @@ type FieldKind =
   | 'ChatMessage'
   | 'ChatMessage|null'
   | 'Memory[]'
+  | 'Recalled|null'
   | 'GalleryImage'
   | 'VoicePart'
   | `enum:${string}`;
@@ -41,8 +42,8 @@ export const SERVER_EVENT_SCHEMA = {
   chatMessage: { characterId: 'string', message: 'ChatMessage' },
   /** The next piece of a reply being written; `replyId` is the id the stored reply will have. */
   chatDelta: { characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
-  /** The reply is stored (`message` null: stopped before any text, nothing stored); `cut`: it stops mid-sentence at the token limit. */
-  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled', cut: 'boolean' },
+  /** The reply is stored (`message` null: stopped before any text, nothing stored); `cut`: it stops mid-sentence at the token limit; `recalled`: what its prompt recalled. */
+  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled', cut: 'boolean', recalled: 'Recalled|null' },
   /** A chat action was refused, or the reply failed (its partial text is dropped). */
   chatError: { characterId: 'string', replyId: 'string|null', code: 'number', msg: 'string' },
   /** Messages were removed (the old reply, on regenerate, or a delete in another tab). */
@@ -91,6 +92,8 @@ type KindType<K extends FieldKind> = K extends 'string'
             ? ChatMessage | null
             : K extends 'Memory[]'
               ? Memory[]
+              : K extends 'Recalled|null'
+                ? Recalled | null
               : K extends 'GalleryImage'
                 ? GalleryImage
                 : K extends 'VoicePart'
@@ -206,10 +209,25 @@ function readVoicePart(value: unknown): VoicePart | undefined {
 
 function readMemory(value: unknown): Memory | undefined {
   if (!isRecord(value)) return undefined;
-  const { memoryId, content, origin, createdAt } = value;
+  const { memoryId, content, origin, createdAt, pinned } = value;
   if (typeof memoryId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
   if (origin !== 'extracted' && origin !== 'user') return undefined;
-  return { memoryId, content, origin, createdAt };
+  if (typeof pinned !== 'boolean') return undefined;
+  return { memoryId, content, origin, createdAt, pinned };
+}
+
+function readRecalledItem(value: unknown): RecalledItem | undefined {
+  if (!isRecord(value)) return undefined;
+  const { id, content } = value;
+  return typeof id === 'string' && typeof content === 'string' ? { id, content } : undefined;
+}
+
+/** What a reply recalled (`chatDone.recalled`); extra fields are dropped. */
+function readRecalled(value: unknown): Recalled | undefined {
+  if (!isRecord(value)) return undefined;
+  const memories = readArray(value.memories, readRecalledItem);
+  const messages = readArray(value.messages, readRecalledItem);
+  return memories && messages ? { memories, messages } : undefined;
 }
 
 /** Every element read by `read`, or undefined when the value is no array or one element fails. */
@@ -248,6 +266,8 @@ function readField(kind: FieldKind, value: unknown): unknown {
       return value === null ? null : (readChatMessage(value) ?? NOT_VALID);
     case 'Memory[]':
       return readArray(value, readMemory) ?? NOT_VALID;
+    case 'Recalled|null':
+      return value === null ? null : (readRecalled(value) ?? NOT_VALID);
     case 'GalleryImage':
       return readGalleryImage(value) ?? NOT_VALID;
     case 'VoicePart':

@@ -30,7 +30,15 @@ export type Memory = { memoryId: string, content: string, origin: MemoryOrigin,
 /**
  * Milliseconds since the epoch.
  */
-createdAt: number, };
+createdAt: number, 
+/**
+ * Pinned by the user: in every prompt of the pair.
+ */
+pinned: boolean, };
+
+export type RecalledItem = { id: string, content: string, };
+
+export type Recalled = { memories: Array<RecalledItem>, messages: Array<RecalledItem>, };
 
 export type ReplyEnd = "stop" | "length" | "cancelled";
 
@@ -75,7 +83,11 @@ export type ServerEvent = { "event": "hello", "data": { userId: string, coin: nu
  * Where the piece starts in the reply's text, in UTF-16 code units (as JavaScript
  * counts): a page read mid-reply (`replying`) and the pieces after it join exactly.
  */
-offset: number, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "chatDeleted", "data": { characterId: string, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
+offset: number, } } | { "event": "chatDone", "data": { characterId: string, replyId: string, message: ChatMessage | null, finishReason: ReplyEnd, 
+/**
+ * The reply stops mid-sentence at the token limit (`reply_was_cut`): offer Continue.
+ */
+cut: boolean, recalled: Recalled | null, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "chatDeleted", "data": { characterId: string, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } };
 
 export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } } | { "action": "chatContinue", "data": { characterId: string, } } | { "action": "chatSwipe", "data": { characterId: string, messageId: string, index: number, } };
 

@@ -204,3 +204,25 @@ pub async fn delete_memory(
     state.node.conversations.delete_memory(&signed_in.user.user_id, &id, memory_id).await?;
     Ok(ApiReply(true))
 }
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinMemoryRequest {
+    character_id: String,
+    memory_id: String,
+    pinned: bool,
+}
+
+/// `memory/pinMemory {characterId, memoryId, pinned}` → `Memory`: a pinned memory enters
+/// every prompt of the pair; 10001 past `MAX_PINNED` pinned memories.
+pub async fn pin_memory(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Payload<PinMemoryRequest>,
+) -> ApiResult<MemoryView> {
+    let request = payload.into_inner();
+    let id = CharacterId::parse(&request.character_id)?;
+    let memory_id = EntryId::parse(&request.memory_id, "memoryId")?;
+    let memory = state.node.conversations.pin_memory(&signed_in.user.user_id, &id, memory_id, request.pinned).await?;
+    Ok(ApiReply(memory))
+}

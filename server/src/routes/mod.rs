@@ -69,6 +69,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/persona/getPersonaList", web::post().to(persona::get_persona_list))
         .route("/user/v1/persona/setPersona", web::post().to(persona::set_persona))
         .route("/user/v1/persona/deletePersona", web::post().to(persona::delete_persona))
+        .route("/user/v1/memory/pinMemory", web::post().to(chat::pin_memory))
         .route("/user/v1/blog/getBlogList", web::post().to(blog::get_blog_list))
         .route("/user/v1/blog/getBlogInfo", web::post().to(blog::get_blog_info))
         .route("/user/v1/report/reportContent", web::post().to(reports::report_content))

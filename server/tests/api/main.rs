@@ -23,6 +23,7 @@ mod paypal;
 mod persona;
 mod polish;
 mod realtime;
+mod recall;
 mod sandbox;
 mod security;
 mod seo;

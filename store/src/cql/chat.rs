@@ -17,7 +17,7 @@ use scylla::statement::prepared::PreparedStatement;
 use super::{CqlStore, Kind, Preparer, corrupt};
 use crate::{
     ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, MessageImage,
-    StoreError, StoreResult, StoredMessage,
+    RecallKind, StoreError, StoreResult, StoredMessage,
 };
 
 /// Compare-and-set rounds on one user's credits before giving up.
@@ -28,6 +28,7 @@ pub(super) struct Statements {
     messages: PreparedStatement,
     messages_before: PreparedStatement,
     set_message: PreparedStatement,
+    message_speaker: PreparedStatement,
     delete_message: PreparedStatement,
     delete_pair_messages: PreparedStatement,
     upsert_conversation: PreparedStatement,
@@ -40,6 +41,7 @@ pub(super) struct Statements {
     insert_memory: PreparedStatement,
     memories: PreparedStatement,
     set_memory: PreparedStatement,
+    pin_memory: PreparedStatement,
     delete_memory: PreparedStatement,
     delete_pair_memories: PreparedStatement,
     credits: PreparedStatement,
@@ -78,6 +80,9 @@ impl Statements {
                     Kind::Conditional,
                 )
                 .await?,
+            message_speaker: p
+                .prepare(&format!("SELECT speaker FROM messages WHERE {pair} AND message_id = ?"), Kind::Idempotent)
+                .await?,
             delete_message: p
                 .prepare(&format!("DELETE FROM messages WHERE {pair} AND message_id = ? IF EXISTS"), Kind::Conditional)
                 .await?,
@@ -105,16 +110,26 @@ impl Statements {
             delete_partners: p.prepare("DELETE FROM chat_partners WHERE user_id = ?", Kind::Idempotent).await?,
             insert_memory: p
                 .prepare(
-                    "INSERT INTO memories (user_id, character_id, memory_id, content, origin) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO memories (user_id, character_id, memory_id, content, origin, pinned)
+                     VALUES (?, ?, ?, ?, ?, ?)",
                     Kind::Idempotent,
                 )
                 .await?,
             memories: p
-                .prepare(&format!("SELECT memory_id, content, origin FROM memories WHERE {pair}"), Kind::Idempotent)
+                .prepare(
+                    &format!("SELECT memory_id, content, origin, pinned FROM memories WHERE {pair}"),
+                    Kind::Idempotent,
+                )
                 .await?,
             set_memory: p
                 .prepare(
                     &format!("UPDATE memories SET content = ?, origin = 'user' WHERE {pair} AND memory_id = ? IF EXISTS"),
+                    Kind::Conditional,
+                )
+                .await?,
+            pin_memory: p
+                .prepare(
+                    &format!("UPDATE memories SET pinned = ? WHERE {pair} AND memory_id = ? IF EXISTS"),
                     Kind::Conditional,
                 )
                 .await?,
@@ -184,6 +199,7 @@ impl CqlStore {
             self.run(&s.delete_pair_messages, (user, &character)).await?;
             self.delete_pair_versions(user, &character).await?;
             self.run(&s.delete_pair_memories, (user, &character)).await?;
+            self.delete_recall_pair(user, &character).await?;
         }
         self.run(&s.delete_conversations, (user,)).await?;
         self.run(&s.delete_partners, (user,)).await?;
@@ -203,6 +219,11 @@ impl ConversationRepo for CqlStore {
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let id = message.message_id.raw();
         self.run(&s.insert_partner, (user, character)).await?;
+        // Indexed first: a failed append leaves at most an entry for a message that does
+        // not exist, which recall skips, never a message recall cannot find.
+        if message.speaker == Speaker::User {
+            self.index_doc(user, character, (RecallKind::Message, id), &message.content, false).await?;
+        }
         let image = message.image.as_ref().map(MessageImage::code);
         let values = (user, character, id, message.speaker.code(), &message.content, &image);
         self.run(&s.insert_message, values).await?;
@@ -241,6 +262,10 @@ impl ConversationRepo for CqlStore {
         if !self.conditional(&s.set_message, (content, user, character, message_id.raw())).await? {
             return Ok(false);
         }
+        let speaker: Option<(String,)> = self.first(&s.message_speaker, (user, character, message_id.raw())).await?;
+        if speaker.is_some_and(|(code,)| code == Speaker::User.code()) {
+            self.index_doc(user, character, (RecallKind::Message, message_id.raw()), content, true).await?;
+        }
         self.refresh_conversation(user, character).await?;
         Ok(true)
     }
@@ -258,6 +283,7 @@ impl ConversationRepo for CqlStore {
             if self.conditional(&s.delete_message, (user, character, id.raw())).await? {
                 deleted += 1;
             }
+            self.unindex_doc(user, character, RecallKind::Message, id.raw()).await?;
             self.delete_message_voice(user, character, id.raw()).await?;
         }
         if deleted > 0 {
@@ -288,6 +314,7 @@ impl ConversationRepo for CqlStore {
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let any: Option<MessageRow> = self.first(&s.messages, (user, character, 1_i32)).await?;
         self.run(&s.delete_pair_messages, (user, character)).await?;
+        self.unindex_messages(user, character).await?;
         self.delete_pair_voice(user, character).await?;
         self.run(&s.delete_conversation, (user, character)).await?;
         Ok(any.is_some())
@@ -300,16 +327,23 @@ impl MemoryRepo for CqlStore {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
         self.run(&s.insert_partner, (user, character)).await?;
-        let values = (user, character, memory.memory_id.raw(), &memory.content, memory.origin.code());
+        let id = memory.memory_id.raw();
+        self.index_doc(user, character, (RecallKind::Memory, id), &memory.content, false).await?;
+        let values = (user, character, id, &memory.content, memory.origin.code(), memory.pinned);
         self.run(&s.insert_memory, values).await.map(|_| ())
     }
 
     async fn list(&self, user_id: &UserId, character_id: &CharacterId) -> StoreResult<Vec<Memory>> {
-        let rows: Vec<(i64, String, String)> =
+        let rows: Vec<(i64, String, String, Option<bool>)> =
             self.paged(&self.statements.chat.memories, (user_id.as_str(), character_id.as_str())).await?;
         rows.into_iter()
-            .map(|(id, content, code)| {
-                Ok(Memory { memory_id: EntryId::from_raw(id), content, origin: MemoryOrigin::from_code(&code)? })
+            .map(|(id, content, code, pinned)| {
+                Ok(Memory {
+                    memory_id: EntryId::from_raw(id),
+                    content,
+                    origin: MemoryOrigin::from_code(&code)?,
+                    pinned: pinned.unwrap_or(false),
+                })
             })
             .collect()
     }
@@ -323,13 +357,31 @@ impl MemoryRepo for CqlStore {
     ) -> StoreResult<bool> {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        self.conditional(&s.set_memory, (content, user, character, memory_id.raw())).await
+        if !self.conditional(&s.set_memory, (content, user, character, memory_id.raw())).await? {
+            return Ok(false);
+        }
+        self.index_doc(user, character, (RecallKind::Memory, memory_id.raw()), content, true).await?;
+        Ok(true)
     }
 
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool> {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        self.conditional(&s.delete_memory, (user, character, memory_id.raw())).await
+        let deleted = self.conditional(&s.delete_memory, (user, character, memory_id.raw())).await?;
+        self.unindex_doc(user, character, RecallKind::Memory, memory_id.raw()).await?;
+        Ok(deleted)
+    }
+
+    async fn set_pinned(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        pinned: bool,
+    ) -> StoreResult<bool> {
+        let s = &self.statements.chat;
+        let (user, character) = (user_id.as_str(), character_id.as_str());
+        self.conditional(&s.pin_memory, (pinned, user, character, memory_id.raw())).await
     }
 }
 

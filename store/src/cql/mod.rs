@@ -20,6 +20,7 @@ mod media;
 mod moderation;
 mod payments;
 mod personas;
+mod recall;
 mod telemetry;
 mod voice;
 
@@ -122,6 +123,7 @@ struct Statements {
     moderation: moderation::Statements,
     payments: payments::Statements,
     personas: personas::Statements,
+    recall: recall::Statements,
     voice: voice::Statements,
     ping: PreparedStatement,
 }
@@ -174,6 +176,7 @@ impl CqlStore {
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
             personas: personas::Statements::prepare(&preparer).await?,
+            recall: recall::Statements::prepare(&preparer).await?,
             voice: voice::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };
@@ -305,6 +308,7 @@ async fn apply_schema(session: &Session) -> StoreResult<()> {
 /// them, and a keyspace made before gets them here (CQL has no `ADD IF NOT EXISTS`).
 const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("messages", "image", "text"),
+    ("memories", "pinned", "boolean"),
     ("conversations", "last_image", "text"),
     ("characters", "status", "text"),
     ("characters", "status_at", "bigint"),

@@ -179,6 +179,7 @@ impl UserRepo for EmbeddedStore {
             super::gallery::delete_all_of(&tx, &id)?;
             super::voice::delete_voice(&tx, super::voice::VoiceScope { user: &id, character: None, message: None })?;
             tx.execute("DELETE FROM memories WHERE user_id = ?1", params![id])?;
+            super::recall::delete_all_of(&tx, &id)?;
             tx.execute("DELETE FROM message_credits WHERE user_id = ?1", params![id])?;
             // The characters it created, with their media (the creator index finds them).
             super::characters::delete_created_of(&tx, &id)?;

@@ -8,9 +8,10 @@ use async_trait::async_trait;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::EmbeddedStore;
+use super::recall::PairIndex;
 use crate::{
     ConversationRepo, ConversationSummary, Memory, MemoryOrigin, MemoryRepo, MessageCreditRepo, MessageImage,
-    StoreError, StoreResult, StoredMessage,
+    RecallKind, StoreError, StoreResult, StoredMessage,
 };
 
 fn speaker(code: &str) -> StoreResult<Speaker> {
@@ -26,7 +27,8 @@ impl ConversationRepo for EmbeddedStore {
     async fn append(&self, user_id: &UserId, character_id: &CharacterId, message: StoredMessage) -> StoreResult<()> {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
-            conn.prepare_cached(
+            let tx = conn.transaction()?;
+            tx.prepare_cached(
                 "INSERT INTO messages (user_id, character_id, message_id, speaker, content, image)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
@@ -38,6 +40,11 @@ impl ConversationRepo for EmbeddedStore {
                 message.content,
                 message.image.as_ref().map(MessageImage::code)
             ])?;
+            if message.speaker == Speaker::User {
+                let index = PairIndex { conn: &tx, user: &user, character: &character };
+                index.put(RecallKind::Message, message.message_id.raw(), &message.content)?;
+            }
+            tx.commit()?;
             Ok(())
         })
         .await
@@ -90,12 +97,24 @@ impl ConversationRepo for EmbeddedStore {
         let (user, character, content) =
             (user_id.as_str().to_owned(), character_id.as_str().to_owned(), content.to_owned());
         self.with_conn(move |conn| {
-            let changed = conn
+            let tx = conn.transaction()?;
+            let speaker_code: Option<String> = tx
                 .prepare_cached(
-                    "UPDATE messages SET content = ?4 WHERE user_id = ?1 AND character_id = ?2 AND message_id = ?3",
+                    "UPDATE messages SET content = ?4 WHERE user_id = ?1 AND character_id = ?2 AND message_id = ?3
+                     RETURNING speaker",
                 )?
-                .execute(params![user, character, message_id.raw(), content])?;
-            Ok(changed > 0)
+                .query_row(params![user, character, message_id.raw(), content], |row| row.get(0))
+                .optional()?;
+            let Some(code) = speaker_code else { return Ok(false) };
+            if speaker(&code)? == Speaker::User {
+                PairIndex { conn: &tx, user: &user, character: &character }.put(
+                    RecallKind::Message,
+                    message_id.raw(),
+                    &content,
+                )?;
+            }
+            tx.commit()?;
+            Ok(true)
         })
         .await
     }
@@ -115,8 +134,10 @@ impl ConversationRepo for EmbeddedStore {
                 let mut statement = tx.prepare_cached(
                     "DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2 AND message_id = ?3",
                 )?;
+                let index = PairIndex { conn: &tx, user: &user, character: &character };
                 for id in ids {
                     deleted += statement.execute(params![user, character, id])? as u64;
+                    index.remove(RecallKind::Message, id)?;
                     super::voice::delete_voice(
                         &tx,
                         super::voice::VoiceScope { user: &user, character: Some(&character), message: Some(id) },
@@ -171,6 +192,7 @@ impl ConversationRepo for EmbeddedStore {
             let tx = conn.transaction()?;
             let deleted =
                 tx.execute("DELETE FROM messages WHERE user_id = ?1 AND character_id = ?2", params![user, character])?;
+            PairIndex { conn: &tx, user: &user, character: &character }.clear(RecallKind::Message)?;
             super::voice::delete_voice(
                 &tx,
                 super::voice::VoiceScope { user: &user, character: Some(&character), message: None },
@@ -187,16 +209,25 @@ impl MemoryRepo for EmbeddedStore {
     async fn add(&self, user_id: &UserId, character_id: &CharacterId, memory: Memory) -> StoreResult<()> {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
-            conn.prepare_cached(
-                "INSERT INTO memories (user_id, character_id, memory_id, content, origin) VALUES (?1, ?2, ?3, ?4, ?5)",
+            let tx = conn.transaction()?;
+            tx.prepare_cached(
+                "INSERT INTO memories (user_id, character_id, memory_id, content, origin, pinned)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
                 user,
                 character,
                 memory.memory_id.raw(),
                 memory.content,
-                memory.origin.code()
+                memory.origin.code(),
+                memory.pinned
             ])?;
+            PairIndex { conn: &tx, user: &user, character: &character }.put(
+                RecallKind::Memory,
+                memory.memory_id.raw(),
+                &memory.content,
+            )?;
+            tx.commit()?;
             Ok(())
         })
         .await
@@ -206,15 +237,20 @@ impl MemoryRepo for EmbeddedStore {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
             let mut statement = conn.prepare_cached(
-                "SELECT memory_id, content, origin FROM memories WHERE user_id = ?1 AND character_id = ?2
+                "SELECT memory_id, content, origin, pinned FROM memories WHERE user_id = ?1 AND character_id = ?2
                  ORDER BY memory_id DESC",
             )?;
             let rows = statement.query_map(params![user, character], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, bool>(3)?))
             })?;
             rows.map(|row| {
-                let (id, content, code) = row?;
-                Ok(Memory { memory_id: MemoryId::from_raw(id), content, origin: MemoryOrigin::from_code(&code)? })
+                let (id, content, code, pinned) = row?;
+                Ok(Memory {
+                    memory_id: MemoryId::from_raw(id),
+                    content,
+                    origin: MemoryOrigin::from_code(&code)?,
+                    pinned,
+                })
             })
             .collect()
         })
@@ -231,12 +267,21 @@ impl MemoryRepo for EmbeddedStore {
         let (user, character, content) =
             (user_id.as_str().to_owned(), character_id.as_str().to_owned(), content.to_owned());
         self.with_conn(move |conn| {
-            let changed = conn
+            let tx = conn.transaction()?;
+            let changed = tx
                 .prepare_cached(
                     "UPDATE memories SET content = ?4, origin = 'user'
                      WHERE user_id = ?1 AND character_id = ?2 AND memory_id = ?3",
                 )?
                 .execute(params![user, character, memory_id.raw(), content])?;
+            if changed > 0 {
+                PairIndex { conn: &tx, user: &user, character: &character }.put(
+                    RecallKind::Memory,
+                    memory_id.raw(),
+                    &content,
+                )?;
+            }
+            tx.commit()?;
             Ok(changed > 0)
         })
         .await
@@ -245,11 +290,33 @@ impl MemoryRepo for EmbeddedStore {
     async fn delete(&self, user_id: &UserId, character_id: &CharacterId, memory_id: MemoryId) -> StoreResult<bool> {
         let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
         self.with_conn(move |conn| {
-            let deleted = conn.execute(
+            let tx = conn.transaction()?;
+            let deleted = tx.execute(
                 "DELETE FROM memories WHERE user_id = ?1 AND character_id = ?2 AND memory_id = ?3",
                 params![user, character, memory_id.raw()],
             )?;
+            PairIndex { conn: &tx, user: &user, character: &character }.remove(RecallKind::Memory, memory_id.raw())?;
+            tx.commit()?;
             Ok(deleted > 0)
+        })
+        .await
+    }
+
+    async fn set_pinned(
+        &self,
+        user_id: &UserId,
+        character_id: &CharacterId,
+        memory_id: MemoryId,
+        pinned: bool,
+    ) -> StoreResult<bool> {
+        let (user, character) = (user_id.as_str().to_owned(), character_id.as_str().to_owned());
+        self.with_conn(move |conn| {
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE memories SET pinned = ?4 WHERE user_id = ?1 AND character_id = ?2 AND memory_id = ?3",
+                )?
+                .execute(params![user, character, memory_id.raw(), pinned])?;
+            Ok(changed > 0)
         })
         .await
     }

@@ -311,6 +311,32 @@ const STEPS: &[&str] = &[
         chosen         INTEGER NOT NULL,
         PRIMARY KEY (user_id, character_id, parent_id)
     ) STRICT, WITHOUT ROWID;",
+    // 14: recall beyond the window (issue 18): pinned memories, and each pair's recall
+    // index, shaped like the CQL tables: a document per indexed message or memory (its
+    // length and its terms, so that taking it out removes exactly what was put in) and a
+    // posting per term and document. Conversations stored before are not indexed.
+    "ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+
+    CREATE TABLE recall_docs (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        kind           TEXT NOT NULL,
+        doc_id         INTEGER NOT NULL,
+        doc_length     INTEGER NOT NULL,
+        terms          TEXT NOT NULL,
+        PRIMARY KEY (user_id, character_id, kind, doc_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE recall_postings (
+        user_id        TEXT NOT NULL,
+        character_id   TEXT NOT NULL,
+        term           TEXT NOT NULL,
+        kind           TEXT NOT NULL,
+        doc_id         INTEGER NOT NULL,
+        tf             INTEGER NOT NULL,
+        doc_length     INTEGER NOT NULL,
+        PRIMARY KEY (user_id, character_id, term, kind, doc_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

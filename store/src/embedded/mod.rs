@@ -14,6 +14,7 @@ mod migrations;
 mod moderation;
 mod payments;
 mod personas;
+mod recall;
 mod telemetry;
 mod voice;
 

@@ -94,8 +94,12 @@ async fn memories_are_listed_newest_first_and_edits_make_them_the_users() {
     let ann = user(&store, 1).await;
     let mia = character("gf-001");
     for (id, text) in [(1000, "Ann has a cat"), (2000, "Ann is a nurse")] {
-        let memory =
-            Memory { memory_id: MemoryId::from_raw(id), content: text.into(), origin: MemoryOrigin::Extracted };
+        let memory = Memory {
+            memory_id: MemoryId::from_raw(id),
+            content: text.into(),
+            origin: MemoryOrigin::Extracted,
+            pinned: false,
+        };
         store.memories.add(&ann, &mia, memory).await.unwrap();
     }
     let list = store.memories.list(&ann, &mia).await.unwrap();
@@ -114,7 +118,8 @@ async fn deleting_an_account_deletes_its_conversations_and_memories() {
     let ann = user(&store, 1).await;
     let mia = character("gf-001");
     store.conversations.append(&ann, &mia, message(1000, Speaker::User, "hello")).await.unwrap();
-    let memory = Memory { memory_id: MemoryId::from_raw(1000), content: "x".into(), origin: MemoryOrigin::User };
+    let memory =
+        Memory { memory_id: MemoryId::from_raw(1000), content: "x".into(), origin: MemoryOrigin::User, pinned: false };
     store.memories.add(&ann, &mia, memory).await.unwrap();
     store.message_credits.take(&ann, 1, 5).await.unwrap();
     assert!(store.users.delete(&ann).await.unwrap());
@@ -156,7 +161,12 @@ async fn an_edit_racing_a_delete_never_brings_the_row_back() {
     let ids: Vec<i64> = (1..=30).map(|i| i * 1000).collect();
     for &id in &ids {
         store.conversations.append(&ann, &mia, message(id, Speaker::User, "first")).await.unwrap();
-        let memory = Memory { memory_id: MemoryId::from_raw(id), content: "first".into(), origin: MemoryOrigin::User };
+        let memory = Memory {
+            memory_id: MemoryId::from_raw(id),
+            content: "first".into(),
+            origin: MemoryOrigin::User,
+            pinned: false,
+        };
         store.memories.add(&ann, &mia, memory).await.unwrap();
     }
     let races: Vec<_> = ids

@@ -15,6 +15,7 @@ mod ledger;
 mod media;
 mod payments;
 mod personas;
+mod recall;
 mod voice;
 
 use amora_domain::account::{UserId, UserNo};

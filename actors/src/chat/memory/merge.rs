@@ -101,7 +101,8 @@ pub fn merge(facts: &[String], known: &[Memory], name: &str) -> Vec<MemoryChange
         }
         let old: Vec<MemoryId> = standing
             .iter()
-            .filter(|(m, o)| *o == Overlap::Covers && m.origin == MemoryOrigin::Extracted)
+            // The user's own memories and the pinned ones stay as they are.
+            .filter(|(m, o)| *o == Overlap::Covers && m.origin == MemoryOrigin::Extracted && !m.pinned)
             .map(|(m, _)| m.memory_id)
             .collect();
         if old.is_empty() {
@@ -119,7 +120,7 @@ mod tests {
     use super::*;
 
     fn memory(id: i64, content: &str, origin: MemoryOrigin) -> Memory {
-        Memory { memory_id: MemoryId::from_raw(id), content: content.into(), origin }
+        Memory { memory_id: MemoryId::from_raw(id), content: content.into(), origin, pinned: false }
     }
 
     #[test]

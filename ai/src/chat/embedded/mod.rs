@@ -63,13 +63,15 @@ struct Shared {
     prefix_cache_tokens: usize,
     /// Prompt tokens not fed again thanks to the prefix cache, since loading.
     reused_prompt_tokens: AtomicU64,
+    /// Prompt tokens of every reply started, since loading.
+    prompt_tokens: AtomicU64,
 }
 
 /// One reply waiting for, or holding, a slot.
 struct Job {
     prompt: Vec<u32>,
-    /// Where the part of the prompt the next turn repeats ends (`ChatRequest::cache_prefix`),
-    /// in tokens, when something follows it: the prefix cache keeps the state there.
+    /// Where the part of the prompt that the next turn starts with ends, when it ends
+    /// before the prompt does (`ChatRequest::cache_prefix`): the state there is kept.
     cache_at: Option<usize>,
     max_tokens: usize,
     sampling: Sampling,
@@ -208,6 +210,7 @@ impl EmbeddedChatModel {
             repeat_last_n: e.repeat_last_n,
             prefix_cache_tokens: e.prefix_cache_tokens,
             reused_prompt_tokens: AtomicU64::new(0),
+            prompt_tokens: AtomicU64::new(0),
         });
         let scheduler = Arc::new(Scheduler {
             queue: Mutex::new(Queue::default()),
@@ -243,8 +246,7 @@ impl EmbeddedChatModel {
 
     /// The prompt for `messages` as token ids, trimmed to leave room for the reply: the
     /// oldest messages after the system prompt go first, the last message always stays.
-    /// With `cache_prefix` (messages), also the token length of those messages when more
-    /// follows them: where the prefix cache is to keep the state.
+    /// Also where the first `cache_prefix` messages end in it, when they end before it does.
     fn prompt(
         &self,
         messages: &[ChatMessage],
@@ -256,13 +258,10 @@ impl EmbeddedChatModel {
         let reserve = max_tokens.min(window / 4).max(1);
         let mut head = Vec::new();
         let mut turns = messages.iter();
-        // Messages of `messages` that `head` holds (the system message, when there is one).
-        let mut in_head = 0;
         match messages.first() {
             Some(first) if first.role == Role::System => {
                 head = tokenizer.encode_turn(first.role.as_str(), &first.content)?;
                 turns.next();
-                in_head = 1;
             }
             _ => {
                 if let Some(system) = tokenizer.default_system_prompt() {
@@ -286,15 +285,18 @@ impl EmbeddedChatModel {
         if dropped > 0 {
             tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
         }
-        // The repeated part ends after `cache_prefix` messages, when it is not the whole
-        // prompt and no message of it was dropped.
-        let cache_at = cache_prefix
-            .and_then(|n| n.checked_sub(in_head))
-            .filter(|&kept_turns| kept_turns > dropped && kept_turns < turns.len())
-            .map(|kept_turns| head.len() + turns[dropped..kept_turns].iter().map(Vec::len).sum::<usize>());
+        // The turns are the messages after the system one (when there is one).
+        let system = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+        let stable_turns = cache_prefix.map(|n| n.saturating_sub(system));
         let mut ids = Vec::with_capacity(total);
         ids.extend(head);
-        turns.into_iter().skip(dropped).for_each(|turn| ids.extend(turn));
+        let mut cache_at = None;
+        for (index, turn) in turns.into_iter().enumerate().skip(dropped) {
+            if stable_turns == Some(index) && index > dropped {
+                cache_at = Some(ids.len());
+            }
+            ids.extend(turn);
+        }
         ids.extend(tail);
         Ok((ids, cache_at))
     }
@@ -370,6 +372,13 @@ impl ChatModel for EmbeddedChatModel {
 
     fn count_tokens(&self, text: &str) -> usize {
         self.shared.tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
+    }
+
+    fn prompt_cache(&self) -> Option<super::PromptCacheStats> {
+        Some(super::PromptCacheStats {
+            prompt_tokens: self.shared.prompt_tokens.load(Ordering::Relaxed),
+            reused_tokens: self.reused_prompt_tokens(),
+        })
     }
 }
 
@@ -455,8 +464,6 @@ struct Session {
     generated: usize,
     /// The logits after the prompt, when the prefix cache held all of it.
     cached_logits: Option<Tensor>,
-    /// Where the prefix cache keeps the state (`Job::cache_at`); `None`: after the whole prompt.
-    cache_at: Option<usize>,
     utf8: Utf8Decoder,
     stop: StopMatcher,
     started: Instant,
@@ -464,6 +471,7 @@ struct Session {
 
 impl Session {
     fn new(job: Job, shared: &Shared, prompts: &mut Prompts) -> Self {
+        shared.prompt_tokens.fetch_add(job.prompt.len() as u64, Ordering::Relaxed);
         let (model, fed, cached_logits) = match prompts.reuse(&job.prompt) {
             Some(reuse) => {
                 let (model, logits) = reuse.state;
@@ -481,7 +489,6 @@ impl Session {
             fed,
             generated: 0,
             cached_logits,
-            cache_at: job.cache_at.filter(|&at| at > fed && at < job.prompt.len()),
             utf8: Utf8Decoder::default(),
             stop: StopMatcher::new(&job.stop),
             started: Instant::now(),
@@ -513,25 +520,25 @@ impl Session {
         let logits = match self.cached_logits.take() {
             Some(logits) => logits,
             None => {
+                // The part the next turn starts with (`cache_at`) ends a chunk of its own.
+                let cache_at = self.job.cache_at.filter(|&at| at > self.fed && at < self.prompt_len);
                 let (start, end) = if self.fed < self.prompt_len {
-                    // A chunk ends where the state is to be kept, if it falls inside it.
-                    let chunk_end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
-                    (self.fed, self.cache_at.filter(|&at| at > self.fed).map_or(chunk_end, |at| at.min(chunk_end)))
+                    let end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
+                    (self.fed, cache_at.map_or(end, |at| end.min(at)))
                 } else {
                     (self.fed, self.fed + 1)
                 };
                 let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
                 let logits = self.model.forward(&input, start)?;
                 self.fed = end;
-                if self.cache_at == Some(end) {
-                    // The part the next turn repeats is in: it starts from here (and a
-                    // regenerate feeds only what follows it).
+                if cache_at == Some(end) {
+                    // The next turn starts here; what follows (recalled facts) changes.
                     prompts.keep(&self.tokens[..end], (self.model.clone(), logits.clone()));
                 }
                 if self.fed < self.prompt_len {
                     return Ok(None);
                 }
-                if start < self.prompt_len && self.cache_at.is_none() {
+                if start < self.prompt_len && self.job.cache_at.is_none_or(|at| at >= self.prompt_len) {
                     // The prompt is in: the next turn or a regenerate starts from here.
                     prompts.keep(&self.tokens[..self.prompt_len], (self.model.clone(), logits.clone()));
                 }

@@ -65,6 +65,11 @@ export function updateMemory(characterId: string, memoryId: string, content: str
   return apiPost<boolean>('/user/v1/memory/updateMemory', { characterId, memoryId, content }, { handledCodes: EXPLAINED });
 }
 
+/** POST memory/pinMemory: a pinned memory is in every prompt; at most 10 per character (10001 past it). */
+export function pinMemory(characterId: string, memoryId: string, pinned: boolean) {
+  return apiPost<Memory>('/user/v1/memory/pinMemory', { characterId, memoryId, pinned }, { handledCodes: EXPLAINED });
+}
+
 /** POST memory/deleteMemory. */
 export function deleteMemory(characterId: string, memoryId: string) {
   return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId });

@@ -65,3 +65,11 @@ export const PictureIcon = (p: IconProps) => (
     <path d="m4 17 5-4.5 4 3.5 3-2.5 4 3.5" />
   </Svg>
 );
+
+/** A push pin: a memory that is in every prompt. */
+export const PinIcon = ({ filled, ...p }: IconProps & { filled?: boolean }) => (
+  <Svg {...p}>
+    <path d="M9 4h6l-1 6 3 3H7l3-3z" fill={filled ? 'currentColor' : 'none'} />
+    <path d="M12 13v7" />
+  </Svg>
+);

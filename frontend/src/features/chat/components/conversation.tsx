@@ -22,6 +22,7 @@ import { buttonState } from '@/features/voice/stores/voice-playback';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import { greetingOnly } from '@/features/chat/stores/chat-thread';
+import { followRecalled, recalledAtom } from '@/features/chat/stores/recalled';
 import type { ReportTarget } from '@/features/moderation/api/report-api';
 import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
@@ -53,6 +54,8 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
   const [character, setCharacter] = useState<Character | null>(null);
   const [personaOpen, setPersonaOpen] = useState(false);
+  const recalled = useAtomValue(recalledAtom);
+  useEffect(followRecalled, []);
 
   // On a phone the panel is a sheet over the chat: it opens only when asked for.
   useEffect(() => {
@@ -157,6 +160,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         voice={voice}
         onOpenPicture={openPicture}
         trailing={<PendingPictures jobs={shownJobs} heldImageIds={heldImageIds} name={name} photo={photo} />}
+        remembered={{ of: (messageId) => recalled.get(messageId), fixes: memories }}
       />
     );
 

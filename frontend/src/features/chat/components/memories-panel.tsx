@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { CheckIcon, CloseIcon, PencilIcon, PlusIcon, TrashIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
 import { MEMORY_MAX_CHARS } from '@/features/chat/api/chat-api';
-import { MemoryIcon } from '@/features/chat/components/chat-icons';
+import { MemoryIcon, PinIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { EditForm } from '@/features/chat/components/edit-form';
 import type { MemoriesState, MemoryResult } from '@/features/chat/hooks/use-memories';
@@ -50,14 +50,41 @@ function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesSt
     }
   };
 
+  const togglePin = async () => {
+    setBusy(true);
+    try {
+      setError(explain(await memories.pin(memory.memoryId, !memory.pinned)));
+    } catch {
+      // The connection notification has been shown.
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pinLabel = memory.pinned ? t('chat.unpinMemory') : t('chat.pinMemory');
+
   return (
-    <li className={styles.memory} data-testid="memory-item" data-origin={memory.origin}>
+    <li className={`${styles.memory} ${memory.pinned ? styles.memoryPinned : ''}`} data-testid="memory-item" data-origin={memory.origin} data-pinned={memory.pinned}>
       {draft === null ? (
         <>
           <p className={styles.memoryText}>{memory.content}</p>
           <div className={styles.memoryFoot}>
-            <span className={styles.memoryOrigin}>{memory.origin === 'user' ? t('chat.memoryByYou') : t('chat.memoryFromChat')}</span>
+            <span className={styles.memoryOrigin}>
+              {memory.origin === 'user' ? t('chat.memoryByYou') : t('chat.memoryFromChat')}
+              {memory.pinned && ` · ${t('chat.memoryPinned')}`}
+            </span>
             <span className={styles.memoryTools}>
+              <button
+                type="button"
+                className={`${styles.toolButton} ${memory.pinned ? styles.toolOn : ''}`}
+                onClick={() => void togglePin()}
+                disabled={busy}
+                aria-pressed={memory.pinned}
+                aria-label={pinLabel}
+                title={pinLabel}
+                data-testid="memory-pin"
+              >
+                <PinIcon size={15} filled={memory.pinned} />
+              </button>
               <button type="button" className={styles.toolButton} onClick={() => setDraft(memory.content)} aria-label={t('chat.editMemory')} title={t('chat.editMemory')}>
                 <PencilIcon size={15} />
               </button>
@@ -66,6 +93,11 @@ function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesSt
               </button>
             </span>
           </div>
+          {error && (
+            <p className={styles.fieldError} role="alert">
+              {error}
+            </p>
+          )}
         </>
       ) : (
         <EditForm

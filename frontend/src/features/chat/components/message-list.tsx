@@ -14,11 +14,12 @@ import { FlagIcon } from '@/features/moderation/components/moderation-icons';
 import { PlayButton, type VoiceButtonState } from '@/features/voice/components/play-button';
 import type { Playback } from '@/features/voice/stores/voice-playback';
 import { MessageText } from '@/features/chat/components/message-text';
+import { RememberedNote, type MemoryFixes } from '@/features/chat/components/remembered-note';
 import { SwipeBar, useSwipeGesture, type SwipeState } from '@/features/chat/components/swipe-bar';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
 import { continuedMessageId, continuedText, newestReplyParentId, replyControls, swipeControls, type ThreadState } from '@/features/chat/stores/chat-thread';
-import type { ChatMessage } from '@/lib/api-types';
+import type { ChatMessage, Recalled } from '@/lib/api-types';
 import { languageAtom } from '@/lib/app-state';
 import { userInfoAtom } from '@/lib/user';
 
@@ -48,6 +49,8 @@ export interface MessageListProps {
   onOpenPicture?: (message: ChatMessage) => void;
   /** Rows after the messages: pictures on their way. */
   trailing?: ReactNode;
+  /** What replies recalled (`chatDone.recalled`), shown as a note under each, and how a wrong memory is fixed there. */
+  remembered?: { of: (messageId: string) => Recalled | undefined; fixes?: MemoryFixes };
 }
 
 /** What the play buttons need: each message's state, and the shared actions. */
@@ -87,10 +90,13 @@ interface BubbleProps {
   swipe: SwipeState | null;
   onSwipe: ((messageId: string, index: number) => void) | undefined;
   onNewVersion: () => void;
+  /** What this reply recalled, if anything. */
+  recalled?: Recalled;
+  fixes?: MemoryFixes;
 }
 
 /** One stored message; the user's own can be edited in place or deleted, the character's reported. */
-const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture, continuation, swipe, onSwipe, onNewVersion }: BubbleProps) {
+const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture, continuation, swipe, onSwipe, onNewVersion, recalled, fixes }: BubbleProps) {
   const { t } = useTranslation();
   const choose = (index: number) => onSwipe?.(message.messageId, index);
   const gesture = useSwipeGesture(onSwipe ? swipe : null, choose, onNewVersion);
@@ -172,6 +178,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
           </div>
         )}
         {swipe && onSwipe && <SwipeBar swipe={swipe} onChoose={choose} onNewVersion={onNewVersion} />}
+        {!mine && recalled && <RememberedNote recalled={recalled} fixes={fixes} />}
         {!mine && voice && voiceState && message.content.trim() && (
           <PlayButton
             state={voiceState}
@@ -206,7 +213,7 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
  * (keeping what is on screen in place), and new messages and streaming text keep the view
  * at the bottom unless the reader has scrolled up.
  */
-export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onContinue, onSwipe, onEdit, onDelete, onReport, voice, onOpenPicture, trailing }: MessageListProps) {
+export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onContinue, onSwipe, onEdit, onDelete, onReport, voice, onOpenPicture, trailing, remembered }: MessageListProps) {
   const { t } = useTranslation();
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
@@ -276,6 +283,7 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
       <ol className={styles.messages} aria-live="polite" aria-relevant="additions">
         {state.messages.map((message) => {
           const spoken = message.speaker === 'character' && voice ? voice.stateOf(message.messageId) : null;
+          const recalled = message.speaker === 'character' ? remembered?.of(message.messageId) : undefined;
           return (
           <MessageBubble
             key={message.messageId}
@@ -296,6 +304,8 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             swipe={swipe?.messageId === message.messageId ? swipe : null}
             onSwipe={onSwipe ? choose : undefined}
             onNewVersion={newVersion}
+            recalled={recalled}
+            fixes={recalled ? remembered?.fixes : undefined}
           />
           );
         })}

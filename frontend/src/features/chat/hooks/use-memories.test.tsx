@@ -13,7 +13,7 @@ import { userInfoAtom } from '@/lib/user';
 
 const CHARACTER = 'gf-001';
 const OTHER = 'gf-002';
-const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({ memoryId: id, content, origin, createdAt: 1 });
+const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({ memoryId: id, content, origin, createdAt: 1, pinned: false });
 
 /** The server's side of one socket: what it says, and what the client sent. */
 class FakeSocket implements RealtimeSocket {

@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
-import { addMemory, deleteMemory, getMemoryList, updateMemory } from '@/features/chat/api/chat-api';
+import { addMemory, deleteMemory, getMemoryList, pinMemory, updateMemory } from '@/features/chat/api/chat-api';
 import { followMemorySaving, markSaveRequested, memorySavesAtom } from '@/features/chat/stores/memory-saving';
+import { noteMemoryChanged } from '@/features/chat/stores/recalled';
 import type { Memory } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
 
@@ -73,6 +74,7 @@ export function useMemories(characterId: string) {
       const envelope = await updateMemory(characterId, memoryId, content);
       if (envelope.success) {
         setMemories((list) => list.map((m) => (m.memoryId === memoryId ? { ...m, content, origin: 'user' } : m)));
+        noteMemoryChanged(memoryId, content);
         return { ok: true };
       }
       return { ok: false, code: envelope.code, msg: envelope.msg };
@@ -83,13 +85,30 @@ export function useMemories(characterId: string) {
   const remove = useCallback(
     async (memoryId: string) => {
       const envelope = await deleteMemory(characterId, memoryId);
-      if (envelope.success) setMemories((list) => list.filter((m) => m.memoryId !== memoryId));
+      if (envelope.success) {
+        setMemories((list) => list.filter((m) => m.memoryId !== memoryId));
+        noteMemoryChanged(memoryId, null);
+      }
       return envelope.success;
     },
     [characterId],
   );
 
-  return { memories, status, saving, saveType, save, add, update, remove, reload };
+  /** Pins a memory (it enters every prompt of the character) or unpins it. */
+  const pin = useCallback(
+    async (memoryId: string, pinned: boolean): Promise<MemoryResult> => {
+      const envelope = await pinMemory(characterId, memoryId, pinned);
+      if (envelope.success && envelope.data) {
+        const changed = envelope.data;
+        setMemories((list) => list.map((m) => (m.memoryId === memoryId ? changed : m)));
+        return { ok: true };
+      }
+      return { ok: false, code: envelope.code, msg: envelope.msg };
+    },
+    [characterId],
+  );
+
+  return { memories, status, saving, saveType, save, add, update, remove, pin, reload };
 }
 
 export type MemoriesState = ReturnType<typeof useMemories>;

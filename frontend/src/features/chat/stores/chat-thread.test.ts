@@ -100,7 +100,7 @@ describe('threadReducer', () => {
     expect(replyControls(state)).toEqual({ regenerate: false, retry: false, continue: false });
 
     state = run(
-      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'Hey there!') } }],
+      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'Hey there!'), recalled: null } }],
       state,
     );
     expect(state.pending).toBeNull();
@@ -112,7 +112,7 @@ describe('threadReducer', () => {
     const state = run([
       { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
       { type: 'replyRequested' },
-      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', cut: false, message: null } },
+      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', cut: false, message: null, recalled: null } },
     ]);
     expect(state.pending).toBeNull();
     expect(ids(state)).toEqual([id(1), id(2)]);
@@ -324,7 +324,7 @@ describe('versions of the newest reply and continuing it (issue 18)', () => {
     expect(state.pending?.text).toBe('and never went out.');
     expect(state.messages).toHaveLength(3);
     state = run(
-      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', message: message(3, 'character', 'The light was lit in 1871 and never went out.') } }],
+      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'The light was lit in 1871 and never went out.'), recalled: null } }],
       state,
     );
     expect(state.pending).toBeNull();

@@ -38,6 +38,9 @@ const DETAIL: UserDetail = {
 
 type Reply = { code: number; data?: unknown; msg?: string };
 
+/** What the page reads besides the account when a test does not say: no personas yet. */
+const DEFAULT_ROUTES: Record<string, Reply> = { '/user/v1/persona/getPersonaList': { code: 200, data: [] } };
+
 /** Answers by endpoint; records every decrypted payload. */
 function serve(routes: Record<string, Reply | Reply[]>) {
   const sent: { path: string; payload: unknown }[] = [];
@@ -48,7 +51,7 @@ function serve(routes: Record<string, Reply | Reply[]>) {
       const path = url.replace('/lust/api', '').split('?')[0]!;
       const key = (init.headers as Record<string, string>).secretKey!;
       if (init.body) sent.push({ path, payload: JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) });
-      const route = routes[path] ?? { code: 200, data: true };
+      const route = routes[path] ?? DEFAULT_ROUTES[path] ?? { code: 200, data: true };
       const list = Array.isArray(route) ? route : [route];
       const n = (counters[path] = (counters[path] ?? 0) + 1);
       const { code, data = null, msg = '' } = list[Math.min(n - 1, list.length - 1)]!;
