@@ -155,6 +155,9 @@ impl CqlStore {
         let session = SessionBuilder::new()
             .known_nodes(&settings.nodes)
             .connection_timeout(Duration::from_secs(10))
+            // The driver reads the schema of these keyspaces only: of every keyspace, on a
+            // server that also holds others, costs each connect and each schema change.
+            .keyspaces_to_fetch([settings.keyspace.clone()])
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(format!("cannot connect to {:?}: {e}", settings.nodes)))?;
