@@ -391,6 +391,12 @@ impl Voices {
         for index in 1..job.texts.len() {
             match self.speak_part(&job, index).await {
                 Ok(part) => {
+                    // The clip is marked complete before its last part is announced: a play
+                    // asked for on that event finds the clip whole (it found it unfinished
+                    // once, when the mark came after the event).
+                    if index + 1 == job.texts.len() {
+                        self.finish(&job).await;
+                    }
                     let event = ServerEvent::VoicePart {
                         character_id: job.key.character_id.clone(),
                         message_id: job.key.message_id,
@@ -404,7 +410,6 @@ impl Voices {
                 }
             }
         }
-        self.finish(&job).await;
     }
 
     async fn finish(&self, job: &Job) {
