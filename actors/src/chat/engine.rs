@@ -324,7 +324,7 @@ pub fn join_continuation(before: &str, more: &str) -> String {
     if more.is_empty() {
         return before.to_owned();
     }
-    let glued = more.starts_with(|c: char| matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | ')' | '…' | '\'' | '’'));
+    let glued = more.starts_with(['.', ',', '!', '?', ';', ':', ')', '…', '\'', '’']);
     if before.is_empty() || glued { format!("{before}{more}") } else { format!("{before} {more}") }
 }
 
