@@ -406,9 +406,14 @@ mod tests {
         let continued = reply_prompt(&settings, &context(true), words);
         assert_eq!(continued.len(), answered.len() + 1);
         assert_eq!(continued[..answered.len()], answered[..], "the same prompt, so the prefix cache holds");
-        let end = &continued[continued.len() - 2..];
-        assert_eq!((end[0].role, end[0].content.as_str()), (PromptRole::Assistant, "It was lit in 1871 and"));
-        assert_eq!((end[1].role, end[1].content.as_str()), (PromptRole::System, CONTINUE_NUDGE));
+        // The reply is the last turn (the reply guide follows it), and the nudge ends the prompt.
+        let last_turn = continued.iter().rev().find(|m| m.role != PromptRole::System);
+        assert_eq!(
+            last_turn.map(|m| (m.role, m.content.as_str())),
+            Some((PromptRole::Assistant, "It was lit in 1871 and"))
+        );
+        let end = &continued[continued.len() - 1];
+        assert_eq!((end.role, end.content.as_str()), (PromptRole::System, CONTINUE_NUDGE));
         assert!(answered.iter().all(|m| m.content != CONTINUE_NUDGE));
     }
 }
