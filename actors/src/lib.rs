@@ -257,6 +257,11 @@ mod tests {
         TxnId::parse(id).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Debit number `n` of a run: 7 coins, its own txn id.
+    fn debit_of_7(n: u32) -> Debit {
+        Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{n}")) }
+    }
+
     #[actix_rt::test]
     async fn idle_actors_stop_and_come_back_on_demand_with_nothing_lost() {
         let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
@@ -324,9 +329,7 @@ mod tests {
         let _ = node.credit(&id, Coins(100), "grant", txn("grant")).await;
         let actor = node.user(&id).await.unwrap_or_else(|e| panic!("{e}"));
         // Sent without waiting, one after another: the mailbox and the money lane keep them in order.
-        let pending: Vec<_> = (0..20)
-            .map(|i| actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{i}")) }))
-            .collect();
+        let pending: Vec<_> = (0..20).map(|i| actor.send(debit_of_7(i))).collect();
         let mut outcomes = Vec::new();
         for request in pending {
             outcomes.push(request.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}")));
@@ -359,11 +362,9 @@ mod tests {
         assert!(actor.send(Account).await.is_ok(), "the account is cached, so the next one answers at once");
         // All queued before the actor runs: the account answer finishes on its first poll,
         // between debits still waiting for their turn.
-        let first = actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn("d0") });
+        let first = actor.send(debit_of_7(0));
         let quick = actor.send(Account);
-        let rest: Vec<_> = (1..5)
-            .map(|i| actor.send(Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{i}")) }))
-            .collect();
+        let rest: Vec<_> = (1..5).map(|i| actor.send(debit_of_7(i))).collect();
         let mut outcomes = vec![first.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}"))];
         assert!(quick.await.is_ok());
         for request in rest {

@@ -282,12 +282,10 @@ impl UserActor {
         self.touch();
         let entry = LedgerEntry { user_id: self.user_id.clone(), txn_id, delta, reason, created_at: now() };
         let (answer, outcome) = oneshot::channel();
-        let queued = self.money_lane().send(QueuedChange { entry, answer }).is_ok();
+        // A change the queue refused is dropped with its `answer`, which ends `outcome` too.
+        let _ = self.money_lane().send(QueuedChange { entry, answer });
         Box::pin(
             async move {
-                if !queued {
-                    return Err(UserError::Store("the ledger queue stopped".into()));
-                }
                 let outcome = outcome.await.map_err(|_| UserError::Store("the ledger queue stopped".into()))?;
                 Ok(outcome?)
             }
