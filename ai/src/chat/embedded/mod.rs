@@ -73,6 +73,10 @@ struct Job {
     /// Where the part of the prompt that the next turn starts with ends, when it ends
     /// before the prompt does (`ChatRequest::cache_prefix`): the state there is kept.
     cache_at: Option<usize>,
+    /// Where a later prompt may start from this one's kept state, ascending: prefill
+    /// chunks end there, so that a prompt's state is computed in the same pieces whether
+    /// or not a cached prefix was reused, and the reply is the same either way.
+    breaks: Vec<usize>,
     max_tokens: usize,
     sampling: Sampling,
     seed: u64,
@@ -252,7 +256,7 @@ impl EmbeddedChatModel {
         messages: &[ChatMessage],
         max_tokens: usize,
         cache_prefix: Option<usize>,
-    ) -> Result<(Vec<u32>, Option<usize>), AiError> {
+    ) -> Result<FedPrompt, AiError> {
         let tokenizer = &self.shared.tokenizer;
         let window = self.shared.context_window;
         let reserve = max_tokens.min(window / 4).max(1);
@@ -290,16 +294,32 @@ impl EmbeddedChatModel {
         let stable_turns = cache_prefix.map(|n| n.saturating_sub(system));
         let mut ids = Vec::with_capacity(total);
         ids.extend(head);
+        // Where the next turn's prompt parts from this one: at an earlier reply's start
+        // when the state is kept at `cache_at` (the end of the last user message), else
+        // after that reply's opening (this prompt kept whole ends with the opening).
+        let mut breaks = Vec::new();
         let mut cache_at = None;
         for (index, turn) in turns.into_iter().enumerate().skip(dropped) {
             if stable_turns == Some(index) && index > dropped {
                 cache_at = Some(ids.len());
+                breaks.push(ids.len());
+            }
+            if turn.starts_with(&tail) {
+                breaks.push(ids.len() + if stable_turns.is_some() { 0 } else { tail.len() });
             }
             ids.extend(turn);
         }
+        breaks.dedup();
         ids.extend(tail);
-        Ok((ids, cache_at))
+        Ok(FedPrompt { ids, cache_at, breaks })
     }
+}
+
+/// A prompt as token ids, with the places `Job` names.
+struct FedPrompt {
+    ids: Vec<u32>,
+    cache_at: Option<usize>,
+    breaks: Vec<usize>,
 }
 
 fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
@@ -335,7 +355,8 @@ impl ChatModel for EmbeddedChatModel {
             return Ok(TokenStream::finished(FinishReason::Cancelled));
         }
         let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens) as usize;
-        let (prompt, cache_at) = self.prompt(&request.messages, max_tokens, request.cache_prefix)?;
+        let FedPrompt { ids: prompt, cache_at, breaks } =
+            self.prompt(&request.messages, max_tokens, request.cache_prefix)?;
         let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
         let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
         let sampling = if temperature <= 1e-4 {
@@ -351,6 +372,7 @@ impl ChatModel for EmbeddedChatModel {
         self.scheduler.submit(Job {
             prompt,
             cache_at,
+            breaks,
             max_tokens,
             sampling,
             seed,
@@ -520,11 +542,12 @@ impl Session {
         let logits = match self.cached_logits.take() {
             Some(logits) => logits,
             None => {
-                // The part the next turn starts with (`cache_at`) ends a chunk of its own.
+                // A chunk ends at the next of `Job::breaks` at the latest, `cache_at` among them.
                 let cache_at = self.job.cache_at.filter(|&at| at > self.fed && at < self.prompt_len);
                 let (start, end) = if self.fed < self.prompt_len {
+                    let next_break = self.job.breaks.iter().copied().find(|&at| at > self.fed);
                     let end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
-                    (self.fed, cache_at.map_or(end, |at| end.min(at)))
+                    (self.fed, next_break.map_or(end, |at| end.min(at)))
                 } else {
                     (self.fed, self.fed + 1)
                 };
