@@ -141,7 +141,12 @@ async function journey(name, options) {
     const text = 'Good morning, captain! Where are we sailing today?';
     await page.getByTestId('chat-input').fill(text);
     await page.getByTestId('chat-input').press('Enter');
-    const first = await waitFor(() => frames.find((f) => f.event === 'chatDelta' && f.data.characterId === characterId), 'first chatDelta');
+    // Released once the streamed part holds a word: a reply may open with a lone "*" of
+    // narration, which shows as nothing, and this tab's socket hears no more.
+    const first = await waitFor(() => {
+      const deltas = frames.filter((f) => f.event === 'chatDelta' && f.data.characterId === characterId);
+      return /[\p{L}\p{N}]/u.test(deltas.map((f) => f.data.delta).join('')) ? deltas[0] : undefined;
+    }, 'a chatDelta with a word');
     release();
     const streamed = reloaded.getByTestId('pending-reply-text');
     await streamed.waitFor({ timeout: 30_000 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
+import { amoraAdmin } from './support/operator.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
 const en = JSON.parse(readFileSync(new URL('../public/locales/en/translation.json', import.meta.url), 'utf8'));
@@ -96,6 +97,10 @@ describe('versions of a reply, continue, edit then write again', () => {
     try {
       const frames = recordFrames(page);
       await signInByMail(page, `swipes-${RUN}@example.com`);
+      // Every version and continuation is a reply of the model, and the journeys' server
+      // gives a free user 3 a day (scripts/e2e.mjs): a paid user writes as many as it needs.
+      await page.goto('/setting');
+      await amoraAdmin('set-vip', (await page.getByTestId('settings-user-no').innerText()).trim(), '1');
       await page.goto(`/chat/${CHARACTER}`);
       await page.getByTestId('chat-message').first().waitFor();
 
