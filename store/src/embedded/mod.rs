@@ -4,6 +4,7 @@
 
 mod accounts;
 mod blog;
+mod catalogue_blocks;
 mod characters;
 mod chat;
 mod gallery;
