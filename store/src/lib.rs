@@ -24,6 +24,7 @@ use async_trait::async_trait;
 
 pub mod cql;
 pub mod embedded;
+pub mod listing;
 pub mod seed;
 
 #[derive(Debug, thiserror::Error)]

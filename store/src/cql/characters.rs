@@ -15,7 +15,9 @@ use futures_util::TryStreamExt;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::{DeserializeRow, SerializeRow};
 
+use super::catalogue_blocks::Placed;
 use super::{CqlStore, Kind, Preparer, corrupt, unavailable};
+use crate::listing::{self, Block, CardKey};
 use crate::{
     CatalogueEntry, CharacterRepo, CreatedCharacter, CreatedCharacterRepo, DeletedCharacter, MediaRepo, StatusChange,
     StoreError, StoreResult, created_rank,
@@ -23,7 +25,7 @@ use crate::{
 use amora_domain::account::UserId;
 
 pub(super) struct Statements {
-    cards: PreparedStatement,
+    cards_from: PreparedStatement,
     get: PreparedStatement,
     placement: PreparedStatement,
     insert: PreparedStatement,
@@ -50,19 +52,27 @@ const FULL_COLUMNS: &str = "character_id, name, age, introduction, photo, image_
     personality, scenario, greeting, tags, creator_id, status, status_at, system_prompt, post_history_instructions,
     example_dialogue, alternate_greetings, has_lorebook, card_json, draft, imported, review_reason, media_ids,
     created_at, updated_at";
+/// Cards fetched per page of the pager when reading a catalogue page: the largest page and
+/// a few hidden or restricted cards to step over.
+const CARDS_PER_FETCH: i32 = 80;
 /// The one partition of `characters_in_review`.
 const REVIEW_BUCKET: i32 = 0;
 
 impl Statements {
     pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
         Ok(Self {
-            cards: p
-                .prepare(
-                    "SELECT character_id, name, age, introduction, photo, image_list, used_type, gender, restricted
-                     FROM character_cards_by_gender WHERE gender = ?",
-                    Kind::Idempotent,
-                )
-                .await?,
+            // A page's cards from its start, a page of the driver's pager at a time.
+            cards_from: {
+                let mut statement = p
+                    .prepare(
+                        "SELECT character_id, name, age, introduction, photo, image_list, used_type, gender, restricted
+                         FROM character_cards_by_gender WHERE gender = ? AND (rank, character_id) >= (?, ?)",
+                        Kind::Idempotent,
+                    )
+                    .await?;
+                statement.set_page_size(CARDS_PER_FETCH);
+                statement
+            },
             get: p
                 .prepare(&format!("SELECT {FULL_COLUMNS} FROM characters WHERE character_id = ?"), Kind::Idempotent)
                 .await?,
@@ -405,21 +415,40 @@ impl Placement {
 impl CharacterRepo for CqlStore {
     async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>> {
         let include_restricted = viewer.may_see(Exposure::Restricted);
-        let hidden = self.hidden_set().await?;
-        let statement = &self.statements.characters.cards;
+        let gender = i32::from(gender.code());
+        let (blocks, hidden) = futures_util::try_join!(self.counted_blocks(gender), self.hidden_set())?;
+        let blocks: Vec<Block> = blocks.into_iter().map(|stored| stored.block).collect();
+        // The block counts find the block of the page's first card; its keys (fewer than
+        // one block holds) are stepped over to that card, whose key starts the read.
+        let Some((at, skip)) = listing::locate(&blocks, include_restricted, page.offset()) else {
+            return Ok(Vec::new());
+        };
+        let next = blocks.get(at + 1).map(|block| &block.fence);
+        let mut start = blocks[at].fence.clone();
+        if skip > 0 {
+            let rows = self.listed_rows(gender, &start, next, &hidden).await?;
+            match rows.into_iter().filter(|row| row.visible(include_restricted)).nth(skip as usize) {
+                Some(row) => start = row.key,
+                // Counted more than it holds (a recount in flight): the page starts after it.
+                None => match next {
+                    Some(next) => start = next.clone(),
+                    None => return Ok(Vec::new()),
+                },
+            }
+        }
+        let statement = &self.statements.characters.cards_from;
         self.count_round_trip();
-        let pager =
-            self.session.execute_iter(statement.clone(), (i32::from(gender.code()),)).await.map_err(unavailable)?;
+        let pager = self
+            .session
+            .execute_iter(statement.clone(), (gender, start.rank, start.id.as_str()))
+            .await
+            .map_err(unavailable)?;
         let mut rows = pager.rows_stream::<CardRow>().map_err(corrupt)?;
-        // Restricted cards are skipped before counting, so pages stay full for everyone; the
+        // Restricted and hidden cards are stepped over, as the counts leave them out; the
         // pager stops fetching once the page is complete.
-        let (mut skip, mut cards) = (page.offset(), Vec::with_capacity(page.page_size() as usize));
+        let mut cards = Vec::with_capacity(page.page_size() as usize);
         while let Some(row) = rows.try_next().await.map_err(unavailable)? {
             if (row.restricted && !include_restricted) || hidden.contains(&row.character_id) {
-                continue;
-            }
-            if skip > 0 {
-                skip -= 1;
                 continue;
             }
             cards.push(row.into_card()?);
@@ -468,11 +497,12 @@ impl CharacterRepo for CqlStore {
     }
 
     async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()> {
+        let mut touched = Vec::new();
         for CatalogueEntry { character, rank } in entries {
             let placed = self.placement(&character.card.character_id).await?;
-            self.write_character(placed.as_ref(), &character, rank).await?;
+            touched.extend(self.write_character(placed.as_ref(), &character, rank).await?);
         }
-        Ok(())
+        self.recount_places(&touched).await
     }
 
     async fn count(&self) -> StoreResult<u64> {
@@ -499,19 +529,33 @@ impl CqlStore {
         self.first(&self.statements.characters.placement, (id.as_str(),)).await
     }
 
+    /// Where character `id` sits in its gender's listing while it is listed (public).
+    pub(super) async fn listed_place(&self, id: &CharacterId) -> StoreResult<Option<Placed>> {
+        let placed = self.placement(id).await?;
+        Ok(placed.filter(Placement::listed).map(|p| (p.gender, CardKey::new(p.rank, id.as_str()))))
+    }
+
     /// Writes a character's row (catalogue fields, status, extras) and keeps its card rows:
     /// under its gender and tags while it is public, nowhere otherwise. `placed` is where
     /// the stored version sat; rows at a key the new version keeps are overwritten, not
     /// deleted first (a delete and an insert of one key in the same microsecond would
-    /// leave the delete winning).
-    async fn write_character(&self, placed: Option<&Placement>, character: &Character, rank: i64) -> StoreResult<()> {
+    /// leave the delete winning). Answers the listing places it left and took, whose
+    /// blocks the caller recounts.
+    async fn write_character(
+        &self,
+        placed: Option<&Placement>,
+        character: &Character,
+        rank: i64,
+    ) -> StoreResult<Vec<Placed>> {
         let statements = &self.statements.characters;
         let card = &character.card;
         let id = card.character_id.as_str();
         let gender = i32::from(card.gender.code());
         let listed = character.status.is_listed();
         let tag_keys = if listed { stored_keys(&character.tags) } else { Vec::new() };
+        let mut touched: Vec<Placed> = Vec::new();
         if let Some(old) = placed.filter(|old| old.listed()) {
+            touched.push((old.gender, CardKey::new(old.rank, id)));
             let moved = (old.gender, old.rank) != (gender, rank);
             if moved || !listed {
                 self.run(&statements.delete_card, (old.gender, old.rank, id)).await?;
@@ -554,8 +598,9 @@ impl CqlStore {
         };
         self.run(&statements.insert, values).await?;
         if !listed {
-            return Ok(());
+            return Ok(touched);
         }
+        touched.push((gender, CardKey::new(rank, id)));
         self.run(
             &statements.insert_card,
             (
@@ -591,11 +636,11 @@ impl CqlStore {
             )
             .await?;
         }
-        Ok(())
+        Ok(touched)
     }
 
     /// Writes a created character over `placed` (its stored version, if any): the row, the
-    /// listings, the creator index and the review queue.
+    /// listings (and their block counts), the creator index and the review queue.
     async fn write_created(&self, placed: Option<&Placement>, created: &CreatedCharacter) -> StoreResult<()> {
         let statements = &self.statements.characters;
         let id = created.character.card.character_id.as_str();
@@ -610,7 +655,8 @@ impl CqlStore {
         if in_review {
             self.run(&statements.insert_review, (REVIEW_BUCKET, created.status_at, id)).await?;
         }
-        self.write_character(placed, &created.character, created_rank(created.status_at)).await?;
+        let touched = self.write_character(placed, &created.character, created_rank(created.status_at)).await?;
+        self.recount_places(&touched).await?;
         self.run(
             &statements.save_created,
             (
@@ -655,7 +701,8 @@ impl CqlStore {
         // Out of the listings and the queue first, then the media, the row and the index.
         let mut gone = created.character.clone();
         gone.status = CharacterStatus::Private;
-        self.write_character(Some(&placed), &gone, placed.rank).await?;
+        let touched = self.write_character(Some(&placed), &gone, placed.rank).await?;
+        self.recount_places(&touched).await?;
         if placed.in_review() {
             self.run(&statements.delete_review, (REVIEW_BUCKET, placed.status_at.unwrap_or(0), id.as_str())).await?;
         }

@@ -12,6 +12,7 @@
 mod accounts;
 mod alternatives;
 mod blog;
+mod catalogue_blocks;
 mod characters;
 mod chat;
 mod gallery;
@@ -112,6 +113,7 @@ pub struct CqlStore {
 /// Every prepared statement, by repository.
 struct Statements {
     characters: characters::Statements,
+    catalogue_blocks: catalogue_blocks::Statements,
     media: media::Statements,
     telemetry: telemetry::Statements,
     accounts: accounts::Statements,
@@ -168,6 +170,7 @@ impl CqlStore {
         let preparer = Preparer { session: &session, settings: &settings };
         let statements = Statements {
             characters: characters::Statements::prepare(&preparer).await?,
+            catalogue_blocks: catalogue_blocks::Statements::prepare(&preparer).await?,
             media: media::Statements::prepare(&preparer).await?,
             telemetry: telemetry::Statements::prepare(&preparer).await?,
             accounts: accounts::Statements::prepare(&preparer).await?,

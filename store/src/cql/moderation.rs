@@ -150,6 +150,9 @@ impl CqlStore {
         } else {
             self.run(&statements.unhide, (BUCKET, id.as_str())).await?;
         }
+        // A listed card's block counts what members and everyone see of it.
+        let place: Vec<_> = self.listed_place(id).await?.into_iter().collect();
+        self.recount_places(&place).await?;
         Ok(true)
     }
 

@@ -12,6 +12,8 @@ use async_trait::async_trait;
 use rusqlite::{Connection, Row, Transaction, params};
 
 use super::EmbeddedStore;
+use super::catalogue_blocks::{self, Placed};
+use crate::listing;
 use crate::{
     CatalogueEntry, CharacterRepo, CreatedCharacter, CreatedCharacterRepo, DeletedCharacter, StatusChange, StoreError,
     StoreResult, created_rank,
@@ -36,15 +38,23 @@ impl CharacterRepo for EmbeddedStore {
     async fn list_cards(&self, gender: Gender, viewer: Viewer, page: PageRequest) -> StoreResult<Vec<CharacterCard>> {
         let include_restricted = viewer.may_see(Exposure::Restricted);
         self.with_conn(move |conn| {
+            // The block counts find the block of the page's first card; the read starts at
+            // its fence and steps over fewer cards than one block holds (listing.rs).
+            let blocks = catalogue_blocks::blocks(conn, i64::from(gender.code()))?;
+            let Some((at, skip)) = listing::locate(&blocks, include_restricted, page.offset()) else {
+                return Ok(Vec::new());
+            };
+            let fence = &blocks[at].fence;
             let sql = format!(
-                "SELECT {CARD_COLUMNS} FROM characters
-                 WHERE gender = ?1 AND (restricted = 0 OR ?2) AND status = 'public'
+                "SELECT {CARD_COLUMNS} FROM characters INDEXED BY characters_listed
+                 WHERE gender = ?1 AND status = 'public' AND (rank, character_id) >= (?2, ?3)
+                   AND (restricted = 0 OR ?4)
                    AND character_id NOT IN (SELECT character_id FROM hidden_characters)
-                 ORDER BY rank, character_id LIMIT ?3 OFFSET ?4"
+                 ORDER BY rank, character_id LIMIT ?5 OFFSET ?6"
             );
             let mut statement = conn.prepare_cached(&sql)?;
             let rows = statement.query_map(
-                params![gender.code(), include_restricted, page.page_size(), page.offset() as i64],
+                params![gender.code(), fence.rank, fence.id, include_restricted, page.page_size(), skip as i64],
                 read_card,
             )?;
             rows.map(|row| row?).collect()
@@ -103,9 +113,11 @@ impl CharacterRepo for EmbeddedStore {
     async fn upsert(&self, entries: Vec<CatalogueEntry>) -> StoreResult<()> {
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
+            let mut touched = Vec::new();
             for CatalogueEntry { character, rank } in entries {
-                write_character(&tx, &character, rank)?;
+                touched.extend(write_character(&tx, &character, rank)?);
             }
+            catalogue_blocks::recount_places(&tx, &touched)?;
             tx.commit()?;
             Ok(())
         })
@@ -212,9 +224,11 @@ fn read_created(row: &Row<'_>) -> StoreResult<Option<CreatedCharacter>> {
 }
 
 /// Inserts or updates a character's catalogue fields, status and card extras, and its tag
-/// index rows. A created character's own columns (draft, …) are left as they are.
-fn write_character(tx: &Transaction<'_>, character: &Character, rank: i64) -> StoreResult<()> {
+/// index rows. A created character's own columns (draft, …) are left as they are. Answers
+/// the listing places it left and took, whose blocks the caller recounts.
+fn write_character(tx: &Transaction<'_>, character: &Character, rank: i64) -> StoreResult<Vec<Placed>> {
     let card = &character.card;
+    let mut touched: Vec<Placed> = catalogue_blocks::placed(tx, card.character_id.as_str())?.into_iter().collect();
     let extras = &character.extras;
     tx.prepare_cached(
         "INSERT INTO characters (character_id, gender, restricted, rank, name, age, introduction, photo, image_list,
@@ -261,7 +275,8 @@ fn write_character(tx: &Transaction<'_>, character: &Character, rank: i64) -> St
     for key in stored_keys(&character.tags) {
         tag.execute(params![key.as_str(), card.character_id.as_str()])?;
     }
-    Ok(())
+    touched.extend(catalogue_blocks::placed(tx, card.character_id.as_str())?);
+    Ok(touched)
 }
 
 fn created_where(conn: &Connection, id: &str) -> StoreResult<Option<CreatedCharacter>> {
@@ -282,8 +297,10 @@ fn delete_created(tx: &Transaction<'_>, id: &str) -> StoreResult<Option<DeletedC
     for media_id in &created.media_ids {
         super::media::delete_media(tx, media_id)?;
     }
+    let touched: Vec<Placed> = catalogue_blocks::placed(tx, id)?.into_iter().collect();
     tx.execute("DELETE FROM hidden_characters WHERE character_id = ?1", params![id])?;
     tx.execute("DELETE FROM characters WHERE character_id = ?1", params![id])?;
+    catalogue_blocks::recount_places(tx, &touched)?;
     Ok(Some(DeletedCharacter {
         character_id: created.character.card.character_id,
         creator_id: creator,
@@ -315,7 +332,7 @@ impl CreatedCharacterRepo for EmbeddedStore {
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
             let id = created.character.card.character_id.as_str();
-            write_character(&tx, &created.character, created_rank(created.status_at))?;
+            let touched = write_character(&tx, &created.character, created_rank(created.status_at))?;
             tx.prepare_cached(
                 "UPDATE characters SET draft = ?2, imported = ?3, review_reason = ?4, media_ids = ?5,
                     created_at = ?6, updated_at = ?7, status_at = ?8
@@ -331,6 +348,7 @@ impl CreatedCharacterRepo for EmbeddedStore {
                 created.updated_at,
                 created.status_at,
             ])?;
+            catalogue_blocks::recount_places(&tx, &touched)?;
             tx.commit()?;
             Ok(())
         })
@@ -410,10 +428,13 @@ impl CreatedCharacterRepo for EmbeddedStore {
             if current.character.status != from {
                 return Ok(StatusChange::Other(current.character.status));
             }
+            let mut touched: Vec<Placed> = catalogue_blocks::placed(&tx, id.as_str())?.into_iter().collect();
             tx.prepare_cached(
                 "UPDATE characters SET status = ?2, status_at = ?3, review_reason = ?4, rank = ?5 WHERE character_id = ?1",
             )?
             .execute(params![id.as_str(), to.as_str(), at, reason, created_rank(at)])?;
+            touched.extend(catalogue_blocks::placed(&tx, id.as_str())?);
+            catalogue_blocks::recount_places(&tx, &touched)?;
             let changed = created_where(&tx, id.as_str())?;
             tx.commit()?;
             Ok(changed.map_or(StatusChange::NotFound, |c| StatusChange::Changed(Box::new(c))))

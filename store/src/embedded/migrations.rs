@@ -337,6 +337,20 @@ const STEPS: &[&str] = &[
         doc_length     INTEGER NOT NULL,
         PRIMARY KEY (user_id, character_id, term, kind, doc_id)
     ) STRICT, WITHOUT ROWID;",
+    // 15: the catalogue at scale (issue 19, store/src/listing.rs). The listing of each
+    // gender (public characters by rank, then id, with the restricted flag for counting)
+    // and the block counts over it that find page N without stepping over N pages. The
+    // blocks are counted from the listing on first use.
+    "CREATE INDEX characters_listed ON characters (gender, rank, character_id, restricted) WHERE status = 'public';
+    CREATE TABLE character_card_blocks (
+        gender         INTEGER NOT NULL,
+        fence_rank     INTEGER NOT NULL,
+        fence_id       TEXT NOT NULL,
+        card_rows      INTEGER NOT NULL,
+        members        INTEGER NOT NULL,
+        everyone       INTEGER NOT NULL,
+        PRIMARY KEY (gender, fence_rank, fence_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -5,6 +5,7 @@
 mod accounts;
 mod alternatives;
 mod blog;
+mod catalogue_blocks;
 mod characters;
 mod chat;
 mod gallery;

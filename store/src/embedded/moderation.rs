@@ -89,6 +89,9 @@ impl EmbeddedStore {
                 } else {
                     tx.execute("DELETE FROM hidden_characters WHERE character_id = ?1", params![id.as_str()])?;
                 }
+                // A listed card's block counts what members and everyone see of it.
+                let place: Vec<_> = super::catalogue_blocks::placed(&tx, id.as_str())?.into_iter().collect();
+                super::catalogue_blocks::recount_places(&tx, &place)?;
             }
             tx.commit()?;
             Ok(exists)

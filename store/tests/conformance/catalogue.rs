@@ -194,3 +194,127 @@ async fn media_and_error_reports_are_kept() {
     let recent = store.telemetry.recent_error_reports(2).await.unwrap();
     assert_eq!(recent.iter().map(|r| r.message.as_str()).collect::<Vec<_>>(), vec!["boom 2", "boom 1"]);
 }
+
+/// A character of the paging model: what the old offset scan listed, by rank then id.
+#[derive(Clone)]
+struct Modelled {
+    n: i64,
+    rank: i64,
+    gender: Gender,
+    restricted: bool,
+    hidden: bool,
+    public: bool,
+}
+
+impl Modelled {
+    fn id(&self) -> String {
+        format!("c-{:03}", self.n)
+    }
+
+    fn entry(&self) -> CatalogueEntry {
+        let mut entry =
+            entry(self.n, self.gender, if self.restricted { Exposure::Restricted } else { Exposure::Everyone });
+        entry.rank = self.rank;
+        entry.character.status = if self.public { CharacterStatus::Public } else { CharacterStatus::Private };
+        entry
+    }
+}
+
+/// The girls' listing `viewer` must see: public, not hidden, restricted only for members.
+fn expected(model: &[Modelled], viewer: Viewer) -> Vec<String> {
+    let mut listed: Vec<(i64, String)> = model
+        .iter()
+        .filter(|m| m.gender == Gender::Girls && m.public && !m.hidden)
+        .filter(|m| viewer == Viewer::Member || !m.restricted)
+        .map(|m| (m.rank, m.id()))
+        .collect();
+    listed.sort();
+    listed.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Every page of both viewers' listings, the last one and two past the end, equal the model.
+async fn assert_pages(repo: &dyn CharacterRepo, model: &[Modelled], when: &str) {
+    for viewer in [Viewer::Member, Viewer::SignedOut] {
+        let want = expected(model, viewer);
+        for size in [30usize, 60] {
+            let last = want.len().div_ceil(size).max(1);
+            for no in 1..=last + 2 {
+                let got = ids(&repo.list_cards(Gender::Girls, viewer, page(no as i64, size as i64)).await.unwrap());
+                let from = ((no - 1) * size).min(want.len());
+                let to = (no * size).min(want.len());
+                assert_eq!(got, want[from..to].to_vec(), "{when}: {viewer:?}, page {no} of size {size}");
+            }
+        }
+        // Odd sizes start pages inside blocks at other places.
+        for (no, size) in [(37i64, 7i64), (101, 13), (3, 59)] {
+            let got = ids(&repo.list_cards(Gender::Girls, viewer, page(no, size)).await.unwrap());
+            let from = (((no - 1) * size) as usize).min(want.len());
+            let to = ((no * size) as usize).min(want.len());
+            assert_eq!(got, want[from..to].to_vec(), "{when}: {viewer:?}, page {no} of size {size}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn deep_pages_list_what_an_offset_scan_lists_and_follow_every_change() {
+    let (store, _guard) = backend::fresh().await;
+    let repo = &*store.characters;
+    // 1,500 characters with shuffled ranks (a few sharing one, ordered by id), in batches:
+    // the girls' listing spans several blocks, restricted, hidden and private ones among them.
+    let mut model: Vec<Modelled> = (0..1_500i64)
+        .map(|n| Modelled {
+            n,
+            rank: (n * 7_919) % 1_499,
+            gender: if n % 10 == 9 { Gender::Guys } else { Gender::Girls },
+            restricted: n % 7 == 3,
+            hidden: false,
+            public: n % 53 != 5,
+        })
+        .collect();
+    for batch in model.chunks(400) {
+        repo.upsert(batch.iter().map(Modelled::entry).collect()).await.unwrap();
+    }
+    for m in model.iter_mut().filter(|m| m.n % 97 == 11) {
+        m.hidden = true;
+        assert!(repo.set_hidden(&CharacterId::parse(&m.id()).unwrap(), true).await.unwrap());
+    }
+    assert_pages(repo, &model, "seeded").await;
+
+    // A new character in the middle, one taken out of the catalogue, one unhidden, one
+    // restricted now, one moved from the end to the front.
+    let new = Modelled { n: 2_000, rank: 700, gender: Gender::Girls, restricted: false, hidden: false, public: true };
+    model.push(new.clone());
+    let changes: Vec<CatalogueEntry> = {
+        let taken = &mut model[20];
+        taken.public = false;
+        let taken = taken.entry();
+        let restricted = &mut model[40];
+        restricted.restricted = true;
+        let restricted = restricted.entry();
+        let moved = &mut model[1_300];
+        moved.rank = -1;
+        vec![new.entry(), taken, restricted, moved.entry()]
+    };
+    repo.upsert(changes).await.unwrap();
+    let unhidden = model.iter_mut().find(|m| m.hidden && m.gender == Gender::Girls).unwrap();
+    unhidden.hidden = false;
+    assert!(repo.set_hidden(&CharacterId::parse(&unhidden.id()).unwrap(), false).await.unwrap());
+    assert_pages(repo, &model, "after single changes").await;
+
+    // Most of the listing taken out (blocks shrink and fold), then a run put back in one
+    // place (a block grows and is cut).
+    let mut out = Vec::new();
+    for m in model.iter_mut().filter(|m| m.rank >= 100 && m.rank < 1_300) {
+        m.public = false;
+        out.push(m.entry());
+    }
+    repo.upsert(out).await.unwrap();
+    assert_pages(repo, &model, "after most were taken out").await;
+    let mut back = Vec::new();
+    for m in model.iter_mut().filter(|m| m.rank >= 400 && m.rank < 1_100 && m.gender == Gender::Girls) {
+        m.public = true;
+        back.push(m.entry());
+    }
+    repo.upsert(back).await.unwrap();
+    assert_pages(repo, &model, "after a run came back").await;
+}
