@@ -213,7 +213,12 @@ async fn versions_continue_and_edit_then_regenerate(kind: StoreKind) {
     act(&mut socket, "chatRegenerate", json!({ "characterId": MIA })).await;
     let events = until_reply_ends(&mut socket).await;
     assert_eq!(named(&events, "chatError").len(), 1, "{events:?}");
-    let restored = event_where(&mut socket, "chatMessage", |d| d["message"]["speaker"] == "character").await;
+    // The version put back is announced around the error, before or after it.
+    let put_back = |d: &Value| d["message"]["speaker"] == "character";
+    let restored = match events.iter().find(|e| e["event"] == "chatMessage" && put_back(&e["data"])) {
+        Some(event) => event["data"].clone(),
+        None => event_where(&mut socket, "chatMessage", put_back).await,
+    };
     assert_eq!(
         (restored["message"]["content"].clone(), restored["message"]["swipes"].clone()),
         (next["content"].clone(), swipes(0, 2))
