@@ -12,6 +12,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../scripts/lib/bench_record.rs"]
+mod bench_record;
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 
@@ -42,6 +45,12 @@ struct Args {
     /// Also time the embedded model on the file as shipped (no conversion).
     #[arg(long)]
     with_unconverted: bool,
+    /// Conversations replying at once in the batch rows (0: no batch rows).
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
+    /// Only the short prompt (the test command's smoke: seconds, not minutes).
+    #[arg(long)]
+    short_only: bool,
 }
 
 struct Run {
@@ -141,7 +150,8 @@ async fn time_reply(model: &dyn ChatModel, run: usize, max_tokens: u32, long: bo
 
 async fn bench(model: &dyn ChatModel, args: &Args, engine: &str, weights: String) -> Vec<Row> {
     let mut rows = Vec::new();
-    for long in [false, true] {
+    let prompts: &[bool] = if args.short_only { &[false] } else { &[false, true] };
+    for &long in prompts {
         eprintln!("timing {engine} ({weights}), {} prompt", if long { "long" } else { "short" });
         time_reply(model, 0, args.max_tokens, long).await; // warm-up
         let mut runs = Vec::new();
@@ -160,12 +170,35 @@ async fn bench(model: &dyn ChatModel, args: &Args, engine: &str, weights: String
     rows
 }
 
-fn embedded(path: &Path, requantize: Requantize) -> Arc<dyn ChatModel> {
+/// `batch` short conversations started at once, timed to the end of the last reply: the
+/// total reply tokens per second of wall time, the median over `runs` rounds.
+async fn time_batch(model: &dyn ChatModel, args: &Args, engine: &str) -> f64 {
+    let batch = args.batch;
+    let round = |first_run: usize| async move {
+        let started = Instant::now();
+        let replies = (0..batch).map(|i| time_reply(model, first_run + i, args.max_tokens, false));
+        let runs = futures_util::future::join_all(replies).await;
+        let tokens: u32 = runs.iter().map(|r| r.tokens).sum();
+        f64::from(tokens) / started.elapsed().as_secs_f64()
+    };
+    eprintln!("timing {engine}, {batch} conversations at once");
+    round(1000).await; // warm-up
+    let mut totals = Vec::new();
+    for run in 1..=args.runs {
+        let total = round(1000 + run * batch).await;
+        eprintln!("  round {run}: {total:.1} tokens/s in all");
+        totals.push(total);
+    }
+    median(totals)
+}
+
+fn embedded(path: &Path, requantize: Requantize, concurrent_replies: usize) -> Arc<dyn ChatModel> {
     let mut settings = ModelSettings::embedded(path);
     settings.embedded.requantize = requantize;
-    settings.embedded.concurrent_replies = 1;
+    settings.embedded.concurrent_replies = concurrent_replies;
     chat::build(&settings).expect("the embedded model loads")
 }
+
 
 /// The x86 extensions candle's CPU kernels pick at run time (`is_x86_feature_detected!`):
 /// AVX2+FMA for the quantized dot products, AVX-512 VNNI for its repacked ones.
@@ -215,14 +248,14 @@ async fn main() {
     let mut rows = Vec::new();
 
     {
-        let m = embedded(&model, Requantize::Q8_0);
+        let m = embedded(&model, Requantize::Q8_0, 1);
         let converted = converted_path(&model, Requantize::Q8_0).unwrap();
         rows.extend(
             bench(m.as_ref(), &args, "embedded (candle)", format!("{} (converted once)", file_name(&converted))).await,
         );
     }
     if args.with_unconverted {
-        let m = embedded(&model, Requantize::None);
+        let m = embedded(&model, Requantize::None, 1);
         rows.extend(bench(m.as_ref(), &args, "embedded (candle)", format!("{} (as shipped)", file_name(&model))).await);
     }
     let mut llama_system_info = String::new();
@@ -231,6 +264,17 @@ async fn main() {
         let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
         rows.extend(bench(m.as_ref(), &args, "llama.cpp llama-server", file_name(&file)).await);
         llama_system_info = llama_cpu_features(&llama.log_text());
+    }
+    // Several conversations at once: ours writes up to `concurrent_replies` replies a token
+    // of each in turn; llama-server decodes its slots together in one batch.
+    let mut batch = None;
+    if args.batch > 0 {
+        let converted = converted_path(&model, Requantize::Q8_0).unwrap();
+        let ours = time_batch(embedded(&model, Requantize::Q8_0, args.batch).as_ref(), &args, "embedded (candle)").await;
+        let llama = LlamaServer::start_with_slots(&server, &converted, threads, args.batch).await;
+        let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
+        let peer = time_batch(m.as_ref(), &args, "llama.cpp llama-server").await;
+        batch = Some((ours, peer));
     }
 
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -259,12 +303,18 @@ async fn main() {
     }
     let tps = |i: usize| median(rows[i].runs.iter().map(|r| r.tokens_per_s).collect());
     let ttft = |i: usize| median(rows[i].runs.iter().map(|r| r.ttft.as_secs_f64()).collect());
-    // Rows: embedded Q8_0 (short, long), [embedded Q4_1 (short, long)], llama Q4_1 (short,
-    // long), llama Q8_0 (short, long).
-    let llama_q8 = rows.len() - 2;
-    let llama_q4 = rows.len() - 4;
+    // Rows: embedded Q8_0 (short[, long]), [embedded Q4_1 (short[, long])], llama Q4_1
+    // (short[, long]), llama Q8_0 (short[, long]).
+    let prompts = if args.short_only { 1 } else { 2 };
+    let llama_q8 = rows.len() - prompts;
+    let llama_q4 = rows.len() - 2 * prompts;
     println!();
-    for (i, prompt) in [(0, "short"), (1, "long")] {
+    for (i, prompt) in [(0, "short"), (1, "long")].into_iter().take(prompts) {
+        let prompt_tokens = rows[i].runs.iter().map(|r| r.prompt_tokens).max().unwrap_or(0);
+        let size = if i == 0 { "60" } else { "1000" };
+        let note = format!("{prompt_tokens} prompt tokens, {threads} threads, same Q8_0 GGUF; {cpu}");
+        bench_record::record(&format!("model.tps.{size}"), tps(i), tps(llama_q8 + i), "tokens/s", &note);
+        bench_record::record(&format!("model.ttft.{size}"), ttft(i) * 1e3, ttft(llama_q8 + i) * 1e3, "ms", &note);
         println!(
             "- {prompt} prompt, same Q8_0 file: embedded/llama-server = {:.2}× the tokens/s, {:.2}× the time to \
              first token; against llama-server on the Q4_1 file as shipped: {:.2}× the tokens/s.",
@@ -272,5 +322,16 @@ async fn main() {
             ttft(i) / ttft(llama_q8 + i),
             tps(i) / tps(llama_q4 + i)
         );
+    }
+    if let Some((ours, peer)) = batch {
+        println!(
+            "- {} short conversations at once, same Q8_0 file: embedded {ours:.1} tokens/s in all, llama-server \
+             --parallel {} {peer:.1}: {:.2}×.",
+            args.batch,
+            args.batch,
+            ours / peer
+        );
+        let note = format!("{} conversations, {threads} threads, same Q8_0 GGUF; {cpu}", args.batch);
+        bench_record::record(&format!("model.batch{}", args.batch), ours, peer, "tokens/s", &note);
     }
 }

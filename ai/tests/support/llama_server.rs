@@ -17,6 +17,12 @@ impl LlamaServer {
     /// Starts the server on `model` with `threads` threads and one slot, and waits (up to
     /// two minutes) until `/health` answers 200.
     pub async fn start(binary: &Path, model: &Path, threads: usize) -> LlamaServer {
+        Self::start_with_slots(binary, model, threads, 1).await
+    }
+
+    /// The same with `slots` sequences decoded together (`--parallel`, llama-server's
+    /// continuous batching), each with a context of 4,096 tokens.
+    pub async fn start_with_slots(binary: &Path, model: &Path, threads: usize, slots: usize) -> LlamaServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("llama-server.log");
@@ -25,7 +31,7 @@ impl LlamaServer {
             .args(["-m", &model.display().to_string()])
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["-t", &threads.to_string(), "-tb", &threads.to_string()])
-            .args(["-c", "4096", "-np", "1", "--no-webui"])
+            .args(["-c", &(4096 * slots).to_string(), "-np", &slots.to_string(), "--no-webui"])
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
