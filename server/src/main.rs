@@ -13,6 +13,10 @@ use clap::{Parser, Subcommand};
 /// blocking threads, and glibc kept those blocks in its per-thread arenas once its mmap
 /// threshold had grown: 500 sign-ins left the process at 2.7 GiB resident, against
 /// 115 MiB with memory handed back (scripts/load-test scale, BENCHMARKS.md).
+/// The `system-allocator` feature keeps glibc's malloc instead, so that a heap profiler
+/// that hooks malloc (heaptrack) sees every allocation with its call site (BENCHMARKS.md
+/// "Memory per idle socket").
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::{Value, json};
