@@ -1,14 +1,23 @@
 // ws-scale: the WebSocket connection-scale tool. k6 runs a JavaScript runtime per virtual
 // user, which caps it at a few thousand sockets on a small machine; this opens tens of
-// thousands of idle, signed-in sockets from one process (a goroutine each), holds them
-// through the server's heartbeats, and reports how many opened, how many the server
-// dropped, the time to `hello`, and, given the server's pid, its memory per socket.
+// thousands of signed-in sockets from one process (a goroutine each), holds them through
+// the server's heartbeats, and reports how many opened, how many the server dropped, the
+// time to `hello`, and, given the server's pid, its memory per socket.
 //
 //	scripts/load-test scale -sockets 15000 -hold 60s
 //	ws-scale -base http://127.0.0.1:8080 -admin-token … -sockets 5000 [-server-pid N]
+//	ws-scale -target centrifuge -base http://127.0.0.1:8000 -sockets 5000 [-server-pid N]
+//	ws-scale … -publisher http://127.0.0.1:P/fanout -fanout-rate 5000 -fanout-for 10s
 //
-// Users are made through the operator API and signed in with the password login, through
-// the encrypted envelope (API.md §1.1); a user holds at most -per-user sockets (the
+// -target picks the server: Amora, or its peer on the centrifuge library
+// (load-tests/peers/centrifuge); only greeting and reading the protocol differ (amora.go,
+// centrifuge.go), dialing, holding and measuring are one code path (scale.go). With
+// -fanout-rate, once the sockets are open the server's publisher sends events to the users
+// and the tool reports publish → receive latency and lost events (fanout.go); scripts/
+// bench-sockets runs both servers that way.
+//
+// Amora's users are made through the operator API and signed in with the password login,
+// through the encrypted envelope (API.md §1.1); a user holds at most -per-user sockets (the
 // server's realtime.max_sockets_per_user).
 package main
 
@@ -23,149 +32,54 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 func main() {
-	base := flag.String("base", os.Getenv("BASE_URL"), "the server, http://127.0.0.1:PORT (loopback only)")
-	adminToken := flag.String("admin-token", os.Getenv("ADMIN_TOKEN"), "the server's admin.token")
+	targetName := flag.String("target", "amora", "the server: amora, or centrifuge (load-tests/peers/centrifuge)")
+	base := flag.String("base", os.Getenv("BASE_URL"), "the server, http://127.0.0.1:PORT (loopback only); several, comma-separated, are nodes of one cluster: sockets go round-robin over them")
+	adminToken := flag.String("admin-token", os.Getenv("ADMIN_TOKEN"), "Amora's admin.token, to make the users")
 	sockets := flag.Int("sockets", 1000, "sockets to open")
 	perUser := flag.Int("per-user", 8, "sockets per user (realtime.max_sockets_per_user)")
 	rate := flag.Int("rate", 2000, "sockets opened per second, at most")
-	hold := flag.Duration("hold", 30*time.Second, "how long every socket stays open once all are")
+	hold := flag.Duration("hold", 30*time.Second, "idle run: how long every socket stays open once all are")
+	settle := flag.Duration("settle", 10*time.Second, "wait this long after the last socket opens before reading the server's memory")
 	serverPid := flag.Int("server-pid", 0, "the server's pid, to report its memory per socket")
+	publisher := flag.String("publisher", "", "fan-out: the server's publisher, http://127.0.0.1:PORT/fanout")
+	fanoutRate := flag.Int("fanout-rate", 0, "fan-out: events a second over all users (0: an idle run)")
+	fanoutFor := flag.Duration("fanout-for", 10*time.Second, "fan-out: how long the publisher publishes")
+	fanoutGrace := flag.Duration("fanout-grace", 5*time.Second, "fan-out: how long to wait for late events once publishing ends")
 	flag.Parse()
-	if !strings.HasPrefix(*base, "http://127.0.0.1:") && !strings.HasPrefix(*base, "http://localhost:") {
-		fail("-base must be a loopback address (http://127.0.0.1:PORT), not %q", *base)
-	}
-	if *adminToken == "" {
-		fail("-admin-token (or ADMIN_TOKEN) is needed to make the users")
-	}
 
-	users := (*sockets + *perUser - 1) / *perUser
-	started := time.Now()
-	vouchers := make([]string, users)
-	parallel(users, 8, func(n int) {
-		vouchers[n] = signedInUser(*base, *adminToken, n)
-	})
-	fmt.Printf("signed in %d users in %.1fs\n", users, time.Since(started).Seconds())
-
-	before := rssKiB(*serverPid)
-	wsURL := "ws" + strings.TrimPrefix(*base, "http") + "/lust/api/ws?voucher="
-	var opened, failed, dropped atomic.Int64
-	hellos := make([]time.Duration, *sockets)
-	done := make(chan struct{})
-	var holding sync.WaitGroup
-	interval := time.Second / time.Duration(max(*rate, 1))
-	openStart := time.Now()
-	var dialing sync.WaitGroup
-	for n := 0; n < *sockets; n++ {
-		dialing.Add(1)
-		holding.Add(1)
-		go func(n int) {
-			defer holding.Done()
-			conn, hello, err := open(wsURL+url.QueryEscape(vouchers[n%users]), n)
-			dialing.Done()
-			if err != nil {
-				failed.Add(1)
-				if failed.Load() <= 5 {
-					fmt.Fprintf(os.Stderr, "socket %d: %v\n", n, err)
-				}
-				return
-			}
-			hellos[n] = hello
-			opened.Add(1)
-			// Reading answers the server's pings (gorilla's default handler) and sees a close.
-			closed := make(chan struct{})
-			go func() {
-				defer close(closed)
-				for {
-					if _, _, err := conn.ReadMessage(); err != nil {
-						return
-					}
-				}
-			}()
-			select {
-			case <-closed:
-				dropped.Add(1)
-			case <-done:
-				_ = conn.WriteControl(websocket.CloseMessage,
-					websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(5*time.Second))
-				<-closed
-			}
-			conn.Close()
-		}(n)
-		time.Sleep(interval)
+	o := options{
+		sockets: *sockets, perUser: max(*perUser, 1), rate: *rate, hold: *hold, settle: *settle, serverPid: *serverPid,
+		publisher: *publisher, fanoutRate: *fanoutRate, fanoutFor: *fanoutFor, fanoutGrace: *fanoutGrace,
 	}
-	dialing.Wait()
-	openTook := time.Since(openStart)
-	time.Sleep(2 * time.Second) // let the server settle before reading its memory
-	after := rssKiB(*serverPid)
-	fmt.Printf("opened %d of %d sockets in %.1fs (%d failed); holding them %s\n",
-		opened.Load(), *sockets, openTook.Seconds(), failed.Load(), *hold)
-	time.Sleep(*hold)
-	droppedDuringHold := dropped.Load()
-	close(done)
-	holding.Wait()
-
-	var times []time.Duration
-	for _, t := range hellos {
-		if t > 0 {
-			times = append(times, t)
+	for _, node := range strings.Split(*base, ",") {
+		if !strings.HasPrefix(node, "http://127.0.0.1:") && !strings.HasPrefix(node, "http://localhost:") {
+			fail("-base must be loopback addresses (http://127.0.0.1:PORT), not %q", node)
 		}
+		o.nodes = append(o.nodes, node)
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	fmt.Println()
-	fmt.Println("| sockets | opened | failed | dropped while held | held | hello p50 | hello p95 | hello max | server memory per socket |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
-	memory := "n/a"
-	if before > 0 && after > 0 && opened.Load() > 0 {
-		memory = fmt.Sprintf("%.1f KiB (RSS %d → %d MiB)", float64(after-before)/float64(opened.Load()), before/1024, after/1024)
+	if o.fanoutRate > 0 && o.publisher == "" {
+		fail("-fanout-rate needs -publisher")
 	}
-	fmt.Printf("| %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", *sockets, opened.Load(), failed.Load(), droppedDuringHold,
-		*hold, percentile(times, 50), percentile(times, 95), percentile(times, 100), memory)
-	if failed.Load() > 0 || droppedDuringHold > 0 {
-		os.Exit(1)
+	var t target
+	switch *targetName {
+	case "amora":
+		t = &amoraTarget{base: o.nodes[0], adminToken: *adminToken}
+	case "centrifuge":
+		t = &centrifugeTarget{}
+	default:
+		fail("-target must be amora or centrifuge, not %q", *targetName)
 	}
-}
-
-// open dials one socket from one of several loopback source addresses (one address has
-// about 28,000 ephemeral ports) and waits for `hello`.
-func open(address string, n int) (*websocket.Conn, time.Duration, error) {
-	source := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+n%8))}
-	dialer := websocket.Dialer{
-		NetDial:          (&net.Dialer{LocalAddr: source, Timeout: 30 * time.Second}).Dial,
-		HandshakeTimeout: 30 * time.Second,
-	}
-	start := time.Now()
-	conn, response, err := dialer.Dial(address, nil)
-	if err != nil {
-		if response != nil {
-			return nil, 0, fmt.Errorf("%w (HTTP %d)", err, response.StatusCode)
-		}
-		return nil, 0, err
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var event struct {
-		Event string `json:"event"`
-	}
-	if err := conn.ReadJSON(&event); err != nil || event.Event != "hello" {
-		conn.Close()
-		return nil, 0, fmt.Errorf("no hello: %v %q", err, event.Event)
-	}
-	_ = conn.SetReadDeadline(time.Time{})
-	return conn, time.Since(start), nil
+	run(t, o)
 }
 
 // signedInUser makes user n through the operator API and signs them in: their voucher.

@@ -34,6 +34,7 @@ pub struct Application {
     port: u16,
     server: Server,
     store: Store,
+    node: Node,
 }
 
 impl Application {
@@ -94,7 +95,7 @@ impl Application {
         let state = AppState {
             payments,
             voices,
-            node,
+            node: node.clone(),
             socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
             limits: Limiters::from_settings(
                 &settings.limits,
@@ -127,7 +128,7 @@ impl Application {
             .listen(listener)?
             .run();
         tracing::info!(port, "amora is listening");
-        Ok(Self { port, server, store })
+        Ok(Self { port, server, store, node })
     }
 
     pub fn port(&self) -> u16 {
@@ -137,6 +138,12 @@ impl Application {
     /// The store the application runs on; tests inspect it.
     pub fn store(&self) -> Store {
         self.store.clone()
+    }
+
+    /// The node's actors and event bus: the fan-out benchmark (`examples/fanout_server.rs`)
+    /// publishes through `node().bus` as the server's own code does.
+    pub fn node(&self) -> Node {
+        self.node.clone()
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
