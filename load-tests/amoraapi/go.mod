@@ -1,0 +1,3 @@
+module amora/load-tests/amoraapi
+
+go 1.22
