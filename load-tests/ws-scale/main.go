@@ -22,23 +22,16 @@
 package main
 
 import (
-	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"amora/load-tests/amoraapi"
 )
 
 func main() {
@@ -82,118 +75,23 @@ func main() {
 	run(t, o)
 }
 
-// signedInUser makes user n through the operator API and signs them in: their voucher.
+// signedInUser makes user n through the operator API and signs them in (amoraapi, shared
+// with http-bench): their voucher. A failed sign-in fails the run.
 func signedInUser(base, adminToken string, n int) string {
-	password := randomText(12)
-	body, _ := json.Marshal(map[string]string{
-		"email":    fmt.Sprintf("scale-%s-%d@loadtest.example", strings.ToLower(randomText(6)), n),
-		"password": password,
-	})
-	request, _ := http.NewRequest("POST", base+"/lust/admin/createUser", bytes.NewReader(body))
-	request.Header.Set("Authorization", "Bearer "+adminToken)
-	request.Header.Set("Content-Type", "application/json")
-	var created struct {
-		UserNo string `json:"userNo"`
-	}
-	mustJSON(request, &created)
-
-	client := newEnvelope()
-	sealed, _ := json.Marshal(map[string]string{
-		"requestData": client.seal(map[string]string{"userNo": created.UserNo, "password": password}),
-	})
-	request, _ = http.NewRequest("POST", base+"/lust/api/login/v1/userPasswordLogin", bytes.NewReader(sealed))
-	request.Header.Set("secretKey", client.secretKey)
-	request.Header.Set("Content-Type", "application/json")
-	for name, value := range map[string]string{"client": "pc", "system": "Linux", "platformType": "web", "language": "en"} {
-		request.Header.Set(name, value)
-	}
-	var wire struct {
-		ResponseData string `json:"responseData"`
-	}
-	mustJSON(request, &wire)
-	var answer struct {
-		Code int    `json:"code"`
-		Msg  string `json:"msg"`
-		Data struct {
-			Voucher string `json:"voucher"`
-		} `json:"data"`
-	}
-	client.open(wire.ResponseData, &answer)
-	if answer.Code != 200 {
-		fail("sign-in of %s: %d %s", created.UserNo, answer.Code, answer.Msg)
-	}
-	return answer.Data.Voucher
-}
-
-// envelope: AES-256-CBC, key = SHA-256 of the secret key, Base64 of IV ‖ ciphertext.
-type envelope struct {
-	secretKey string
-	block     cipher.Block
-}
-
-func newEnvelope() envelope {
-	secret := randomText(32)
-	key := sha256.Sum256([]byte(secret))
-	block, err := aes.NewCipher(key[:])
+	voucher, err := amoraapi.SignedInUser(base, adminToken, "scale", n)
 	if err != nil {
-		fail("aes: %v", err)
+		fail("sign-in of user %d: %v", n, err)
 	}
-	return envelope{secretKey: secret, block: block}
+	return voucher
 }
 
-func (e envelope) seal(payload any) string {
-	plain, _ := json.Marshal(payload)
-	pad := aes.BlockSize - len(plain)%aes.BlockSize
-	plain = append(plain, bytes.Repeat([]byte{byte(pad)}, pad)...)
-	wire := make([]byte, aes.BlockSize+len(plain))
-	if _, err := rand.Read(wire[:aes.BlockSize]); err != nil {
-		fail("random: %v", err)
-	}
-	cipher.NewCBCEncrypter(e.block, wire[:aes.BlockSize]).CryptBlocks(wire[aes.BlockSize:], plain)
-	return base64.StdEncoding.EncodeToString(wire)
-}
-
-func (e envelope) open(text string, into any) {
-	wire, err := base64.StdEncoding.DecodeString(text)
-	if err != nil || len(wire) < 2*aes.BlockSize || len(wire)%aes.BlockSize != 0 {
-		fail("a malformed envelope: %v", err)
-	}
-	plain := make([]byte, len(wire)-aes.BlockSize)
-	cipher.NewCBCDecrypter(e.block, wire[:aes.BlockSize]).CryptBlocks(plain, wire[aes.BlockSize:])
-	pad := int(plain[len(plain)-1])
-	if pad < 1 || pad > aes.BlockSize {
-		fail("bad padding in an envelope")
-	}
-	if err := json.Unmarshal(plain[:len(plain)-pad], into); err != nil {
-		fail("envelope JSON: %v", err)
-	}
-}
-
-func mustJSON(request *http.Request, into any) {
-	response, err := http.DefaultClient.Do(request)
-	if err != nil {
-		fail("%s: %v", request.URL.Path, err)
-	}
-	defer response.Body.Close()
-	body, _ := io.ReadAll(response.Body)
-	if response.StatusCode != 200 {
-		fail("%s: HTTP %d %s", request.URL.Path, response.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		fail("%s: %v", request.URL.Path, err)
-	}
-}
-
+// randomText: letters and digits from the system's random source.
 func randomText(n int) string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	raw := make([]byte, n)
-	if _, err := rand.Read(raw); err != nil {
+	text, err := amoraapi.RandomText(n)
+	if err != nil {
 		fail("random: %v", err)
 	}
-	for i, b := range raw {
-		raw[i] = alphabet[int(b)%len(alphabet)]
-	}
-	return string(raw)
+	return text
 }
 
 func parallel(count, workers int, work func(int)) {
