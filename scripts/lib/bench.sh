@@ -22,3 +22,14 @@ print(json.dumps({
 }))
 PY
 }
+
+# bench_release_build: every binary and example of the workspace in release, in one cargo
+# call. Each part used to build only its own (`-p amora-ai --example bench`, `-p
+# amora-server --bin amora`, …), and cargo unifies features per call, so every part
+# rebuilt shared dependencies with other features; one call builds them once, and the
+# parts after the first find nothing to do. Echoes the release directory.
+bench_release_build() {
+  require_toolchains
+  cargo build --release --locked --workspace --bins --examples >&2
+  echo "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release"
+}
