@@ -37,7 +37,7 @@ pub async fn envelope(
     let plaintext = to_bytes(body)
         .await
         .map_err(|_| actix_web::error::ErrorInternalServerError("cannot read the response body"))?;
-    let sealed = serde_json::to_vec(&json!({ "responseData": key.encrypt(&plaintext) }))?;
+    let sealed = key.seal_response(&plaintext);
     let mut response = head.set_body(BoxBody::new(sealed));
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response.headers_mut().remove(actix_web::http::header::CONTENT_LENGTH);

@@ -64,11 +64,40 @@ impl EnvelopeKey {
 
     /// Encrypts with a chosen IV; only test vectors want a fixed one.
     pub fn encrypt_with_iv(&self, plaintext: &[u8], iv: [u8; IV_LEN]) -> String {
-        let ciphertext = Encryptor::new(&self.0.into(), &iv.into()).encrypt_padded_vec_mut::<Pkcs7>(plaintext);
-        let mut wire = Vec::with_capacity(IV_LEN + ciphertext.len());
+        STANDARD.encode(self.wire_bytes(plaintext, iv))
+    }
+
+    /// A whole sealed answer, `{"responseData":"<wire text>"}`, under a fresh random IV.
+    /// Written into one buffer: the Base64 alphabet needs no escaping in a JSON string, so
+    /// the wire text goes between the quotes as it is (no `serde_json::Value` around it and
+    /// no second copy when serialising it).
+    pub fn seal_response(&self, plaintext: &[u8]) -> Vec<u8> {
+        const OPEN: &str = r#"{"responseData":""#;
+        const CLOSE: &str = r#""}"#;
+        let mut iv = [0u8; IV_LEN];
+        rand::thread_rng().fill_bytes(&mut iv);
+        let wire = self.wire_bytes(plaintext, iv);
+        let mut sealed = String::with_capacity(OPEN.len() + wire.len().div_ceil(3) * 4 + CLOSE.len());
+        sealed.push_str(OPEN);
+        STANDARD.encode_string(&wire, &mut sealed);
+        sealed.push_str(CLOSE);
+        sealed.into_bytes()
+    }
+
+    /// `IV ‖ ciphertext`, encrypted in place in the one buffer that is returned (the padded
+    /// ciphertext is always 1 to 16 bytes longer than the plaintext).
+    fn wire_bytes(&self, plaintext: &[u8], iv: [u8; IV_LEN]) -> Vec<u8> {
+        let padded = (plaintext.len() / BLOCK_LEN + 1) * BLOCK_LEN;
+        let mut wire = Vec::with_capacity(IV_LEN + padded);
         wire.extend_from_slice(&iv);
-        wire.extend_from_slice(&ciphertext);
-        STANDARD.encode(wire)
+        wire.extend_from_slice(plaintext);
+        wire.resize(IV_LEN + padded, 0);
+        let encrypted = Encryptor::new(&self.0.into(), &iv.into())
+            .encrypt_padded_mut::<Pkcs7>(&mut wire[IV_LEN..], plaintext.len())
+            .map(<[u8]>::len);
+        // The buffer was sized for the padding above, so this cannot fail; checked anyway.
+        debug_assert_eq!(encrypted.ok(), Some(padded));
+        wire
     }
 
     /// Decodes and decrypts wire text back to the plaintext bytes.
@@ -114,6 +143,17 @@ mod tests {
         // Computed independently with Python's `cryptography` from API.md alone.
         let wire = key().encrypt_with_iv(b"{\"code\":200}", [7u8; 16]);
         assert_eq!(wire, "BwcHBwcHBwcHBwcHBwcHB2uUP9aBbV9ntgo105Av7JM=");
+    }
+
+    #[test]
+    fn a_sealed_answer_is_the_response_data_object_and_opens() {
+        for text in ["", "{\"code\":200}", &"x".repeat(4096)] {
+            let sealed = key().seal_response(text.as_bytes());
+            let outer: serde_json::Value = serde_json::from_slice(&sealed).unwrap_or_else(|e| panic!("{e}"));
+            let wire = outer["responseData"].as_str().unwrap_or_else(|| panic!("no responseData"));
+            assert_eq!(serde_json::to_vec(&serde_json::json!({ "responseData": wire })).ok(), Some(sealed.clone()));
+            assert_eq!(key().decrypt(wire).ok().as_deref(), Some(text.as_bytes()));
+        }
     }
 
     #[test]
