@@ -33,3 +33,28 @@ bench_release_build() {
   cargo build --release --locked --workspace --bins --examples >&2
   echo "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release"
 }
+
+# bench_go_build DIR NAME: the Go program in DIR into $AMORA_CACHE/bin/NAME, its modules
+# from the Go module proxy, cached.
+bench_go_build() {
+  command -v go >/dev/null || apt_install golang-go
+  (cd "$REPO_ROOT/$1" && GOPATH="$AMORA_CACHE/go" GOMODCACHE="$AMORA_CACHE/go/mod" GOFLAGS=-modcacherw \
+    go build -o "$AMORA_CACHE/bin/$2" .)
+}
+
+# A free loopback port.
+bench_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# bench_wait_ready URL PID LOG: waits up to 60 s for URL to answer 2xx; stops with the log
+# when the process PID has ended.
+bench_wait_ready() {
+  command -v curl >/dev/null || apt_install curl
+  for _ in $(seq 1 600); do
+    curl -fsS "$1" >/dev/null 2>&1 && return 0
+    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; die "$1 did not start"; }
+    sleep 0.1
+  done
+  die "$1 is not ready after 60 s"
+}
