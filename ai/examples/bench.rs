@@ -199,7 +199,6 @@ fn embedded(path: &Path, requantize: Requantize, concurrent_replies: usize) -> A
     chat::build(&settings).expect("the embedded model loads")
 }
 
-
 /// The x86 extensions candle's CPU kernels pick at run time (`is_x86_feature_detected!`):
 /// AVX2+FMA for the quantized dot products, AVX-512 VNNI for its repacked ones.
 fn candle_cpu_features() -> String {
@@ -270,7 +269,8 @@ async fn main() {
     let mut batch = None;
     if args.batch > 0 {
         let converted = converted_path(&model, Requantize::Q8_0).unwrap();
-        let ours = time_batch(embedded(&model, Requantize::Q8_0, args.batch).as_ref(), &args, "embedded (candle)").await;
+        let ours =
+            time_batch(embedded(&model, Requantize::Q8_0, args.batch).as_ref(), &args, "embedded (candle)").await;
         let llama = LlamaServer::start_with_slots(&server, &converted, threads, args.batch).await;
         let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
         let peer = time_batch(m.as_ref(), &args, "llama.cpp llama-server").await;

@@ -196,7 +196,6 @@ async fn main() {
     bench_record::record(row_id, member_p50_ms[2], member_p50_ms[1], "ms", &note);
 }
 
-
 /// Writes the catalogue through `CharacterRepo::upsert` in batches, several at once, then
 /// hides the characters the operator hides.
 async fn seed(store: &Store, seeds: &[Seeded], batch: usize, parallel: usize) {
