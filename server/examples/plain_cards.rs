@@ -70,7 +70,8 @@ fn options() -> Options {
 /// Where the cards come from: the store on every request, or one page read at start-up.
 #[derive(Clone)]
 enum Source {
-    Store(Store, PageRequest),
+    // Boxed: the store handle is a few hundred bytes, the memory variant one pointer.
+    Store(Box<Store>, PageRequest),
     Memory(Arc<Vec<CharacterCard>>),
 }
 
@@ -123,7 +124,7 @@ async fn main() -> std::io::Result<()> {
     // Checked once here so that a run on an unseeded directory stops at once.
     let first = list(&store, page).await.expect("the first page");
     let count = first.len();
-    let source = if options.memory { Source::Memory(Arc::new(first)) } else { Source::Store(store, page) };
+    let source = if options.memory { Source::Memory(Arc::new(first)) } else { Source::Store(Box::new(store), page) };
     println!(
         "plain_cards: {count} cards from {} on 127.0.0.1:{} with {} workers",
         if options.memory { "memory" } else { "the store" },
