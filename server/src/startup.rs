@@ -5,9 +5,11 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::dev::Server;
+use actix_http::{HttpService, KeepAlive, h1};
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::{AppConfig, Server};
 use actix_web::middleware::{DefaultHeaders, from_fn};
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, web};
 use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
 use amora_actors::conversations::ViewerRules;
 use amora_actors::registry::RegistryLimits;
@@ -15,6 +17,7 @@ use amora_actors::{ImageParts, Node, NodeSettings};
 use amora_store::Store;
 use amora_store::cql::CqlStore;
 use amora_store::embedded::EmbeddedStore;
+use tokio::net::TcpStream;
 use tracing_actix_web::TracingLogger;
 
 use crate::auth::bot_check::BotCheck;
@@ -29,6 +32,10 @@ use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
 use crate::web::seo::Site;
 use crate::web::{health, media, payment_callbacks, request_limits, sign_in, socket, spa};
+
+/// Headers on every response, the socket's handshake included.
+pub const DEFAULT_HEADERS: [(&str, &str); 2] =
+    [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "strict-origin-when-cross-origin")];
 
 pub struct Application {
     port: u16,
@@ -117,16 +124,7 @@ impl Application {
         state.node.billing.metrics().register(&metrics.registry)?;
         state.node.images.metrics().register(&metrics.registry)?;
 
-        let server = HttpServer::new(move || app(state.clone(), metrics.clone()))
-            .workers(match settings.http.workers {
-                0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
-                n => n,
-            })
-            // SIGTERM and SIGINT stop accepting at once and give requests this long to finish.
-            .shutdown_timeout(settings.http.shutdown_timeout_secs)
-            .client_request_timeout(Duration::from_secs(settings.http.request_timeout_secs))
-            .listen(listener)?
-            .run();
+        let server = serve(&settings, state, metrics, listener)?;
         tracing::info!(port, "amora is listening");
         Ok(Self { port, server, store, node })
     }
@@ -149,6 +147,55 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// The HTTP server, built as actix-web's `HttpServer` builds it (same defaults, timeouts and
+/// graceful shutdown) plus an upgrade service, which `HttpServer` cannot install: requests
+/// asking for a WebSocket are handed their connection (`socket::upgrade`), and the socket
+/// then runs on it outside the HTTP/1 dispatcher and its buffers.
+fn serve(
+    settings: &Settings,
+    state: AppState,
+    metrics: PrometheusMetrics,
+    listener: TcpListener,
+) -> std::io::Result<Server> {
+    let addr = listener.local_addr()?;
+    let request_timeout = Duration::from_secs(settings.http.request_timeout_secs);
+    let builder = actix_server::Server::build();
+    let shutdown = builder.graceful_shutdown_signal();
+    let server = builder
+        .workers(match settings.http.workers {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        })
+        // SIGTERM and SIGINT stop accepting at once and give requests this long to finish.
+        .shutdown_timeout(settings.http.shutdown_timeout_secs)
+        .listen(format!("amora-{addr}"), listener, move || {
+            let shutdown = shutdown.clone();
+            let sockets = Arc::new(state.clone());
+            let app = app(state.clone(), metrics.clone())
+                .into_factory()
+                .map_err(|error: actix_web::Error| error.error_response());
+            HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let signal = shutdown.clone();
+                    async move { signal.notified().await }
+                })
+                .keep_alive(KeepAlive::default())
+                .client_request_timeout(request_timeout)
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .h1_allow_half_closed(true)
+                .local_addr(addr)
+                .upgrade(fn_service(
+                    move |(req, framed): (actix_http::Request, actix_codec::Framed<TcpStream, h1::Codec>)| {
+                        socket::upgrade(sockets.clone(), req, framed)
+                    },
+                ))
+                .finish(map_config(app, move |()| AppConfig::__priv_test_new(false, addr.to_string(), addr)))
+                .tcp()
+        })?
+        .run();
+    Ok(server)
 }
 
 async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
@@ -187,11 +234,7 @@ fn app(
         .wrap(from_fn(request_limits::bound_request))
         .wrap(metrics)
         .wrap(TracingLogger::<RedactingRootSpan>::new())
-        .wrap(
-            DefaultHeaders::new()
-                .add(("X-Content-Type-Options", "nosniff"))
-                .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
-        )
+        .wrap(DEFAULT_HEADERS.iter().fold(DefaultHeaders::new(), |headers, &(name, value)| headers.add((name, value))))
         .app_data(web::Data::new(state))
         .route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))
@@ -199,7 +242,7 @@ fn app(
         .route("/locales/{lng}/{file}", web::get().to(spa::locale))
         .route("/sitemap.xml", web::get().to(spa::sitemap))
         .route("/robots.txt", web::get().to(spa::robots))
-        .route("/lust/api/ws", web::get().to(socket::connect))
+        .route(socket::PATH, web::get().to(socket::connect))
         // Payment processors' notifications and the buyer's returns: outside the envelope.
         .configure(|config| payment_callbacks::configure(config, &sandbox_pages))
         .service(

@@ -92,15 +92,34 @@ fn session_cookie(state: &AppState, value: String, max_age: CookieDuration) -> C
 
 /// The session token a request carries: the `voucher` header first (app views), else the cookie.
 pub fn presented_token(req: &HttpRequest) -> Option<String> {
-    let header = req
-        .headers()
+    presented_token_in(req.headers())
+}
+
+/// `presented_token` from a request's headers alone (the socket's upgrade has no
+/// `HttpRequest`). The cookie is read as actix-web's `HttpRequest::cookie` reads it.
+pub fn presented_token_in(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
+    let header = headers
         .get(VOUCHER_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .filter(|v| !v.is_empty() && v.len() <= 100);
-    header
-        .map(str::to_owned)
-        .or_else(|| req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned()).filter(|v| !v.is_empty()))
+    header.map(str::to_owned).or_else(|| session_cookie_value(headers))
+}
+
+fn session_cookie_value(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
+    let mut found = None;
+    for value in headers.get_all(actix_web::http::header::COOKIE) {
+        let value = std::str::from_utf8(value.as_bytes()).ok()?;
+        for part in value.split(';').map(str::trim).filter(|part| !part.is_empty()) {
+            if let Ok(cookie) = Cookie::parse_encoded(part)
+                && found.is_none()
+                && cookie.name() == SESSION_COOKIE
+            {
+                found = Some(cookie.value().to_owned());
+            }
+        }
+    }
+    found.filter(|v| !v.is_empty())
 }
 
 /// A signed-in request: the account and the hash of the session it came with.

@@ -40,8 +40,7 @@ pub async fn bound_request(
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     let http = &state.settings.http;
-    let header_bytes: usize = req.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
-    if header_bytes > http.max_header_bytes {
+    if headers_too_large(req.headers(), http.max_header_bytes) {
         let response = HttpResponse::build(actix_web::http::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE)
             .force_close()
             .body("request headers too large");
@@ -61,6 +60,12 @@ pub async fn bound_request(
         response.response_mut().head_mut().set_connection_type(ConnectionType::Close);
     }
     Ok(response)
+}
+
+/// Whether a request's headers take more than `max` bytes in total (431); the socket's
+/// upgrade, outside these middlewares, asks too.
+pub fn headers_too_large(headers: &actix_web::http::header::HeaderMap, max: usize) -> bool {
+    headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>() > max
 }
 
 /// A request announces a body by its length or by chunked transfer encoding.
