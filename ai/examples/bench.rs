@@ -1,10 +1,11 @@
 //! Benchmark of the embedded chat model against llama.cpp's server on the same GGUF file
-//! and the same thread count: time to first token and generation speed, as a markdown
-//! table for BENCHMARKS.md.
+//! and the same thread count: time to first token and generation speed, one reply and
+//! several at once, as a markdown table for BENCHMARKS.md. Ours is the llama.cpp engine
+//! (`--engine llama_cpp`, the default) or candle (`--engine candle`).
 //!
 //! ```sh
 //! eval "$(scripts/lib/model.sh env)"
-//! CANDLE_NUM_THREADS=2 cargo run --release -p amora-ai --example bench
+//! CANDLE_NUM_THREADS=2 cargo run --release -p amora-ai --example bench -- --with-candle
 //! ```
 //!
 //! Every run uses a fresh prompt (a run number leads the system message) so that neither
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amora_ai::chat::embedded::{candle_threads, converted_path};
-use amora_ai::chat::{self, ChatMessage, ChatModel, ChatRequest, ModelSettings, Requantize, StreamEvent};
+use amora_ai::chat::{self, ChatMessage, ChatModel, ChatRequest, Engine, ModelSettings, Requantize, StreamEvent};
 use clap::Parser;
 use futures_util::StreamExt;
 use support::llama_server::LlamaServer;
@@ -51,6 +52,15 @@ struct Args {
     /// Only the short prompt (the test command's smoke: seconds, not minutes).
     #[arg(long)]
     short_only: bool,
+    /// Our engine: `llama_cpp` (the library at --llama-lib) or `candle`.
+    #[arg(long, default_value = "llama_cpp")]
+    engine: String,
+    /// llama.cpp's in-process library (default: $AMORA_LLAMA_LIB).
+    #[arg(long)]
+    llama_lib: Option<PathBuf>,
+    /// With the llama.cpp engine as ours, also time candle (rows only, not recorded).
+    #[arg(long)]
+    with_candle: bool,
 }
 
 struct Run {
@@ -194,9 +204,20 @@ async fn time_batch(model: &dyn ChatModel, args: &Args, engine: &str) -> f64 {
 
 fn embedded(path: &Path, requantize: Requantize, concurrent_replies: usize) -> Arc<dyn ChatModel> {
     let mut settings = ModelSettings::embedded(path);
+    settings.embedded.engine = Engine::Candle;
     settings.embedded.requantize = requantize;
     settings.embedded.concurrent_replies = concurrent_replies;
     chat::build(&settings).expect("the embedded model loads")
+}
+
+/// The llama.cpp engine on `path` as it is (the converted Q8_0 file, the peer's).
+fn in_process_llama(path: &Path, library: &Path, threads: usize, concurrent_replies: usize) -> Arc<dyn ChatModel> {
+    let mut settings = ModelSettings::embedded(path);
+    settings.embedded.engine = Engine::LlamaCpp;
+    settings.embedded.llama_library = Some(library.to_path_buf());
+    settings.embedded.threads = Some(threads);
+    settings.embedded.concurrent_replies = concurrent_replies;
+    chat::build(&settings).expect("the llama.cpp engine loads")
 }
 
 /// The x86 extensions candle's CPU kernels pick at run time (`is_x86_feature_detected!`):
@@ -245,13 +266,31 @@ async fn main() {
     let server = args.llama_server.clone().unwrap_or_else(support::llama_server_binary);
     let threads = candle_threads();
     let mut rows = Vec::new();
-
+    let llama_lib = match args.engine.as_str() {
+        "llama_cpp" => Some(args.llama_lib.clone().unwrap_or_else(support::llama_library)),
+        "candle" => None,
+        other => panic!("--engine {other}: llama_cpp or candle"),
+    };
+    // The candle engine converts the file to Q8_0 once; the llama.cpp engine and the peer
+    // read that same converted file, so the three compute on the same weights.
+    let converted = {
+        drop(embedded(&model, Requantize::Q8_0, 1));
+        converted_path(&model, Requantize::Q8_0).unwrap()
+    };
+    let ours = |concurrent: usize| match &llama_lib {
+        Some(library) => in_process_llama(&converted, library, threads, concurrent),
+        None => embedded(&model, Requantize::Q8_0, concurrent),
+    };
+    let our_engine = if llama_lib.is_some() { "embedded (llama.cpp in-process)" } else { "embedded (candle)" };
     {
+        let m = ours(1);
+        rows.extend(bench(m.as_ref(), &args, our_engine, format!("{} (converted once)", file_name(&converted))).await);
+    }
+    let mut candle_rows = Vec::new();
+    if args.with_candle && llama_lib.is_some() {
         let m = embedded(&model, Requantize::Q8_0, 1);
-        let converted = converted_path(&model, Requantize::Q8_0).unwrap();
-        rows.extend(
-            bench(m.as_ref(), &args, "embedded (candle)", format!("{} (converted once)", file_name(&converted))).await,
-        );
+        candle_rows =
+            bench(m.as_ref(), &args, "embedded (candle)", format!("{} (converted once)", file_name(&converted))).await;
     }
     if args.with_unconverted {
         let m = embedded(&model, Requantize::None, 1);
@@ -268,9 +307,7 @@ async fn main() {
     // of each in turn; llama-server decodes its slots together in one batch.
     let mut batch = None;
     if args.batch > 0 {
-        let converted = converted_path(&model, Requantize::Q8_0).unwrap();
-        let ours =
-            time_batch(embedded(&model, Requantize::Q8_0, args.batch).as_ref(), &args, "embedded (candle)").await;
+        let ours = time_batch(ours(args.batch).as_ref(), &args, our_engine).await;
         let llama = LlamaServer::start_with_slots(&server, &converted, threads, args.batch).await;
         let m = chat::build(&ModelSettings::openai(llama.base_url.clone(), "smollm2")).unwrap();
         let peer = time_batch(m.as_ref(), &args, "llama.cpp llama-server").await;
@@ -290,11 +327,11 @@ async fn main() {
     );
     // Which instruction sets each engine computed with: the two are only comparable when
     // both use what the CPU has (llama-server is built for it less AMX; see scripts/lib/model.sh).
-    println!("CPU features used: embedded (candle, chosen at run time): {}.", candle_cpu_features());
+    println!("CPU features used: candle (chosen at run time): {}.", candle_cpu_features());
     println!("llama-server (compiled in, from its system_info): {llama_system_info}.\n");
     println!("| engine | weights | threads | prompt tokens | time to first token | reply tokens | tokens/s |");
     println!("|---|---|---|---|---|---|---|");
-    for row in &rows {
+    for row in rows.iter().chain(&candle_rows) {
         let ttft = median(row.runs.iter().map(|r| r.ttft.as_secs_f64() * 1e3).collect());
         let tps = median(row.runs.iter().map(|r| r.tokens_per_s).collect());
         let tokens = median(row.runs.iter().map(|r| f64::from(r.tokens)).collect());
@@ -316,7 +353,7 @@ async fn main() {
         bench_record::record(&format!("model.tps.{size}"), tps(i), tps(llama_q8 + i), "tokens/s", &note);
         bench_record::record(&format!("model.ttft.{size}"), ttft(i) * 1e3, ttft(llama_q8 + i) * 1e3, "ms", &note);
         println!(
-            "- {prompt} prompt, same Q8_0 file: embedded/llama-server = {:.2}× the tokens/s, {:.2}× the time to \
+            "- {prompt} prompt, same Q8_0 file: {our_engine}/llama-server = {:.2}× the tokens/s, {:.2}× the time to \
              first token; against llama-server on the Q4_1 file as shipped: {:.2}× the tokens/s.",
             tps(i) / tps(llama_q8 + i),
             ttft(i) / ttft(llama_q8 + i),
@@ -325,7 +362,7 @@ async fn main() {
     }
     if let Some((ours, peer)) = batch {
         println!(
-            "- {} short conversations at once, same Q8_0 file: embedded {ours:.1} tokens/s in all, llama-server \
+            "- {} short conversations at once, same Q8_0 file: {our_engine} {ours:.1} tokens/s in all, llama-server \
              --parallel {} {peer:.1}: {:.2}×.",
             args.batch,
             args.batch,

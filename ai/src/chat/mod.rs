@@ -39,7 +39,7 @@ pub mod openai;
 mod settings;
 mod stop;
 
-pub use settings::{EmbeddedSettings, ModelKind, ModelSettings, OpenAiSettings, Requantize};
+pub use settings::{EmbeddedSettings, Engine, ModelKind, ModelSettings, OpenAiSettings, Requantize};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -330,7 +330,10 @@ pub fn estimate_tokens(text: &str) -> usize {
 pub fn build(settings: &ModelSettings) -> Result<Arc<dyn ChatModel>, AiError> {
     settings.validate()?;
     match settings.kind {
-        ModelKind::Embedded => Ok(Arc::new(embedded::EmbeddedChatModel::load(settings)?)),
+        ModelKind::Embedded => match settings.embedded.resolved_engine() {
+            Engine::LlamaCpp => Ok(Arc::new(embedded::llama_cpp::LlamaCppChatModel::load(settings)?)),
+            _ => Ok(Arc::new(embedded::EmbeddedChatModel::load(settings)?)),
+        },
         ModelKind::Openai => Ok(Arc::new(openai::OpenAiChatModel::new(settings)?)),
     }
 }

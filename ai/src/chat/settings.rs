@@ -94,6 +94,11 @@ impl ModelSettings {
                 if e.context_size == Some(0) {
                     return bad("chat.embedded.context_size must be at least 1".into());
                 }
+                if e.engine == Engine::LlamaCpp && e.llama_library.is_none() {
+                    return bad("chat.embedded.engine is llama_cpp but chat.embedded.llama_library is not set \
+                                (scripts/lib/model.sh llama-shim builds it)"
+                        .into());
+                }
             }
             ModelKind::Openai => {
                 let o = &self.openai;
@@ -126,10 +131,29 @@ pub enum Requantize {
     None,
 }
 
+/// Which code runs the embedded model's GGUF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// llama.cpp when `llama_library` is set, candle otherwise.
+    #[default]
+    Auto,
+    /// candle, compiled into the server: needs nothing else, one sequence per forward pass.
+    Candle,
+    /// llama.cpp in-process (`llama_library`): this CPU's own kernels, and the replies
+    /// written at once decode together in one batch (BENCHMARKS.md, "Against the peers").
+    LlamaCpp,
+}
+
 /// The embedded provider's settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EmbeddedSettings {
+    /// candle, llama.cpp, or llama.cpp when its library is there (`auto`).
+    pub engine: Engine,
+    /// llama.cpp's engine: `libamora_llama.so`, which `scripts/lib/model.sh llama-shim`
+    /// builds for this machine's CPU (`scripts/run` sets it).
+    pub llama_library: Option<PathBuf>,
     /// The GGUF file; by default `$AMORA_CACHE/models/SmolLM2-135M-Instruct.Q4_1.gguf`
     /// (`$AMORA_CACHE` defaults to `~/.cache/amora`), where `scripts/lib/model.sh` puts it.
     pub model_path: Option<PathBuf>,
@@ -157,6 +181,8 @@ pub struct EmbeddedSettings {
 impl Default for EmbeddedSettings {
     fn default() -> Self {
         Self {
+            engine: Engine::Auto,
+            llama_library: None,
             model_path: None,
             threads: None,
             queue_size: 16,
@@ -171,6 +197,15 @@ impl Default for EmbeddedSettings {
 }
 
 impl EmbeddedSettings {
+    /// The engine `engine` names, `auto` resolved.
+    pub fn resolved_engine(&self) -> Engine {
+        match self.engine {
+            Engine::Auto if self.llama_library.is_some() => Engine::LlamaCpp,
+            Engine::Auto => Engine::Candle,
+            engine => engine,
+        }
+    }
+
     /// The configured model path, or the cache's default.
     pub fn resolved_model_path(&self) -> PathBuf {
         if let Some(path) = &self.model_path {

@@ -30,3 +30,15 @@ pub fn llama_server_binary() -> PathBuf {
     assert!(path.is_file(), "AMORA_LLAMA_SERVER={} is not a file: run scripts/lib/model.sh", path.display());
     path
 }
+
+/// llama.cpp's in-process library (`libamora_llama.so`), built by `scripts/lib/model.sh llama-shim`.
+pub fn llama_library() -> PathBuf {
+    let path = std::env::var_os("AMORA_LLAMA_LIB").map(PathBuf::from).unwrap_or_else(|| {
+        panic!(
+            "AMORA_LLAMA_LIB is not set: run `eval \"$(scripts/lib/model.sh env)\"` (or \
+             `export AMORA_LLAMA_LIB=$(scripts/lib/model.sh llama-shim)`) before these tests"
+        )
+    });
+    assert!(path.is_file(), "AMORA_LLAMA_LIB={} is not a file: run scripts/lib/model.sh", path.display());
+    path
+}

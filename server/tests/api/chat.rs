@@ -482,6 +482,52 @@ async fn a_conversation_through_the_openai_provider_against_llama_server() {
     assert!(!llama.log_text().is_empty());
 }
 
+/// The embedded model on the llama.cpp engine (`AMORA_LLAMA_LIB`, as `scripts/run` sets it):
+/// two users' replies at once, a second turn from the kept prompt, and a stop.
+#[actix_rt::test]
+async fn conversations_on_the_in_process_llama_cpp_engine() {
+    let library = std::env::var("AMORA_LLAMA_LIB")
+        .expect("AMORA_LLAMA_LIB is not set: run `eval \"$(scripts/lib/model.sh env)\"` first (scripts/test does)");
+    let (app, _, voucher, mut socket) = chat_app(&[
+        ("AMORA_CHAT__MODEL__EMBEDDED__LLAMA_LIBRARY", library.as_str()),
+        ("AMORA_CHAT__MODEL__EMBEDDED__THREADS", "2"),
+        ("AMORA_CHAT__MODEL__EMBEDDED__CONTEXT_SIZE", "2048"),
+    ])
+    .await;
+    let (_, other_voucher, mut other) = user_with_socket(&app, "Bo").await;
+    send(&mut socket, FREE_CHARACTER, "Hi! I just got home from work. How was your day?").await;
+    send(&mut other, FREE_CHARACTER, "Hello! What do you like to do on weekends?").await;
+    for (socket, voucher) in [(&mut socket, &voucher), (&mut other, &other_voucher)] {
+        let events = until_reply_ends(socket).await;
+        let done = named(&events, "chatDone");
+        assert_eq!(done.len(), 1, "{events:?}");
+        assert!(named(&events, "chatDelta").len() >= 2, "{events:?}");
+        let reply = done[0]["data"]["message"]["content"].as_str().unwrap().to_owned();
+        println!("llama.cpp engine reply: {reply}");
+        assert!(!reply.trim().is_empty());
+        let page = messages(&app, voucher, FREE_CHARACTER, None, 30).await;
+        assert_eq!(contents(&page)[0], reply.as_str());
+    }
+
+    send(&mut socket, FREE_CHARACTER, "Tell me one thing you like.").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+    // The second turn started from the first one's kept prompt.
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let reused = metrics
+        .lines()
+        .find(|line| line.starts_with("amora_chat_model_prompt_tokens{source=\"cached\"}"))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|n| n.parse::<f64>().ok());
+    assert!(reused.is_some_and(|n| n > 0.0), "reused prompt tokens in:\n{metrics}");
+
+    send(&mut socket, FREE_CHARACTER, "Write a very long story about a dragon who learns to bake bread.").await;
+    socket.wait_for("chatDelta", REPLY).await.expect("the reply started");
+    act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
+    let stopped = socket.wait_for("chatDone", REPLY).await.expect("stopped");
+    assert_eq!(stopped["data"]["finishReason"], "cancelled");
+}
+
 /// Issue 13: the conversation's actor loads it and writes the greeting once, however many
 /// first opens arrive together.
 #[actix_rt::test]

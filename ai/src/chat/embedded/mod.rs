@@ -8,6 +8,7 @@
 //! tensors). The async side only tokenizes the prompt and forwards the tokens as they come.
 
 mod convert;
+pub mod llama_cpp;
 mod prefix_cache;
 mod tokenizer;
 
@@ -247,72 +248,71 @@ impl EmbeddedChatModel {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
 
-    /// The prompt for `messages` as token ids, trimmed to leave room for the reply: the
-    /// oldest messages after the system prompt go first, the last message always stays.
-    /// Also where the first `cache_prefix` messages end in it, when they end before it does.
-    fn prompt(
-        &self,
-        messages: &[ChatMessage],
-        max_tokens: usize,
-        cache_prefix: Option<usize>,
-    ) -> Result<FedPrompt, AiError> {
-        let tokenizer = &self.shared.tokenizer;
-        let window = self.shared.context_window;
-        let reserve = max_tokens.min(window / 4).max(1);
-        let mut head = Vec::new();
-        let mut turns = messages.iter();
-        match messages.first() {
-            Some(first) if first.role == Role::System => {
-                head = tokenizer.encode_turn(first.role.as_str(), &first.content)?;
-                turns.next();
-            }
-            _ => {
-                if let Some(system) = tokenizer.default_system_prompt() {
-                    head = tokenizer.encode_turn("system", system)?;
-                }
+/// The prompt for `messages` as token ids (either engine), trimmed to leave room for the
+/// reply: the oldest messages after the system prompt go first, the last message always stays.
+/// Also where the first `cache_prefix` messages end in it, when they end before it does.
+fn build_prompt(
+    tokenizer: &GgufTokenizer,
+    window: usize,
+    messages: &[ChatMessage],
+    max_tokens: usize,
+    cache_prefix: Option<usize>,
+) -> Result<FedPrompt, AiError> {
+    let reserve = max_tokens.min(window / 4).max(1);
+    let mut head = Vec::new();
+    let mut turns = messages.iter();
+    match messages.first() {
+        Some(first) if first.role == Role::System => {
+            head = tokenizer.encode_turn(first.role.as_str(), &first.content)?;
+            turns.next();
+        }
+        _ => {
+            if let Some(system) = tokenizer.default_system_prompt() {
+                head = tokenizer.encode_turn("system", system)?;
             }
         }
-        let turns = turns.map(|m| tokenizer.encode_turn(m.role.as_str(), &m.content)).collect::<Result<Vec<_>, _>>()?;
-        let tail = tokenizer.encode_reply_start()?;
-        let mut total = head.len() + tail.len() + turns.iter().map(Vec::len).sum::<usize>();
-        let mut dropped = 0;
-        while total + reserve > window {
-            if dropped + 1 >= turns.len() {
-                return Err(AiError::BadRequest(format!(
-                    "the prompt takes {total} tokens; the context window is {window}"
-                )));
-            }
-            total -= turns[dropped].len();
-            dropped += 1;
-        }
-        if dropped > 0 {
-            tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
-        }
-        // The turns are the messages after the system one (when there is one).
-        let system = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
-        let stable_turns = cache_prefix.map(|n| n.saturating_sub(system));
-        let mut ids = Vec::with_capacity(total);
-        ids.extend(head);
-        // Where the next turn's prompt parts from this one: at an earlier reply's start
-        // when the state is kept at `cache_at` (the end of the last user message), else
-        // after that reply's opening (this prompt kept whole ends with the opening).
-        let mut breaks = Vec::new();
-        let mut cache_at = None;
-        for (index, turn) in turns.into_iter().enumerate().skip(dropped) {
-            if stable_turns == Some(index) && index > dropped {
-                cache_at = Some(ids.len());
-                breaks.push(ids.len());
-            }
-            if turn.starts_with(&tail) {
-                breaks.push(ids.len() + if stable_turns.is_some() { 0 } else { tail.len() });
-            }
-            ids.extend(turn);
-        }
-        breaks.dedup();
-        ids.extend(tail);
-        Ok(FedPrompt { ids, cache_at, breaks })
     }
+    let turns = turns.map(|m| tokenizer.encode_turn(m.role.as_str(), &m.content)).collect::<Result<Vec<_>, _>>()?;
+    let tail = tokenizer.encode_reply_start()?;
+    let mut total = head.len() + tail.len() + turns.iter().map(Vec::len).sum::<usize>();
+    let mut dropped = 0;
+    while total + reserve > window {
+        if dropped + 1 >= turns.len() {
+            return Err(AiError::BadRequest(format!(
+                "the prompt takes {total} tokens; the context window is {window}"
+            )));
+        }
+        total -= turns[dropped].len();
+        dropped += 1;
+    }
+    if dropped > 0 {
+        tracing::debug!(dropped, "dropped the oldest messages to fit the context window");
+    }
+    // The turns are the messages after the system one (when there is one).
+    let system = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+    let stable_turns = cache_prefix.map(|n| n.saturating_sub(system));
+    let mut ids = Vec::with_capacity(total);
+    ids.extend(head);
+    // Where the next turn's prompt parts from this one: at an earlier reply's start
+    // when the state is kept at `cache_at` (the end of the last user message), else
+    // after that reply's opening (this prompt kept whole ends with the opening).
+    let mut breaks = Vec::new();
+    let mut cache_at = None;
+    for (index, turn) in turns.into_iter().enumerate().skip(dropped) {
+        if stable_turns == Some(index) && index > dropped {
+            cache_at = Some(ids.len());
+            breaks.push(ids.len());
+        }
+        if turn.starts_with(&tail) {
+            breaks.push(ids.len() + if stable_turns.is_some() { 0 } else { tail.len() });
+        }
+        ids.extend(turn);
+    }
+    breaks.dedup();
+    ids.extend(tail);
+    Ok(FedPrompt { ids, cache_at, breaks })
 }
 
 /// A prompt as token ids, with the places `Job` names.
@@ -350,37 +350,13 @@ fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize)
 #[async_trait::async_trait]
 impl ChatModel for EmbeddedChatModel {
     async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError> {
-        request.validate()?;
-        if request.cancel.is_cancelled() {
-            return Ok(TokenStream::finished(FinishReason::Cancelled));
-        }
-        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens) as usize;
-        let FedPrompt { ids: prompt, cache_at, breaks } =
-            self.prompt(&request.messages, max_tokens, request.cache_prefix)?;
-        let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
-        let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
-        let sampling = if temperature <= 1e-4 {
-            Sampling::ArgMax
-        } else {
-            Sampling::TopKThenTopP { k: TOP_K, p: f64::from(top_p), temperature: f64::from(temperature) }
+        let (job, stream) = match job_for(request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)?
+        {
+            Ok(job) => job,
+            Err(finished) => return Ok(finished),
         };
-        let seed = request
-            .seed
-            .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
-        let (events, receiver) = mpsc::unbounded_channel();
-        let cancel = request.cancel.clone();
-        self.scheduler.submit(Job {
-            prompt,
-            cache_at,
-            breaks,
-            max_tokens,
-            sampling,
-            seed,
-            stop: request.stop,
-            cancel: cancel.clone(),
-            events,
-        })?;
-        Ok(event_stream(receiver, cancel))
+        self.scheduler.submit(job)?;
+        Ok(stream)
     }
 
     fn info(&self) -> ModelInfo {
@@ -402,6 +378,46 @@ impl ChatModel for EmbeddedChatModel {
             reused_tokens: self.reused_prompt_tokens(),
         })
     }
+}
+
+/// A request made into a worker's job, and the caller's stream of its events; or, for a
+/// request cancelled before it started, a stream that has already ended.
+fn job_for(
+    request: ChatRequest,
+    tokenizer: &GgufTokenizer,
+    window: usize,
+    limit: u32,
+) -> Result<Result<(Job, TokenStream), TokenStream>, AiError> {
+    request.validate()?;
+    if request.cancel.is_cancelled() {
+        return Ok(Err(TokenStream::finished(FinishReason::Cancelled)));
+    }
+    let max_tokens = request.max_tokens.unwrap_or(limit).min(limit) as usize;
+    let FedPrompt { ids: prompt, cache_at, breaks } =
+        build_prompt(tokenizer, window, &request.messages, max_tokens, request.cache_prefix)?;
+    let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
+    let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
+    let sampling = if temperature <= 1e-4 {
+        Sampling::ArgMax
+    } else {
+        Sampling::TopKThenTopP { k: TOP_K, p: f64::from(top_p), temperature: f64::from(temperature) }
+    };
+    let seed =
+        request.seed.unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
+    let (events, receiver) = mpsc::unbounded_channel();
+    let cancel = request.cancel.clone();
+    let job = Job {
+        prompt,
+        cache_at,
+        breaks,
+        max_tokens,
+        sampling,
+        seed,
+        stop: request.stop,
+        cancel: cancel.clone(),
+        events,
+    };
+    Ok(Ok((job, event_stream(receiver, cancel))))
 }
 
 /// The caller's side of a reply: the worker's events, ended at once by cancellation.
@@ -486,8 +502,7 @@ struct Session {
     generated: usize,
     /// The logits after the prompt, when the prefix cache held all of it.
     cached_logits: Option<Tensor>,
-    utf8: Utf8Decoder,
-    stop: StopMatcher,
+    output: Output,
     started: Instant,
 }
 
@@ -511,8 +526,7 @@ impl Session {
             fed,
             generated: 0,
             cached_logits,
-            utf8: Utf8Decoder::default(),
-            stop: StopMatcher::new(&job.stop),
+            output: Output::new(&job.stop),
             started: Instant::now(),
             job,
         }
@@ -589,13 +603,8 @@ impl Session {
             return Ok(Some(FinishReason::Stop));
         }
         self.tokens.push(next);
-        let text = self.utf8.push(tokenizer.token_bytes(next));
-        if !text.is_empty() {
-            let (text, stopped) = self.stop.push(&text);
-            self.emit(text);
-            if stopped {
-                return Ok(Some(FinishReason::Stop));
-            }
+        if self.output.token(&self.job, tokenizer.token_bytes(next)) {
+            return Ok(Some(FinishReason::Stop));
         }
         if self.generated >= self.job.max_tokens || self.fed >= shared.context_window {
             return Ok(Some(FinishReason::Length));
@@ -603,21 +612,9 @@ impl Session {
         Ok(None)
     }
 
-    fn emit(&self, text: String) {
-        if !text.is_empty() {
-            let _ = self.job.events.send(Ok(StreamEvent::Delta(text)));
-        }
-    }
-
     fn finish(&mut self, reason: FinishReason) {
-        let tail = self.utf8.finish();
-        let (mut text, stopped) = self.stop.push(&tail);
-        if !stopped {
-            text.push_str(&self.stop.flush());
-        }
-        self.emit(text);
         let usage = Usage { prompt_tokens: self.prompt_len as u32, completion_tokens: self.generated as u32 };
-        let _ = self.job.events.send(Ok(StreamEvent::Done(Finish { reason, usage: Some(usage) })));
+        self.output.finish(&self.job, reason, usage);
         tracing::debug!(
             ?reason,
             prompt_tokens = self.prompt_len,
@@ -625,5 +622,46 @@ impl Session {
             ms = self.started.elapsed().as_millis() as u64,
             "embedded reply done"
         );
+    }
+}
+
+/// The text side of a reply, for either engine: token bytes to whole characters, the stop
+/// strings held back until they are ruled out, and the events sent to the caller.
+struct Output {
+    utf8: Utf8Decoder,
+    stop: StopMatcher,
+}
+
+impl Output {
+    fn new(stop: &[String]) -> Self {
+        Self { utf8: Utf8Decoder::default(), stop: StopMatcher::new(stop) }
+    }
+
+    /// Sends what `bytes` (one token's) complete; true when a stop string came.
+    fn token(&mut self, job: &Job, bytes: &[u8]) -> bool {
+        let text = self.utf8.push(bytes);
+        if text.is_empty() {
+            return false;
+        }
+        let (text, stopped) = self.stop.push(&text);
+        Self::emit(job, text);
+        stopped
+    }
+
+    /// Sends what is held back, then the end of the reply.
+    fn finish(&mut self, job: &Job, reason: FinishReason, usage: Usage) {
+        let tail = self.utf8.finish();
+        let (mut text, stopped) = self.stop.push(&tail);
+        if !stopped {
+            text.push_str(&self.stop.flush());
+        }
+        Self::emit(job, text);
+        let _ = job.events.send(Ok(StreamEvent::Done(Finish { reason, usage: Some(usage) })));
+    }
+
+    fn emit(job: &Job, text: String) {
+        if !text.is_empty() {
+            let _ = job.events.send(Ok(StreamEvent::Delta(text)));
+        }
     }
 }
