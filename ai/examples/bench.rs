@@ -61,6 +61,9 @@ struct Args {
     /// With the llama.cpp engine as ours, also time candle (rows only, not recorded).
     #[arg(long)]
     with_candle: bool,
+    /// Our engine's prefix cache, in tokens (default: the setting's default).
+    #[arg(long)]
+    prefix_cache_tokens: Option<usize>,
 }
 
 struct Run {
@@ -211,8 +214,17 @@ fn embedded(path: &Path, requantize: Requantize, concurrent_replies: usize) -> A
 }
 
 /// The llama.cpp engine on `path` as it is (the converted Q8_0 file, the peer's).
-fn in_process_llama(path: &Path, library: &Path, threads: usize, concurrent_replies: usize) -> Arc<dyn ChatModel> {
+fn in_process_llama(
+    path: &Path,
+    library: &Path,
+    threads: usize,
+    concurrent_replies: usize,
+    prefix_cache_tokens: Option<usize>,
+) -> Arc<dyn ChatModel> {
     let mut settings = ModelSettings::embedded(path);
+    if let Some(tokens) = prefix_cache_tokens {
+        settings.embedded.prefix_cache_tokens = tokens;
+    }
     settings.embedded.engine = Engine::LlamaCpp;
     settings.embedded.llama_library = Some(library.to_path_buf());
     settings.embedded.threads = Some(threads);
@@ -278,7 +290,7 @@ async fn main() {
         converted_path(&model, Requantize::Q8_0).unwrap()
     };
     let ours = |concurrent: usize| match &llama_lib {
-        Some(library) => in_process_llama(&converted, library, threads, concurrent),
+        Some(library) => in_process_llama(&converted, library, threads, concurrent, args.prefix_cache_tokens),
         None => embedded(&model, Requantize::Q8_0, concurrent),
     };
     let our_engine = if llama_lib.is_some() { "embedded (llama.cpp in-process)" } else { "embedded (candle)" };

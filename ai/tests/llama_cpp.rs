@@ -17,7 +17,10 @@ use futures_util::StreamExt;
 fn settings(concurrent: usize, queue: usize) -> ModelSettings {
     let mut settings = ModelSettings::embedded(support::model_path());
     settings.embedded.llama_library = Some(support::llama_library());
-    settings.embedded.threads = Some(2);
+    // One thread: ggml's OpenMP threads spin at every barrier by default, and beside the
+    // other tests on two cores a spinning pair took 10-30x longer per decode. (The
+    // benchmarks, on an idle machine, use two, like llama-server.)
+    settings.embedded.threads = Some(1);
     settings.embedded.concurrent_replies = concurrent;
     settings.embedded.queue_size = queue;
     // A small context keeps each test's KV cache small; the prompts here are short.

@@ -490,7 +490,8 @@ async fn conversations_on_the_in_process_llama_cpp_engine() {
         .expect("AMORA_LLAMA_LIB is not set: run `eval \"$(scripts/lib/model.sh env)\"` first (scripts/test does)");
     let (app, _, voucher, mut socket) = chat_app(&[
         ("AMORA_CHAT__MODEL__EMBEDDED__LLAMA_LIBRARY", library.as_str()),
-        ("AMORA_CHAT__MODEL__EMBEDDED__THREADS", "2"),
+        // One thread: see ai/tests/llama_cpp.rs (spinning OpenMP threads beside other tests).
+        ("AMORA_CHAT__MODEL__EMBEDDED__THREADS", "1"),
         ("AMORA_CHAT__MODEL__EMBEDDED__CONTEXT_SIZE", "2048"),
     ])
     .await;

@@ -51,22 +51,6 @@ impl<S: Clone> PrefixCache<S> {
         Some(reuse)
     }
 
-    /// Most tokens held over all entries.
-    pub fn budget(&self) -> usize {
-        self.budget
-    }
-
-    /// Drops the least recently used entry; false when there was none.
-    pub fn evict_oldest(&mut self) -> bool {
-        match self.entries.pop_front() {
-            Some(evicted) => {
-                self.held -= evicted.tokens.len();
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Keeps a prompt just fed. Entries it extends go (it answers for them, so a
     /// conversation holds one entry, its latest turn); then the least recently used go
     /// until the budget holds.

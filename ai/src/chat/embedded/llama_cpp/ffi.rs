@@ -8,8 +8,9 @@
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString, c_char, c_void};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
 
 use libloading::Library;
 
@@ -21,7 +22,6 @@ type Count = unsafe extern "C" fn(*const c_void) -> i32;
 type Decode = unsafe extern "C" fn(*mut c_void, i32, *const i32, *const i32, *const i32, *const i8) -> i32;
 type Logits = unsafe extern "C" fn(*mut c_void, i32) -> *const f32;
 type SeqRm = unsafe extern "C" fn(*mut c_void, i32, i32, i32) -> i32;
-type SeqCp = unsafe extern "C" fn(*mut c_void, i32, i32, i32, i32);
 type SeqPosMax = unsafe extern "C" fn(*mut c_void, i32) -> i32;
 type SystemInfo = unsafe extern "C" fn() -> *const c_char;
 
@@ -34,7 +34,6 @@ struct Functions {
     decode: Decode,
     logits: Logits,
     seq_rm: SeqRm,
-    seq_cp: SeqCp,
     seq_pos_max: SeqPosMax,
     system_info: SystemInfo,
 }
@@ -100,8 +99,8 @@ pub struct Llama {
     functions: Functions,
     n_vocab: usize,
     batch_capacity: usize,
-    /// Last: dropped after `Drop::drop` has closed the handle with its functions.
-    _library: Library,
+    /// Keeps the functions' code loaded (it stays loaded anyway, see `load_library`).
+    _library: Arc<Library>,
 }
 
 // SAFETY: the handle is llama.cpp's model and context, which one thread may use at a time;
@@ -125,34 +124,31 @@ unsafe fn symbol<T: Copy>(library: &Library, name: &str) -> Result<T, AiError> {
         .map_err(|e| AiError::Unavailable(format!("the llama.cpp library has no {name}: {e}")))
 }
 
-/// ggml runs its threads on OpenMP (libgomp), which reads `OMP_WAIT_POLICY` once, when it is
-/// loaded. By default its idle threads spin: with the machine's cores also serving requests
-/// (or busy with anything else) a 20-sequence decode step took 1.5–3 s with 2 spinning
-/// threads against 105–175 ms with sleeping ones. Sleeping costs one wake-up per decode. An
-/// operator's own setting wins.
-fn prefer_sleeping_openmp_threads() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("OMP_WAIT_POLICY").is_none() {
-            // SAFETY: set once, before libgomp is loaded; Rust's own environment reads take
-            // the same lock, and no C code of this process reads the variable meanwhile.
-            unsafe { std::env::set_var("OMP_WAIT_POLICY", "passive") };
-        }
-    });
+/// The libraries opened so far, by path, kept loaded for the life of the process: ggml's
+/// OpenMP threads outlive a model, and unloading the code they park in crashed the process
+/// (SIGSEGV after the last model was dropped). A second model on the same library shares it.
+fn load_library(path: &Path) -> Result<Arc<Library>, AiError> {
+    static OPENED: Mutex<Vec<(PathBuf, Arc<Library>)>> = Mutex::new(Vec::new());
+    let mut opened = OPENED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, library)) = opened.iter().find(|(p, _)| p == path) {
+        return Ok(library.clone());
+    }
+    // SAFETY: loading runs the library's initialisers: llama.cpp's and ggml's, which set up
+    // their own state only.
+    let library = Arc::new(unsafe { Library::new(path) }.map_err(|e| {
+        AiError::Unavailable(format!(
+            "cannot load the llama.cpp library {} ({e}); scripts/lib/model.sh llama-shim builds it",
+            path.display()
+        ))
+    })?);
+    opened.push((path.to_path_buf(), library.clone()));
+    Ok(library)
 }
 
 impl Llama {
     /// Loads `library` and, through it, the GGUF at `model`.
     pub fn open(library: &Path, model: &Path, params: OpenParams) -> Result<Self, AiError> {
-        prefer_sleeping_openmp_threads();
-        // SAFETY: loading runs the library's initialisers: llama.cpp's and ggml's, which set
-        // up their own state only.
-        let lib = unsafe { Library::new(library) }.map_err(|e| {
-            AiError::Unavailable(format!(
-                "cannot load the llama.cpp library {} ({e}); scripts/lib/model.sh llama-shim builds it",
-                library.display()
-            ))
-        })?;
+        let lib = load_library(library)?;
         // SAFETY: each name is one of the shim's functions, with the type of amora_llama.cpp.
         let (open, functions) = unsafe {
             (
@@ -165,7 +161,6 @@ impl Llama {
                     decode: symbol(&lib, "amora_llama_decode")?,
                     logits: symbol(&lib, "amora_llama_logits")?,
                     seq_rm: symbol(&lib, "amora_llama_seq_rm")?,
-                    seq_cp: symbol(&lib, "amora_llama_seq_cp")?,
                     seq_pos_max: symbol(&lib, "amora_llama_seq_pos_max")?,
                     system_info: symbol(&lib, "amora_llama_system_info")?,
                 },
@@ -256,12 +251,6 @@ impl Llama {
         let from = from.map_or(-1, |p| p as i32);
         // SAFETY: a live handle.
         unsafe { (self.functions.seq_rm)(self.handle.as_ptr(), seq, from, -1) == 1 }
-    }
-
-    /// Gives sequence `to` the cells of sequence `from` at positions `0..end` (shared, not copied).
-    pub fn seq_cp(&mut self, from: i32, to: i32, end: usize) {
-        // SAFETY: a live handle.
-        unsafe { (self.functions.seq_cp)(self.handle.as_ptr(), from, to, 0, end as i32) }
     }
 
     /// The highest position sequence `seq` holds, `None` when it is empty.
