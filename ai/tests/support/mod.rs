@@ -21,24 +21,23 @@ pub fn model_path() -> PathBuf {
 
 /// llama.cpp's server binary, built by `scripts/lib/model.sh llama-server`.
 pub fn llama_server_binary() -> PathBuf {
-    let path = std::env::var_os("AMORA_LLAMA_SERVER").map(PathBuf::from).unwrap_or_else(|| {
-        panic!(
-            "AMORA_LLAMA_SERVER is not set: run `eval \"$(scripts/lib/model.sh env)\"` (or \
-             `export AMORA_LLAMA_SERVER=$(scripts/lib/model.sh llama-server)`) before these tests"
-        )
-    });
-    assert!(path.is_file(), "AMORA_LLAMA_SERVER={} is not a file: run scripts/lib/model.sh", path.display());
-    path
+    prepared_file("AMORA_LLAMA_SERVER", "llama-server")
 }
 
 /// llama.cpp's in-process library (`libamora_llama.so`), built by `scripts/lib/model.sh llama-shim`.
 pub fn llama_library() -> PathBuf {
-    let path = std::env::var_os("AMORA_LLAMA_LIB").map(PathBuf::from).unwrap_or_else(|| {
+    prepared_file("AMORA_LLAMA_LIB", "llama-shim")
+}
+
+/// The file the environment variable `name` points at, which `scripts/lib/model.sh step`
+/// prepares. Missing is a failure, never a skip.
+fn prepared_file(name: &str, step: &str) -> PathBuf {
+    let path = std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
         panic!(
-            "AMORA_LLAMA_LIB is not set: run `eval \"$(scripts/lib/model.sh env)\"` (or \
-             `export AMORA_LLAMA_LIB=$(scripts/lib/model.sh llama-shim)`) before these tests"
+            "{name} is not set: run `eval \"$(scripts/lib/model.sh env)\"` (or \
+             `export {name}=$(scripts/lib/model.sh {step})`) before these tests"
         )
     });
-    assert!(path.is_file(), "AMORA_LLAMA_LIB={} is not a file: run scripts/lib/model.sh", path.display());
+    assert!(path.is_file(), "{name}={} is not a file: run scripts/lib/model.sh", path.display());
     path
 }

@@ -114,6 +114,12 @@ impl Scheduler {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Lets the worker finish the replies it has and stop (the model's last handle is gone).
+    fn close(&self) {
+        self.lock().closed = true;
+        self.ready.notify_all();
+    }
+
     fn submit(&self, job: Job) -> Result<(), AiError> {
         let mut queue = self.lock();
         if queue.closed {
@@ -159,8 +165,7 @@ impl std::fmt::Debug for EmbeddedChatModel {
 
 impl Drop for EmbeddedChatModel {
     fn drop(&mut self) {
-        self.scheduler.lock().closed = true;
-        self.scheduler.ready.notify_all();
+        self.scheduler.close();
     }
 }
 
@@ -350,26 +355,15 @@ fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize)
 #[async_trait::async_trait]
 impl ChatModel for EmbeddedChatModel {
     async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError> {
-        let (job, stream) = match job_for(request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)?
-        {
-            Ok(job) => job,
-            Err(finished) => return Ok(finished),
-        };
-        self.scheduler.submit(job)?;
-        Ok(stream)
+        start_reply(&self.scheduler, request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)
     }
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            provider: "embedded",
-            model: self.name.clone(),
-            context_window: Some(self.shared.context_window),
-            max_tokens: self.max_tokens,
-        }
+        embedded_info(&self.name, self.shared.context_window, self.max_tokens)
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        self.shared.tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
+        count_tokens_with(&self.shared.tokenizer, text)
     }
 
     fn prompt_cache(&self) -> Option<super::PromptCacheStats> {
@@ -378,6 +372,32 @@ impl ChatModel for EmbeddedChatModel {
             reused_tokens: self.reused_prompt_tokens(),
         })
     }
+}
+
+/// Either engine's `ChatModel::stream`: the request made into a job for its worker.
+fn start_reply(
+    scheduler: &Scheduler,
+    request: ChatRequest,
+    tokenizer: &GgufTokenizer,
+    window: usize,
+    limit: u32,
+) -> Result<TokenStream, AiError> {
+    let (job, stream) = match job_for(request, tokenizer, window, limit)? {
+        Ok(job) => job,
+        Err(finished) => return Ok(finished),
+    };
+    scheduler.submit(job)?;
+    Ok(stream)
+}
+
+/// Either engine's `ChatModel::info`.
+fn embedded_info(name: &str, context_window: usize, max_tokens: u32) -> ModelInfo {
+    ModelInfo { provider: "embedded", model: name.to_owned(), context_window: Some(context_window), max_tokens }
+}
+
+/// Either engine's `ChatModel::count_tokens`: exact, by the GGUF's tokenizer.
+fn count_tokens_with(tokenizer: &GgufTokenizer, text: &str) -> usize {
+    tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
 }
 
 /// A request made into a worker's job, and the caller's stream of its events; or, for a
@@ -583,13 +603,8 @@ impl Session {
             }
         };
 
-        let mut logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
-        if shared.repeat_penalty != 1.0 {
-            let from = self.tokens.len().saturating_sub(shared.repeat_last_n);
-            logits =
-                candle_transformers::utils::apply_repeat_penalty(&logits, shared.repeat_penalty, &self.tokens[from..])?;
-        }
-        let next = self.sampler.sample(&logits)?;
+        let logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
+        let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
         self.generated += 1;
         if self.generated == 1 {
             tracing::debug!(
@@ -598,13 +613,17 @@ impl Session {
                 "first token of the embedded model"
             );
         }
-        let tokenizer = &shared.tokenizer;
-        if tokenizer.ends_turn(next) {
-            return Ok(Some(FinishReason::Stop));
-        }
-        self.tokens.push(next);
-        if self.output.token(&self.job, tokenizer.token_bytes(next)) {
-            return Ok(Some(FinishReason::Stop));
+        let sampled = sample_next(
+            logits,
+            penalty,
+            &mut self.sampler,
+            &mut self.tokens,
+            &mut self.output,
+            &self.job,
+            &shared.tokenizer,
+        )?;
+        if sampled.is_some() {
+            return Ok(sampled);
         }
         if self.generated >= self.job.max_tokens || self.fed >= shared.context_window {
             return Ok(Some(FinishReason::Length));
@@ -623,6 +642,37 @@ impl Session {
             "embedded reply done"
         );
     }
+}
+
+/// Penalty on tokens seen in the last `last_n` (1: none).
+#[derive(Debug, Clone, Copy)]
+struct RepeatPenalty {
+    penalty: f32,
+    last_n: usize,
+}
+
+/// Either engine's sampling step: the next token after `logits` (1-D, f32), pushed onto
+/// `tokens` (the prompt and the reply so far) and its text sent; `Some(Stop)` when it ended
+/// the turn or completed a stop string. The caller checks the length limits.
+fn sample_next(
+    mut logits: Tensor,
+    repeat: RepeatPenalty,
+    sampler: &mut LogitsProcessor,
+    tokens: &mut Vec<u32>,
+    output: &mut Output,
+    job: &Job,
+    tokenizer: &GgufTokenizer,
+) -> Result<Option<FinishReason>, AiError> {
+    if repeat.penalty != 1.0 {
+        let from = tokens.len().saturating_sub(repeat.last_n);
+        logits = candle_transformers::utils::apply_repeat_penalty(&logits, repeat.penalty, &tokens[from..])?;
+    }
+    let next = sampler.sample(&logits)?;
+    if tokenizer.ends_turn(next) {
+        return Ok(Some(FinishReason::Stop));
+    }
+    tokens.push(next);
+    Ok(output.token(job, tokenizer.token_bytes(next)).then_some(FinishReason::Stop))
 }
 
 /// The text side of a reply, for either engine: token bytes to whole characters, the stop

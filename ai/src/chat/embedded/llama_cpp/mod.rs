@@ -36,7 +36,10 @@ use candle_core::{Device, Tensor};
 use candle_transformers::generation::LogitsProcessor;
 
 use self::ffi::{Batch, Decoded, Llama, OpenParams};
-use super::{GgufTokenizer, Job, Output, Queue, Scheduler, WorkerGuard, drop_abandoned, job_for};
+use super::{
+    GgufTokenizer, Job, Output, Queue, RepeatPenalty, Scheduler, WorkerGuard, count_tokens_with, drop_abandoned,
+    embedded_info, sample_next, start_reply,
+};
 use crate::chat::{
     AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream, Usage,
 };
@@ -90,8 +93,7 @@ impl std::fmt::Debug for LlamaCppChatModel {
 
 impl Drop for LlamaCppChatModel {
     fn drop(&mut self) {
-        self.scheduler.lock().closed = true;
-        self.scheduler.ready.notify_all();
+        self.scheduler.close();
     }
 }
 
@@ -236,26 +238,15 @@ impl LlamaCppChatModel {
 #[async_trait::async_trait]
 impl ChatModel for LlamaCppChatModel {
     async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError> {
-        let (job, stream) = match job_for(request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)?
-        {
-            Ok(job) => job,
-            Err(finished) => return Ok(finished),
-        };
-        self.scheduler.submit(job)?;
-        Ok(stream)
+        start_reply(&self.scheduler, request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)
     }
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            provider: "embedded",
-            model: self.name.clone(),
-            context_window: Some(self.shared.context_window),
-            max_tokens: self.max_tokens,
-        }
+        embedded_info(&self.name, self.shared.context_window, self.max_tokens)
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        self.shared.tokenizer.encode(text, false).map_or_else(|_| crate::chat::estimate_tokens(text), |ids| ids.len())
+        count_tokens_with(&self.shared.tokenizer, text)
     }
 
     fn prompt_cache(&self) -> Option<PromptCacheStats> {
@@ -530,13 +521,8 @@ impl<'a> Batcher<'a> {
 impl Reply {
     /// Samples the next token from `logits` and sends its text; `Some` when the reply is over.
     fn next_token(&mut self, logits: &[f32], shared: &Shared) -> Result<Option<FinishReason>, AiError> {
-        let mut logits = Tensor::from_slice(logits, logits.len(), &Device::Cpu)?;
-        if shared.repeat_penalty != 1.0 {
-            let from = self.tokens.len().saturating_sub(shared.repeat_last_n);
-            logits =
-                candle_transformers::utils::apply_repeat_penalty(&logits, shared.repeat_penalty, &self.tokens[from..])?;
-        }
-        let next = self.sampler.sample(&logits)?;
+        let logits = Tensor::from_slice(logits, logits.len(), &Device::Cpu)?;
+        let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
         self.generated += 1;
         if self.generated == 1 {
             tracing::debug!(
@@ -545,13 +531,17 @@ impl Reply {
                 "first token of the embedded model (llama.cpp)"
             );
         }
-        let tokenizer = &shared.tokenizer;
-        if tokenizer.ends_turn(next) {
-            return Ok(Some(FinishReason::Stop));
-        }
-        self.tokens.push(next);
-        if self.output.token(&self.job, tokenizer.token_bytes(next)) {
-            return Ok(Some(FinishReason::Stop));
+        let sampled = sample_next(
+            logits,
+            penalty,
+            &mut self.sampler,
+            &mut self.tokens,
+            &mut self.output,
+            &self.job,
+            &shared.tokenizer,
+        )?;
+        if sampled.is_some() {
+            return Ok(sampled);
         }
         if self.generated >= self.job.max_tokens || self.tokens.len() >= shared.context_window {
             return Ok(Some(FinishReason::Length));
