@@ -327,11 +327,28 @@ struct FedPrompt {
     breaks: Vec<usize>,
 }
 
-fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
+/// The GGUF at `path`, its header read (metadata and tensor index), the reader left at the
+/// tensors. For either engine.
+fn open_gguf(path: &Path) -> Result<(BufReader<File>, gguf_file::Content), AiError> {
     let mut reader =
         BufReader::new(File::open(path).map_err(|e| AiError::Unavailable(format!("{}: {e}", path.display())))?);
     let content = gguf_file::Content::read(&mut reader)
         .map_err(|e| AiError::BadRequest(format!("{} is not a GGUF file: {e}", path.display())))?;
+    Ok((reader, content))
+}
+
+/// The model's name: the GGUF's `general.name`, else the file's.
+fn model_name(content: &gguf_file::Content, path: &Path) -> String {
+    content
+        .metadata
+        .get("general.name")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
+    let (mut reader, content) = open_gguf(path)?;
     let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned();
     if architecture.as_deref() != Some("llama") {
         return Err(AiError::BadRequest(format!(
@@ -339,12 +356,7 @@ fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize)
             path.display()
         )));
     }
-    let name = content
-        .metadata
-        .get("general.name")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let name = model_name(&content, path);
     let trained_context =
         content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).map_or(MAX_SEQ_LEN, |n| n as usize);
     let tokenizer = GgufTokenizer::from_gguf(&content)?;

@@ -24,21 +24,18 @@
 
 mod ffi;
 
-use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
 use candle_transformers::generation::LogitsProcessor;
 
 use self::ffi::{Batch, Decoded, Llama, OpenParams};
 use super::{
     GgufTokenizer, Job, Output, Queue, RepeatPenalty, Scheduler, WorkerGuard, count_tokens_with, drop_abandoned,
-    embedded_info, sample_next, start_reply,
+    embedded_info, model_name, open_gguf, sample_next, start_reply,
 };
 use crate::chat::{
     AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream, Usage,
@@ -81,8 +78,6 @@ pub struct LlamaCppChatModel {
     name: String,
     path: PathBuf,
     max_tokens: u32,
-    system_info: String,
-    threads: usize,
 }
 
 impl std::fmt::Debug for LlamaCppChatModel {
@@ -105,14 +100,12 @@ struct Header {
 }
 
 fn read_header(path: &Path) -> Result<Header, AiError> {
-    let mut reader =
-        BufReader::new(File::open(path).map_err(|e| AiError::Unavailable(format!("{}: {e}", path.display())))?);
-    let content = gguf_file::Content::read(&mut reader)
-        .map_err(|e| AiError::BadRequest(format!("{} is not a GGUF file: {e}", path.display())))?;
-    let text = |key: &str| content.metadata.get(key).and_then(|v| v.to_string().ok()).cloned();
-    let name = text("general.name")
-        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-    let trained_context = text("general.architecture")
+    let (_, content) = open_gguf(path)?;
+    let name = model_name(&content, path);
+    let trained_context = content
+        .metadata
+        .get("general.architecture")
+        .and_then(|v| v.to_string().ok())
         .and_then(|architecture| content.metadata.get(&format!("{architecture}.context_length")))
         .and_then(|v| v.to_u64().ok().or_else(|| v.to_u32().ok().map(u64::from)))
         .map(|n| n as usize);
@@ -168,14 +161,13 @@ impl LlamaCppChatModel {
         }
         // A GGUF without a context length in its header: the one llama.cpp read.
         let context_window = window.min(llama.n_ctx()).min(llama.n_ctx_train().max(1));
-        let system_info = llama.system_info();
         tracing::info!(
             model = %header.name,
             path = %path.display(),
             context_window,
             cells = llama.n_ctx(),
             threads,
-            cpu = %system_info,
+            cpu = %llama.system_info(),
             ms = started.elapsed().as_millis() as u64,
             "loaded the embedded chat model on llama.cpp"
         );
@@ -207,17 +199,7 @@ impl LlamaCppChatModel {
                 })
                 .map_err(|e| AiError::Internal(format!("cannot start the model's worker thread: {e}")))?;
         }
-        Ok(Self { shared, scheduler, name: header.name, path, max_tokens: settings.max_tokens, system_info, threads })
-    }
-
-    /// The CPU features llama.cpp computes with (its `llama_print_system_info`).
-    pub fn system_info(&self) -> &str {
-        &self.system_info
-    }
-
-    /// The threads llama.cpp decodes with.
-    pub fn threads(&self) -> usize {
-        self.threads
+        Ok(Self { shared, scheduler, name: header.name, path, max_tokens: settings.max_tokens })
     }
 
     /// The model's tokenizer (built from the GGUF's metadata).
