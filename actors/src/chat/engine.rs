@@ -31,6 +31,9 @@ use crate::events::ServerEvent;
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
 
+/// Times a reply is written before an empty one is reported as the model's failure.
+const EMPTY_REPLY_TRIES: u32 = 3;
+
 /// What a reply is written from: the conversation as the character's actor holds it.
 pub struct ReplyContext<'a> {
     pub chatter: &'a Chatter,
@@ -159,22 +162,68 @@ impl ChatEngine {
         };
         let model_started = Instant::now();
         self.metrics.observe(Phase::Prepare, model_started - started);
+        // A small model sometimes ends its turn at once, or opens with the user's name (a
+        // stop string): the reply is empty. Like SillyTavern's auto-swipe, it is written
+        // again, with a fresh seed, before the user is told it failed; nothing of an empty
+        // attempt was sent (`stream_reply` holds back leading whitespace).
+        for attempt in 1..=EMPTY_REPLY_TRIES {
+            let (text, finish) =
+                self.stream_reply(model.as_ref(), request.clone(), context, reply_id, model_started).await?;
+            self.metrics.observe(Phase::Generate, model_started.elapsed());
+            if let Some(cache) = model.prompt_cache() {
+                self.metrics.prompt_cache(cache);
+            }
+            if finish == FinishReason::Cancelled && text.trim().is_empty() {
+                return Ok(None);
+            }
+            // A reply the token limit stopped ends at its last whole sentence; one with none is
+            // kept as written and `chatDone` says it was cut (`events::reply_was_cut`).
+            let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
+            if !content.is_empty() {
+                return Ok(Some((content, finish)));
+            }
+            tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, "the model wrote an empty reply");
+        }
+        Err(ChatError::Model(format!("the model wrote an empty reply {EMPTY_REPLY_TRIES} times")))
+    }
+
+    /// One attempt at a reply: streams `chatDelta` from the first visible character on
+    /// (whitespace before it is sent with it, so an empty attempt sends nothing) and
+    /// moderates the text as it grows. Answers the text as written and why it ended.
+    async fn stream_reply(
+        &self,
+        model: &dyn ChatModel,
+        request: ChatRequest,
+        context: &ReplyContext<'_>,
+        reply_id: EntryId,
+        model_started: Instant,
+    ) -> Result<(String, FinishReason), ChatError> {
+        let chatter = context.chatter;
+        let character_id = &context.character.card.character_id;
+        let cancel = request.cancel.clone();
         let mut stream = model.stream(request).await?;
         let mut text = String::new();
-        // Where the next piece starts, as JavaScript counts a string (UTF-16 units).
+        // How much of `text` was sent, in bytes and as JavaScript counts a string (UTF-16
+        // units: where the next piece starts for the client).
+        let mut sent = 0;
         let mut offset: u32 = 0;
         let mut finish = FinishReason::Stop;
         while let Some(event) = stream.next().await {
             match event? {
                 StreamEvent::Delta(delta) => {
-                    if text.is_empty() {
+                    text.push_str(&delta);
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    if sent == 0 {
                         self.metrics.observe(Phase::FirstToken, model_started.elapsed());
                     }
-                    text.push_str(&delta);
                     if let Some(refusal) = moderation::check(&text) {
                         cancel.cancel();
                         return Err(ChatError::Refused(refusal));
                     }
+                    let delta = text[sent..].to_owned();
+                    sent = text.len();
                     if let Some(partial) = context.partial
                         && let Ok(mut partial) = partial.lock()
                     {
@@ -189,20 +238,7 @@ impl ChatEngine {
                 StreamEvent::Done(done) => finish = done.reason,
             }
         }
-        self.metrics.observe(Phase::Generate, model_started.elapsed());
-        if let Some(cache) = model.prompt_cache() {
-            self.metrics.prompt_cache(cache);
-        }
-        // A reply the token limit stopped ends at its last whole sentence; one with none is
-        // kept as written and `chatDone` says it was cut (`events::reply_was_cut`).
-        let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
-        if content.is_empty() {
-            if finish == FinishReason::Cancelled {
-                return Ok(None);
-            }
-            return Err(ChatError::Model("the model wrote an empty reply".into()));
-        }
-        Ok(Some((content, finish)))
+        Ok((text, finish))
     }
 
     /// The facts the user stated in `recent` (oldest first), by rule and by the model

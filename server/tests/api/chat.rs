@@ -529,6 +529,42 @@ async fn conversations_on_the_in_process_llama_cpp_engine() {
     assert_eq!(stopped["data"]["finishReason"], "cancelled");
 }
 
+/// A reply the model leaves empty (its turn ended at once, or it opened with the user's
+/// name, a stop string) is written again before the user is told it failed, as
+/// SillyTavern's auto-swipe does; nothing of an empty attempt reaches the user.
+#[actix_rt::test]
+async fn an_empty_reply_is_written_again_and_fails_only_after_three_tries() {
+    let model = crate::fakes::chat_api::ChatApiFake::start().await;
+    let (app, _, voucher, mut socket) = chat_app(&[
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", model.base_url.as_str()),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "any"),
+    ])
+    .await;
+    model.answer_next(&[&[" ", "\n"], &["Ann: and then", " I said"]]);
+    send(&mut socket, FREE_CHARACTER, "Tell me about the sea.").await;
+    let events = until_reply_ends(&mut socket).await;
+    let done = named(&events, "chatDone");
+    assert_eq!(done.len(), 1, "{events:?}");
+    assert_eq!(done[0]["data"]["message"]["content"], "The gulls know the way.");
+    let streamed: String = named(&events, "chatDelta").iter().map(|e| e["data"]["delta"].as_str().unwrap()).collect();
+    assert_eq!(streamed, "The gulls know the way.", "only the written attempt is streamed");
+    assert_eq!(named(&events, "chatDelta")[0]["data"]["offset"], 0);
+    assert_eq!(model.prompts().len(), 3, "two empty attempts, then the reply");
+    assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await)[0], "The gulls know the way.");
+
+    model.answer_next(&[&[""], &["Ann:"], &["  "]]);
+    send(&mut socket, FREE_CHARACTER, "And the lighthouse?").await;
+    let events = until_reply_ends(&mut socket).await;
+    let failed = named(&events, "chatError");
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert_eq!(failed[0]["data"]["code"], 50000);
+    assert!(named(&events, "chatDelta").is_empty(), "{events:?}");
+    assert_eq!(model.prompts().len(), 6, "three tries");
+    let newest = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(contents(&newest)[0], "And the lighthouse?", "no empty reply was stored");
+}
+
 /// Issue 13: the conversation's actor loads it and writes the greeting once, however many
 /// first opens arrive together.
 #[actix_rt::test]

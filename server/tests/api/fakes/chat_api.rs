@@ -33,6 +33,8 @@ struct Reply {
     gap: Duration,
     finish_reason: String,
     numbered: bool,
+    /// Answered first, one a request, before the standing reply (pieces of each).
+    queued: std::collections::VecDeque<Vec<String>>,
 }
 
 impl Default for Reply {
@@ -42,6 +44,7 @@ impl Default for Reply {
             gap: Duration::ZERO,
             finish_reason: "stop".into(),
             numbered: false,
+            queued: Default::default(),
         }
     }
 }
@@ -63,8 +66,16 @@ async fn completions(
     if fail {
         return HttpResponse::InternalServerError().json(json!({"error": {"message": "down"}}));
     }
-    let reply = reply.lock().unwrap().clone();
-    let pieces = if reply.numbered { vec!["Reply number ".to_owned(), format!("{n}.")] } else { reply.pieces };
+    let (reply, queued) = {
+        let mut reply = reply.lock().unwrap();
+        let queued = reply.queued.pop_front();
+        (reply.clone(), queued)
+    };
+    let pieces = match queued {
+        Some(pieces) => pieces,
+        None if reply.numbered => vec!["Reply number ".to_owned(), format!("{n}.")],
+        None => reply.pieces,
+    };
     let mut events: Vec<String> = pieces
         .iter()
         .enumerate()
@@ -129,6 +140,13 @@ impl ChatApiFake {
         reply.pieces = pieces.iter().map(|p| (*p).to_owned()).collect();
         reply.finish_reason = finish_reason.to_owned();
         reply.numbered = false;
+    }
+
+    /// The next requests are answered with these replies (the pieces of each), one a
+    /// request in order; then the standing reply again.
+    pub fn answer_next(&self, replies: &[&[&str]]) {
+        let mut reply = self.reply.lock().unwrap();
+        reply.queued.extend(replies.iter().map(|pieces| pieces.iter().map(|p| (*p).to_owned()).collect()));
     }
 
     /// The `messages` of every request so far, oldest first, each joined into one text per
