@@ -173,6 +173,8 @@ describe('reports', () => {
       dialog = await fileReport(page, 'other', `Reply report ${RUN}`);
       await dialog.getByRole('heading', { name: en.report.replyTitle.replace('{{name}}', await page.getByTestId('chat-character-name').innerText()) }).waitFor();
       await dialog.getByTestId('report-submit').click();
+      // The first report's notice may still show: the dialog closes once the server has the report.
+      await dialog.waitFor({ state: 'detached' });
       await page.getByText(en.report.sent).first().waitFor();
 
       const { reports } = JSON.parse(await amoraAdmin('reports', '--limit', '20'));
