@@ -70,6 +70,14 @@ pub enum Delivery {
 /// The receiving end of this node's deliveries; the registry drains it.
 pub struct Inbox(pub(crate) mpsc::UnboundedReceiver<Delivery>);
 
+impl Inbox {
+    /// The next delivery; `None` once the bus is gone. (The registry drains the channel
+    /// itself; this is for tools that watch a bus, such as `examples/bus_bench.rs`.)
+    pub async fn recv(&mut self) -> Option<Delivery> {
+        self.0.recv().await
+    }
+}
+
 #[derive(Clone)]
 pub struct EventBus {
     inner: Arc<Inner>,
@@ -217,35 +225,38 @@ impl EventBus {
 }
 
 impl RedisLink {
+    /// The lock is held only to take the connection: a multiplexed connection pipelines
+    /// what is sent on its clones, so publishes from many tasks travel together instead of
+    /// each waiting for the one before it to be answered.
     async fn publish(&self, payload: String) -> Result<(), String> {
-        let mut publisher = self.publisher.lock().await;
-        if publisher.is_none() {
-            let connect = self.client.get_multiplexed_async_connection();
-            let connection = tokio::time::timeout(CONNECT_TIMEOUT, connect)
-                .await
-                .map_err(|_| "connect timed out".to_owned())?
-                .map_err(|e| e.to_string())?;
-            *publisher = Some(connection);
-        }
-        let Some(connection) = publisher.as_mut() else {
-            return Err("no connection".into());
-        };
+        let mut connection = self.connection().await?;
         let sent = tokio::time::timeout(
             PUBLISH_TIMEOUT,
-            redis::cmd("PUBLISH").arg(CHANNEL).arg(payload).query_async::<i64>(connection),
+            redis::cmd("PUBLISH").arg(CHANNEL).arg(payload).query_async::<i64>(&mut connection),
         )
         .await;
-        match sent {
-            Ok(Ok(_receivers)) => Ok(()),
-            Ok(Err(error)) => {
-                *publisher = None;
-                Err(error.to_string())
-            }
-            Err(_) => {
-                *publisher = None;
-                Err("publish timed out".into())
-            }
+        let error = match sent {
+            Ok(Ok(_receivers)) => return Ok(()),
+            Ok(Err(error)) => error.to_string(),
+            Err(_) => "publish timed out".to_owned(),
+        };
+        // The next publish connects again.
+        *self.publisher.lock().await = None;
+        Err(error)
+    }
+
+    async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, String> {
+        let mut publisher = self.publisher.lock().await;
+        if let Some(connection) = publisher.as_ref() {
+            return Ok(connection.clone());
         }
+        let connect = self.client.get_multiplexed_async_connection();
+        let connection = tokio::time::timeout(CONNECT_TIMEOUT, connect)
+            .await
+            .map_err(|_| "connect timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+        *publisher = Some(connection.clone());
+        Ok(connection)
     }
 }
 
