@@ -32,8 +32,8 @@ pub use tokenizer::{GgufTokenizer, Utf8Decoder};
 use self::prefix_cache::PrefixCache;
 use super::stop::StopMatcher;
 use super::{
-    AiError, CancellationToken, ChatMessage, ChatModel, ChatRequest, Finish, FinishReason, ModelInfo, ModelSettings,
-    Role, StreamEvent, TokenStream, Usage,
+    AiError, CancellationToken, ChatMessage, ChatModel, ChatRequest, EmbeddedSettings, Finish, FinishReason, ModelInfo,
+    ModelSettings, Role, StreamEvent, TokenStream, Usage,
 };
 
 /// Prompt tokens fed to the model per step; between steps other replies get a token and
@@ -174,13 +174,7 @@ impl EmbeddedChatModel {
     /// [`prepare_model`]) and starts its worker thread. Blocking.
     pub fn load(settings: &ModelSettings) -> Result<Self, AiError> {
         let e = &settings.embedded;
-        let original = e.resolved_model_path();
-        if !original.is_file() {
-            return Err(AiError::Unavailable(format!(
-                "no chat model at {} (scripts/lib/model.sh fetches it)",
-                original.display()
-            )));
-        }
+        let original = existing_model_file(e)?;
         if let Some(threads) = e.threads
             && threads != candle_threads()
         {
@@ -347,6 +341,26 @@ fn model_name(content: &gguf_file::Content, path: &Path) -> String {
         .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
+/// The context length the model was trained for, as its GGUF header gives it
+/// (`{architecture}.context_length`).
+fn trained_context(content: &gguf_file::Content) -> Option<usize> {
+    let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok())?;
+    let length = content.metadata.get(&format!("{architecture}.context_length"))?;
+    length.to_u64().ok().or_else(|| length.to_u32().ok().map(u64::from)).map(|n| n as usize)
+}
+
+/// The model file the settings name, when it is there.
+fn existing_model_file(settings: &EmbeddedSettings) -> Result<PathBuf, AiError> {
+    let path = settings.resolved_model_path();
+    if !path.is_file() {
+        return Err(AiError::Unavailable(format!(
+            "no chat model at {} (scripts/lib/model.sh fetches it)",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
 fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
     let (mut reader, content) = open_gguf(path)?;
     let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned();
@@ -357,8 +371,7 @@ fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize)
         )));
     }
     let name = model_name(&content, path);
-    let trained_context =
-        content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).map_or(MAX_SEQ_LEN, |n| n as usize);
+    let trained_context = trained_context(&content).unwrap_or(MAX_SEQ_LEN);
     let tokenizer = GgufTokenizer::from_gguf(&content)?;
     let weights = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu)?;
     Ok((weights, tokenizer, name, trained_context))
@@ -524,18 +537,12 @@ type Prompts = PrefixCache<(ModelWeights, Tensor)>;
 
 /// A reply being generated.
 struct Session {
-    job: Job,
+    writing: Writing,
     model: ModelWeights,
-    sampler: LogitsProcessor,
-    tokens: Vec<u32>,
-    prompt_len: usize,
     /// Tokens already in the KV cache (the next position).
     fed: usize,
-    generated: usize,
     /// The logits after the prompt, when the prefix cache held all of it.
     cached_logits: Option<Tensor>,
-    output: Output,
-    started: Instant,
 }
 
 impl Session {
@@ -550,35 +557,24 @@ impl Session {
             }
             None => (shared.weights.clone(), 0, None),
         };
-        Self {
-            model,
-            sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
-            tokens: job.prompt.clone(),
-            prompt_len: job.prompt.len(),
-            fed,
-            generated: 0,
-            cached_logits,
-            output: Output::new(&job.stop),
-            started: Instant::now(),
-            job,
-        }
+        Self { writing: Writing::new(job, "candle"), model, fed, cached_logits }
     }
 
     /// Runs one step; true when the reply is over.
     fn step(&mut self, shared: &Shared, prompts: &mut Prompts) -> bool {
-        if self.job.abandoned() {
-            self.job.cancelled();
+        if self.writing.job.abandoned() {
+            self.writing.job.cancelled();
             return true;
         }
         match self.advance(shared, prompts) {
             Ok(None) => false,
             Ok(Some(reason)) => {
-                self.finish(reason);
+                self.writing.finish(reason);
                 true
             }
             Err(error) => {
                 tracing::error!(%error, "the embedded chat model failed");
-                let _ = self.job.events.send(Err(error));
+                let _ = self.writing.job.events.send(Err(error));
                 true
             }
         }
@@ -589,27 +585,29 @@ impl Session {
             Some(logits) => logits,
             None => {
                 // A chunk ends at the next of `Job::breaks` at the latest, `cache_at` among them.
-                let cache_at = self.job.cache_at.filter(|&at| at > self.fed && at < self.prompt_len);
-                let (start, end) = if self.fed < self.prompt_len {
-                    let next_break = self.job.breaks.iter().copied().find(|&at| at > self.fed);
-                    let end = (self.fed + PREFILL_CHUNK).min(self.prompt_len);
+                let cache_at = self.writing.job.cache_at.filter(|&at| at > self.fed && at < self.writing.prompt_len);
+                let (start, end) = if self.fed < self.writing.prompt_len {
+                    let next_break = self.writing.job.breaks.iter().copied().find(|&at| at > self.fed);
+                    let end = (self.fed + PREFILL_CHUNK).min(self.writing.prompt_len);
                     (self.fed, next_break.map_or(end, |at| end.min(at)))
                 } else {
                     (self.fed, self.fed + 1)
                 };
-                let input = Tensor::new(&self.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
+                let input = Tensor::new(&self.writing.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
                 let logits = self.model.forward(&input, start)?;
                 self.fed = end;
                 if cache_at == Some(end) {
                     // The next turn starts here; what follows (recalled facts) changes.
-                    prompts.keep(&self.tokens[..end], (self.model.clone(), logits.clone()));
+                    prompts.keep(&self.writing.tokens[..end], (self.model.clone(), logits.clone()));
                 }
-                if self.fed < self.prompt_len {
+                if self.fed < self.writing.prompt_len {
                     return Ok(None);
                 }
-                if start < self.prompt_len && self.job.cache_at.is_none_or(|at| at >= self.prompt_len) {
+                if start < self.writing.prompt_len
+                    && self.writing.job.cache_at.is_none_or(|at| at >= self.writing.prompt_len)
+                {
                     // The prompt is in: the next turn or a regenerate starts from here.
-                    prompts.keep(&self.tokens[..self.prompt_len], (self.model.clone(), logits.clone()));
+                    prompts.keep(&self.writing.tokens[..self.writing.prompt_len], (self.model.clone(), logits.clone()));
                 }
                 logits
             }
@@ -617,42 +615,7 @@ impl Session {
 
         let logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
         let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
-        self.generated += 1;
-        if self.generated == 1 {
-            tracing::debug!(
-                prompt_tokens = self.prompt_len,
-                ms = self.started.elapsed().as_millis() as u64,
-                "first token of the embedded model"
-            );
-        }
-        let sampled = sample_next(
-            logits,
-            penalty,
-            &mut self.sampler,
-            &mut self.tokens,
-            &mut self.output,
-            &self.job,
-            &shared.tokenizer,
-        )?;
-        if sampled.is_some() {
-            return Ok(sampled);
-        }
-        if self.generated >= self.job.max_tokens || self.fed >= shared.context_window {
-            return Ok(Some(FinishReason::Length));
-        }
-        Ok(None)
-    }
-
-    fn finish(&mut self, reason: FinishReason) {
-        let usage = Usage { prompt_tokens: self.prompt_len as u32, completion_tokens: self.generated as u32 };
-        self.output.finish(&self.job, reason, usage);
-        tracing::debug!(
-            ?reason,
-            prompt_tokens = self.prompt_len,
-            completion_tokens = self.generated,
-            ms = self.started.elapsed().as_millis() as u64,
-            "embedded reply done"
-        );
+        self.writing.next_token(logits, penalty, &shared.tokenizer, self.fed, shared.context_window)
     }
 }
 
@@ -663,28 +626,86 @@ struct RepeatPenalty {
     last_n: usize,
 }
 
-/// Either engine's sampling step: the next token after `logits` (1-D, f32), pushed onto
-/// `tokens` (the prompt and the reply so far) and its text sent; `Some(Stop)` when it ended
-/// the turn or completed a stop string. The caller checks the length limits.
-fn sample_next(
-    mut logits: Tensor,
-    repeat: RepeatPenalty,
-    sampler: &mut LogitsProcessor,
-    tokens: &mut Vec<u32>,
-    output: &mut Output,
-    job: &Job,
-    tokenizer: &GgufTokenizer,
-) -> Result<Option<FinishReason>, AiError> {
-    if repeat.penalty != 1.0 {
-        let from = tokens.len().saturating_sub(repeat.last_n);
-        logits = candle_transformers::utils::apply_repeat_penalty(&logits, repeat.penalty, &tokens[from..])?;
+/// A reply being written, as either engine keeps it: the job, its sampler, the prompt and
+/// the reply's tokens, and the text sent so far.
+struct Writing {
+    job: Job,
+    sampler: LogitsProcessor,
+    /// The prompt, then the reply's tokens.
+    tokens: Vec<u32>,
+    prompt_len: usize,
+    generated: usize,
+    output: Output,
+    started: Instant,
+    /// Which engine writes it, for the logs.
+    engine: &'static str,
+}
+
+impl Writing {
+    fn new(job: Job, engine: &'static str) -> Self {
+        Self {
+            sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
+            tokens: job.prompt.clone(),
+            prompt_len: job.prompt.len(),
+            generated: 0,
+            output: Output::new(&job.stop),
+            started: Instant::now(),
+            engine,
+            job,
+        }
     }
-    let next = sampler.sample(&logits)?;
-    if tokenizer.ends_turn(next) {
-        return Ok(Some(FinishReason::Stop));
+
+    /// The sampling step: the next token after `logits` (1-D, f32), pushed onto `tokens`
+    /// and its text sent. `Some` when the reply is over: `Stop` when the token ended the
+    /// turn or completed a stop string, `Length` at `max_tokens` or when `held` (the tokens
+    /// the engine's cache holds once this one is in, as it counts them) reaches `window`.
+    fn next_token(
+        &mut self,
+        mut logits: Tensor,
+        repeat: RepeatPenalty,
+        tokenizer: &GgufTokenizer,
+        held: usize,
+        window: usize,
+    ) -> Result<Option<FinishReason>, AiError> {
+        self.generated += 1;
+        if self.generated == 1 {
+            tracing::debug!(
+                engine = self.engine,
+                prompt_tokens = self.prompt_len,
+                ms = self.started.elapsed().as_millis() as u64,
+                "first token of the embedded model"
+            );
+        }
+        if repeat.penalty != 1.0 {
+            let from = self.tokens.len().saturating_sub(repeat.last_n);
+            logits = candle_transformers::utils::apply_repeat_penalty(&logits, repeat.penalty, &self.tokens[from..])?;
+        }
+        let next = self.sampler.sample(&logits)?;
+        if tokenizer.ends_turn(next) {
+            return Ok(Some(FinishReason::Stop));
+        }
+        self.tokens.push(next);
+        if self.output.token(&self.job, tokenizer.token_bytes(next)) {
+            return Ok(Some(FinishReason::Stop));
+        }
+        if self.generated >= self.job.max_tokens || held >= window {
+            return Ok(Some(FinishReason::Length));
+        }
+        Ok(None)
     }
-    tokens.push(next);
-    Ok(output.token(job, tokenizer.token_bytes(next)).then_some(FinishReason::Stop))
+
+    fn finish(&mut self, reason: FinishReason) {
+        let usage = Usage { prompt_tokens: self.prompt_len as u32, completion_tokens: self.generated as u32 };
+        self.output.finish(&self.job, reason, usage);
+        tracing::debug!(
+            engine = self.engine,
+            ?reason,
+            prompt_tokens = self.prompt_len,
+            completion_tokens = self.generated,
+            ms = self.started.elapsed().as_millis() as u64,
+            "embedded reply done"
+        );
+    }
 }
 
 /// The text side of a reply, for either engine: token bytes to whole characters, the stop

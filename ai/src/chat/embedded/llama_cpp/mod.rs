@@ -30,15 +30,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use candle_core::{Device, Tensor};
-use candle_transformers::generation::LogitsProcessor;
 
 use self::ffi::{Batch, Decoded, Llama, OpenParams};
 use super::{
-    GgufTokenizer, Job, Output, Queue, RepeatPenalty, Scheduler, WorkerGuard, count_tokens_with, drop_abandoned,
-    embedded_info, model_name, open_gguf, sample_next, start_reply,
+    GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, count_tokens_with, drop_abandoned,
+    embedded_info, existing_model_file, model_name, open_gguf, start_reply, trained_context,
 };
 use crate::chat::{
-    AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream, Usage,
+    AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream,
 };
 
 /// Most tokens one decode takes: the replies' next tokens first, then prompt tokens. 512 is
@@ -102,14 +101,7 @@ struct Header {
 fn read_header(path: &Path) -> Result<Header, AiError> {
     let (_, content) = open_gguf(path)?;
     let name = model_name(&content, path);
-    let trained_context = content
-        .metadata
-        .get("general.architecture")
-        .and_then(|v| v.to_string().ok())
-        .and_then(|architecture| content.metadata.get(&format!("{architecture}.context_length")))
-        .and_then(|v| v.to_u64().ok().or_else(|| v.to_u32().ok().map(u64::from)))
-        .map(|n| n as usize);
-    Ok(Header { tokenizer: GgufTokenizer::from_gguf(&content)?, name, trained_context })
+    Ok(Header { tokenizer: GgufTokenizer::from_gguf(&content)?, name, trained_context: trained_context(&content) })
 }
 
 impl LlamaCppChatModel {
@@ -118,13 +110,7 @@ impl LlamaCppChatModel {
     /// block type, so `requantize` does not apply).
     pub fn load(settings: &ModelSettings) -> Result<Self, AiError> {
         let e = &settings.embedded;
-        let path = e.resolved_model_path();
-        if !path.is_file() {
-            return Err(AiError::Unavailable(format!(
-                "no chat model at {} (scripts/lib/model.sh fetches it)",
-                path.display()
-            )));
-        }
+        let path = existing_model_file(e)?;
         let library = e
             .llama_library
             .clone()
@@ -290,17 +276,10 @@ struct Batcher<'a> {
 
 /// A reply being written in a slot.
 struct Reply {
-    job: Job,
+    writing: Writing,
     seq: i32,
-    sampler: LogitsProcessor,
-    /// The prompt, then the reply's tokens.
-    tokens: Vec<u32>,
-    prompt_len: usize,
     /// Tokens in the KV cache; the next one goes at this position.
     fed: usize,
-    generated: usize,
-    output: Output,
-    started: Instant,
     /// In the step under way: tokens fed, and where its logits are in the batch.
     feeding: usize,
     logits_at: Option<usize>,
@@ -364,19 +343,7 @@ impl<'a> Batcher<'a> {
             self.shared.reused_prompt_tokens.fetch_add(fed as u64, Ordering::Relaxed);
             tracing::debug!(cached = fed, prompt_tokens = job.prompt.len(), "prompt prefix from the slot's cells");
         }
-        slot.reply = Some(Reply {
-            seq,
-            sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
-            tokens: job.prompt.clone(),
-            prompt_len: job.prompt.len(),
-            fed,
-            generated: 0,
-            output: Output::new(&job.stop),
-            started: Instant::now(),
-            feeding: 0,
-            logits_at: None,
-            job,
-        });
+        slot.reply = Some(Reply { writing: Writing::new(job, "llama.cpp"), seq, fed, feeding: 0, logits_at: None });
     }
 
     /// Ends the reply in `slot`. Its cells stay for a next prompt that starts the same, unless
@@ -388,7 +355,7 @@ impl<'a> Batcher<'a> {
             self.llama.seq_rm(reply.seq, None);
             slot.held.clear();
         } else {
-            slot.held = reply.tokens;
+            slot.held = reply.writing.tokens;
             slot.held.truncate(reply.fed);
         }
     }
@@ -398,9 +365,9 @@ impl<'a> Batcher<'a> {
     fn step(&mut self) {
         for index in 0..self.slots.len() {
             if let Some(reply) = &self.slots[index].reply
-                && reply.job.abandoned()
+                && reply.writing.job.abandoned()
             {
-                reply.job.cancelled();
+                reply.writing.job.cancelled();
                 self.vacate(index, false);
             }
         }
@@ -408,20 +375,20 @@ impl<'a> Batcher<'a> {
         for reply in self.slots.iter_mut().filter_map(|slot| slot.reply.as_mut()) {
             reply.feeding = 0;
             reply.logits_at = None;
-            if reply.fed >= reply.prompt_len {
-                reply.logits_at = Some(self.batch.push(reply.tokens[reply.fed], reply.fed, reply.seq, true));
+            if reply.fed >= reply.writing.prompt_len {
+                reply.logits_at = Some(self.batch.push(reply.writing.tokens[reply.fed], reply.fed, reply.seq, true));
                 reply.feeding = 1;
             }
         }
         for reply in self.slots.iter_mut().filter_map(|slot| slot.reply.as_mut()) {
             let room = BATCH - self.batch.len();
-            if reply.fed >= reply.prompt_len || room == 0 {
+            if reply.fed >= reply.writing.prompt_len || room == 0 {
                 continue;
             }
-            let end = reply.prompt_len.min(reply.fed + room);
+            let end = reply.writing.prompt_len.min(reply.fed + room);
             for position in reply.fed..end {
-                let last = position + 1 == reply.prompt_len;
-                let index = self.batch.push(reply.tokens[position], position, reply.seq, last);
+                let last = position + 1 == reply.writing.prompt_len;
+                let index = self.batch.push(reply.writing.tokens[position], position, reply.seq, last);
                 if last {
                     reply.logits_at = Some(index);
                 }
@@ -443,7 +410,7 @@ impl<'a> Batcher<'a> {
                     if let Some(reply) = &self.slots[index].reply
                         && reply.feeding > 0
                     {
-                        let _ = reply.job.events.send(Err(error.clone()));
+                        let _ = reply.writing.job.events.send(Err(error.clone()));
                         self.vacate(index, true);
                     }
                 }
@@ -461,12 +428,12 @@ impl<'a> Batcher<'a> {
             match outcome {
                 Ok(None) => {}
                 Ok(Some(reason)) => {
-                    reply.finish(reason);
+                    reply.writing.finish(reason);
                     self.vacate(index, false);
                 }
                 Err(error) => {
                     tracing::error!(%error, "the embedded chat model failed");
-                    let _ = reply.job.events.send(Err(error));
+                    let _ = reply.writing.job.events.send(Err(error));
                     self.vacate(index, false);
                 }
             }
@@ -489,12 +456,16 @@ impl<'a> Batcher<'a> {
             return;
         }
         let longest = (0..self.slots.len())
-            .max_by_key(|&index| self.slots[index].reply.as_ref().map_or(0, |reply| reply.tokens.len()));
+            .max_by_key(|&index| self.slots[index].reply.as_ref().map_or(0, |reply| reply.writing.tokens.len()));
         if let Some(index) = longest
             && let Some(reply) = &self.slots[index].reply
         {
-            tracing::warn!(tokens = reply.tokens.len(), "the model's KV cache is full: a reply fails");
-            let _ = reply.job.events.send(Err(AiError::Unavailable("the model's context is full; try again".into())));
+            tracing::warn!(tokens = reply.writing.tokens.len(), "the model's KV cache is full: a reply fails");
+            let _ = reply
+                .writing
+                .job
+                .events
+                .send(Err(AiError::Unavailable("the model's context is full; try again".into())));
             self.vacate(index, true);
         }
     }
@@ -505,41 +476,8 @@ impl Reply {
     fn next_token(&mut self, logits: &[f32], shared: &Shared) -> Result<Option<FinishReason>, AiError> {
         let logits = Tensor::from_slice(logits, logits.len(), &Device::Cpu)?;
         let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
-        self.generated += 1;
-        if self.generated == 1 {
-            tracing::debug!(
-                prompt_tokens = self.prompt_len,
-                ms = self.started.elapsed().as_millis() as u64,
-                "first token of the embedded model (llama.cpp)"
-            );
-        }
-        let sampled = sample_next(
-            logits,
-            penalty,
-            &mut self.sampler,
-            &mut self.tokens,
-            &mut self.output,
-            &self.job,
-            &shared.tokenizer,
-        )?;
-        if sampled.is_some() {
-            return Ok(sampled);
-        }
-        if self.generated >= self.job.max_tokens || self.tokens.len() >= shared.context_window {
-            return Ok(Some(FinishReason::Length));
-        }
-        Ok(None)
-    }
-
-    fn finish(&mut self, reason: FinishReason) {
-        let usage = Usage { prompt_tokens: self.prompt_len as u32, completion_tokens: self.generated as u32 };
-        self.output.finish(&self.job, reason, usage);
-        tracing::debug!(
-            ?reason,
-            prompt_tokens = self.prompt_len,
-            completion_tokens = self.generated,
-            ms = self.started.elapsed().as_millis() as u64,
-            "embedded reply done (llama.cpp)"
-        );
+        // Held once the token is in: the prompt, the reply so far and this token.
+        let held = self.writing.tokens.len() + 1;
+        self.writing.next_token(logits, penalty, &shared.tokenizer, held, shared.context_window)
     }
 }
