@@ -18,6 +18,69 @@ mod character;
 
 pub use character::check_character;
 
+/// Which rule a text is held to, by where it comes from (docs/security.md "Moderation" lists
+/// every path and its policy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Chat messages and replies: a minor together with sexual content, abuse terms,
+    /// non-consent and bestiality.
+    Chat,
+    /// Image prompts and picture requests, the prompt assembled for the backend and a feed
+    /// share: on an adult platform an image is always a sexual context, so any reference to
+    /// a minor is refused on its own.
+    Image,
+    /// A character's own texts, from the builder or any field of a card: also any stated
+    /// age under 18, child-like or aged-up descriptions and real, named people.
+    Character,
+    /// What a user writes about themselves (display name, persona, memories): as a
+    /// character's texts (the user is an adult and is put into prompts), but a real name
+    /// is allowed, since users have them.
+    Person,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 4] = [Policy::Chat, Policy::Image, Policy::Character, Policy::Person];
+
+    /// How logs and the operator name the policy.
+    pub fn code(self) -> &'static str {
+        match self {
+            Policy::Chat => "chat",
+            Policy::Image => "image",
+            Policy::Character => "character",
+            Policy::Person => "person",
+        }
+    }
+}
+
+/// `None` when `text` may pass under `policy`, else why it may not.
+pub fn check_with(policy: Policy, text: &str) -> Option<Refusal> {
+    match policy {
+        Policy::Chat => check(text),
+        Policy::Image => check_image(text),
+        Policy::Character => check_character(text),
+        Policy::Person => match check_character(text) {
+            Some(Refusal::RealPerson) => None,
+            other => other,
+        },
+    }
+}
+
+/// The image rule: chat's, and any minor at all.
+fn check_image(text: &str) -> Option<Refusal> {
+    if let Some(refusal) = check(text) {
+        return Some(refusal);
+    }
+    let normal = normalise(text);
+    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
+    if has(MINOR_TERMS) || names_a_minor_age(&normal) {
+        return Some(Refusal::Minors);
+    }
+    match check_character(text) {
+        Some(Refusal::MinorCharacter) => Some(Refusal::Minors),
+        _ => None,
+    }
+}
+
 /// Why a text was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -31,6 +94,19 @@ pub enum Refusal {
     MinorCharacter,
     /// A real, named person (characters' texts only).
     RealPerson,
+}
+
+impl Refusal {
+    /// How logs and the operator name the refusal.
+    pub fn code(self) -> &'static str {
+        match self {
+            Refusal::Minors => "minors",
+            Refusal::NonConsent => "nonConsent",
+            Refusal::Bestiality => "bestiality",
+            Refusal::MinorCharacter => "minorCharacter",
+            Refusal::RealPerson => "realPerson",
+        }
+    }
 }
 
 impl Refusal {
