@@ -9,6 +9,7 @@
 //!
 //! - [`image`]: the [`image::ImageModel`] trait and its backends.
 //! - [`voice`]: the [`voice::VoiceModel`] trait and its backends.
+//! - [`moderation`]: the [`moderation::Classifier`] trait, moderation's second layer.
 //!
 //! Prompt building (persona, memories, history within a token budget) is not here: it
 //! lives with the chat feature, which hands finished message lists to a [`chat::ChatModel`].
@@ -16,6 +17,7 @@
 pub mod chat;
 mod error;
 pub mod image;
+pub mod moderation;
 pub mod voice;
 
 pub use error::AiError;

@@ -243,6 +243,39 @@ pub trait ReportRepo: Send + Sync {
     async fn recent(&self, limit: u32) -> StoreResult<Vec<Report>>;
 }
 
+/// One text that moderation refused: where, under which rule, for whom (issue 27). The
+/// operator reads the newest of them; the text is kept cut to [`MODERATION_EXCERPT_CHARS`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModerationEvent {
+    /// Unique and time-ordered (newest is greatest).
+    pub event_id: EntryId,
+    /// Seconds since the epoch.
+    pub at: i64,
+    /// The user whose text it was; `None` for a visitor or the system.
+    pub user_id: Option<UserId>,
+    /// Where the text came from: a surface's code, such as `imagePrompt` or `cardField`.
+    pub surface: String,
+    /// The policy's code (`domain::moderation::Policy::code`).
+    pub policy: String,
+    /// The refusal's code (`domain::moderation::Refusal::code`).
+    pub refusal: String,
+    /// Which layer refused: `rules` or `classifier`.
+    pub layer: String,
+    /// The start of the refused text.
+    pub excerpt: String,
+}
+
+/// How much of a refused text the moderation log keeps.
+pub const MODERATION_EXCERPT_CHARS: usize = 300;
+
+/// The moderation log: what was refused, newest first.
+#[async_trait]
+pub trait ModerationLogRepo: Send + Sync {
+    async fn record(&self, event: ModerationEvent) -> StoreResult<()>;
+    /// The newest first: events older than `before`, at most `limit`.
+    async fn recent(&self, before: Option<EntryId>, limit: u32) -> StoreResult<Vec<ModerationEvent>>;
+}
+
 /// A stored image or sound, addressed by id and served at `/media/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MediaObject {
