@@ -1,0 +1,777 @@
+//! Moderation on every path where user-written text reaches a model, a prompt, another user
+//! or the public (issue 27), against the real server:
+//!
+//! - `every_text_field_of_the_api_is_moderated_or_not_free_text` reads the request types of
+//!   the API (every `Deserialize` struct of `server/src/routes/`, the operator's
+//!   `server/src/admin*.rs`, `server/src/web/` and the socket's `ClientAction`) and requires
+//!   each text-bearing field to be in [`FIELDS`]: moderated (with its surface) or not free
+//!   text (with why). A new field, or a new route's request, that is in neither fails it.
+//! - `every_moderated_field_refuses_a_prohibited_text_and_passes_an_adult_one` sends, for
+//!   each moderated field of [`FIELDS`], a prohibited text (refused with 10070, or the
+//!   path's own refusal) and an ordinary adult one (not refused).
+//! - `the_corpus_is_refused_on_every_path` sends every `refuse` line of the red-team corpus
+//!   to each user path and counts the `allow` lines refused there (at most 1 in 10).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[allow(dead_code)]
+#[path = "api/helpers.rs"]
+mod helpers;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use amora_domain::account::{UserId, UserNo};
+use amora_domain::character::CharacterId;
+use amora_domain::chat::Speaker;
+use amora_store::{NewUser, SessionRecord, StoredMessage};
+use base64::Engine as _;
+use futures_util::{SinkExt, StreamExt};
+use quote::ToTokens;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use helpers::{TestApp, spawn_app_with};
+
+const OPERATOR: &str = "moderation-operator-token";
+/// A seeded catalogue character every signed-in user may open.
+const CHARACTER: &str = "gf-002";
+const PROHIBITED: &str = "a 14 year old girl, nude";
+const ADULT: &str = "Mira, a 28 year old nurse";
+const REFUSED: u64 = 10070;
+
+/// Where a field's text goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Through the moderation service, under this surface (`actors::moderation::Surface`).
+    Moderated(&'static str),
+    /// Not free text, or never reaching a model, a prompt, another user or the public: why.
+    NotFreeText(&'static str),
+}
+use Kind::{Moderated, NotFreeText};
+
+const ID: Kind = NotFreeText("an id, parsed and checked against the store");
+const ENUM: Kind = NotFreeText("one of a fixed set of codes or preset keys, refused otherwise");
+const SECRET: Kind = NotFreeText("a password or token: checked, hashed or verified, never shown or prompted");
+const EMAIL: Kind =
+    NotFreeText("an email address, parsed; its local part becomes a display name only through the displayName surface");
+const TELEMETRY: Kind = NotFreeText("telemetry: logged for the operator, never shown to users, the public or a model");
+const OPERATOR_ONLY: Kind = NotFreeText("the operator's own input (bearer token), never user-written");
+
+/// Every text-bearing field of every request type: (file, type, field, kind).
+const FIELDS: &[(&str, &str, &str, Kind)] = &[
+    ("actors/src/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
+    ("server/src/routes/blog.rs", "InfoRequest", "blog_key", ID),
+    (
+        "server/src/routes/cards.rs",
+        "ImportRequest",
+        "file_name",
+        NotFreeText("the file's name, logged cut to 100 characters on a refused card; never stored or shown"),
+    ),
+    ("server/src/routes/cards.rs", "ImportRequest", "data", Moderated("cardField")),
+    ("server/src/routes/cards.rs", "ExportRequest", "character_id", ID),
+    ("server/src/routes/cards.rs", "ExportRequest", "format", ENUM),
+    (
+        "server/src/routes/characters.rs",
+        "ListRequest",
+        "tags",
+        NotFreeText("a filter compared with the catalogue's tags; never stored, shown or prompted"),
+    ),
+    ("server/src/routes/characters.rs", "InfoRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "MessageListRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "MessageListRequest", "before_id", ID),
+    ("server/src/routes/chat.rs", "CharacterRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "EditMessageRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "EditMessageRequest", "message_id", ID),
+    ("server/src/routes/chat.rs", "EditMessageRequest", "content", Moderated("chatMessage")),
+    ("server/src/routes/chat.rs", "DeleteMessageRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "DeleteMessageRequest", "message_id", ID),
+    ("server/src/routes/chat.rs", "ChooseGreetingRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "AddMemoryRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "AddMemoryRequest", "content", Moderated("memory")),
+    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "memory_id", ID),
+    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "content", Moderated("memory")),
+    ("server/src/routes/chat.rs", "DeleteMemoryRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "DeleteMemoryRequest", "memory_id", ID),
+    ("server/src/routes/chat.rs", "PinMemoryRequest", "character_id", ID),
+    ("server/src/routes/chat.rs", "PinMemoryRequest", "memory_id", ID),
+    ("server/src/routes/creation.rs", "PreviewRequest", "style", ENUM),
+    (
+        "server/src/routes/creation.rs",
+        "PreviewRequest",
+        "looks",
+        NotFreeText(
+            "preset keys and an age, validated against the builder's options; the looks they describe are moderated as characterText",
+        ),
+    ),
+    ("server/src/routes/creation.rs", "CreateRequest", "draft", Moderated("characterText")),
+    ("server/src/routes/creation.rs", "UpdateRequest", "character_id", ID),
+    ("server/src/routes/creation.rs", "UpdateRequest", "draft", Moderated("characterText")),
+    ("server/src/routes/creation.rs", "CharacterRequest", "character_id", ID),
+    ("server/src/routes/creation.rs", "VisibilityRequest", "character_id", ID),
+    ("server/src/routes/creation.rs", "VisibilityRequest", "visibility", ENUM),
+    ("server/src/routes/images.rs", "GenerateRequest", "character_id", ID),
+    ("server/src/routes/images.rs", "GenerateRequest", "scene", ENUM),
+    ("server/src/routes/images.rs", "GenerateRequest", "outfit", ENUM),
+    ("server/src/routes/images.rs", "GenerateRequest", "pose", ENUM),
+    ("server/src/routes/images.rs", "GenerateRequest", "style", ENUM),
+    ("server/src/routes/images.rs", "GenerateRequest", "prompt", Moderated("imagePrompt")),
+    ("server/src/routes/images.rs", "PictureRequest", "character_id", ID),
+    ("server/src/routes/images.rs", "PictureRequest", "prompt", Moderated("pictureRequest")),
+    ("server/src/routes/images.rs", "JobRef", "job_id", ID),
+    ("server/src/routes/images.rs", "GalleryRequest", "character_id", ID),
+    ("server/src/routes/images.rs", "GalleryRequest", "before_id", ID),
+    ("server/src/routes/images.rs", "ImageRef", "image_id", ID),
+    ("server/src/routes/images.rs", "ShareRequest", "image_id", ID),
+    ("server/src/routes/images.rs", "FeedRequest", "before_id", ID),
+    ("server/src/routes/login.rs", "SendLinkRequest", "email_address", EMAIL),
+    ("server/src/routes/login.rs", "SendLinkRequest", "cf_token", SECRET),
+    ("server/src/routes/login.rs", "PasswordLoginRequest", "user_no", ID),
+    ("server/src/routes/login.rs", "PasswordLoginRequest", "password", SECRET),
+    ("server/src/routes/login.rs", "GoogleSignUpRequest", "credential", SECRET),
+    ("server/src/routes/pay.rs", "CreateOrderRequest", "product_id", ID),
+    ("server/src/routes/pay.rs", "SubscriptionRequest", "subscription_id", ID),
+    ("server/src/routes/pay.rs", "LastFlowRequest", "order_id", ID),
+    ("server/src/routes/persona.rs", "SetPersonaRequest", "character_id", ID),
+    ("server/src/routes/persona.rs", "SetPersonaRequest", "name", Moderated("persona")),
+    ("server/src/routes/persona.rs", "SetPersonaRequest", "description", Moderated("persona")),
+    ("server/src/routes/persona.rs", "DeletePersonaRequest", "character_id", ID),
+    ("server/src/routes/reports.rs", "ReportRequest", "character_id", ID),
+    ("server/src/routes/reports.rs", "ReportRequest", "message_id", ID),
+    ("server/src/routes/reports.rs", "ReportRequest", "reason", ENUM),
+    ("server/src/routes/reports.rs", "ReportRequest", "note", Moderated("reportNote")),
+    ("server/src/routes/user.rs", "UpdateInfoRequest", "user_name", Moderated("displayName")),
+    (
+        "server/src/routes/user.rs",
+        "UpdateInfoRequest",
+        "user_avatar",
+        NotFreeText("a media path of this site (/media/<id>), parsed"),
+    ),
+    ("server/src/routes/user.rs", "UpdatePasswordRequest", "old_password", SECRET),
+    ("server/src/routes/user.rs", "UpdatePasswordRequest", "new_password", SECRET),
+    ("server/src/routes/user.rs", "UpdateWebDataRequest", "language", ENUM),
+    ("server/src/routes/voice.rs", "SpeakRequest", "character_id", ID),
+    ("server/src/routes/voice.rs", "SpeakRequest", "message_id", ID),
+    ("server/src/admin_content.rs", "PublishRequest", "file", Moderated("blogPost")),
+];
+
+/// Text-bearing field types: free text could ride in them.
+fn is_text_type(ty: &str) -> bool {
+    ["String", "str", "Value", "MessageText"].iter().any(|t| ty.split(|c: char| !c.is_alphanumeric()).any(|w| w == *t))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn derives_deserialize(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("derive") && a.to_token_stream().to_string().contains("Deserialize"))
+}
+
+/// Every (type, field, type written) of the `Deserialize` structs and enum variants of a file.
+fn request_fields(source: &str) -> Vec<(String, String, String)> {
+    let file = syn::parse_file(source).unwrap();
+    let mut found = Vec::new();
+    let mut named = |owner: String, fields: &syn::Fields| {
+        for field in fields {
+            if let Some(ident) = &field.ident {
+                found.push((owner.clone(), ident.to_string(), field.ty.to_token_stream().to_string()));
+            }
+        }
+    };
+    for item in &file.items {
+        match item {
+            syn::Item::Struct(s) if derives_deserialize(&s.attrs) => named(s.ident.to_string(), &s.fields),
+            syn::Item::Enum(e) if derives_deserialize(&e.attrs) => {
+                for variant in &e.variants {
+                    named(format!("{}::{}", e.ident, variant.ident), &variant.fields);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The files whose request types are read: routes, the operator's calls, the web module and
+/// the socket's actions. Telemetry's query and reports are listed as a whole (`TELEMETRY`).
+fn request_files() -> Vec<PathBuf> {
+    let root = workspace();
+    let mut files = vec![root.join("actors/src/actions.rs")];
+    for dir in ["server/src/routes", "server/src/web"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    for entry in std::fs::read_dir(root.join("server/src")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with("admin") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Request types that are not user-written text by construction, listed whole with why.
+const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
+    ("server/src/routes/telemetry.rs", "SpmQuery", TELEMETRY),
+    ("server/src/routes/telemetry.rs", "ErrorReportRequest", TELEMETRY),
+    ("server/src/web/media.rs", "MediaQuery", NotFreeText("an image width, checked against the allowed widths")),
+    (
+        "server/src/web/sign_in.rs",
+        "*",
+        NotFreeText("sign-in callbacks: tokens, OAuth codes and states, return paths; never shown or prompted"),
+    ),
+    ("server/src/web/socket.rs", "*", SECRET),
+    ("server/src/admin.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin_payments.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin_review.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin_content.rs", "KeyRequest", OPERATOR_ONLY),
+    ("server/src/admin_content.rs", "ReportsQuery", OPERATOR_ONLY),
+    ("server/src/admin_content.rs", "CharacterRequest", OPERATOR_ONLY),
+    ("server/src/admin_content.rs", "RemoveImageRequest", OPERATOR_ONLY),
+];
+
+fn whole_type_listed(file: &str, owner: &str) -> bool {
+    WHOLE_TYPES.iter().any(|(f, t, _)| *f == file && (*t == "*" || *t == owner))
+}
+
+#[test]
+fn every_text_field_of_the_api_is_moderated_or_not_free_text() {
+    let root = workspace();
+    let mut seen = BTreeSet::new();
+    let mut unlisted = Vec::new();
+    for path in request_files() {
+        let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (owner, field, ty) in request_fields(&source) {
+            if !is_text_type(&ty) {
+                continue;
+            }
+            let listed = FIELDS.iter().any(|(f, t, n, _)| *f == file && *t == owner && *n == field);
+            if listed {
+                seen.insert((file.clone(), owner.clone(), field.clone()));
+            } else if !whole_type_listed(&file, &owner) {
+                unlisted.push(format!("{file} {owner}.{field}: {ty}"));
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "text fields of the API that are neither moderated nor listed as not free text \
+         (route them through the moderation service and add them to FIELDS, with a case in \
+         `send_field`):\n{}",
+        unlisted.join("\n")
+    );
+    let stale: Vec<_> = FIELDS
+        .iter()
+        .filter(|(f, t, n, _)| !seen.contains(&(f.to_string(), t.to_string(), n.to_string())))
+        .map(|(f, t, n, _)| format!("{f} {t}.{n}"))
+        .collect();
+    assert!(stale.is_empty(), "FIELDS lists fields the API no longer has:\n{}", stale.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The real server.
+
+struct Person {
+    user_id: UserId,
+    voucher: String,
+}
+
+fn random_hex(n: usize) -> String {
+    amora_server::auth::random_token().to_lowercase().chars().filter(char::is_ascii_alphanumeric).take(n).collect()
+}
+
+/// A signed-in user made in the store, with no coins: an image request that passes
+/// moderation is then refused for want of coins (40004, checked after moderation), so no
+/// image is drawn and no test waits for one.
+async fn person(app: &TestApp, name: &str) -> Person {
+    let user_id = UserId::parse(&format!("u{}", random_hex(16))).unwrap();
+    let number = u32::from_str_radix(&random_hex(7), 36).unwrap_or(1) % 90_000_000 + 10_000_000;
+    app.store
+        .users
+        .create(NewUser {
+            user_id: user_id.clone(),
+            user_no: UserNo::from_random(number),
+            user_name: name.into(),
+            email: None,
+            discord_email: None,
+            google_subject: None,
+            discord_id: None,
+            utm_source: String::new(),
+            language: "en".into(),
+            created_at: 0,
+        })
+        .await
+        .unwrap();
+    let voucher = amora_server::auth::random_token();
+    app.store
+        .sessions
+        .create(SessionRecord {
+            token_hash: amora_server::auth::token_hash(&voucher),
+            user_id: user_id.clone(),
+            created_at: 0,
+            expires_at: i64::MAX / 2,
+        })
+        .await
+        .unwrap();
+    Person { user_id, voucher }
+}
+
+async fn app() -> TestApp {
+    spawn_app_with(&[("AMORA_ADMIN__TOKEN", OPERATOR)]).await
+}
+
+async fn call(app: &TestApp, who: &Person, path: &str, payload: Value) -> (u64, Value, String) {
+    let (envelope, _) = app.post_api_as(Some(&who.voucher), path, payload).await;
+    (envelope.code, envelope.data, envelope.msg)
+}
+
+fn first_key(options: &Value, group: &str) -> Value {
+    options[group][0]["key"].clone()
+}
+
+/// A valid builder draft whose `scenario` is `scenario`.
+async fn draft(app: &TestApp, who: &Person, scenario: &str) -> Value {
+    let (_, options, _) = call(app, who, "/user/v1/character/getCreateOptions", json!({ "gender": 1 })).await;
+    json!({
+        "gender": 1,
+        "style": options["styles"][0]["key"].as_str().map_or_else(|| "realistic".to_owned(), str::to_owned),
+        "looks": {
+            "age": 24,
+            "ethnicity": first_key(&options, "ethnicities"),
+            "eyes": first_key(&options, "eyes"),
+            "hairColor": first_key(&options, "hairColors"),
+            "hairStyle": first_key(&options, "hairStyles"),
+            "body": first_key(&options, "bodies"),
+            "outfit": first_key(&options, "outfits"),
+        },
+        "personality": { "preset": first_key(&options, "personalities"), "text": "Warm and quick to laugh." },
+        "relationship": { "preset": first_key(&options, "relationships"), "text": "" },
+        "voiceId": options["voices"][0]["voiceId"].as_str().unwrap_or_default(),
+        "characterName": "Mira",
+        "introduction": "A barista who paints at night.",
+        "greeting": "Hey {{user}}, you came back!",
+        "scenario": scenario,
+        "tags": ["romance"],
+        "nsfw": false,
+        "visibility": "private",
+    })
+}
+
+fn import_payload(card: &Value) -> Value {
+    json!({ "fileName": "card.json", "data": base64::engine::general_purpose::STANDARD.encode(card.to_string()), "age": 25 })
+}
+
+/// A V2 card with `text` at `pointer` (a JSON pointer under the card).
+fn card_with(pointer: &str, text: &str) -> Value {
+    let mut card = json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Mira", "description": "A barista who paints at night.", "first_mes": "Hi!",
+        "tags": ["romance"], "alternate_greetings": ["Hello again."],
+        "extensions": { "depth_prompt": { "prompt": "Stay in character.", "depth": 4 } },
+        "character_book": { "entries": [ { "keys": ["coffee"], "secondary_keys": ["tea"], "content": "She loves coffee.",
+            "comment": "drinks", "name": "drinks", "enabled": true, "insertion_order": 0 } ] } } });
+    let (parent, last) = pointer.rsplit_once('/').unwrap();
+    let slot = card.pointer_mut(parent).unwrap_or_else(|| panic!("no {parent} in the card"));
+    match slot {
+        Value::Array(items) => items[last.parse::<usize>().unwrap()] = json!(text),
+        Value::Object(map) => {
+            map.insert(last.to_owned(), json!(text));
+        }
+        _ => panic!("{pointer}"),
+    }
+    card
+}
+
+/// The fields of a card the per-field test fills, and the name the refusal must give.
+const CARD_FIELDS: &[(&str, &str)] = &[
+    ("/data/name", "characterName"),
+    ("/data/description", "description"),
+    ("/data/personality", "personality"),
+    ("/data/scenario", "scenario"),
+    ("/data/first_mes", "greeting"),
+    ("/data/mes_example", "exampleDialogue"),
+    ("/data/creator_notes", "introduction"),
+    ("/data/system_prompt", "systemPrompt"),
+    ("/data/post_history_instructions", "postHistoryInstructions"),
+    ("/data/alternate_greetings/0", "alternateGreetings[0]"),
+    ("/data/tags/0", "tags[0]"),
+    ("/data/creator", "creator"),
+    ("/data/character_version", "character_version"),
+    ("/data/extensions/depth_prompt/prompt", "extensions.depth_prompt.prompt"),
+    ("/data/extensions/talk", "extensions.talk"),
+    ("/data/character_book/entries/0/keys/0", "lorebook[0].keys[0]"),
+    ("/data/character_book/entries/0/secondary_keys/0", "lorebook[0].secondary_keys[0]"),
+    ("/data/character_book/entries/0/content", "lorebook[0]"),
+    ("/data/character_book/entries/0/comment", "lorebook[0].comment"),
+    ("/data/character_book/entries/0/name", "lorebook[0].name"),
+    ("/data/character_book/name", "lorebook.name"),
+];
+
+/// A WebSocket of `who`, past its `hello`.
+struct Socket(tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>);
+
+impl Socket {
+    async fn open(app: &TestApp, who: &Person) -> Socket {
+        let url = format!("{}/lust/api/ws?voucher={}", app.address.replacen("http", "ws", 1), who.voucher);
+        let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut socket = Socket(stream);
+        socket.until(|e| e["event"] == "hello").await;
+        socket
+    }
+
+    async fn send(&mut self, text: &str) {
+        let frame = json!({ "action": "chatSend", "data": { "characterId": CHARACTER, "content": text } });
+        self.0.send(Message::Text(frame.to_string().into())).await.unwrap();
+    }
+
+    /// The first event `wanted` accepts (panics after 60 s).
+    async fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let message = tokio::time::timeout_at(deadline, self.0.next()).await.expect("an event").unwrap().unwrap();
+            if let Message::Text(text) = message {
+                let event: Value = serde_json::from_str(&text).unwrap();
+                if wanted(&event) {
+                    return event;
+                }
+            }
+        }
+    }
+}
+
+/// What a path answered: 10070 (or the path's refusal), or anything else.
+#[derive(Debug)]
+struct Answer {
+    code: u64,
+    msg: String,
+}
+
+impl Answer {
+    fn refused(&self) -> bool {
+        self.code == REFUSED
+    }
+}
+
+/// Sends `text` as the field `(owner, field)` of its request; answers the refusal or not.
+/// Moderated fields without a case here fail the test: each needs one.
+async fn send_field(app: &TestApp, who: &Person, owner: &str, field: &str, text: &str) -> Vec<(String, Answer)> {
+    let one = |(code, _, msg): (u64, Value, String)| vec![(String::new(), Answer { code, msg })];
+    match (owner, field) {
+        ("ClientAction::ChatSend", "content") => {
+            let mut socket = Socket::open(app, who).await;
+            socket.send(text).await;
+            let event = socket
+                .until(|e| {
+                    e["event"] == "chatError"
+                        || (e["event"] == "chatMessage" && e["data"]["message"]["content"] == text)
+                })
+                .await;
+            let code = if event["event"] == "chatError" { event["data"]["code"].as_u64().unwrap() } else { 200 };
+            vec![(String::new(), Answer { code, msg: event["data"]["msg"].as_str().unwrap_or_default().to_owned() })]
+        }
+        ("EditMessageRequest", "content") => {
+            let character = CharacterId::parse(CHARACTER).unwrap();
+            let message_id = amora_actors::chat::new_entry_id();
+            let message =
+                StoredMessage { message_id, speaker: Speaker::User, content: "Good morning!".into(), image: None };
+            app.store.conversations.append(&who.user_id, &character, message).await.unwrap();
+            let payload = json!({ "characterId": CHARACTER, "messageId": message_id.to_string(), "content": text });
+            one(call(app, who, "/user/v1/chat/editMessage", payload).await)
+        }
+        ("AddMemoryRequest", "content") => {
+            let answer =
+                call(app, who, "/user/v1/memory/addMemory", json!({ "characterId": CHARACTER, "content": text })).await;
+            if answer.0 == 200 {
+                let id = answer.1["memoryId"].clone();
+                call(app, who, "/user/v1/memory/deleteMemory", json!({ "characterId": CHARACTER, "memoryId": id }))
+                    .await;
+            }
+            one(answer)
+        }
+        ("UpdateMemoryRequest", "content") => {
+            let (code, memory, msg) = call(
+                app,
+                who,
+                "/user/v1/memory/addMemory",
+                json!({ "characterId": CHARACTER, "content": "I like tea." }),
+            )
+            .await;
+            assert_eq!(code, 200, "{msg}");
+            let id = memory["memoryId"].clone();
+            let answer = call(
+                app,
+                who,
+                "/user/v1/memory/updateMemory",
+                json!({ "characterId": CHARACTER, "memoryId": id, "content": text }),
+            )
+            .await;
+            call(app, who, "/user/v1/memory/deleteMemory", json!({ "characterId": CHARACTER, "memoryId": id })).await;
+            one(answer)
+        }
+        ("CreateRequest", "draft") => {
+            let answer =
+                call(app, who, "/user/v1/character/create", json!({ "draft": draft(app, who, text).await })).await;
+            delete_created(app, who, &answer.1).await;
+            one(answer)
+        }
+        ("UpdateRequest", "draft") => {
+            let (code, created, msg) =
+                call(app, who, "/user/v1/character/create", json!({ "draft": draft(app, who, "A quiet café.").await }))
+                    .await;
+            assert_eq!(code, 200, "{msg}");
+            let id = created["character"]["characterId"].clone();
+            let payload = json!({ "characterId": id, "draft": draft(app, who, text).await });
+            let answer = call(app, who, "/user/v1/character/update", payload).await;
+            delete_created(app, who, &created).await;
+            one(answer)
+        }
+        ("ImportRequest", "data") => {
+            let mut answers = Vec::new();
+            for (pointer, name) in CARD_FIELDS {
+                let answer =
+                    call(app, who, "/user/v1/character/importCard", import_payload(&card_with(pointer, text))).await;
+                delete_created(app, who, &answer.1).await;
+                answers.push((name.to_string(), Answer { code: answer.0, msg: answer.2 }));
+            }
+            answers
+        }
+        ("GenerateRequest", "prompt") => {
+            one(call(app, who, "/user/v1/image/generate", json!({ "prompt": text, "count": 1 })).await)
+        }
+        ("PictureRequest", "prompt") => {
+            one(call(app, who, "/user/v1/chat/requestPicture", json!({ "characterId": CHARACTER, "prompt": text }))
+                .await)
+        }
+        ("SetPersonaRequest", "name") => {
+            one(call(app, who, "/user/v1/persona/setPersona", json!({ "name": text, "description": "A night owl." }))
+                .await)
+        }
+        ("SetPersonaRequest", "description") => {
+            one(call(app, who, "/user/v1/persona/setPersona", json!({ "name": "Sam", "description": text })).await)
+        }
+        ("UpdateInfoRequest", "user_name") => {
+            one(call(app, who, "/user/v1/updateUserInfo", json!({ "userName": text })).await)
+        }
+        ("ReportRequest", "note") => {
+            // A report is never refused for what it describes: it is kept, and the verdict
+            // goes to the operator's moderation log.
+            let payload = json!({ "characterId": CHARACTER, "reason": "other", "note": text });
+            let (code, data, msg) = call(app, who, "/user/v1/report/reportContent", payload).await;
+            assert_eq!(code, 200, "a report is kept whatever its note says: {msg}");
+            let kept = app.store.reports.recent(50).await.unwrap();
+            assert!(kept.iter().any(|r| r.note == text), "the report was not kept");
+            assert!(data["reportId"].is_string());
+            vec![]
+        }
+        ("PublishRequest", "file") => {
+            let mut answers = Vec::new();
+            for (name, file) in [
+                ("title", blog_file(text, "A short description.", "Some words.")),
+                ("description", blog_file("A title", text, "Some words.")),
+                ("markdown", blog_file("A title", "A short description.", text)),
+            ] {
+                let response = app
+                    .client
+                    .post(app.url("/lust/admin/blog/publish"))
+                    .bearer_auth(OPERATOR)
+                    .json(&json!({ "file": file }))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = response.status().as_u16();
+                let body = response.text().await.unwrap_or_default();
+                // The operator's API answers 400 naming the field; counted as the refusal.
+                let code =
+                    if status == 400 && body.contains("inputContentIllegal") { REFUSED } else { u64::from(status) };
+                answers.push((name.to_owned(), Answer { code, msg: body }));
+            }
+            answers
+        }
+        other => panic!("no case sends the moderated field {other:?}: add one to send_field"),
+    }
+}
+
+fn blog_file(title: &str, description: &str, body: &str) -> String {
+    format!(
+        "---\nkey: moderation-{}\ntitle: {title}\ndescription: {description}\ndate: 2026-01-02\ncover: /blog/covers/x.svg\n---\n\n{body}\n",
+        random_hex(8)
+    )
+}
+
+async fn delete_created(app: &TestApp, who: &Person, created: &Value) {
+    if let Some(id) = created["character"]["characterId"].as_str() {
+        let (code, _, msg) = call(app, who, "/user/v1/character/delete", json!({ "characterId": id })).await;
+        assert_eq!(code, 200, "{msg}");
+    }
+}
+
+#[actix_rt::test]
+async fn every_moderated_field_refuses_a_prohibited_text_and_passes_an_adult_one() {
+    let app = app().await;
+    let who = person(&app, "Ann").await;
+    for (_, owner, field, kind) in FIELDS {
+        let Moderated(surface) = kind else { continue };
+        for (part, answer) in send_field(&app, &who, owner, field, PROHIBITED).await {
+            assert!(answer.refused(), "{owner}.{field} {part} ({surface}) let through {PROHIBITED:?}: {answer:?}");
+            if !part.is_empty() {
+                assert!(answer.msg.contains(&part), "{owner}.{field}: the refusal names {part}: {}", answer.msg);
+            }
+        }
+        for (part, answer) in send_field(&app, &who, owner, field, ADULT).await {
+            assert!(!answer.refused(), "{owner}.{field} {part} ({surface}) refused {ADULT:?}: {answer:?}");
+        }
+    }
+}
+
+/// A display name derived from the address at sign-up passes the displayName surface too:
+/// one that would be refused becomes a neutral name.
+#[actix_rt::test]
+async fn a_display_name_taken_from_the_address_is_moderated() {
+    let app = app().await;
+    for (email, refused) in [("12.year.old.girl.sex@example.com", true), ("mia.rossi@example.com", false)] {
+        assert_eq!(app.send_sign_in_link(email).await.code, 200);
+        let voucher = follow_outbox_link(&app, email).await;
+        let info = app.user_info_as(&voucher).await;
+        let name = info.data["userName"].as_str().unwrap().to_owned();
+        let local = email.split('@').next().unwrap();
+        if refused {
+            assert_ne!(name, local, "a refused local part became the display name");
+            assert!(!name.is_empty());
+        } else {
+            assert_eq!(name, local);
+        }
+    }
+}
+
+/// Signs in with the link mailed to `email` (written to the outbox: no SMTP); the voucher.
+async fn follow_outbox_link(app: &TestApp, email: &str) -> String {
+    let outbox = app.data_dir.join("outbox");
+    let mut found = None;
+    for entry in std::fs::read_dir(&outbox).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let text = text.replace("=\r\n", "").replace("=\n", "").replace("=3D", "=");
+        if text.contains(&format!("To: {email}")) {
+            let start = text.find("/lust/api/login/v1/emailLoginBack?token=").expect("a link in the mail");
+            let link: String =
+                text[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || "/?=&-_.%".contains(*c)).collect();
+            found = Some(link);
+        }
+    }
+    let link = found.expect("a mail to the address");
+    let response = app.client.get(app.url(&link)).send().await.unwrap();
+    let cookie = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("amora_session="))
+        .expect("a session cookie")
+        .to_owned();
+    cookie.trim_start_matches("amora_session=").split(';').next().unwrap().to_owned()
+}
+
+// ---------------------------------------------------------------------------------------
+// The corpus.
+
+/// The corpus lines `(refuse?, text)`: the rule writer's files when present, else the
+/// sample fixture.
+fn corpus() -> (String, Vec<(bool, String)>) {
+    let root = workspace();
+    let files: Vec<PathBuf> = ["tuning.txt", "heldout.txt"]
+        .iter()
+        .map(|name| root.join("domain/tests/moderation").join(name))
+        .filter(|path| path.is_file())
+        .collect();
+    let (source, files) = if files.is_empty() {
+        (
+            "server/tests/fixtures/moderation_sample.txt".to_owned(),
+            vec![root.join("server/tests/fixtures/moderation_sample.txt")],
+        )
+    } else {
+        ("domain/tests/moderation/{tuning,heldout}.txt".to_owned(), files)
+    };
+    let mut lines = Vec::new();
+    for file in files {
+        for line in std::fs::read_to_string(file).unwrap().lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((label, text)) = line.split_once('|') else { continue };
+            match label.trim() {
+                "refuse" => lines.push((true, text.trim().to_owned())),
+                "allow" => lines.push((false, text.trim().to_owned())),
+                _ => {}
+            }
+        }
+    }
+    (source, lines)
+}
+
+/// The user paths the corpus goes through: (name, owner, field, card part).
+const CORPUS_PATHS: &[(&str, &str, &str)] = &[
+    ("image/generate prompt", "GenerateRequest", "prompt"),
+    ("chat/requestPicture prompt", "PictureRequest", "prompt"),
+    ("character/create scenario", "CreateRequest", "draft"),
+    ("importCard description", "ImportRequest", "/data/description"),
+    ("importCard lorebook key", "ImportRequest", "/data/character_book/entries/0/keys/0"),
+    ("updateUserInfo userName", "UpdateInfoRequest", "user_name"),
+    ("persona/setPersona description", "SetPersonaRequest", "description"),
+    ("memory/addMemory content", "AddMemoryRequest", "content"),
+];
+
+async fn send_corpus(app: &TestApp, who: &Person, owner: &str, field: &str, text: &str) -> Answer {
+    if owner == "ImportRequest" {
+        let (code, data, msg) =
+            call(app, who, "/user/v1/character/importCard", import_payload(&card_with(field, text))).await;
+        delete_created(app, who, &data).await;
+        return Answer { code, msg };
+    }
+    let mut answers = send_field(app, who, owner, field, text).await;
+    answers.remove(0).1
+}
+
+#[actix_rt::test]
+async fn the_corpus_is_refused_on_every_path() {
+    let (source, lines) = corpus();
+    let refuse = lines.iter().filter(|(r, _)| *r).count();
+    let allow = lines.len() - refuse;
+    assert!(refuse > 0 && allow > 0, "{source} has no refuse or allow lines");
+    let app = app().await;
+    let who = person(&app, "Ann").await;
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for (name, owner, field) in CORPUS_PATHS {
+        let (mut let_through, mut false_refusals) = (Vec::new(), 0usize);
+        for (must_refuse, text) in &lines {
+            let answer = send_corpus(&app, &who, owner, field, text).await;
+            if *must_refuse && !answer.refused() {
+                let_through.push(format!("{text:?} ({})", answer.code));
+            }
+            if !must_refuse && answer.refused() {
+                false_refusals += 1;
+            }
+        }
+        let rate = false_refusals as f64 / allow as f64;
+        report.push(format!(
+            "{name}: refused {}/{refuse} prohibited, {false_refusals}/{allow} adult texts refused ({:.1}%)",
+            refuse - let_through.len(),
+            rate * 100.0
+        ));
+        if !let_through.is_empty() {
+            failures.push(format!("{name} let through: {}", let_through.join(", ")));
+        }
+        if rate > 0.10 {
+            failures.push(format!("{name} refused {:.1}% of adult texts (at most 10%)", rate * 100.0));
+        }
+    }
+    println!("moderation corpus ({source}):\n{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}\n\n{}", report.join("\n"), failures.join("\n"));
+}
