@@ -1136,6 +1136,8 @@ pub struct Store {
     pub message_credits: Arc<dyn MessageCreditRepo>,
     pub blog: Arc<dyn BlogRepo>,
     pub reports: Arc<dyn ReportRepo>,
+    /// What moderation refused (issue 27), for the operator.
+    pub moderation_log: Arc<dyn ModerationLogRepo>,
     pub orders: Arc<dyn OrderRepo>,
     pub subscriptions: Arc<dyn SubscriptionRepo>,
     pub gallery: Arc<dyn GalleryRepo>,
@@ -1165,6 +1167,7 @@ impl Store {
             + MessageCreditRepo
             + BlogRepo
             + ReportRepo
+            + ModerationLogRepo
             + OrderRepo
             + SubscriptionRepo
             + GalleryRepo
@@ -1191,6 +1194,7 @@ impl Store {
             message_credits: shared.clone(),
             blog: shared.clone(),
             reports: shared.clone(),
+            moderation_log: shared.clone(),
             orders: shared.clone(),
             subscriptions: shared.clone(),
             gallery: shared.clone(),

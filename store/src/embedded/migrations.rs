@@ -351,6 +351,18 @@ const STEPS: &[&str] = &[
         everyone       INTEGER NOT NULL,
         PRIMARY KEY (gender, fence_rank, fence_id)
     ) STRICT, WITHOUT ROWID;",
+    // 16: the moderation log (issue 27): what moderation refused, by time-ordered id, read
+    // newest first by the operator.
+    "CREATE TABLE moderation_log (
+        event_id       INTEGER PRIMARY KEY,
+        at             INTEGER NOT NULL,
+        user_id        TEXT,
+        surface        TEXT NOT NULL,
+        policy         TEXT NOT NULL,
+        refusal        TEXT NOT NULL,
+        layer          TEXT NOT NULL,
+        excerpt        TEXT NOT NULL
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -13,6 +13,7 @@ mod created;
 mod gallery;
 mod ledger;
 mod media;
+mod moderation_log;
 mod payments;
 mod personas;
 mod recall;
