@@ -23,6 +23,7 @@ use crate::character::{
 };
 use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
 use crate::events::ServerEvent;
+use crate::moderation::{Moderator, Surface};
 use crate::registry::{CharacterAddr, Registry, UserAddr};
 use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor};
 
@@ -94,6 +95,18 @@ impl Conversations {
         Self { registry, engine, rules }
     }
 
+    /// The node's moderation service.
+    pub fn moderator(&self) -> &Moderator {
+        self.engine.moderator()
+    }
+
+    /// Both layers of moderation for a text of `user_id` on `surface`. The door runs them,
+    /// not the character's actor, so that waiting for the classifier never holds up the
+    /// actor's other conversations (its handlers that change a pair run one at a time).
+    async fn moderate(&self, surface: Surface, user_id: &UserId, text: &str) -> Result<(), ChatError> {
+        self.moderator().check(surface, Some(user_id), text).await.map_err(ChatError::Refused)
+    }
+
     async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, ChatError> {
         Ok(self.registry.send(UserAddr(user_id.clone())).await?)
     }
@@ -136,6 +149,7 @@ impl Conversations {
         character_id: &CharacterId,
         text: MessageText,
     ) -> Result<MessageView, ChatError> {
+        self.moderate(Surface::ChatMessage, user_id, text.as_str()).await?;
         let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Send { chatter, text }).await?
     }
@@ -293,6 +307,7 @@ impl Conversations {
         message_id: MessageId,
         text: MessageText,
     ) -> Result<MessageView, ChatError> {
+        self.moderate(Surface::ChatMessage, user_id, text.as_str()).await?;
         let edit = EditMessage { user_id: user_id.clone(), message_id, text };
         self.character(character_id).await?.send(edit).await?
     }
@@ -356,6 +371,8 @@ impl Conversations {
         character_id: &CharacterId,
         content: String,
     ) -> Result<MemoryView, ChatError> {
+        // Before the length is checked: a refused text is refused whatever its length.
+        self.moderate(Surface::Memory, user_id, content.trim()).await?;
         let chatter = self.chatter(user_id, Some(character_id)).await?;
         let memory: Memory = self.character(character_id).await?.send(AddMemory { chatter, content }).await??;
         Ok(MemoryView::from(&memory))
@@ -368,6 +385,7 @@ impl Conversations {
         memory_id: MemoryId,
         content: String,
     ) -> Result<(), ChatError> {
+        self.moderate(Surface::Memory, user_id, content.trim()).await?;
         let update = UpdateMemory { user_id: user_id.clone(), memory_id, content };
         self.character(character_id).await?.send(update).await?
     }
@@ -402,19 +420,18 @@ impl Conversations {
         Ok(personas.into_iter().map(PersonaView::from).collect())
     }
 
-    /// Sets the persona for `character` (`None`: every character), checked against the
-    /// community guidelines like a message (it reaches the prompt); a character must be one
-    /// the user may open. Answers it as stored.
+    /// Sets the persona for `character` (`None`: every character), held to the rule of what
+    /// users write about themselves (`Surface::Persona`: it reaches the prompt); a character
+    /// must be one the user may open. Answers it as stored.
     pub async fn set_persona(
         &self,
         user_id: &UserId,
         character: Option<&CharacterId>,
         persona: UserPersona,
     ) -> Result<PersonaView, ChatError> {
+        // Together: words that pass one by one may not pass side by side in a prompt.
         let text = format!("{}\n{}", persona.name, persona.description);
-        if let Some(refusal) = amora_domain::moderation::check(&text) {
-            return Err(ChatError::Refused(refusal));
-        }
+        self.moderate(Surface::Persona, user_id, &text).await?;
         if let Some(character) = character {
             self.visible_character(user_id, character).await?;
         }

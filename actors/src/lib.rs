@@ -15,6 +15,7 @@ pub mod chat;
 pub mod conversations;
 pub mod events;
 pub mod images;
+pub mod moderation;
 pub mod registry;
 pub mod seeding;
 pub mod user;
@@ -38,6 +39,7 @@ use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
 use crate::images::{ImageJobSettings, ImageJobs};
+use crate::moderation::{ModerationParts, Moderator};
 use crate::registry::{Registry, RegistryLimits, UserAddr};
 use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserError};
 
@@ -57,6 +59,8 @@ pub struct NodeSettings {
     /// Everything that can be bought, with its price.
     pub catalogue: Catalogue,
     pub images: ImageParts,
+    /// Moderation's second layer, if any (the rules always run).
+    pub moderation: ModerationParts,
 }
 
 /// What image jobs run with: the model, the job limits and the price of one image.
@@ -76,6 +80,8 @@ pub struct Node {
     pub conversations: Conversations,
     pub billing: Billing,
     pub images: ImageJobs,
+    /// The moderation service every path of this node asks (the chat engine's).
+    pub moderator: Moderator,
 }
 
 impl Node {
@@ -90,7 +96,13 @@ impl Node {
             Some(url) => EventBus::with_redis(url)?,
             None => EventBus::local(),
         };
-        let chat = Arc::new(ChatEngine::new(store.clone(), bus.clone(), settings.chat));
+        // Built once per node, before everything that checks texts; the log is the store's.
+        let moderator = Moderator::new(
+            settings.moderation.classifier,
+            Some(store.moderation_log.clone()),
+            settings.moderation.on_classifier_error,
+        );
+        let chat = Arc::new(ChatEngine::new(store.clone(), bus.clone(), settings.chat, moderator));
         Ok(Self::assemble(
             store,
             bus,
@@ -115,6 +127,7 @@ impl Node {
         catalogue: Catalogue,
         images: ImageParts,
     ) -> Self {
+        let moderator = chat.moderator().clone();
         let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits);
         let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
         let images = ImageJobs::new(
@@ -133,7 +146,7 @@ impl Node {
                 let _ = preload.model().await;
             });
         }
-        Self { registry, bus, chat, conversations, billing, images }
+        Self { registry, bus, chat, conversations, billing, images, moderator }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {
@@ -226,6 +239,7 @@ mod tests {
                 settings: ImageJobSettings::default(),
                 cost_per_image: Coins(20),
             },
+            moderation: ModerationParts::default(),
         };
         let node = Node::start(store.clone(), settings, None).await.unwrap_or_else(|e| panic!("{e}"));
         (dir, store, node)

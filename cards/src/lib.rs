@@ -19,6 +19,7 @@ pub mod lorebook;
 pub mod macros;
 pub mod model;
 pub mod png;
+pub mod texts;
 
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};

@@ -4,11 +4,14 @@
 //! The prompt is assembled in a fixed order: the character's appearance first (so every
 //! image of a character shows the same person), then the presets' words, then the user's
 //! own words. The negative prompt always excludes anything childlike, deformities and text,
-//! whatever the user asked. Both the user's words and the assembled prompt pass the
-//! community guidelines (`moderation::check`) before anything is paid or drawn.
+//! whatever the user asked. Both the user's words and the assembled prompt pass the image
+//! rule (`moderation::check_with(Policy::Image, ..)`: on an adult platform an image is always
+//! a sexual context, so any minor is refused on its own) before anything is paid or drawn.
+//! The node's moderation service (`actors::moderation`) asks the same rule first and
+//! records what it refuses.
 
 use crate::Invalid;
-use crate::moderation::{self, Refusal};
+use crate::moderation::{Policy, Refusal, check_with};
 
 /// The longest prompt a user may write, in characters.
 pub const MAX_PROMPT_CHARS: usize = 500;
@@ -191,7 +194,7 @@ impl ImageChoice {
                 Invalid::new("prompt", "choose at least a scene, outfit, pose or style, or write a prompt").into()
             );
         }
-        if let Some(refusal) = choice.prompt.as_deref().and_then(moderation::check) {
+        if let Some(refusal) = choice.prompt.as_deref().and_then(|prompt| check_with(Policy::Image, prompt)) {
             return Err(ImageRequestError::Refused(refusal));
         }
         Ok(choice)
@@ -212,6 +215,16 @@ impl ImageChoice {
     /// checked against the guidelines as a whole, since words that pass one by one may not
     /// pass together.
     pub fn assemble(&self, appearance: Option<&str>) -> Result<String, ImageRequestError> {
+        let prompt = self.prompt_text(appearance);
+        match check_with(Policy::Image, &prompt) {
+            Some(refusal) => Err(ImageRequestError::Refused(refusal)),
+            None => Ok(prompt),
+        }
+    }
+
+    /// The positive prompt, unchecked: for a caller that checks it itself (the node's
+    /// moderation service, which records a refusal).
+    pub fn prompt_text(&self, appearance: Option<&str>) -> String {
         let mut parts: Vec<&str> = Vec::new();
         if let Some(appearance) = appearance.map(str::trim).filter(|a| !a.is_empty()) {
             parts.push(appearance);
@@ -221,11 +234,7 @@ impl ImageChoice {
         if let Some(prompt) = self.prompt.as_deref() {
             parts.push(prompt);
         }
-        let prompt = parts.join(", ");
-        match moderation::check(&prompt) {
-            Some(refusal) => Err(ImageRequestError::Refused(refusal)),
-            None => Ok(prompt),
-        }
+        parts.join(", ")
     }
 }
 
@@ -306,12 +315,15 @@ mod tests {
     fn the_prompt_is_moderated_on_its_own_and_assembled() {
         let refused = RawImageRequest { prompt: Some("naked schoolgirl, 15 years old".into()), ..raw(1) };
         assert!(matches!(ImageChoice::parse(&refused, true), Err(ImageRequestError::Refused(Refusal::Minors))));
-        // Each part passes alone; together they name a minor with explicit content.
-        let request =
-            RawImageRequest { outfit: Some("lingerie".into()), prompt: Some("she is a child".into()), ..raw(1) };
-        let choice = ImageChoice::parse(&request, true);
-        let assembled = choice.and_then(|c| c.assemble(Some("a young woman with fair skin")));
+        // The image rule: any minor is refused on its own, without sexual words.
+        let minor = RawImageRequest { prompt: Some("she is a child".into()), ..raw(1) };
+        assert!(matches!(ImageChoice::parse(&minor, true), Err(ImageRequestError::Refused(Refusal::Minors))));
+        // The whole prompt is checked too: a part the user did not write joins their words.
+        let request = RawImageRequest { outfit: Some("lingerie".into()), prompt: Some("on a sofa".into()), ..raw(1) };
+        let choice = ImageChoice::parse(&request, true).unwrap_or_else(|e| panic!("{e}"));
+        let assembled = choice.assemble(Some("a 15 year old girl"));
         assert!(matches!(assembled, Err(ImageRequestError::Refused(_))), "{assembled:?}");
+        assert!(choice.assemble(Some("a young woman with fair skin")).is_ok());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! character from everyone or show it again, remove a user's image. Every call is logged.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use amora_actors::moderation::Surface;
 use amora_domain::blog::BlogKey;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
@@ -45,6 +46,15 @@ async fn publish_post(
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
     let post = crate::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
+    // The public reads it, and crawlers: held to the chat rule like any text shown to people.
+    let fields = [
+        ("title".to_owned(), post.title.as_str()),
+        ("description".to_owned(), post.description.as_str()),
+        ("markdown".to_owned(), post.markdown.as_str()),
+    ];
+    if let Err((field, refusal)) = state.node.moderator.check_fields(Surface::BlogPost, None, fields).await {
+        return Err(AdminError::BadRequest(format!("{field}: inputContentIllegal: {}", refusal.message())));
+    }
     let existed = state.store.blog.get(&post.key).await.map_err(internal)?.is_some();
     let key = post.key.clone();
     state.store.blog.put(post).await.map_err(internal)?;

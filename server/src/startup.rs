@@ -71,6 +71,8 @@ impl Application {
                 settings: settings.image.clone(),
                 cost_per_image: amora_domain::money::Coins(settings.web.gen_picture_coin),
             },
+            // The rules alone until a classifier is configured (issue 27's second layer).
+            moderation: amora_actors::moderation::ModerationParts::default(),
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
         let node = Node::start(store.clone(), node_settings, redis_url).await?;

@@ -219,6 +219,13 @@ fn request_files() -> Vec<PathBuf> {
 
 /// Request types that are not user-written text by construction, listed whole with why.
 const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
+    (
+        "actors/src/actions.rs",
+        "Envelope",
+        NotFreeText(
+            "a frame's outer shape: the action's name, and its data, read as the ClientAction listed in FIELDS",
+        ),
+    ),
     ("server/src/routes/telemetry.rs", "SpmQuery", TELEMETRY),
     ("server/src/routes/telemetry.rs", "ErrorReportRequest", TELEMETRY),
     ("server/src/web/media.rs", "MediaQuery", NotFreeText("an image width, checked against the allowed widths")),
@@ -293,7 +300,7 @@ fn random_hex(n: usize) -> String {
 /// image is drawn and no test waits for one.
 async fn person(app: &TestApp, name: &str) -> Person {
     let user_id = UserId::parse(&format!("u{}", random_hex(16))).unwrap();
-    let number = u32::from_str_radix(&random_hex(7), 36).unwrap_or(1) % 90_000_000 + 10_000_000;
+    let number = rand::random::<u32>() % 90_000_000 + 10_000_000;
     app.store
         .users
         .create(NewUser {
@@ -324,8 +331,17 @@ async fn person(app: &TestApp, name: &str) -> Person {
     Person { user_id, voucher }
 }
 
+/// The server under test. Its chat model is an OpenAI-compatible address where nothing
+/// listens: a message that passes moderation is stored and its reply fails at once, so no
+/// model runs (moderation is all these tests look at).
 async fn app() -> TestApp {
-    spawn_app_with(&[("AMORA_ADMIN__TOKEN", OPERATOR)]).await
+    spawn_app_with(&[
+        ("AMORA_ADMIN__TOKEN", OPERATOR),
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", "http://127.0.0.1:9/v1"),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "none"),
+    ])
+    .await
 }
 
 async fn call(app: &TestApp, who: &Person, path: &str, payload: Value) -> (u64, Value, String) {
@@ -628,6 +644,28 @@ async fn every_moderated_field_refuses_a_prohibited_text_and_passes_an_adult_one
             assert!(!answer.refused(), "{owner}.{field} {part} ({surface}) refused {ADULT:?}: {answer:?}");
         }
     }
+    // Every refusal reached the operator's moderation log: where, under which rule, for
+    // whom, by which layer, with the text's start. A report's note too, though the report
+    // was kept.
+    let log = app.store.moderation_log.recent(None, 500).await.unwrap();
+    for (_, owner, field, kind) in FIELDS {
+        let Moderated(surface) = kind else { continue };
+        let event = log
+            .iter()
+            .find(|e| e.surface == *surface)
+            .unwrap_or_else(|| panic!("no {surface} event ({owner}.{field})"));
+        assert_eq!(event.layer, "rules");
+        assert_eq!(event.refusal, "minors", "{event:?}");
+        if *surface != "blogPost" {
+            assert_eq!(event.user_id.as_ref(), Some(&who.user_id), "{event:?}");
+        }
+        assert!(PROHIBITED.starts_with(&event.excerpt) || event.excerpt.contains(PROHIBITED), "{event:?}");
+    }
+    let policy = |surface: &str| log.iter().find(|e| e.surface == surface).map(|e| e.policy.clone());
+    assert_eq!(policy("imagePrompt").as_deref(), Some("image"));
+    assert_eq!(policy("cardField").as_deref(), Some("character"));
+    assert_eq!(policy("displayName").as_deref(), Some("person"));
+    assert_eq!(policy("chatMessage").as_deref(), Some("chat"));
 }
 
 /// A display name derived from the address at sign-up passes the displayName surface too:

@@ -5,12 +5,12 @@ use actix::prelude::*;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
-use amora_domain::moderation;
 use amora_store::{MessageImage, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, greeting_text, localized, ready};
 use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
 use crate::events::ServerEvent;
+use crate::moderation::Surface;
 
 /// A page of the conversation, newest first: the `limit` messages older than `before`
 /// (the newest when `None`). Opening a new conversation writes the character's greeting.
@@ -217,7 +217,8 @@ impl Handler<EditMessage> for CharacterActor {
         let EditMessage { user_id, message_id, text } = message;
         let owner = user_id.clone();
         after_load(self, None, &owner, Needs::WINDOW, move |actor, _| {
-            if let Some(refusal) = moderation::check(text.as_str()) {
+            let moderator = actor.engine.moderator();
+            if let Err(refusal) = moderator.check_rules(Surface::ChatMessage, Some(&user_id), text.as_str()) {
                 return ready(Err(ChatError::Refused(refusal)));
             }
             let held = actor.pair(&user_id).window.as_ref().and_then(|w| w.find(message_id).cloned());

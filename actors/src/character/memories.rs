@@ -239,7 +239,7 @@ impl Handler<AddMemory> for CharacterActor {
             if let Err(error) = actor.visible_character(&chatter) {
                 return ready(Err(error));
             }
-            let content = match crate::chat::memory::memory_text(&content) {
+            let content = match crate::chat::memory::memory_text(&content, actor.engine.moderator(), &chatter.user_id) {
                 Ok(content) => content,
                 Err(error) => return ready(Err(error)),
             };
@@ -274,7 +274,7 @@ impl Handler<UpdateMemory> for CharacterActor {
         let UpdateMemory { user_id, memory_id, content } = message;
         let owner = user_id.clone();
         after_load(self, None, &owner, Needs::MEMORIES, move |actor, _| {
-            let content = match crate::chat::memory::memory_text(&content) {
+            let content = match crate::chat::memory::memory_text(&content, actor.engine.moderator(), &user_id) {
                 Ok(content) => content,
                 Err(error) => return ready(Err(error)),
             };

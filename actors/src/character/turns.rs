@@ -9,7 +9,6 @@ use amora_ai::chat::{CancellationToken, FinishReason};
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, UsedType};
 use amora_domain::chat::{EntryId, MessageText, Speaker};
-use amora_domain::moderation;
 use amora_store::StoredMessage;
 
 use super::swipes::{Writing, keep_version, put_back, store_written, view};
@@ -19,6 +18,7 @@ use crate::chat::metrics::{Outcome, Phase};
 use crate::chat::recall::Found;
 use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
 use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
+use crate::moderation::Surface;
 use crate::registry::UserAddr;
 use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
 
@@ -197,7 +197,10 @@ impl Handler<Send> for CharacterActor {
                 Ok(character) => character,
                 Err(error) => return ready(Err(error)),
             };
-            if let Some(refusal) = moderation::check(text.as_str()) {
+            // The door (`Conversations::send`) ran both layers; the rules hold here too, for
+            // any way in.
+            let moderator = actor.engine.moderator();
+            if let Err(refusal) = moderator.check_rules(Surface::ChatMessage, Some(&chatter.user_id), text.as_str()) {
                 return ready(Err(ChatError::Refused(refusal)));
             }
             let (turn, cancel) = match actor.claim(&chatter.user_id) {

@@ -16,7 +16,6 @@ use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall, RecallItem,
     Speaker, assemble_prompt, end_reply,
 };
-use amora_domain::moderation;
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
 
@@ -27,6 +26,7 @@ use super::recall::Found;
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
 use crate::events::ServerEvent;
+use crate::moderation::{Moderator, Surface};
 
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
@@ -64,19 +64,33 @@ pub struct ChatEngine {
     metrics: ChatMetrics,
     /// Shares the model fairly between users (`fair`).
     fair: FairQueue,
+    /// The node's moderation service: replies and extracted memories pass it.
+    moderator: Moderator,
 }
 
 impl ChatEngine {
-    pub fn new(store: Store, bus: EventBus, settings: ChatSettings) -> Self {
+    pub fn new(store: Store, bus: EventBus, settings: ChatSettings, moderator: Moderator) -> Self {
         let fair = FairQueue::new(settings.fair_limits());
-        Self { store, bus, settings, model: tokio::sync::OnceCell::new(), metrics: ChatMetrics::new(), fair }
+        let model = tokio::sync::OnceCell::new();
+        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator }
     }
 
     /// A ready model, e.g. one shared by several nodes of a test (the settings' model is not loaded then).
-    pub fn with_model(store: Store, bus: EventBus, settings: ChatSettings, model: Arc<dyn ChatModel>) -> Self {
+    pub fn with_model(
+        store: Store,
+        bus: EventBus,
+        settings: ChatSettings,
+        model: Arc<dyn ChatModel>,
+        moderator: Moderator,
+    ) -> Self {
         let fair = FairQueue::new(settings.fair_limits());
         let model = tokio::sync::OnceCell::new_with(Some(model));
-        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair }
+        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator }
+    }
+
+    /// The node's moderation service.
+    pub fn moderator(&self) -> &Moderator {
+        &self.moderator
     }
 
     pub fn settings(&self) -> &ChatSettings {
@@ -218,7 +232,9 @@ impl ChatEngine {
                     if sent == 0 {
                         self.metrics.observe(Phase::FirstToken, model_started.elapsed());
                     }
-                    if let Some(refusal) = moderation::check(&text) {
+                    // The rules at every piece, so nothing refused reaches the user's screen.
+                    if let Err(refusal) = self.moderator.check_rules(Surface::ChatReply, Some(&chatter.user_id), &text)
+                    {
                         cancel.cancel();
                         return Err(ChatError::Refused(refusal));
                     }
@@ -238,6 +254,12 @@ impl ChatEngine {
                 StreamEvent::Done(done) => finish = done.reason,
             }
         }
+        // The second layer once the reply is whole (asking it at every piece would cost a
+        // call per token); a refusal here drops the reply before it is stored.
+        self.moderator
+            .check_classifier(Surface::ChatReply, Some(&chatter.user_id), &text)
+            .await
+            .map_err(ChatError::Refused)?;
         Ok((text, finish))
     }
 
@@ -258,7 +280,15 @@ impl ChatEngine {
         let facts =
             memory::extract(model.as_ref(), &chatter.user_name, &character.card.character_name, &history, Layers::ALL)
                 .await?;
-        Ok(facts.into_iter().filter(|fact| moderation::check(fact).is_none()).collect())
+        // What the user said about themselves goes back into prompts: held to the rule of
+        // what users write about themselves; a refused fact is dropped (and logged).
+        let mut kept = Vec::with_capacity(facts.len());
+        for fact in facts {
+            if self.moderator.check(Surface::ExtractedMemory, Some(&chatter.user_id), &fact).await.is_ok() {
+                kept.push(fact);
+            }
+        }
+        Ok(kept)
     }
 }
 

@@ -273,8 +273,13 @@ async fn ask(model: &dyn ChatModel, request: ChatRequest) -> Result<String, AiEr
 
 /// A memory the user wrote: trimmed, 1 to [`MAX_MEMORY_CHARS`] characters, line breaks and
 /// tabs but no other control characters (they would reach the prompt and other tabs' screens
-/// as they are), and allowed by the community guidelines.
-pub fn memory_text(raw: &str) -> Result<String, super::ChatError> {
+/// as they are), and allowed by the rules of what users write about themselves (the door,
+/// `Conversations::add_memory`, ran both layers of moderation before).
+pub fn memory_text(
+    raw: &str,
+    moderator: &crate::moderation::Moderator,
+    user_id: &amora_domain::account::UserId,
+) -> Result<String, super::ChatError> {
     let text = raw.trim();
     let count = text.chars().count();
     if count == 0 || count > MAX_MEMORY_CHARS {
@@ -283,9 +288,9 @@ pub fn memory_text(raw: &str) -> Result<String, super::ChatError> {
     if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
         return Err(super::ChatError::Invalid("content: must not hold control characters".into()));
     }
-    if let Some(refusal) = amora_domain::moderation::check(text) {
-        return Err(super::ChatError::Refused(refusal));
-    }
+    moderator
+        .check_rules(crate::moderation::Surface::Memory, Some(user_id), text)
+        .map_err(super::ChatError::Refused)?;
     Ok(text.to_owned())
 }
 

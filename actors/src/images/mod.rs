@@ -42,6 +42,7 @@ use crate::bus::EventBus;
 use crate::chat::new_entry_id;
 use crate::conversations::Conversations;
 use crate::events::ServerEvent;
+use crate::moderation::{Moderator, Surface};
 use crate::registry::{Registry, UserAddr};
 use crate::user::{Account, Credit, Debit};
 
@@ -239,6 +240,8 @@ struct Inner {
     permits: Semaphore,
     queue: Mutex<Queue>,
     metrics: ImageMetrics,
+    /// The node's moderation service: prompts, picture requests and assembled prompts.
+    moderator: Moderator,
 }
 
 /// The node's image jobs.
@@ -273,6 +276,8 @@ impl ImageJobs {
         cost_per_image: Coins,
     ) -> Self {
         let permits = Semaphore::new(settings.concurrent.max(1));
+        // The node's one moderation service, which the chat door holds.
+        let moderator = conversations.moderator().clone();
         let inner = Inner {
             store,
             bus,
@@ -284,6 +289,7 @@ impl ImageJobs {
             permits,
             queue: Mutex::new(Queue::default()),
             metrics: ImageMetrics::new(),
+            moderator,
         };
         Self { inner: Arc::new(inner) }
     }
@@ -301,6 +307,14 @@ impl ImageJobs {
         self.inner.model.info().illustration
     }
 
+    async fn moderate(&self, surface: Surface, user_id: &UserId, text: &str) -> Result<(), ImageError> {
+        self.inner
+            .moderator
+            .check(surface, Some(user_id), text)
+            .await
+            .map_err(|refusal| ImageError::Request(ImageRequestError::Refused(refusal)))
+    }
+
     async fn account(&self, user_id: &UserId) -> Result<User, ImageError> {
         let actor = self.inner.registry.send(UserAddr(user_id.clone())).await?;
         actor.send(Account).await??.ok_or(ImageError::NoAccount)
@@ -309,6 +323,12 @@ impl ImageJobs {
     /// Checks, pays for and queues a job; its images then arrive as events.
     pub async fn generate(&self, user_id: &UserId, request: JobRequest) -> Result<JobStarted, ImageError> {
         let account = self.account(user_id).await?;
+        // The user's words first, under the image rule, before anything is read or paid
+        // (parsing checks them by the same rule; this records a refusal for the operator).
+        let surface = if request.in_chat { Surface::PictureRequest } else { Surface::ImagePrompt };
+        if let Some(words) = request.choice.prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            self.moderate(surface, user_id, words).await?;
+        }
         let choice = ImageChoice::parse(&request.choice, account.nsfw)?;
         let character = match &request.character_id {
             Some(id) => Some(self.inner.conversations.visible_character(user_id, id).await?),
@@ -324,7 +344,10 @@ impl ImageJobs {
             }
             None => (None, None, rand::random::<u64>()),
         };
-        let prompt = choice.assemble(appearance.as_deref())?;
+        // The prompt the backend will read, as a whole: words that pass one by one may not
+        // pass together.
+        let prompt = choice.prompt_text(appearance.as_deref());
+        self.moderate(Surface::AssembledImagePrompt, user_id, &prompt).await?;
         let count = usize::from(choice.count);
         let job_id = new_entry_id();
         let image_ids: Vec<EntryId> = (0..count).map(|_| new_entry_id()).collect();

@@ -1,5 +1,6 @@
 //! Finding, creating and deleting accounts, and the shapes the browser sees of them.
 
+use amora_actors::moderation::Surface;
 use amora_domain::account::{EmailAddress, User, UserId, UserNo};
 use amora_store::{NewUser, StoreError, UserChange};
 use rand::Rng;
@@ -94,10 +95,19 @@ pub async fn ensure_not_blocked(state: &AppState, emails: &[&EmailAddress]) -> R
     Ok(())
 }
 
+/// The display name a new account starts with when moderation refuses the one it came with.
+pub const NEUTRAL_NAME: &str = "friend";
+
 /// Creates an account with a fresh id and `userNo`, retrying on the rare `userNo` clash.
-pub async fn create(state: &AppState, signup: Signup) -> Result<User, ApiError> {
+/// Its first display name (an address's local part, a provider's profile name, the
+/// operator's choice) passes moderation like one the user sets, as it goes into greetings
+/// and prompts; a refused one becomes [`NEUTRAL_NAME`] rather than stopping the sign-up.
+pub async fn create(state: &AppState, mut signup: Signup) -> Result<User, ApiError> {
     let blocked: Vec<&EmailAddress> = signup.email.iter().chain(signup.discord_email.iter()).collect();
     ensure_not_blocked(state, &blocked).await?;
+    if state.node.moderator.check(Surface::DisplayName, None, &signup.user_name).await.is_err() {
+        signup.user_name = NEUTRAL_NAME.to_owned();
+    }
     const ATTEMPTS: usize = 5;
     for _ in 0..ATTEMPTS {
         let (id, number) = {

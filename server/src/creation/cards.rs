@@ -120,35 +120,38 @@ pub fn text_of(card: &Card, limits: &Limits) -> Result<CardText, ApiError> {
     })
 }
 
-/// Every text of a card the guidelines apply to, with the name the refusal gives it.
-pub fn moderated_texts(card: &Card) -> Vec<(String, &str)> {
-    let data = &card.data;
-    let mut texts: Vec<(String, &str)> = vec![
-        ("characterName".into(), data.name.as_str()),
-        ("description".into(), data.description.as_str()),
-        ("personality".into(), data.personality.as_str()),
-        ("scenario".into(), data.scenario.as_str()),
-        ("greeting".into(), data.first_mes.as_str()),
-        ("exampleDialogue".into(), data.mes_example.as_str()),
-        ("introduction".into(), data.creator_notes.as_str()),
-        ("systemPrompt".into(), data.system_prompt.as_str()),
-        ("postHistoryInstructions".into(), data.post_history_instructions.as_str()),
-    ];
-    if let Some(nickname) = data.nickname.as_deref() {
-        texts.push(("nickname".into(), nickname));
-    }
-    for (index, greeting) in data.alternate_greetings.iter().enumerate() {
-        texts.push((format!("alternateGreetings[{index}]"), greeting.as_str()));
-    }
-    for (index, tag) in data.tags.iter().enumerate() {
-        texts.push((format!("tags[{index}]"), tag.as_str()));
-    }
-    if let Some(book) = &data.character_book {
-        for (index, entry) in book.entries.iter().enumerate() {
-            texts.push((format!("lorebook[{index}]"), entry.content.as_str()));
+/// Every string of a card, each named as a refusal names it: the builder's names for the
+/// fields it has (`characterName`, `greeting`, `lorebook[1]` for an entry's content), the
+/// card's own path for the rest (`creator`, `extensions.depth_prompt.prompt`,
+/// `lorebook[0].keys[1]`). All of them reach a prompt or, on export, other people.
+pub fn moderated_texts(card: &Card) -> Vec<(String, String)> {
+    amora_cards::texts::strings(card).into_iter().map(|(path, text)| (field_name(&path), text)).collect()
+}
+
+/// The name a refusal gives the string at `path` (`amora_cards::texts::strings`).
+fn field_name(path: &str) -> String {
+    let Some(inner) = path.strip_prefix("data.") else { return path.to_owned() };
+    let (head, rest) = match inner.find(['.', '[']) {
+        Some(at) => inner.split_at(at),
+        None => (inner, ""),
+    };
+    let renamed = match head {
+        "name" => "characterName",
+        "first_mes" => "greeting",
+        "mes_example" => "exampleDialogue",
+        "creator_notes" => "introduction",
+        "system_prompt" => "systemPrompt",
+        "post_history_instructions" => "postHistoryInstructions",
+        "alternate_greetings" => "alternateGreetings",
+        "character_book" => {
+            // `entries[i].content` is the entry itself; its other strings are named under it.
+            let rest = rest.strip_prefix(".entries").map_or_else(|| rest.to_owned(), str::to_owned);
+            let rest = rest.strip_suffix(".content").filter(|r| r.starts_with('[')).unwrap_or(&rest).to_owned();
+            return format!("lorebook{rest}");
         }
-    }
-    texts
+        other => other,
+    };
+    format!("{renamed}{rest}")
 }
 
 /// The card a character is exported as: the card it was imported from (or an empty one),
@@ -220,6 +223,26 @@ mod tests {
         let path = format!("{}/../cards/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         amora_cards::import(&bytes, &limits()).unwrap_or_else(|e| panic!("{name}: {e}")).card
+    }
+
+    #[test]
+    fn every_string_of_a_card_is_named_as_the_refusal_names_it() {
+        for (path, name) in [
+            ("data.name", "characterName"),
+            ("data.description", "description"),
+            ("data.first_mes", "greeting"),
+            ("data.alternate_greetings[2]", "alternateGreetings[2]"),
+            ("data.tags[0]", "tags[0]"),
+            ("data.creator", "creator"),
+            ("data.extensions.depth_prompt.prompt", "extensions.depth_prompt.prompt"),
+            ("data.character_book.entries[1].content", "lorebook[1]"),
+            ("data.character_book.entries[0].keys[1]", "lorebook[0].keys[1]"),
+            ("data.character_book.entries[0].comment", "lorebook[0].comment"),
+            ("data.character_book.name", "lorebook.name"),
+            ("extra.avatar", "extra.avatar"),
+        ] {
+            assert_eq!(field_name(path), name, "{path}");
+        }
     }
 
     #[test]

@@ -8,10 +8,11 @@ pub mod cards;
 pub mod portrait;
 
 use amora_actors::chat::ChatError;
+use amora_actors::moderation::Surface;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::creation::{Draft, Style, ValidDraft, ValidLooks};
-use amora_domain::moderation::check_character;
+use amora_domain::moderation::Refusal;
 use amora_store::CreatedCharacter;
 
 use crate::api::ApiError;
@@ -29,27 +30,37 @@ pub fn new_character_id() -> Result<CharacterId, ApiError> {
     Ok(CharacterId::parse(&format!("my-{}", random.to_lowercase()))?)
 }
 
-/// 10070 naming `field` when the guidelines forbid `text` for a character.
-pub fn moderate(field: &str, text: &str) -> Result<(), ApiError> {
-    match check_character(text) {
-        Some(refusal) => Err(ApiError::Refused(format!("{field}: {}", refusal.message()))),
-        None => Ok(()),
-    }
+/// 10070 naming `field`: `field: <why>` (the client shows it by the field).
+pub fn refused(field: &str, refusal: Refusal) -> ApiError {
+    ApiError::Refused(format!("{field}: {}", refusal.message()))
 }
 
-/// Every text of a valid draft and its portrait's prompt against the guidelines.
-pub fn moderate_draft(valid: &ValidDraft) -> Result<(), ApiError> {
+/// Named texts through the node's moderation service on `surface`; 10070 naming the first
+/// refused.
+pub async fn moderate<'a>(
+    state: &AppState,
+    user: Option<&UserId>,
+    surface: Surface,
+    fields: impl IntoIterator<Item = (String, &'a str)>,
+) -> Result<(), ApiError> {
+    state.node.moderator.check_fields(surface, user, fields).await.map_err(|(field, refusal)| refused(&field, refusal))
+}
+
+/// Every text of a valid draft and its portrait's prompt, held to the character rule.
+pub async fn moderate_draft(state: &AppState, user: Option<&UserId>, valid: &ValidDraft) -> Result<(), ApiError> {
     let d = valid.draft();
-    moderate("characterName", &d.character_name)?;
-    moderate("introduction", &d.introduction)?;
-    moderate("greeting", &d.greeting)?;
-    moderate("scenario", &d.scenario)?;
-    moderate("personality.text", &d.personality.text)?;
-    moderate("relationship.text", &d.relationship.text)?;
-    for (index, tag) in d.tags.iter().enumerate() {
-        moderate(&format!("tags[{index}]"), tag)?;
-    }
-    moderate("looks", &valid.looks().describe())
+    let looks = valid.looks().describe();
+    let mut fields: Vec<(String, &str)> = vec![
+        ("characterName".into(), d.character_name.as_str()),
+        ("introduction".into(), d.introduction.as_str()),
+        ("greeting".into(), d.greeting.as_str()),
+        ("scenario".into(), d.scenario.as_str()),
+        ("personality.text".into(), d.personality.text.as_str()),
+        ("relationship.text".into(), d.relationship.text.as_str()),
+    ];
+    fields.extend(d.tags.iter().enumerate().map(|(index, tag)| (format!("tags[{index}]"), tag.as_str())));
+    fields.push(("looks".into(), looks.as_str()));
+    moderate(state, user, Surface::CharacterText, fields).await
 }
 
 /// 10001 `voiceId` unless the draft's voice is one of the catalogue's (empty: the default).
@@ -60,11 +71,11 @@ pub fn check_voice(state: &AppState, draft: &Draft) -> Result<(), ApiError> {
     Err(ApiError::Param("voiceId: is not a voice of the catalogue".into()))
 }
 
-/// Validates and moderates a draft as `create` and `update` take it.
-pub fn checked_draft(state: &AppState, draft: Draft) -> Result<ValidDraft, ApiError> {
+/// Validates and moderates a draft of `user` as `create`, `update` and card import take it.
+pub async fn checked_draft(state: &AppState, user: &UserId, draft: Draft) -> Result<ValidDraft, ApiError> {
     let valid = draft.validate()?;
     check_voice(state, valid.draft())?;
-    moderate_draft(&valid)?;
+    moderate_draft(state, Some(user), &valid).await?;
     Ok(valid)
 }
 

@@ -6,6 +6,7 @@
 use std::io::Cursor;
 
 use actix_web::web;
+use amora_actors::moderation::Surface;
 use amora_cards::Card;
 use amora_domain::appearance::{Look, Shot, seed_for};
 use amora_domain::character::{Character, CharacterAge, CharacterId};
@@ -61,12 +62,14 @@ pub async fn import_card(
         None => user.interested_gender,
     };
     let text = cards::text_of(&card, &limits)?;
-    for (field, value) in cards::moderated_texts(&card) {
-        creation::moderate(&field, value)?;
-    }
+    // Every string of the card, known field or not, under the character rule: before
+    // anything is stored or drawn.
+    let texts = cards::moderated_texts(&card);
+    let fields = texts.iter().map(|(field, text)| (field.clone(), text.as_str()));
+    creation::moderate(&state, Some(&user.user_id), Surface::CardField, fields).await?;
     let id = creation::new_character_id()?;
     let draft = draft_of(&state, &card, &text, &amora, &id, gender, age)?;
-    let valid = creation::checked_draft(&state, draft)?;
+    let valid = creation::checked_draft(&state, &user.user_id, draft).await?;
     let photo = match imported.portrait {
         Some(picture) => {
             let cleaned = web::block(move || card_image::clean_portrait(&picture.bytes))

@@ -16,6 +16,7 @@ use crate::auth::session::SignedIn;
 use crate::creation::portrait::{self, Preview};
 use crate::creation::{self, now_ms};
 use crate::state::AppState;
+use amora_actors::moderation::Surface;
 
 /// A value of the payload read on its own, so that an error names the field as the builder
 /// does: a draft's fields by their own names (`style: unknown variant …`, not
@@ -79,7 +80,9 @@ pub async fn preview_portrait(
     let style: Style = if request.style.is_null() { Style::default() } else { parse_field(request.style, "style")? };
     let looks: Looks = parse_field(request.looks, "looks")?;
     let looks = ValidLooks::parse(gender, &looks)?;
-    creation::moderate("looks", &looks.describe())?;
+    // Open to visitors: no user to name in the moderation log.
+    let described = looks.describe();
+    creation::moderate(&state, None, Surface::CharacterText, [("looks".to_owned(), described.as_str())]).await?;
     let key = serde_json::json!([gender.code(), style.key(), looks.looks()]).to_string();
     let preview = state.portraits.preview(&state, key, &creation::portrait_spec(&looks, style)).await?;
     Ok(ApiReply(preview.as_ref().clone()))
@@ -97,7 +100,7 @@ pub async fn create(
     payload: Payload<CreateRequest>,
 ) -> ApiResult<MyCharacter> {
     let user = &signed_in.user.user_id;
-    let valid = creation::checked_draft(&state, parse_field(payload.into_inner().draft, "")?)?;
+    let valid = creation::checked_draft(&state, user, parse_field(payload.into_inner().draft, "")?).await?;
     creation::ensure_room(&state, user).await?;
     let id = creation::new_character_id()?;
     let spec = creation::portrait_spec(valid.looks(), valid.draft().style);
@@ -147,7 +150,7 @@ pub async fn update(
     let request = payload.into_inner();
     let id = CharacterId::parse(&request.character_id)?;
     let old = creation::owned(&state, user, &id).await?;
-    let valid = creation::checked_draft(&state, parse_field(request.draft, "")?)?;
+    let valid = creation::checked_draft(&state, user, parse_field(request.draft, "")?).await?;
     let d = valid.draft();
     let redraw = d.gender != old.draft.gender || d.style != old.draft.style || d.looks != old.draft.looks;
     let old_photo = old.character.card.character_photo.clone();

@@ -4,6 +4,7 @@
 
 use actix_web::web;
 use amora_actors::chat::new_entry_id;
+use amora_actors::moderation::Surface;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, Speaker};
 use amora_domain::report::{Report, ReportReason, parse_note};
@@ -66,7 +67,16 @@ pub async fn report_content(
         created_at: now(),
     };
     let report_id = report.report_id;
+    // A report must be able to describe abuse, so its note is never a reason to refuse it:
+    // the note is checked so that the operator sees the verdict (the moderation log, and
+    // `noteRefused` here), and the report is kept either way.
+    let verdict = if report.note.is_empty() {
+        Ok(())
+    } else {
+        state.node.moderator.check(Surface::ReportNote, Some(user_id), &report.note).await
+    };
     state.store.reports.add(report).await?;
-    tracing::info!(target: "moderation", %report_id, reason = reason.code(), "content reported");
+    let note_refused = verdict.err().map(|refusal| refusal.code());
+    tracing::info!(target: "moderation", %report_id, reason = reason.code(), note_refused, "content reported");
     Ok(ApiReply(ReportReceipt { report_id }))
 }

@@ -1,6 +1,7 @@
 //! The signed-in person's own account: info, profile, password, preferences, deletion.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use amora_actors::moderation::Surface;
 use amora_domain::account::{Password, parse_language, parse_user_name};
 use amora_domain::gender::Gender;
 use amora_store::UserChange;
@@ -37,6 +38,17 @@ pub async fn update_user_info(
     payload: Payload<UpdateInfoRequest>,
 ) -> ApiResult<UserInfo> {
     let request = payload.into_inner();
+    // Before its length is checked: a refused name is refused whatever its length. It goes
+    // into greetings and prompts, and other users may see it.
+    if let Some(name) = request.user_name.as_deref() {
+        let user = Some(&signed_in.user.user_id);
+        state
+            .node
+            .moderator
+            .check(Surface::DisplayName, user, name.trim())
+            .await
+            .map_err(|refusal| crate::creation::refused("userName", refusal))?;
+    }
     let user_name = request.user_name.as_deref().map(parse_user_name).transpose()?;
     let user_avatar = request.user_avatar.map(|avatar| parse_avatar(&avatar)).transpose()?;
     let user = accounts::update(&state, &signed_in.user, UserChange::Profile { user_name, user_avatar }).await?;

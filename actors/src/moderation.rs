@@ -1,0 +1,370 @@
+//! The moderation service (issue 27): the one place every path where user-written text
+//! reaches a model, a prompt, another user or the public asks whether it may pass.
+//!
+//! A path names its [`Surface`] (where the text comes from); the surface names the rule
+//! (`domain::moderation::Policy`) and the code the moderation log keeps. The [`Moderator`]
+//! runs the rules first (`check_with`), then, only for a text the rules let pass and only
+//! when one is configured, the second layer (`ai::moderation::Classifier`), which can add
+//! refusals but never lift one. Every refusal is written to the moderation log (what, where,
+//! for whom, by which layer) for the operator, and traced under the target `moderation`
+//! without the text (docs/security.md: message text is never logged).
+//!
+//! docs/security.md "Moderation: which rule each path applies" lists every path's surface.
+
+use std::sync::Arc;
+
+use amora_ai::moderation::Classifier;
+use amora_domain::account::UserId;
+use amora_domain::moderation::{Policy, Refusal, check_with};
+use amora_store::{MODERATION_EXCERPT_CHARS, ModerationEvent, ModerationLogRepo};
+
+/// Where a text comes from. Each surface holds its text to one policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Surface {
+    /// A user's chat message (`chatSend`, `chat/editMessage`).
+    ChatMessage,
+    /// A character's reply as the model writes it.
+    ChatReply,
+    /// The user's words of `image/generate`.
+    ImagePrompt,
+    /// The whole prompt an image backend receives (appearance, presets, the user's words).
+    AssembledImagePrompt,
+    /// The user's words of `chat/requestPicture`.
+    PictureRequest,
+    /// An image's prompt when it is shared to the public feed.
+    FeedShare,
+    /// A display name: set by the user, or derived from an address at sign-up.
+    DisplayName,
+    /// A persona's name and description.
+    Persona,
+    /// A memory the user wrote or edited.
+    Memory,
+    /// A memory the model extracted from the conversation.
+    ExtractedMemory,
+    /// A text of the character builder (name, introduction, greeting, scenario, looks...).
+    CharacterText,
+    /// Any string of an imported card, its lorebook and extensions included.
+    CardField,
+    /// A report's note: checked and recorded for the operator, never a reason to refuse the
+    /// report (a report must be able to describe abuse).
+    ReportNote,
+    /// A blog post the operator publishes.
+    BlogPost,
+}
+
+impl Surface {
+    pub const ALL: [Surface; 14] = [
+        Surface::ChatMessage,
+        Surface::ChatReply,
+        Surface::ImagePrompt,
+        Surface::AssembledImagePrompt,
+        Surface::PictureRequest,
+        Surface::FeedShare,
+        Surface::DisplayName,
+        Surface::Persona,
+        Surface::Memory,
+        Surface::ExtractedMemory,
+        Surface::CharacterText,
+        Surface::CardField,
+        Surface::ReportNote,
+        Surface::BlogPost,
+    ];
+
+    /// The rule the surface holds its texts to.
+    pub fn policy(self) -> Policy {
+        match self {
+            Surface::ChatMessage | Surface::ChatReply | Surface::ReportNote | Surface::BlogPost => Policy::Chat,
+            // On an adult platform an image is always a sexual context.
+            Surface::ImagePrompt | Surface::AssembledImagePrompt | Surface::PictureRequest | Surface::FeedShare => {
+                Policy::Image
+            }
+            // What users write about themselves goes into prompts as the user's part.
+            Surface::DisplayName | Surface::Persona | Surface::Memory | Surface::ExtractedMemory => Policy::Person,
+            Surface::CharacterText | Surface::CardField => Policy::Character,
+        }
+    }
+
+    /// How the moderation log and traces name the surface.
+    pub fn code(self) -> &'static str {
+        match self {
+            Surface::ChatMessage => "chatMessage",
+            Surface::ChatReply => "chatReply",
+            Surface::ImagePrompt => "imagePrompt",
+            Surface::AssembledImagePrompt => "assembledImagePrompt",
+            Surface::PictureRequest => "pictureRequest",
+            Surface::FeedShare => "feedShare",
+            Surface::DisplayName => "displayName",
+            Surface::Persona => "persona",
+            Surface::Memory => "memory",
+            Surface::ExtractedMemory => "extractedMemory",
+            Surface::CharacterText => "characterText",
+            Surface::CardField => "cardField",
+            Surface::ReportNote => "reportNote",
+            Surface::BlogPost => "blogPost",
+        }
+    }
+}
+
+/// What a check does when the classifier could not be asked (down, timed out, bad answer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ClassifierFailure {
+    /// The text passes on the rules alone (they already let it through); the failure is
+    /// traced. The default: a classifier outage should not stop every chat.
+    #[default]
+    Pass,
+    /// The text is refused as if the classifier had flagged it under its category
+    /// (`sexual/minors`: [`Refusal::Minors`]).
+    Refuse,
+}
+
+/// What the node's moderator is built from (besides the store's moderation log).
+#[derive(Clone, Default)]
+pub struct ModerationParts {
+    /// The second layer; `None`: the rules alone.
+    pub classifier: Option<Arc<dyn Classifier>>,
+    pub on_classifier_error: ClassifierFailure,
+}
+
+/// The moderation service: one per node, cheap to clone.
+#[derive(Clone, Default)]
+pub struct Moderator {
+    classifier: Option<Arc<dyn Classifier>>,
+    log: Option<Arc<dyn ModerationLogRepo>>,
+    on_error: ClassifierFailure,
+}
+
+/// Which layer refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    Rules,
+    Classifier,
+}
+
+impl Layer {
+    fn code(self) -> &'static str {
+        match self {
+            Layer::Rules => "rules",
+            Layer::Classifier => "classifier",
+        }
+    }
+}
+
+impl Moderator {
+    pub fn new(
+        classifier: Option<Arc<dyn Classifier>>,
+        log: Option<Arc<dyn ModerationLogRepo>>,
+        on_error: ClassifierFailure,
+    ) -> Self {
+        Self { classifier, log, on_error }
+    }
+
+    /// The rules, then the classifier when one is configured and the rules let the text
+    /// pass. A refusal is recorded before it is answered.
+    pub async fn check(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
+        if let Some(refusal) = check_with(surface.policy(), text) {
+            self.refused(surface, user, text, refusal, Layer::Rules).await;
+            return Err(refusal);
+        }
+        self.check_classifier(surface, user, text).await
+    }
+
+    /// The second layer alone, for a caller that ran [`Moderator::check_rules`] on the text
+    /// already (a reply is checked by the rules as it streams, by the classifier once whole).
+    pub async fn check_classifier(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
+        let Some(classifier) = &self.classifier else { return Ok(()) };
+        let refusal = match classifier.classify(surface.policy(), text).await {
+            Ok(verdict) => verdict,
+            Err(error) => {
+                tracing::warn!(target: "moderation", surface = surface.code(), %error, "the classifier could not be asked");
+                match self.on_error {
+                    ClassifierFailure::Pass => None,
+                    ClassifierFailure::Refuse => Some(Refusal::Minors),
+                }
+            }
+        };
+        match refusal {
+            Some(refusal) => {
+                self.refused(surface, user, text, refusal, Layer::Classifier).await;
+                Err(refusal)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The rules alone, for places that cannot wait (an actor's atomic handler, a reply as
+    /// it streams). A refusal is traced at once and written to the log in the background.
+    pub fn check_rules(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
+        let Some(refusal) = check_with(surface.policy(), text) else { return Ok(()) };
+        let event = self.trace(surface, user, text, refusal, Layer::Rules);
+        if let Some(log) = self.log.clone()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { write(log.as_ref(), event).await });
+        }
+        Err(refusal)
+    }
+
+    /// Checks named texts in order; the first refused answers its name with the refusal.
+    pub async fn check_fields<'a>(
+        &self,
+        surface: Surface,
+        user: Option<&UserId>,
+        fields: impl IntoIterator<Item = (String, &'a str)>,
+    ) -> Result<(), (String, Refusal)> {
+        for (name, text) in fields {
+            self.check(surface, user, text).await.map_err(|refusal| (name, refusal))?;
+        }
+        Ok(())
+    }
+
+    async fn refused(&self, surface: Surface, user: Option<&UserId>, text: &str, refusal: Refusal, layer: Layer) {
+        let event = self.trace(surface, user, text, refusal, layer);
+        if let Some(log) = &self.log {
+            write(log.as_ref(), event).await;
+        }
+    }
+
+    /// Traces a refusal (without the text) and makes its log event.
+    fn trace(
+        &self,
+        surface: Surface,
+        user: Option<&UserId>,
+        text: &str,
+        refusal: Refusal,
+        layer: Layer,
+    ) -> ModerationEvent {
+        let policy = surface.policy();
+        tracing::info!(
+            target: "moderation",
+            surface = surface.code(),
+            policy = policy.code(),
+            refusal = refusal.code(),
+            layer = layer.code(),
+            user = user.map(UserId::as_str),
+            "refused"
+        );
+        ModerationEvent {
+            event_id: crate::chat::new_entry_id(),
+            at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+            user_id: user.cloned(),
+            surface: surface.code().to_owned(),
+            policy: policy.code().to_owned(),
+            refusal: refusal.code().to_owned(),
+            layer: layer.code().to_owned(),
+            excerpt: text.chars().take(MODERATION_EXCERPT_CHARS).collect(),
+        }
+    }
+}
+
+/// A log that cannot be written must not turn a refusal into a fault: the refusal stands
+/// and the failure is traced.
+async fn write(log: &dyn ModerationLogRepo, event: ModerationEvent) {
+    if let Err(error) = log.record(event).await {
+        tracing::warn!(target: "moderation", %error, "the moderation log could not be written");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use amora_ai::AiError;
+    use amora_domain::chat::EntryId;
+    use amora_store::StoreResult;
+    use async_trait::async_trait;
+
+    use super::*;
+
+    /// A log kept in memory, as the operator would read it.
+    #[derive(Default)]
+    struct Kept(Mutex<Vec<ModerationEvent>>);
+
+    #[async_trait]
+    impl ModerationLogRepo for Kept {
+        async fn record(&self, event: ModerationEvent) -> StoreResult<()> {
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).push(event);
+            Ok(())
+        }
+        async fn recent(&self, _: Option<EntryId>, _: u32) -> StoreResult<Vec<ModerationEvent>> {
+            Ok(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone())
+        }
+    }
+
+    /// A classifier that flags texts holding `flag`, or fails.
+    struct Flags(Option<&'static str>);
+
+    #[async_trait]
+    impl Classifier for Flags {
+        async fn classify(&self, _: Policy, text: &str) -> Result<Option<Refusal>, AiError> {
+            match self.0 {
+                Some(flag) => Ok(text.contains(flag).then_some(Refusal::Minors)),
+                None => Err(AiError::Unavailable("down".into())),
+            }
+        }
+    }
+
+    fn user() -> UserId {
+        UserId::parse("user1").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[actix_rt::test]
+    async fn the_rules_refuse_first_and_the_refusal_is_logged_with_its_surface_and_layer() {
+        let log = Arc::new(Kept::default());
+        let moderator = Moderator::new(Some(Arc::new(Flags(Some("zzz")))), Some(log.clone()), ClassifierFailure::Pass);
+        let long = format!("a 14 year old girl, nude {}", "x".repeat(1000));
+        assert_eq!(moderator.check(Surface::ImagePrompt, Some(&user()), &long).await, Err(Refusal::Minors));
+        let events = log.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(events.len(), 1);
+        let event = &events[0];
+        assert_eq!(
+            (event.surface.as_str(), event.policy.as_str(), event.layer.as_str()),
+            ("imagePrompt", "image", "rules")
+        );
+        assert_eq!(event.refusal, "minors");
+        assert_eq!(event.user_id, Some(user()));
+        assert_eq!(event.excerpt.chars().count(), MODERATION_EXCERPT_CHARS);
+    }
+
+    #[actix_rt::test]
+    async fn the_classifier_only_adds_refusals() {
+        let log = Arc::new(Kept::default());
+        let moderator = Moderator::new(Some(Arc::new(Flags(Some("zzz")))), Some(log.clone()), ClassifierFailure::Pass);
+        assert_eq!(moderator.check(Surface::ChatMessage, None, "hello there").await, Ok(()));
+        assert_eq!(moderator.check(Surface::ChatMessage, None, "hello zzz").await, Err(Refusal::Minors));
+        let events = log.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(events.iter().map(|e| e.layer.as_str()).collect::<Vec<_>>(), ["classifier"]);
+    }
+
+    #[actix_rt::test]
+    async fn an_unanswered_classifier_passes_or_refuses_as_configured() {
+        let text = "a walk on the beach";
+        let passing = Moderator::new(Some(Arc::new(Flags(None))), None, ClassifierFailure::Pass);
+        assert_eq!(passing.check(Surface::Persona, None, text).await, Ok(()));
+        let refusing = Moderator::new(Some(Arc::new(Flags(None))), None, ClassifierFailure::Refuse);
+        assert_eq!(refusing.check(Surface::Persona, None, text).await, Err(Refusal::Minors));
+    }
+
+    #[actix_rt::test]
+    async fn the_sync_check_logs_in_the_background() {
+        let log = Arc::new(Kept::default());
+        let moderator = Moderator::new(None, Some(log.clone()), ClassifierFailure::Pass);
+        assert!(moderator.check_rules(Surface::ChatReply, None, "sex with a child").is_err());
+        for _ in 0..100 {
+            if !log.0.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("the refusal was never logged");
+    }
+
+    #[test]
+    fn every_surface_names_its_policy_and_code() {
+        let codes: std::collections::HashSet<_> = Surface::ALL.iter().map(|s| s.code()).collect();
+        assert_eq!(codes.len(), Surface::ALL.len());
+        assert_eq!(Surface::ImagePrompt.policy(), Policy::Image);
+        assert_eq!(Surface::CardField.policy(), Policy::Character);
+        assert_eq!(Surface::DisplayName.policy(), Policy::Person);
+        assert_eq!(Surface::ChatReply.policy(), Policy::Chat);
+    }
+}
