@@ -81,7 +81,7 @@ fn check_image(text: &str) -> Option<Refusal> {
     if let Some(refusal) = chat_rule(&views, found) {
         return Some(refusal);
     }
-    if found.minor() || age::find(&views).any || character::describes_a_minor(text) {
+    if found.minor() || age::find(&views).any {
         return Some(Refusal::Minors);
     }
     None
@@ -93,6 +93,7 @@ fn chat_rule(views: &Views, found: lexicon::Found) -> Option<Refusal> {
         return Some(Refusal::Minors);
     }
     let sexual = found.has(Kind::Sexual);
+    // (Ages are read only when a sexual word makes them matter.)
     if sexual && (found.minor() || age::find(views).any) {
         return Some(Refusal::Minors);
     }
@@ -157,57 +158,4 @@ pub fn check(text: &str) -> Option<Refusal> {
     let views = Views::of(text);
     let found = lexicon::find(&views);
     chat_rule(&views, found)
-}
-
-/// Lower case, digit-for-letter swaps undone inside words, everything that is not a
-/// letter or digit turned into single spaces, with a space at both ends so that phrases
-/// match whole words only.
-pub(crate) fn normalise(text: &str) -> String {
-    let lower = text::fold(text);
-    let chars: Vec<char> = lower.chars().collect();
-    let mut out = String::from(" ");
-    for (i, &c) in chars.iter().enumerate() {
-        let in_word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphabetic());
-        // "s3x" and "l0li", but not "18", "14yo" or "3 years": only a digit between letters is a swap.
-        let swapped = if in_word(i.checked_sub(1)) && in_word(Some(i + 1)) {
-            match c {
-                '0' => 'o',
-                '1' => 'i',
-                '3' => 'e',
-                '4' => 'a',
-                '5' => 's',
-                '@' => 'a',
-                '$' => 's',
-                other => other,
-            }
-        } else {
-            c
-        };
-        if swapped.is_alphanumeric() {
-            out.push(swapped);
-        } else if !out.ends_with(' ') {
-            out.push(' ');
-        }
-    }
-    if !out.ends_with(' ') {
-        out.push(' ');
-    }
-    out
-}
-
-pub(crate) fn contains_phrase(normal: &str, phrase: &str) -> bool {
-    normal.contains(&format!(" {phrase} "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_match_whole_and_swapped_digits_are_undone() {
-        assert_eq!(normalise("S3xy L0li!"), " sexy loli ");
-        assert!(contains_phrase(&normalise("My childhood was fun"), "childhood"));
-        assert!(!contains_phrase(&normalise("My childhood was fun"), "child"));
-        assert_eq!(normalise("I'm 15, ok"), " i m 15 ok ");
-    }
 }

@@ -751,10 +751,9 @@ const JOINED_AGE: &[&str] = &[
 
 /// Whether one word is a number joined to a word for "years old".
 fn joined_age(word: &str) -> bool {
-    NUMBERS.iter().any(|(number, n)| {
-        minor(*n)
-            && number.chars().count() >= 3
-            && word.strip_prefix(number.as_str()).is_some_and(|rest| JOINED_AGE.contains(&rest))
+    JOINED_AGE.iter().any(|suffix| {
+        word.strip_suffix(suffix)
+            .is_some_and(|number| number.chars().count() >= 3 && number_word(number).is_some_and(minor))
     }) || POLISH_STEMS.iter().any(|(stem, _)| {
         word.strip_prefix(stem).is_some_and(|rest| matches!(rest, "latka" | "latek" | "letnia" | "letni"))
     })

@@ -9,7 +9,7 @@
 //! merely name a child.
 
 use super::text::Views;
-use super::{Refusal, age, chat_rule, contains_phrase, lexicon, normalise};
+use super::{Refusal, age, chat_rule, lexicon};
 
 /// `None` when a character's text may pass, else why it may not: first chat's rules, then
 /// the character's own: a minor of any language or spelling who is not somebody's
@@ -20,23 +20,39 @@ pub fn check_character(text: &str) -> Option<Refusal> {
     if let Some(refusal) = chat_rule(&views, found) {
         return Some(refusal);
     }
-    if found.own_minor() || age::find(&views).own || describes_a_minor(text) {
+    if found.own_minor() || age::find(&views).own {
         return Some(Refusal::MinorCharacter);
     }
-    let normal = normalise(text);
-    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
-    if has(REAL_PEOPLE) || has(REAL_PERSON_PHRASES) {
+    if found.has(lexicon::Kind::RealPerson) {
         return Some(Refusal::RealPerson);
     }
     None
 }
 
-/// The English phrase rules that make a character a minor (statements about the
-/// character, ages, bodies, schools), read on the folded text.
-pub(crate) fn describes_a_minor(text: &str) -> bool {
-    let normal = normalise(text);
-    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
-    has(MINOR_PHRASES) || describes_a_child_body(&normal) || at_school(&normal)
+/// The English phrases that make a character a minor (statements about the character,
+/// bodies, schools), as terms for the lexicon's automaton: [`MINOR_PHRASES`] name a minor,
+/// a child-like adjective before a body word is a child-like body ("childlike wonder"
+/// passes), and a school only children attend after a word that puts the character in it
+/// is a pupil ("she teaches middle school" passes, "she is in middle school" does not).
+pub(crate) fn phrases() -> Vec<(lexicon::Kind, String)> {
+    let mut phrases: Vec<(lexicon::Kind, String)> =
+        MINOR_PHRASES.iter().map(|phrase| (lexicon::Kind::Minor, (*phrase).to_string())).collect();
+    for adjective in CHILD_ADJECTIVES {
+        for body in BODY_WORDS {
+            phrases.push((lexicon::Kind::ChildBody, format!("{adjective} {body}")));
+            phrases.push((lexicon::Kind::ChildBody, format!("{adjective} looking {body}")));
+        }
+    }
+    phrases.extend(
+        REAL_PEOPLE.iter().chain(REAL_PERSON_PHRASES).map(|name| (lexicon::Kind::RealPerson, (*name).to_string())),
+    );
+    phrases.extend(SCHOOL_PUPILS.iter().map(|pupil| (lexicon::Kind::Pupil, (*pupil).to_string())));
+    for school in SCHOOLS {
+        for lead in AT_SCHOOL {
+            phrases.push((lexicon::Kind::Pupil, format!("{lead} {school}")));
+        }
+    }
+    phrases
 }
 
 /// Phrases that make the character a minor on their own.
@@ -132,15 +148,6 @@ const BODY_WORDS: &[&str] = &[
     "chest",
 ];
 
-fn describes_a_child_body(normal: &str) -> bool {
-    CHILD_ADJECTIVES.iter().any(|adjective| {
-        BODY_WORDS.iter().any(|body| {
-            contains_phrase(normal, &format!("{adjective} {body}"))
-                || contains_phrase(normal, &format!("{adjective} looking {body}"))
-        })
-    })
-}
-
 /// Schools only children attend, and the phrases that put the character in one ("she
 /// teaches middle school" passes, "she is in middle school" does not).
 const SCHOOLS: &[&str] = &[
@@ -204,13 +211,6 @@ const SCHOOL_PUPILS: &[&str] = &[
     "in 11th grade",
     "in 12th grade",
 ];
-
-fn at_school(normal: &str) -> bool {
-    SCHOOL_PUPILS.iter().any(|pupil| contains_phrase(normal, pupil))
-        || SCHOOLS
-            .iter()
-            .any(|school| AT_SCHOOL.iter().any(|lead| contains_phrase(normal, &format!("{lead} {school}"))))
-}
 
 /// Phrases that make the character a real person.
 const REAL_PERSON_PHRASES: &[&str] = &[
@@ -309,9 +309,9 @@ mod tests {
 
     #[test]
     fn bodies_and_schools_count_only_as_the_character_s() {
-        assert!(describes_a_child_body(&normalise("a childlike body")));
-        assert!(!describes_a_child_body(&normalise("childlike wonder")));
-        assert!(at_school(&normalise("she is in middle school")));
-        assert!(!at_school(&normalise("she teaches middle school")));
+        assert_eq!(check_character("a childlike body"), Some(Refusal::MinorCharacter));
+        assert_eq!(check_character("childlike wonder"), None);
+        assert_eq!(check_character("she is in middle school"), Some(Refusal::MinorCharacter));
+        assert_eq!(check_character("she teaches middle school"), None);
     }
 }

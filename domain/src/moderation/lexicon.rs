@@ -42,6 +42,8 @@ pub(crate) enum Kind {
     /// A `Minor` or `Pupil` term with no relative near it: the person's own ("she is a
     /// schoolgirl", not "her little brother is in middle school").
     OwnMinor,
+    /// A real, named person (characters' texts only).
+    RealPerson,
 }
 
 const ABUSE: &[&str] = &[
@@ -1635,8 +1637,13 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let mut kinds = Vec::new();
     let mut single_patterns = Vec::new();
     let mut single_kinds = Vec::new();
-    for (kind, terms, anywhere) in lists() {
-        for term in terms {
+    let character_phrases = super::character::phrases();
+    let terms = lists()
+        .into_iter()
+        .flat_map(|(kind, terms, anywhere)| terms.iter().map(move |term| (kind, *term, anywhere)))
+        .chain(character_phrases.iter().map(|(kind, phrase)| (*kind, phrase.as_str(), false)));
+    for (kind, term, anywhere) in terms {
+        {
             let Some(pattern) = pattern(term, anywhere) else { continue };
             let cut = squeeze(&pattern, 1);
             if matches!(kind, Kind::Abuse | Kind::Minor | Kind::Pupil | Kind::ChildBody)
