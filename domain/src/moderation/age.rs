@@ -360,6 +360,8 @@ const AGED: &[&str] = &[
     "yrs old",
     "yr old",
     "years old",
+    "year olds",
+    "years olds",
     "year old",
     "years of age",
     "year of age",
@@ -863,7 +865,9 @@ fn scan(view: &str, ages: &mut Ages) {
             found(i, ages);
             continue;
         }
-        if any_starts(&words, after, &AGED_F).is_some() {
+        // "12 歳の女の子": a CJK unit opens the next word, which runs on without spaces.
+        let cjk_unit = words.get(after).is_some_and(|next| next.starts_with(['歳', '岁', '歲', '才', '살', '세']));
+        if cjk_unit || any_starts(&words, after, &AGED_F).is_some() {
             found(i, ages);
             continue;
         }
@@ -888,6 +892,14 @@ fn scan(view: &str, ages: &mut Ages) {
         }
         // "she is 14", "i'm 15", "looks 14": digits only (a word like "one" is too common),
         // not followed by a unit or another number ("she is 5 feet", "he's 6 2").
+        // Dutch "een meisje van 12": a person of a number.
+        if before(1) == "van"
+            && listed(&PERSONS_F, before(2))
+            && words.get(after).is_none_or(|next| !UNITS.contains(next))
+        {
+            found(i, ages);
+            continue;
+        }
         // Number words from ten up are rarely a count right after "is" ("she's fifteen").
         let spelled_age = !is_digits && (10..18).contains(&n);
         if (is_digits || spelled_age) && stated && !matches!(before(1), "de" | "di" | "a" | "con" | "com" | "van") {

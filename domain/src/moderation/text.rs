@@ -299,8 +299,17 @@ fn join_letters(text: &str) -> String {
         }
         glued.push(c);
     }
-    let words: Vec<&str> = glued.split_whitespace().collect();
+    // Two spaces or more part runs of letters ("n u d e   k i d s" is two words).
     let mut out = String::with_capacity(glued.len());
+    for segment in glued.split("  ").filter(|segment| !segment.trim().is_empty()) {
+        join_single_letters(segment, &mut out);
+    }
+    out
+}
+
+/// A run of one-letter words written as one word.
+fn join_single_letters(segment: &str, out: &mut String) {
+    let words: Vec<&str> = segment.split_whitespace().collect();
     let mut i = 0;
     while i < words.len() {
         let single = |w: &str| w.chars().count() == 1 && w.chars().all(char::is_alphabetic);
@@ -317,7 +326,6 @@ fn join_letters(text: &str) -> String {
         }
         out.push(' ');
     }
-    out
 }
 
 /// Every run of one letter longer than `keep` cut to `keep`.
