@@ -39,6 +39,17 @@ pub struct Settings {
     pub payments: PaymentsSettings,
     /// Spoken replies: how much of a message, in what pieces, and the voice model.
     pub voice: VoiceSettings,
+    /// Trust and safety (issue 27): what reports do to the public feed.
+    pub moderation: ModerationSettings,
+}
+
+/// `[moderation]`: trust and safety settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModerationSettings {
+    /// Distinct users whose reports take a feed image out of the feed until the operator
+    /// restores or removes it. At least 1.
+    pub feed_hide_reports: u32,
 }
 
 /// `[voice]`: spoken character messages (docs/api.md "Voice"). The price is
@@ -589,6 +600,10 @@ impl Settings {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));
             }
+        }
+        if self.moderation.feed_hide_reports == 0 {
+            // Zero would hide every image no one reported.
+            return Err(SettingsError::Invalid("moderation.feed_hide_reports must be at least 1".into()));
         }
         if limits.password_login_first_delay_secs == 0
             || limits.password_login_max_delay_secs < limits.password_login_first_delay_secs
