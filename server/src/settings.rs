@@ -39,7 +39,8 @@ pub struct Settings {
     pub payments: PaymentsSettings,
     /// Spoken replies: how much of a message, in what pieces, and the voice model.
     pub voice: VoiceSettings,
-    /// Moderation's second layer: a classifier service, or none.
+    /// Trust and safety (issue 27): what reports do to the public feed, and moderation's
+    /// second layer (a classifier service, or none).
     pub moderation: ModerationSettings,
 }
 
@@ -48,6 +49,9 @@ pub struct Settings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModerationSettings {
+    /// Distinct users whose reports take a feed image out of the feed until the operator
+    /// restores or removes it. At least 1.
+    pub feed_hide_reports: u32,
     /// `[moderation.classifier]`: an OpenAI-compatible `/v1/moderations` endpoint, a Llama
     /// Guard model behind an OpenAI-compatible chat server, or `kind = "none"`.
     #[serde(default)]
@@ -612,6 +616,10 @@ impl Settings {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));
             }
+        }
+        if self.moderation.feed_hide_reports == 0 {
+            // Zero would hide every image no one reported.
+            return Err(SettingsError::Invalid("moderation.feed_hide_reports must be at least 1".into()));
         }
         if limits.password_login_first_delay_secs == 0
             || limits.password_login_max_delay_secs < limits.password_login_first_delay_secs

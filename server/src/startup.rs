@@ -250,6 +250,7 @@ fn app(
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
                 .configure(crate::admin_content::configure)
+                .configure(crate::admin_feed::configure)
                 .configure(crate::admin_review::configure)
                 .configure(crate::admin_payments::configure),
         )

@@ -19,7 +19,7 @@ pub use views::{
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix::Addr;
 use amora_ai::AiError;
@@ -32,8 +32,12 @@ use amora_domain::chat::EntryId;
 use amora_domain::code::ApiCode;
 use amora_domain::creation::ValidLooks;
 use amora_domain::image::{ImageChoice, ImageRequestError, NEGATIVE_PROMPT, RawImageRequest};
+use amora_domain::moderation::{Policy, Refusal, check_with};
 use amora_domain::money::{Coins, TxnId};
-use amora_store::{GalleryRecord, LedgerOutcome, MediaObject, MessageImage, Store, StoreError, image_media_id};
+use amora_store::{
+    GalleryRecord, LedgerOutcome, MODERATION_EXCERPT_CHARS, MediaObject, MessageImage, ModerationEvent, Store,
+    StoreError, image_media_id,
+};
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts};
 use serde::Deserialize;
 use tokio::sync::Semaphore;
@@ -44,6 +48,9 @@ use crate::conversations::Conversations;
 use crate::events::ServerEvent;
 use crate::registry::{Registry, UserAddr};
 use crate::user::{Account, Credit, Debit};
+
+/// The moderation log's name for sharing an image to the public feed.
+pub const FEED_SHARE_SURFACE: &str = "feedShare";
 
 /// How image jobs run on this node (config section `[image]`).
 #[derive(Debug, Clone, Deserialize)]
@@ -689,8 +696,11 @@ impl ImageJobs {
         Ok(list)
     }
 
-    /// Puts one of the user's images in the public feed, or takes it out; its words are
-    /// checked against the guidelines again before it is shown to anyone.
+    /// Puts one of the user's images in the public feed, or takes it out. Its words are
+    /// checked again before anyone else sees them, under the image rule (any minor is
+    /// refused on its own), whatever rule let the image be made: the feed is public, and
+    /// images made before a rule was tightened are still in galleries. A refusal is
+    /// written to the moderation log.
     pub async fn share(
         &self,
         user_id: &UserId,
@@ -699,12 +709,32 @@ impl ImageJobs {
     ) -> Result<GalleryImageView, ImageError> {
         let gallery = &self.inner.store.gallery;
         let image = gallery.get(user_id, image_id).await?.ok_or(ImageError::NoImage)?;
-        if shared && let Some(refusal) = amora_domain::moderation::check(&image.prompt) {
+        if shared && let Some(refusal) = check_with(Policy::Image, &image.prompt) {
+            self.log_refusal(user_id, FEED_SHARE_SURFACE, Policy::Image, refusal, &image.prompt).await;
             return Err(ImageError::Request(ImageRequestError::Refused(refusal)));
         }
         let feed_id = shared.then(new_entry_id);
         let image = gallery.set_shared(user_id, image_id, feed_id).await?.ok_or(ImageError::NoImage)?;
         Ok(GalleryImageView::from(&image))
+    }
+
+    /// Writes a refusal to the moderation log. A log that cannot be written does not
+    /// turn the refusal into a pass: the caller refuses either way.
+    async fn log_refusal(&self, user_id: &UserId, surface: &str, policy: Policy, refusal: Refusal, text: &str) {
+        let at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        let event = ModerationEvent {
+            event_id: new_entry_id(),
+            at,
+            user_id: Some(user_id.clone()),
+            surface: surface.to_owned(),
+            policy: policy.code().to_owned(),
+            refusal: refusal.code().to_owned(),
+            layer: "rules".to_owned(),
+            excerpt: text.chars().take(MODERATION_EXCERPT_CHARS).collect(),
+        };
+        if let Err(error) = self.inner.store.moderation_log.record(event).await {
+            tracing::warn!(%error, surface, "the moderation log could not be written");
+        }
     }
 
     /// A page of the public feed, newest share first; restricted images only for viewers

@@ -1,5 +1,7 @@
-//! Reports and hidden characters over CQL. Reports sit in 30-day partitions, newest first;
-//! "recent" walks back period by period. Hidden characters are one small partition.
+//! Reports, hidden characters and the moderation log over CQL. Reports sit in 30-day
+//! partitions, newest first; "recent" walks back period by period. Hidden characters are
+//! one small partition. The moderation log (issue 27) sits in a partition per UTC day,
+//! newest first, with `moderation_log_days` listing the days to walk back through.
 
 use std::collections::HashSet;
 
@@ -8,17 +10,25 @@ use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
 use amora_domain::report::{Report, ReportReason};
 use async_trait::async_trait;
-use scylla::DeserializeRow;
 use scylla::statement::prepared::PreparedStatement;
+use scylla::{DeserializeRow, SerializeRow};
 
 use super::{CqlStore, Kind, Preparer, corrupt, now_seconds};
-use crate::{ReportRepo, StoreResult};
+use crate::{ModerationEvent, ModerationLogRepo, ReportRepo, StoreResult};
 
 const PERIOD_SECS: i64 = 30 * 86_400;
 /// How far back "recent" looks: three years of periods.
 const KEPT_PERIODS: i32 = 37;
 /// The one partition of `hidden_characters`.
 const BUCKET: i32 = 0;
+/// The one partition of `moderation_log_days`.
+const LOG: i32 = 0;
+const DAY_MILLIS: i64 = 86_400_000;
+
+/// The moderation log's partition of an event: the UTC day of its id.
+fn log_day(event_id: EntryId) -> i32 {
+    i32::try_from(event_id.unix_millis().div_euclid(DAY_MILLIS)).unwrap_or(i32::MAX)
+}
 
 fn period_of(unix_seconds: i64) -> i32 {
     unix_seconds.div_euclid(PERIOD_SECS) as i32
@@ -32,6 +42,10 @@ pub(super) struct Statements {
     hidden_one: PreparedStatement,
     hidden_all: PreparedStatement,
     exists: PreparedStatement,
+    insert_event: PreparedStatement,
+    insert_log_day: PreparedStatement,
+    log_days: PreparedStatement,
+    events_before: PreparedStatement,
 }
 
 impl Statements {
@@ -71,6 +85,26 @@ impl Statements {
                 .prepare("SELECT character_id FROM hidden_characters WHERE bucket = ?", Kind::Idempotent)
                 .await?,
             exists: p.prepare("SELECT character_id FROM characters WHERE character_id = ?", Kind::Idempotent).await?,
+            insert_event: p
+                .prepare(
+                    "INSERT INTO moderation_log (day, event_id, at, user_id, surface, policy, refusal, layer, excerpt)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            insert_log_day: p
+                .prepare("INSERT INTO moderation_log_days (log, day) VALUES (?, ?)", Kind::Idempotent)
+                .await?,
+            log_days: p
+                .prepare("SELECT day FROM moderation_log_days WHERE log = ? AND day <= ?", Kind::Idempotent)
+                .await?,
+            events_before: p
+                .prepare(
+                    "SELECT day, event_id, at, user_id, surface, policy, refusal, layer, excerpt
+                     FROM moderation_log WHERE day = ? AND event_id < ? LIMIT ?",
+                    Kind::Idempotent,
+                )
+                .await?,
         })
     }
 }
@@ -135,6 +169,77 @@ impl ReportRepo for CqlStore {
             }
         }
         Ok(reports)
+    }
+}
+
+#[derive(DeserializeRow, SerializeRow)]
+struct EventRow {
+    day: i32,
+    event_id: i64,
+    at: i64,
+    user_id: Option<String>,
+    surface: String,
+    policy: String,
+    refusal: String,
+    layer: String,
+    excerpt: String,
+}
+
+impl EventRow {
+    fn into_event(self) -> StoreResult<ModerationEvent> {
+        Ok(ModerationEvent {
+            event_id: EntryId::from_raw(self.event_id),
+            at: self.at,
+            user_id: self.user_id.as_deref().map(UserId::parse).transpose().map_err(corrupt)?,
+            surface: self.surface,
+            policy: self.policy,
+            refusal: self.refusal,
+            layer: self.layer,
+            excerpt: self.excerpt,
+        })
+    }
+}
+
+#[async_trait]
+impl ModerationLogRepo for CqlStore {
+    async fn record(&self, event: ModerationEvent) -> StoreResult<()> {
+        let statements = &self.statements.moderation;
+        let day = log_day(event.event_id);
+        // The day first: an event whose day is listed is found; a day listed without its
+        // event (a crash between the writes) only costs a reader one empty partition.
+        self.run(&statements.insert_log_day, (LOG, day)).await?;
+        let row = EventRow {
+            day,
+            event_id: event.event_id.raw(),
+            at: event.at,
+            user_id: event.user_id.map(|id| id.as_str().to_owned()),
+            surface: event.surface,
+            policy: event.policy,
+            refusal: event.refusal,
+            layer: event.layer,
+            excerpt: event.excerpt,
+        };
+        self.run(&statements.insert_event, row).await.map(|_| ())
+    }
+
+    async fn recent(&self, before: Option<EntryId>, limit: u32) -> StoreResult<Vec<ModerationEvent>> {
+        let statements = &self.statements.moderation;
+        let cursor = before.map_or(i64::MAX, EntryId::raw);
+        let start_day = before.map_or(i32::MAX, log_day);
+        let days: Vec<(i32,)> = self.paged(&statements.log_days, (LOG, start_day)).await?;
+        let mut events = Vec::new();
+        for (day,) in days {
+            let wanted = limit as usize - events.len();
+            if wanted == 0 {
+                break;
+            }
+            let rows: Vec<EventRow> =
+                self.rows(&statements.events_before, (day, cursor, i32::try_from(wanted).unwrap_or(i32::MAX))).await?;
+            for row in rows {
+                events.push(row.into_event()?);
+            }
+        }
+        Ok(events)
     }
 }
 

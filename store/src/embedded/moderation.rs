@@ -1,4 +1,4 @@
-//! Reports and hidden characters in SQLite.
+//! Reports, hidden characters and the moderation log (issue 27) in SQLite.
 
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 
 use super::EmbeddedStore;
-use crate::{ReportRepo, StoreError, StoreResult};
+use crate::{ModerationEvent, ModerationLogRepo, ReportRepo, StoreError, StoreResult};
 
 fn corrupt(error: amora_domain::Invalid) -> StoreError {
     StoreError::Corrupt(error.to_string())
@@ -63,6 +63,68 @@ impl ReportRepo for EmbeddedStore {
                     reason: ReportReason::parse(&reason).map_err(corrupt)?,
                     note,
                     created_at,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl ModerationLogRepo for EmbeddedStore {
+    async fn record(&self, event: ModerationEvent) -> StoreResult<()> {
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO moderation_log (event_id, at, user_id, surface, policy, refusal, layer, excerpt)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                event.event_id.raw(),
+                event.at,
+                event.user_id.as_ref().map(UserId::as_str),
+                event.surface,
+                event.policy,
+                event.refusal,
+                event.layer,
+                event.excerpt
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn recent(&self, before: Option<EntryId>, limit: u32) -> StoreResult<Vec<ModerationEvent>> {
+        // No cursor reads from the top: every id is below i64::MAX.
+        let cursor = before.map_or(i64::MAX, EntryId::raw);
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT event_id, at, user_id, surface, policy, refusal, layer, excerpt
+                 FROM moderation_log WHERE event_id < ?1 ORDER BY event_id DESC LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![cursor, limit], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, String>(6)?,
+                    row.get::<_, String>(7)?,
+                ))
+            })?;
+            rows.map(|row| {
+                let (id, at, user, surface, policy, refusal, layer, excerpt) = row?;
+                Ok(ModerationEvent {
+                    event_id: EntryId::from_raw(id),
+                    at,
+                    user_id: user.as_deref().map(UserId::parse).transpose().map_err(corrupt)?,
+                    surface,
+                    policy,
+                    refusal,
+                    layer,
+                    excerpt,
                 })
             })
             .collect()
