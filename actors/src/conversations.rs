@@ -429,7 +429,10 @@ impl Conversations {
         character: Option<&CharacterId>,
         persona: UserPersona,
     ) -> Result<PersonaView, ChatError> {
-        // Together: words that pass one by one may not pass side by side in a prompt.
+        // Each, then together: words that pass one by one may not pass side by side in a
+        // prompt.
+        self.moderate(Surface::Persona, user_id, &persona.name).await?;
+        self.moderate(Surface::Persona, user_id, &persona.description).await?;
         let text = format!("{}\n{}", persona.name, persona.description);
         self.moderate(Surface::Persona, user_id, &text).await?;
         if let Some(character) = character {

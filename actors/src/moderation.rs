@@ -105,15 +105,21 @@ impl Surface {
     }
 }
 
-/// What a check does when the classifier could not be asked (down, timed out, bad answer).
+/// The moderation log's refusal code for a text the classifier could not check.
+pub const UNCHECKED: &str = "unchecked";
+
+/// What a check does when the classifier answers an error (down, timed out, bad answer).
+/// `ai::moderation::build` already wraps a classifier configured with `on_error = "allow"`
+/// so that it answers no error, so the server builds the node with `Refuse`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ClassifierFailure {
     /// The text passes on the rules alone (they already let it through); the failure is
-    /// traced. The default: a classifier outage should not stop every chat.
-    #[default]
+    /// traced.
     Pass,
-    /// The text is refused as if the classifier had flagged it under its category
-    /// (`sexual/minors`: [`Refusal::Minors`]).
+    /// The check fails closed: the text is refused (as [`Refusal::Minors`], the category
+    /// asked about) and the log records it as [`UNCHECKED`]. The default, as
+    /// `[moderation.classifier] on_error`'s.
+    #[default]
     Refuse,
 }
 
@@ -162,7 +168,7 @@ impl Moderator {
     /// pass. A refusal is recorded before it is answered.
     pub async fn check(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
         if let Some(refusal) = check_with(surface.policy(), text) {
-            self.refused(surface, user, text, refusal, Layer::Rules).await;
+            self.refused(surface, user, text, refusal.code(), Layer::Rules).await;
             return Err(refusal);
         }
         self.check_classifier(surface, user, text).await
@@ -172,22 +178,24 @@ impl Moderator {
     /// already (a reply is checked by the rules as it streams, by the classifier once whole).
     pub async fn check_classifier(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
         let Some(classifier) = &self.classifier else { return Ok(()) };
-        let refusal = match classifier.classify(surface.policy(), text).await {
-            Ok(verdict) => verdict,
+        match classifier.classify(surface.policy(), text).await {
+            Ok(None) => Ok(()),
+            Ok(Some(refusal)) => {
+                self.refused(surface, user, text, refusal.code(), Layer::Classifier).await;
+                Err(refusal)
+            }
             Err(error) => {
                 tracing::warn!(target: "moderation", surface = surface.code(), %error, "the classifier could not be asked");
                 match self.on_error {
-                    ClassifierFailure::Pass => None,
-                    ClassifierFailure::Refuse => Some(Refusal::Minors),
+                    ClassifierFailure::Pass => Ok(()),
+                    // The log says what happened (`unchecked`), the caller gets a refusal:
+                    // `Refusal` has no "could not check" of its own.
+                    ClassifierFailure::Refuse => {
+                        self.refused(surface, user, text, UNCHECKED, Layer::Classifier).await;
+                        Err(Refusal::Minors)
+                    }
                 }
             }
-        };
-        match refusal {
-            Some(refusal) => {
-                self.refused(surface, user, text, refusal, Layer::Classifier).await;
-                Err(refusal)
-            }
-            None => Ok(()),
         }
     }
 
@@ -195,7 +203,7 @@ impl Moderator {
     /// it streams). A refusal is traced at once and written to the log in the background.
     pub fn check_rules(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
         let Some(refusal) = check_with(surface.policy(), text) else { return Ok(()) };
-        let event = self.trace(surface, user, text, refusal, Layer::Rules);
+        let event = self.trace(surface, user, text, refusal.code(), Layer::Rules);
         if let Some(log) = self.log.clone()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
@@ -217,7 +225,7 @@ impl Moderator {
         Ok(())
     }
 
-    async fn refused(&self, surface: Surface, user: Option<&UserId>, text: &str, refusal: Refusal, layer: Layer) {
+    async fn refused(&self, surface: Surface, user: Option<&UserId>, text: &str, refusal: &str, layer: Layer) {
         let event = self.trace(surface, user, text, refusal, layer);
         if let Some(log) = &self.log {
             write(log.as_ref(), event).await;
@@ -230,7 +238,7 @@ impl Moderator {
         surface: Surface,
         user: Option<&UserId>,
         text: &str,
-        refusal: Refusal,
+        refusal: &str,
         layer: Layer,
     ) -> ModerationEvent {
         let policy = surface.policy();
@@ -238,7 +246,7 @@ impl Moderator {
             target: "moderation",
             surface = surface.code(),
             policy = policy.code(),
-            refusal = refusal.code(),
+            refusal,
             layer = layer.code(),
             user = user.map(UserId::as_str),
             "refused"
@@ -249,7 +257,7 @@ impl Moderator {
             user_id: user.cloned(),
             surface: surface.code().to_owned(),
             policy: policy.code().to_owned(),
-            refusal: refusal.code().to_owned(),
+            refusal: refusal.to_owned(),
             layer: layer.code().to_owned(),
             excerpt: text.chars().take(MODERATION_EXCERPT_CHARS).collect(),
         }
@@ -340,8 +348,11 @@ mod tests {
         let text = "a walk on the beach";
         let passing = Moderator::new(Some(Arc::new(Flags(None))), None, ClassifierFailure::Pass);
         assert_eq!(passing.check(Surface::Persona, None, text).await, Ok(()));
-        let refusing = Moderator::new(Some(Arc::new(Flags(None))), None, ClassifierFailure::Refuse);
+        let log = Arc::new(Kept::default());
+        let refusing = Moderator::new(Some(Arc::new(Flags(None))), Some(log.clone()), ClassifierFailure::Refuse);
         assert_eq!(refusing.check(Surface::Persona, None, text).await, Err(Refusal::Minors));
+        let events = log.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(events.iter().map(|e| e.refusal.as_str()).collect::<Vec<_>>(), [UNCHECKED]);
     }
 
     #[actix_rt::test]

@@ -1,22 +1,31 @@
-//! The community guidelines as rules a message is checked against before it reaches a
-//! model, and a reply before it reaches the user (spec §1, §5 `inputContentIllegal`).
+//! The community guidelines as rules a text is checked against before it reaches a model,
+//! a prompt, another user or the public (spec §1, §5 `inputContentIllegal`; issue 27).
 //!
-//! Above all: no sexual content involving minors. A text is refused when it names a minor
-//! (a word such as "child" or "underage", or an age under 18) together with sexual
-//! content, or when it uses a term that only ever means the sexual abuse of minors.
-//! Non-consensual sexual content and bestiality are refused too. Matching is on whole
-//! words of a normalised text (lower case, common digit-for-letter swaps undone), so
-//! "childhood" or "kidding" pass. `domain/tests/moderation_corpus.txt` holds the texts
-//! that must pass and those that must be refused.
+//! Above all: no sexual content involving minors, in any language or spelling. Every path
+//! names its [`Policy`] (docs/security.md "Moderation"): chat refuses a minor together
+//! with sexual content, terms that only ever mean the abuse of minors, non-consent and
+//! bestiality; image prompts refuse any minor at all, since an image on an adult platform
+//! is always a sexual context; a character's texts and what users write about themselves
+//! refuse a minor who is the one described (not a relative, not a past), child-like
+//! bodies, and for characters real people.
 //!
-//! A character's own texts (name, introduction, greeting, scenario, personality...) are
-//! held to more: [`check_character`] also refuses any stated age under 18, child-like or
-//! "aged-up" descriptions and real, named people, with or without sexual words
-//! (`domain/tests/character_moderation_corpus.txt`).
+//! How a text is read (`text`): NFKC, look-alike letters of other scripts folded to Latin,
+//! invisible characters and Latin diacritics removed, leetspeak, separators between
+//! letters and repeated letters undone, each as a view of its own. What is looked for
+//! (`lexicon`): terms of many languages in one automaton. Ages under 18 (`age`): digits
+//! and number words with each language's forms. The corpora in `domain/tests/moderation/`
+//! (a tuning part and a held-out part) measure it; `domain/tests/*_corpus.txt` are the
+//! earlier English corpora, kept.
 
+mod age;
 mod character;
+mod lexicon;
+mod text;
 
 pub use character::check_character;
+
+use lexicon::Kind;
+use text::Views;
 
 /// Which rule a text is held to, by where it comes from (docs/security.md "Moderation" lists
 /// every path and its policy).
@@ -65,20 +74,36 @@ pub fn check_with(policy: Policy, text: &str) -> Option<Refusal> {
     }
 }
 
-/// The image rule: chat's, and any minor at all.
+/// The image rule: chat's, and any minor at all, anyone's.
 fn check_image(text: &str) -> Option<Refusal> {
-    if let Some(refusal) = check(text) {
+    let views = Views::of(text);
+    let found = lexicon::find(&views);
+    if let Some(refusal) = chat_rule(&views, found) {
         return Some(refusal);
     }
-    let normal = normalise(text);
-    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
-    if has(MINOR_TERMS) || names_a_minor_age(&normal) {
+    if found.minor() || age::find(&views).any {
         return Some(Refusal::Minors);
     }
-    match check_character(text) {
-        Some(Refusal::MinorCharacter) => Some(Refusal::Minors),
-        _ => None,
+    None
+}
+
+/// Chat's rule on a text already read.
+fn chat_rule(views: &Views, found: lexicon::Found) -> Option<Refusal> {
+    if found.has(Kind::Abuse) {
+        return Some(Refusal::Minors);
     }
+    let sexual = found.has(Kind::Sexual);
+    // (Ages are read only when a sexual word makes them matter.)
+    if sexual && (found.minor() || age::find(views).any) {
+        return Some(Refusal::Minors);
+    }
+    if found.has(Kind::NonConsent) {
+        return Some(Refusal::NonConsent);
+    }
+    if found.has(Kind::Bestiality) || (sexual && found.has(Kind::Animal)) {
+        return Some(Refusal::Bestiality);
+    }
+    None
 }
 
 /// Why a text was refused.
@@ -126,218 +151,11 @@ impl Refusal {
     }
 }
 
-/// Words that only ever mean the sexual abuse of minors: refused on their own.
-const ABUSE_TERMS: &[&str] = &[
-    "loli",
-    "lolicon",
-    "lolis",
-    "shota",
-    "shotacon",
-    "pedo",
-    "pedophile",
-    "paedophile",
-    "pedophilia",
-    "cp",
-    "jailbait",
-];
-/// Words and phrases that name a minor.
-const MINOR_TERMS: &[&str] = &[
-    "child",
-    "children",
-    "kid",
-    "kids",
-    "minor",
-    "minors",
-    "underage",
-    "under age",
-    "preteen",
-    "preteens",
-    "toddler",
-    "infant",
-    "teen",
-    "teens",
-    "teenager",
-    "young girl",
-    "young boy",
-    "little girl",
-    "little boy",
-    "schoolgirl",
-    "schoolboy",
-    "middle school",
-    "elementary school",
-    "grade school",
-    "6th grade",
-    "7th grade",
-    "8th grade",
-    "9th grade",
-    "pubescent",
-    "prepubescent",
-];
-/// Words and phrases of sexual content.
-const SEXUAL_TERMS: &[&str] = &[
-    "sex",
-    "sexy",
-    "sexual",
-    "sexually",
-    "nude",
-    "nudes",
-    "naked",
-    "fuck",
-    "fucking",
-    "fucked",
-    "porn",
-    "porno",
-    "horny",
-    "orgasm",
-    "cum",
-    "cock",
-    "dick",
-    "pussy",
-    "tits",
-    "boobs",
-    "nipples",
-    "blowjob",
-    "handjob",
-    "masturbate",
-    "masturbating",
-    "erotic",
-    "undress",
-    "undressing",
-    "stripping",
-    "striptease",
-    "aroused",
-    "make love",
-    "making love",
-    "take off your clothes",
-    "take your clothes off",
-    "sext",
-    "sexting",
-    "touch yourself",
-    "grope",
-    "groping",
-    "kinky",
-    "bdsm",
-];
-/// Words and phrases of sexual violence.
-const NON_CONSENT_TERMS: &[&str] = &[
-    "rape",
-    "rapes",
-    "raped",
-    "raping",
-    "rapist",
-    "non consensual",
-    "nonconsensual",
-    "without consent",
-    "against her will",
-    "against his will",
-    "drugged her",
-    "drugged him",
-    "forced sex",
-];
-/// Animal words, refused only together with sexual content.
-const ANIMAL_TERMS: &[&str] = &["dog", "horse", "animal", "animals", "bestiality", "zoophilia"];
-
-/// `None` when `text` may pass, else why it may not.
+/// `None` when a chat message or reply may pass, else why it may not: a minor named
+/// together with sexual content, a term that only ever means the sexual abuse of minors,
+/// non-consent or bestiality, in any language the lexicon knows and however it is spelled.
 pub fn check(text: &str) -> Option<Refusal> {
-    let normal = normalise(text);
-    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
-    if has(ABUSE_TERMS) {
-        return Some(Refusal::Minors);
-    }
-    let sexual = has(SEXUAL_TERMS);
-    if sexual && (has(MINOR_TERMS) || names_a_minor_age(&normal)) {
-        return Some(Refusal::Minors);
-    }
-    if has(NON_CONSENT_TERMS) {
-        return Some(Refusal::NonConsent);
-    }
-    if has(&["bestiality", "zoophilia"]) || (sexual && has(ANIMAL_TERMS)) {
-        return Some(Refusal::Bestiality);
-    }
-    None
-}
-
-/// Lower case, digit-for-letter swaps undone inside words, everything that is not a
-/// letter or digit turned into single spaces, with a space at both ends so that phrases
-/// match whole words only.
-pub(crate) fn normalise(text: &str) -> String {
-    let lower = text.to_lowercase();
-    let chars: Vec<char> = lower.chars().collect();
-    let mut out = String::from(" ");
-    for (i, &c) in chars.iter().enumerate() {
-        let in_word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphabetic());
-        // "s3x" and "l0li", but not "18", "14yo" or "3 years": only a digit between letters is a swap.
-        let swapped = if in_word(i.checked_sub(1)) && in_word(Some(i + 1)) {
-            match c {
-                '0' => 'o',
-                '1' => 'i',
-                '3' => 'e',
-                '4' => 'a',
-                '5' => 's',
-                '@' => 'a',
-                '$' => 's',
-                other => other,
-            }
-        } else {
-            c
-        };
-        if swapped.is_alphanumeric() {
-            out.push(swapped);
-        } else if !out.ends_with(' ') {
-            out.push(' ');
-        }
-    }
-    if !out.ends_with(' ') {
-        out.push(' ');
-    }
-    out
-}
-
-pub(crate) fn contains_phrase(normal: &str, phrase: &str) -> bool {
-    normal.contains(&format!(" {phrase} "))
-}
-
-/// "15 years old", "15 year old", "15yo", "15 y o", "aged 15", "age 15", "i am 15", "im 15",
-/// "she is 15": an age from 1 to 17.
-fn names_a_minor_age(normal: &str) -> bool {
-    let words: Vec<&str> = normal.split_whitespace().collect();
-    let minor = |word: &str| word.parse::<u32>().is_ok_and(|n| (1..18).contains(&n));
-    words.iter().enumerate().any(|(i, word)| {
-        let next = |k: usize| words.get(i + k).copied().unwrap_or("");
-        let before = |k: usize| i.checked_sub(k).and_then(|j| words.get(j)).copied().unwrap_or("");
-        if let Some(number) = word.strip_suffix("yo").or_else(|| word.strip_suffix("yrs"))
-            && minor(number)
-        {
-            return true;
-        }
-        minor(word)
-            && (matches!(next(1), "year" | "years" | "yr" | "yrs" | "yo")
-                || (next(1) == "y" && next(2) == "o")
-                || matches!(
-                    before(1),
-                    "aged" | "age" | "im" | "m" | "am" | "is" | "are" | "re" | "be" | "turned" | "only" | "just"
-                ))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_match_whole_and_swapped_digits_are_undone() {
-        assert_eq!(normalise("S3xy L0li!"), " sexy loli ");
-        assert!(contains_phrase(&normalise("My childhood was fun"), "childhood"));
-        assert!(!contains_phrase(&normalise("My childhood was fun"), "child"));
-        assert_eq!(normalise("I'm 15, ok"), " i m 15 ok ");
-    }
-
-    #[test]
-    fn an_age_under_18_counts_only_as_an_age() {
-        assert!(names_a_minor_age(&normalise("she is 15")));
-        assert!(names_a_minor_age(&normalise("a 16-year-old")));
-        assert!(names_a_minor_age(&normalise("pretend you are 14yo")));
-        assert!(!names_a_minor_age(&normalise("I have 15 cats")));
-        assert!(!names_a_minor_age(&normalise("I'm 25 years old")));
-    }
+    let views = Views::of(text);
+    let found = lexicon::find(&views);
+    chat_rule(&views, found)
 }

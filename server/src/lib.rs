@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod admin_content;
+pub mod admin_feed;
 pub mod admin_payments;
 pub mod admin_review;
 pub mod api;

@@ -39,6 +39,33 @@ pub struct Settings {
     pub payments: PaymentsSettings,
     /// Spoken replies: how much of a message, in what pieces, and the voice model.
     pub voice: VoiceSettings,
+    /// Trust and safety (issue 27): what reports do to the public feed, and moderation's
+    /// second layer (a classifier service, or none).
+    pub moderation: ModerationSettings,
+}
+
+/// `[moderation]`: what moderation needs configured (issue 27). The rules themselves need
+/// nothing; the second layer is a classifier service asked after them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModerationSettings {
+    /// Distinct users whose reports take a feed image out of the feed until the operator
+    /// restores or removes it. At least 1.
+    pub feed_hide_reports: u32,
+    /// `[moderation.classifier]`: an OpenAI-compatible `/v1/moderations` endpoint, a Llama
+    /// Guard model behind an OpenAI-compatible chat server, or `kind = "none"`.
+    #[serde(default)]
+    pub classifier: amora_actors::ai::moderation::ClassifierSettings,
+}
+
+impl ModerationSettings {
+    /// The configured classifier for the moderation service, `None` when the rules alone
+    /// decide. Its `Err` means an unanswered check that is to refuse (`on_error`).
+    pub fn classifier(
+        &self,
+    ) -> Result<Option<std::sync::Arc<dyn amora_actors::ai::moderation::Classifier>>, SettingsError> {
+        amora_actors::ai::moderation::build(&self.classifier).map_err(|e| SettingsError::Invalid(e.to_string()))
+    }
 }
 
 /// `[voice]`: spoken character messages (docs/api.md "Voice"). The price is
@@ -590,6 +617,10 @@ impl Settings {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));
             }
         }
+        if self.moderation.feed_hide_reports == 0 {
+            // Zero would hide every image no one reported.
+            return Err(SettingsError::Invalid("moderation.feed_hide_reports must be at least 1".into()));
+        }
         if limits.password_login_first_delay_secs == 0
             || limits.password_login_max_delay_secs < limits.password_login_first_delay_secs
         {
@@ -623,6 +654,7 @@ impl Settings {
             ));
         }
         voice.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.moderation.classifier.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
         if self.chat.max_reply_tokens == 0 || self.chat.history_budget_tokens < 64 {
             return Err(SettingsError::Invalid(
                 "chat.max_reply_tokens must be at least 1 and chat.history_budget_tokens at least 64".into(),
@@ -723,6 +755,52 @@ mod tests {
         assert!(error.is_some_and(|e| e.to_string().contains("ipn_secret")));
         let error = Settings::load_from(None, env(&[("AMORA_PAYMENTS__TRUST__SECRET", "s")])).err();
         assert!(error.is_some_and(|e| e.to_string().contains("payments.trust.merchant_id")));
+    }
+
+    #[test]
+    fn the_moderation_classifier_is_off_by_default_and_configured_from_the_environment() {
+        use amora_actors::ai::moderation::{ClassifierKind, OnError};
+        let defaults = Settings::load_from(None, env(&[])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(defaults.moderation.classifier.kind, ClassifierKind::None);
+        assert_eq!(defaults.moderation.classifier.on_error, OnError::Refuse);
+        assert_eq!(defaults.moderation.classifier.timeout_ms, 3000);
+        assert!(defaults.moderation.classifier().unwrap_or_else(|e| panic!("{e}")).is_none());
+        let guard = Settings::load_from(
+            None,
+            env(&[
+                ("AMORA_MODERATION__CLASSIFIER__KIND", "llama_guard"),
+                ("AMORA_MODERATION__CLASSIFIER__BASE_URL", "http://127.0.0.1:8082/v1"),
+                ("AMORA_MODERATION__CLASSIFIER__MODEL", "llama-guard3:8b"),
+                ("AMORA_MODERATION__CLASSIFIER__ON_ERROR", "allow"),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(guard.moderation.classifier.kind, ClassifierKind::LlamaGuard);
+        assert_eq!(guard.moderation.classifier.on_error, OnError::Allow);
+        assert!(guard.moderation.classifier().unwrap_or_else(|e| panic!("{e}")).is_some());
+        let openai = Settings::load_from(
+            None,
+            env(&[
+                ("AMORA_MODERATION__CLASSIFIER__KIND", "openai"),
+                ("AMORA_MODERATION__CLASSIFIER__BASE_URL", "https://api.openai.com/v1"),
+                ("AMORA_MODERATION__CLASSIFIER__MODEL", "omni-moderation-latest"),
+                ("AMORA_MODERATION__CLASSIFIER__API_KEY", "sk-test"),
+                ("AMORA_MODERATION__CLASSIFIER__SCORE_THRESHOLD", "0.3"),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(openai.moderation.classifier.score_threshold, Some(0.3));
+        assert_eq!(openai.moderation.classifier.api_key.as_deref(), Some("sk-test"));
+    }
+
+    #[test]
+    fn a_misconfigured_moderation_classifier_stops_start_up() {
+        let error = Settings::load_from(None, env(&[("AMORA_MODERATION__CLASSIFIER__KIND", "openai")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("moderation.classifier: base_url")));
+        let error = Settings::load_from(None, env(&[("AMORA_MODERATION__CLASSIFIER__KIND", "perspective")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("perspective")));
+        let error = Settings::load_from(None, env(&[("AMORA_MODERATION__CLASSIFIER__URL", "http://x/v1")])).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("url")));
     }
 
     #[test]

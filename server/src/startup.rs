@@ -71,8 +71,12 @@ impl Application {
                 settings: settings.image.clone(),
                 cost_per_image: amora_domain::money::Coins(settings.web.gen_picture_coin),
             },
-            // The rules alone until a classifier is configured (issue 27's second layer).
-            moderation: amora_actors::moderation::ModerationParts::default(),
+            // The second layer when `[moderation.classifier]` configures one; its errors are
+            // refusals (`on_error = "allow"` is a wrapper that answers none).
+            moderation: amora_actors::moderation::ModerationParts {
+                classifier: settings.moderation.classifier()?,
+                on_classifier_error: amora_actors::moderation::ClassifierFailure::Refuse,
+            },
         };
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
         let node = Node::start(store.clone(), node_settings, redis_url).await?;
@@ -252,6 +256,7 @@ fn app(
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
                 .configure(crate::admin_content::configure)
+                .configure(crate::admin_feed::configure)
                 .configure(crate::admin_review::configure)
                 .configure(crate::admin_payments::configure),
         )

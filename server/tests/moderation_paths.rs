@@ -138,6 +138,7 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("server/src/routes/persona.rs", "SetPersonaRequest", "description", Moderated("persona")),
     ("server/src/routes/persona.rs", "DeletePersonaRequest", "character_id", ID),
     ("server/src/routes/reports.rs", "ReportRequest", "character_id", ID),
+    ("server/src/routes/reports.rs", "ReportRequest", "feed_id", ID),
     ("server/src/routes/reports.rs", "ReportRequest", "message_id", ID),
     ("server/src/routes/reports.rs", "ReportRequest", "reason", ENUM),
     ("server/src/routes/reports.rs", "ReportRequest", "note", Moderated("reportNote")),
@@ -236,6 +237,7 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
     ),
     ("server/src/web/socket.rs", "*", SECRET),
     ("server/src/admin.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin_feed.rs", "*", OPERATOR_ONLY),
     ("server/src/admin_payments.rs", "*", OPERATOR_ONLY),
     ("server/src/admin_review.rs", "*", OPERATOR_ONLY),
     ("server/src/admin_content.rs", "KeyRequest", OPERATOR_ONLY),
@@ -335,13 +337,18 @@ async fn person(app: &TestApp, name: &str) -> Person {
 /// listens: a message that passes moderation is stored and its reply fails at once, so no
 /// model runs (moderation is all these tests look at).
 async fn app() -> TestApp {
-    spawn_app_with(&[
+    app_with(&[]).await
+}
+
+async fn app_with(extra: &[(&str, &str)]) -> TestApp {
+    let mut env = vec![
         ("AMORA_ADMIN__TOKEN", OPERATOR),
         ("AMORA_CHAT__MODEL__KIND", "openai"),
         ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", "http://127.0.0.1:9/v1"),
         ("AMORA_CHAT__MODEL__OPENAI__MODEL", "none"),
-    ])
-    .await
+    ];
+    env.extend_from_slice(extra);
+    spawn_app_with(&env).await
 }
 
 async fn call(app: &TestApp, who: &Person, path: &str, payload: Value) -> (u64, Value, String) {
@@ -718,36 +725,43 @@ async fn follow_outbox_link(app: &TestApp, email: &str) -> String {
 // ---------------------------------------------------------------------------------------
 // The corpus.
 
-/// The corpus lines `(refuse?, text)`: the rule writer's files when present, else the
-/// sample fixture.
-fn corpus() -> (String, Vec<(bool, String)>) {
+/// One line of the corpus: its part, whether it must be refused, its text.
+struct Line {
+    held_out: bool,
+    refuse: bool,
+    text: String,
+}
+
+/// The corpus's `refuse` and `allow` lines: the rule writer's files when present (the
+/// held-out part scored apart), else the sample fixture (held to the tuning part's bar).
+fn corpus() -> (String, Vec<Line>) {
     let root = workspace();
-    let files: Vec<PathBuf> = ["tuning.txt", "heldout.txt"]
-        .iter()
-        .map(|name| root.join("domain/tests/moderation").join(name))
-        .filter(|path| path.is_file())
+    let dir = root.join("domain/tests/moderation");
+    let parts: Vec<(bool, PathBuf)> = [(false, "tuning.txt"), (true, "heldout.txt")]
+        .into_iter()
+        .map(|(held_out, name)| (held_out, dir.join(name)))
+        .filter(|(_, path)| path.is_file())
         .collect();
-    let (source, files) = if files.is_empty() {
-        (
-            "server/tests/fixtures/moderation_sample.txt".to_owned(),
-            vec![root.join("server/tests/fixtures/moderation_sample.txt")],
-        )
+    let (source, parts) = if parts.is_empty() {
+        let sample = "server/tests/fixtures/moderation_sample.txt";
+        (sample.to_owned(), vec![(false, root.join(sample))])
     } else {
-        ("domain/tests/moderation/{tuning,heldout}.txt".to_owned(), files)
+        ("domain/tests/moderation/".to_owned(), parts)
     };
     let mut lines = Vec::new();
-    for file in files {
+    for (held_out, file) in parts {
         for line in std::fs::read_to_string(file).unwrap().lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let Some((label, text)) = line.split_once('|') else { continue };
-            match label.trim() {
-                "refuse" => lines.push((true, text.trim().to_owned())),
-                "allow" => lines.push((false, text.trim().to_owned())),
-                _ => {}
-            }
+            let refuse = match label.trim() {
+                "refuse" => true,
+                "allow" => false,
+                _ => continue,
+            };
+            lines.push(Line { held_out, refuse, text: text.trim().to_owned() });
         }
     }
     (source, lines)
@@ -776,40 +790,106 @@ async fn send_corpus(app: &TestApp, who: &Person, owner: &str, field: &str, text
     answers.remove(0).1
 }
 
+/// What one path did with one part of the corpus.
+#[derive(Default)]
+struct Tally {
+    prohibited: usize,
+    let_through: Vec<String>,
+    adult: usize,
+    false_refusals: usize,
+}
+
+impl Tally {
+    fn refused_rate(&self) -> f64 {
+        1.0 - self.let_through.len() as f64 / self.prohibited.max(1) as f64
+    }
+    fn false_rate(&self) -> f64 {
+        self.false_refusals as f64 / self.adult.max(1) as f64
+    }
+    fn line(&self, path: &str, part: &str) -> String {
+        format!(
+            "{path} [{part}]: refused {}/{} prohibited ({:.1}%), {}/{} adult texts refused ({:.1}%)",
+            self.prohibited - self.let_through.len(),
+            self.prohibited,
+            self.refused_rate() * 100.0,
+            self.false_refusals,
+            self.adult,
+            self.false_rate() * 100.0
+        )
+    }
+}
+
+/// The held-out part's floor on every path: a little under what the rules scored on it
+/// (domain/tests/moderation_corpus.rs `HELD_OUT_FLOOR`, BENCHMARKS.md "Moderation").
+const HELD_OUT_FLOOR: f64 = 0.87;
+/// At most 1 ordinary adult text in 10 refused, on every path and part.
+const FALSE_REFUSAL_CEILING: f64 = 0.10;
+
+/// Every `refuse` line of the tuning part is refused on every path, the held-out part at
+/// least at its floor; at most 1 adult text in 10 is refused anywhere. The held-out lines a
+/// path gets wrong are not printed (only its figures), so that nobody tunes against them.
 #[actix_rt::test]
 async fn the_corpus_is_refused_on_every_path() {
     let (source, lines) = corpus();
-    let refuse = lines.iter().filter(|(r, _)| *r).count();
-    let allow = lines.len() - refuse;
-    assert!(refuse > 0 && allow > 0, "{source} has no refuse or allow lines");
-    let app = app().await;
+    assert!(lines.iter().any(|l| l.refuse) && lines.iter().any(|l| !l.refuse), "{source} has no refuse or allow lines");
+    // One character per account, and Ann has hers: a card or draft that passes moderation
+    // is then refused for want of room (10003, checked after moderation), so no portrait is
+    // drawn for the hundreds of adult texts (as images are refused for want of coins).
+    let app = app_with(&[("AMORA_LIMITS__CHARACTERS_PER_USER", "1")]).await;
     let who = person(&app, "Ann").await;
-    let mut failures = Vec::new();
+    let (code, _, msg) =
+        call(&app, &who, "/user/v1/character/create", json!({ "draft": draft(&app, &who, "A café.").await })).await;
+    assert_eq!(code, 200, "{msg}");
+    // The paths run side by side (one user, one server): each request is cheap, but there
+    // are thousands.
+    let runs = CORPUS_PATHS.iter().map(|(name, owner, field)| {
+        let (app, who, lines) = (&app, &who, &lines);
+        async move {
+            let (mut tuning, mut held_out) = (Tally::default(), Tally::default());
+            for line in lines {
+                let answer = send_corpus(app, who, owner, field, &line.text).await;
+                let tally = if line.held_out { &mut held_out } else { &mut tuning };
+                if line.refuse {
+                    tally.prohibited += 1;
+                    if !answer.refused() {
+                        tally.let_through.push(format!("{:?} ({})", line.text, answer.code));
+                    }
+                } else {
+                    tally.adult += 1;
+                    tally.false_refusals += usize::from(answer.refused());
+                }
+            }
+            (*name, tuning, held_out)
+        }
+    });
+    let results = futures_util::future::join_all(runs).await;
     let mut report = Vec::new();
-    for (name, owner, field) in CORPUS_PATHS {
-        let (mut let_through, mut false_refusals) = (Vec::new(), 0usize);
-        for (must_refuse, text) in &lines {
-            let answer = send_corpus(&app, &who, owner, field, text).await;
-            if *must_refuse && !answer.refused() {
-                let_through.push(format!("{text:?} ({})", answer.code));
-            }
-            if !must_refuse && answer.refused() {
-                false_refusals += 1;
-            }
+    let mut failures = Vec::new();
+    for (name, tuning, held_out) in &results {
+        report.push(tuning.line(name, "tuning"));
+        if !tuning.let_through.is_empty() {
+            failures.push(format!("{name} let through tuning lines: {}", tuning.let_through.join(", ")));
         }
-        let rate = false_refusals as f64 / allow as f64;
-        report.push(format!(
-            "{name}: refused {}/{refuse} prohibited, {false_refusals}/{allow} adult texts refused ({:.1}%)",
-            refuse - let_through.len(),
-            rate * 100.0
-        ));
-        if !let_through.is_empty() {
-            failures.push(format!("{name} let through: {}", let_through.join(", ")));
+        if tuning.false_rate() > FALSE_REFUSAL_CEILING {
+            failures
+                .push(format!("{name} refused {:.1}% of the tuning part's adult texts", tuning.false_rate() * 100.0));
         }
-        if rate > 0.10 {
-            failures.push(format!("{name} refused {:.1}% of adult texts (at most 10%)", rate * 100.0));
+        if held_out.prohibited + held_out.adult > 0 {
+            report.push(held_out.line(name, "held-out"));
+            if held_out.refused_rate() < HELD_OUT_FLOOR {
+                failures.push(format!(
+                    "{name} refused {:.1}% of the held-out part's prohibited texts",
+                    held_out.refused_rate() * 100.0
+                ));
+            }
+            if held_out.false_rate() > FALSE_REFUSAL_CEILING {
+                failures.push(format!(
+                    "{name} refused {:.1}% of the held-out part's adult texts",
+                    held_out.false_rate() * 100.0
+                ));
+            }
         }
     }
-    println!("moderation corpus ({source}):\n{}", report.join("\n"));
+    println!("moderation corpus ({source}) on every path:\n{}", report.join("\n"));
     assert!(failures.is_empty(), "{}\n\n{}", report.join("\n"), failures.join("\n"));
 }

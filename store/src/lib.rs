@@ -16,7 +16,7 @@ use amora_domain::money::{Coins, TxnId};
 use amora_domain::paging::PageRequest;
 use amora_domain::payment::{Order, OrderId, OrderState, PaymentRoute, Subscription, SubscriptionId};
 use amora_domain::persona::UserPersona;
-use amora_domain::report::Report;
+use amora_domain::report::{Report, ReportReason};
 use amora_domain::tag::TagFilter;
 use amora_domain::telemetry::{ErrorReport, PageEvent};
 use amora_domain::viewer::Viewer;
@@ -951,8 +951,71 @@ pub trait GalleryRepo: Send + Sync {
     /// The feed, newest share first: entries older than `before` (a feed id), at most
     /// `limit`; restricted entries only when `include_restricted`.
     async fn feed(&self, before: Option<EntryId>, limit: u32, include_restricted: bool) -> StoreResult<Vec<FeedEntry>>;
-    /// One feed entry by its id, restricted or not (the operator's moderation).
+    /// One feed entry by its id, restricted or hidden or not (the operator's moderation).
     async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>>;
+}
+
+/// A user's report of an image in the public feed (issue 27). One per reporter and image:
+/// a reporter's later report of the same image replaces their earlier one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedReport {
+    /// Time-ordered, as message ids are; a reporter's later report replaces it.
+    pub report_id: EntryId,
+    /// The image's owner and id: reports follow the image, not one share of it, so that
+    /// taking an image out of the feed and sharing it again does not shed them.
+    pub owner: UserId,
+    pub image_id: EntryId,
+    pub reporter_id: UserId,
+    pub reason: ReportReason,
+    pub note: String,
+    /// Seconds since the epoch.
+    pub created_at: i64,
+}
+
+/// A feed entry as the operator moderates it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModeratedFeedEntry {
+    pub entry: FeedEntry,
+    /// Distinct reporters since the operator last restored the image.
+    pub reports: u32,
+    /// When it was taken out of the feed (seconds), while it is.
+    pub hidden_at: Option<i64>,
+}
+
+/// Which feed entries the operator lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedFilter {
+    All,
+    /// Reported or hidden: what awaits the operator's decision.
+    Flagged,
+    Hidden,
+}
+
+/// Reports of feed images and the hold that keeps an image out of the feed until the
+/// operator decides (issue 27). A held image is in no page of `GalleryRepo::feed`,
+/// whoever reads it, shared again or not; `GalleryRepo::delete` and deleting its owner's
+/// account take its reports and hold with it.
+#[async_trait]
+pub trait FeedModerationRepo: Send + Sync {
+    /// Records the report; answers how many distinct reporters the image now has (the
+    /// same reporter twice counts once).
+    async fn report(&self, report: FeedReport) -> StoreResult<u32>;
+    /// Takes the image out of the feed (again: no change) until `restore`.
+    async fn hide(&self, owner: &UserId, image_id: EntryId, at: i64) -> StoreResult<()>;
+    /// The operator's "keep it": the image is back in the feed (if still shared) and its
+    /// reports are cleared, so that hiding it again takes as many new reporters.
+    async fn restore(&self, owner: &UserId, image_id: EntryId) -> StoreResult<()>;
+    /// Whether the image is held out of the feed.
+    async fn is_hidden(&self, owner: &UserId, image_id: EntryId) -> StoreResult<bool>;
+    /// The feed as the operator sees it, newest share first: entries older than `before`
+    /// (a feed id), at most `limit`, restricted and hidden ones included, with their
+    /// reports and hold; only flagged or hidden ones when `filter` says so.
+    async fn list(
+        &self,
+        before: Option<EntryId>,
+        limit: u32,
+        filter: FeedFilter,
+    ) -> StoreResult<Vec<ModeratedFeedEntry>>;
 }
 
 /// What a provider's transaction did, as a payment claim records it.
@@ -1141,6 +1204,8 @@ pub struct Store {
     pub orders: Arc<dyn OrderRepo>,
     pub subscriptions: Arc<dyn SubscriptionRepo>,
     pub gallery: Arc<dyn GalleryRepo>,
+    /// Reports and holds of feed images (issue 27).
+    pub feed_moderation: Arc<dyn FeedModerationRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -1171,6 +1236,7 @@ impl Store {
             + OrderRepo
             + SubscriptionRepo
             + GalleryRepo
+            + FeedModerationRepo
             + Health
             + 'static,
     {
@@ -1198,6 +1264,7 @@ impl Store {
             orders: shared.clone(),
             subscriptions: shared.clone(),
             gallery: shared.clone(),
+            feed_moderation: shared.clone(),
             health: shared,
         }
     }

@@ -712,8 +712,11 @@ impl ImageJobs {
         Ok(list)
     }
 
-    /// Puts one of the user's images in the public feed, or takes it out; its words are
-    /// checked against the guidelines again before it is shown to anyone.
+    /// Puts one of the user's images in the public feed, or takes it out. Its words are
+    /// checked again before anyone else sees them, under the image rule (any minor is
+    /// refused on its own), whatever rule let the image be made: the feed is public, and
+    /// images made before a rule was tightened are still in galleries. A refusal is
+    /// written to the moderation log.
     pub async fn share(
         &self,
         user_id: &UserId,
@@ -722,8 +725,10 @@ impl ImageJobs {
     ) -> Result<GalleryImageView, ImageError> {
         let gallery = &self.inner.store.gallery;
         let image = gallery.get(user_id, image_id).await?.ok_or(ImageError::NoImage)?;
-        if shared && let Some(refusal) = amora_domain::moderation::check(&image.prompt) {
-            return Err(ImageError::Request(ImageRequestError::Refused(refusal)));
+        if shared {
+            // Through the moderation service (`Surface::FeedShare`, the image rule), which
+            // writes a refusal to the moderation log.
+            self.moderate(Surface::FeedShare, user_id, &image.prompt).await?;
         }
         let feed_id = shared.then(new_entry_id);
         let image = gallery.set_shared(user_id, image_id, feed_id).await?.ok_or(ImageError::NoImage)?;

@@ -1,6 +1,7 @@
-//! What the HTTP image backends share: the client with its time-outs, and one mapping of
-//! failures to [`AiError`] (4xx → `BadRequest` with the service's own message, 429 and
-//! 503 → `Busy`, other 5xx and connection failures and time-outs → `Unavailable`).
+//! What the HTTP image backends (and moderation's classifiers, [`crate::moderation`])
+//! share: the client with its time-outs, and one mapping of failures to [`AiError`]
+//! (4xx → `BadRequest` with the service's own message, 429 and 503 → `Busy`, other 5xx
+//! and connection failures and time-outs → `Unavailable`).
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use serde_json::Value;
 use crate::AiError;
 
 /// A client that gives up connecting after `connect` and on any one request after `total`.
-pub(super) fn client(connect: Duration, total: Duration) -> Result<reqwest::Client, AiError> {
+pub(crate) fn client(connect: Duration, total: Duration) -> Result<reqwest::Client, AiError> {
     reqwest::Client::builder()
         .connect_timeout(connect)
         .timeout(total)
@@ -19,7 +20,7 @@ pub(super) fn client(connect: Duration, total: Duration) -> Result<reqwest::Clie
 }
 
 /// A request that never got an answer.
-pub(super) fn transport(url: &str, error: &reqwest::Error) -> AiError {
+pub(crate) fn transport(url: &str, error: &reqwest::Error) -> AiError {
     if error.is_timeout() {
         AiError::Unavailable(format!("{url} did not answer in time"))
     } else if error.is_connect() {
@@ -43,7 +44,7 @@ fn chain(error: &dyn std::error::Error) -> String {
 /// The service's own words from an error body: OpenAI's `{error: {message}}`, ComfyUI's
 /// `{error: {message, details}}`, SD WebUI's (FastAPI's) `{detail}` or `{error, detail}`,
 /// else the start of the text.
-pub(super) fn service_message(body: &str) -> String {
+pub(crate) fn service_message(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
         let text = |v: &Value| v.as_str().map(str::to_owned).filter(|s| !s.is_empty());
         let error = &v["error"];
@@ -65,7 +66,7 @@ pub(super) fn service_message(body: &str) -> String {
 }
 
 /// Turns a response into its body, or the error its status means.
-pub(super) async fn checked(url: &str, response: reqwest::Response) -> Result<reqwest::Response, AiError> {
+pub(crate) async fn checked(url: &str, response: reqwest::Response) -> Result<reqwest::Response, AiError> {
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -80,13 +81,13 @@ pub(super) async fn checked(url: &str, response: reqwest::Response) -> Result<re
 }
 
 /// Sends a request and checks its status.
-pub(super) async fn send(url: &str, request: reqwest::RequestBuilder) -> Result<reqwest::Response, AiError> {
+pub(crate) async fn send(url: &str, request: reqwest::RequestBuilder) -> Result<reqwest::Response, AiError> {
     let response = request.send().await.map_err(|e| transport(url, &e))?;
     checked(url, response).await
 }
 
 /// Reads a JSON body.
-pub(super) async fn json(url: &str, response: reqwest::Response) -> Result<Value, AiError> {
+pub(crate) async fn json(url: &str, response: reqwest::Response) -> Result<Value, AiError> {
     let bytes = response.bytes().await.map_err(|e| transport(url, &e))?;
     serde_json::from_slice(&bytes).map_err(|e| AiError::Internal(format!("{url} sent JSON that cannot be read: {e}")))
 }

@@ -6,7 +6,7 @@
 //! backend gets what it can use and the character keeps its look on all of them.
 
 mod comfyui;
-mod http;
+pub(crate) mod http;
 pub mod illustrator;
 mod openai;
 mod sdwebui;

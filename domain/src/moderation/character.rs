@@ -8,23 +8,51 @@
 //! look for phrases that state something about the character, not for lone words that
 //! merely name a child.
 
-use super::{Refusal, check, contains_phrase, normalise};
+use super::text::Views;
+use super::{Refusal, age, chat_rule, lexicon};
 
 /// `None` when a character's text may pass, else why it may not: first chat's rules, then
-/// the character's own.
+/// the character's own: a minor of any language or spelling who is not somebody's
+/// relative, an age under 18 that is the character's, a child-like body; real people.
 pub fn check_character(text: &str) -> Option<Refusal> {
-    if let Some(refusal) = check(text) {
+    let views = Views::of(text);
+    let found = lexicon::find(&views);
+    if let Some(refusal) = chat_rule(&views, found) {
         return Some(refusal);
     }
-    let normal = normalise(text);
-    let has = |terms: &[&str]| terms.iter().any(|term| contains_phrase(&normal, term));
-    if has(MINOR_PHRASES) || states_a_minor_age(&normal) || describes_a_child_body(&normal) || at_school(&normal) {
+    if found.own_minor() || age::find(&views).own {
         return Some(Refusal::MinorCharacter);
     }
-    if has(REAL_PEOPLE) || has(REAL_PERSON_PHRASES) {
+    if found.has(lexicon::Kind::RealPerson) {
         return Some(Refusal::RealPerson);
     }
     None
+}
+
+/// The English phrases that make a character a minor (statements about the character,
+/// bodies, schools), as terms for the lexicon's automaton: [`MINOR_PHRASES`] name a minor,
+/// a child-like adjective before a body word is a child-like body ("childlike wonder"
+/// passes), and a school only children attend after a word that puts the character in it
+/// is a pupil ("she teaches middle school" passes, "she is in middle school" does not).
+pub(crate) fn phrases() -> Vec<(lexicon::Kind, String)> {
+    let mut phrases: Vec<(lexicon::Kind, String)> =
+        MINOR_PHRASES.iter().map(|phrase| (lexicon::Kind::Minor, (*phrase).to_string())).collect();
+    for adjective in CHILD_ADJECTIVES {
+        for body in BODY_WORDS {
+            phrases.push((lexicon::Kind::ChildBody, format!("{adjective} {body}")));
+            phrases.push((lexicon::Kind::ChildBody, format!("{adjective} looking {body}")));
+        }
+    }
+    phrases.extend(
+        REAL_PEOPLE.iter().chain(REAL_PERSON_PHRASES).map(|name| (lexicon::Kind::RealPerson, (*name).to_string())),
+    );
+    phrases.extend(SCHOOL_PUPILS.iter().map(|pupil| (lexicon::Kind::Pupil, (*pupil).to_string())));
+    for school in SCHOOLS {
+        for lead in AT_SCHOOL {
+            phrases.push((lexicon::Kind::Pupil, format!("{lead} {school}")));
+        }
+    }
+    phrases
 }
 
 /// Phrases that make the character a minor on their own.
@@ -120,15 +148,6 @@ const BODY_WORDS: &[&str] = &[
     "chest",
 ];
 
-fn describes_a_child_body(normal: &str) -> bool {
-    CHILD_ADJECTIVES.iter().any(|adjective| {
-        BODY_WORDS.iter().any(|body| {
-            contains_phrase(normal, &format!("{adjective} {body}"))
-                || contains_phrase(normal, &format!("{adjective} looking {body}"))
-        })
-    })
-}
-
 /// Schools only children attend, and the phrases that put the character in one ("she
 /// teaches middle school" passes, "she is in middle school" does not).
 const SCHOOLS: &[&str] = &[
@@ -192,151 +211,6 @@ const SCHOOL_PUPILS: &[&str] = &[
     "in 11th grade",
     "in 12th grade",
 ];
-
-fn at_school(normal: &str) -> bool {
-    SCHOOL_PUPILS.iter().any(|pupil| contains_phrase(normal, pupil))
-        || SCHOOLS
-            .iter()
-            .any(|school| AT_SCHOOL.iter().any(|lead| contains_phrase(normal, &format!("{lead} {school}"))))
-}
-
-/// Words for numbers a text may spell an age with.
-const NUMBER_WORDS: [&str; 17] = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-];
-
-/// What an age under 18 may be of without being the character's: "a 5-year-old son".
-const RELATIVES: &[&str] = &[
-    "son",
-    "sons",
-    "daughter",
-    "daughters",
-    "brother",
-    "brothers",
-    "sister",
-    "sisters",
-    "sibling",
-    "siblings",
-    "child",
-    "children",
-    "kid",
-    "kids",
-    "baby",
-    "twins",
-    "nephew",
-    "niece",
-    "cousin",
-    "stepson",
-    "stepdaughter",
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "horse",
-    "pet",
-    "car",
-    "house",
-    "company",
-    "business",
-    "relationship",
-    "marriage",
-    "friendship",
-];
-
-/// Words after "is 15" that make it something other than an age ("is 15 minutes late").
-const UNITS: &[&str] = &[
-    "minutes", "minute", "hours", "hour", "days", "weeks", "months", "feet", "foot", "ft", "inches", "inch", "cm", "m",
-    "kg", "lbs", "lb", "pounds", "stone", "times", "percent", "miles", "km", "dollars", "euros", "points", "of", "out",
-    "th", "st", "nd", "rd", "am", "pm", "o", "oclock", "year", "years", "yrs", "x",
-];
-
-/// Whether a word is a number from 1 to 17 in digits.
-fn minor_digits(word: &str) -> bool {
-    word.parse::<u32>().is_ok_and(|n| (1..18).contains(&n))
-}
-
-/// Digits or words ("fifteen"); words only count before "years old" or after "age",
-/// since "she's one of a kind" states no age.
-fn minor_number(word: &str) -> bool {
-    minor_digits(word) || NUMBER_WORDS.contains(&word)
-}
-
-/// Whether the text states an age under 18 for someone who is not somebody's relative or
-/// a thing: "15 years old", "a 16-year-old", "age 16", "aged 15", "a 12yo", "she is 15",
-/// "looks 14", "fifteen years of age".
-fn states_a_minor_age(normal: &str) -> bool {
-    let words: Vec<&str> = normal.split_whitespace().collect();
-    let at = |i: usize| words.get(i).copied().unwrap_or("");
-    words.iter().enumerate().any(|(i, word)| {
-        let before = |k: usize| i.checked_sub(k).map_or("", at);
-        let relative_at = |j: usize| RELATIVES.contains(&at(j));
-        // "12yo", "12yrs": one word.
-        if let Some(number) = word.strip_suffix("yo").or_else(|| word.strip_suffix("yrs"))
-            && !number.is_empty()
-            && minor_digits(number)
-        {
-            return !relative_at(i + 1);
-        }
-        if !minor_number(word) {
-            return false;
-        }
-        // "15 years old", "15 year old girl" (not "... son"), "15 yrs old", "15 yo", "15 y o".
-        let year = matches!(at(i + 1), "year" | "years" | "yr" | "yrs");
-        if year && at(i + 2) == "old" {
-            return !relative_at(i + 3);
-        }
-        if year && at(i + 2) == "of" && at(i + 3) == "age" {
-            return true;
-        }
-        if at(i + 1) == "yo" {
-            return !relative_at(i + 2);
-        }
-        if at(i + 1) == "y" && at(i + 2) == "o" {
-            return !relative_at(i + 3);
-        }
-        // "age 16", "aged 15" (not "since the age of 5": a backstory may say when).
-        if matches!(before(1), "age" | "aged") {
-            return true;
-        }
-        // "she is 15", "i m 16", "looks 14", "just turned 17": not "is 15 minutes", not
-        // "he's 6 2" (a height), not "she's one of a kind".
-        if !minor_digits(word) || at(i + 1).parse::<u32>().is_ok() {
-            return false;
-        }
-        let says_age = matches!(
-            before(1),
-            "is" | "im"
-                | "m"
-                | "am"
-                | "are"
-                | "re"
-                | "s"
-                | "turned"
-                | "turns"
-                | "looks"
-                | "look"
-                | "appears"
-                | "looking"
-        );
-        says_age && !UNITS.contains(&at(i + 1))
-    })
-}
 
 /// Phrases that make the character a real person.
 const REAL_PERSON_PHRASES: &[&str] = &[
@@ -434,28 +308,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ages_under_18_are_refused_only_as_the_character_s() {
-        for minor in ["15 years old", "a 16-year-old girl", "age 16", "Age: 15", "a 12yo", "she's 15", "looks 14"] {
-            assert!(states_a_minor_age(&normalise(minor)), "{minor}");
-        }
-        for fine in [
-            "an 18-year-old student",
-            "25 years old",
-            "mother of a 5-year-old son",
-            "she is 15 minutes late",
-            "for 15 years a nurse",
-            "she is 5 feet tall",
-            "a 1000-year-old vampire",
-        ] {
-            assert!(!states_a_minor_age(&normalise(fine)), "{fine}");
-        }
-    }
-
-    #[test]
     fn bodies_and_schools_count_only_as_the_character_s() {
-        assert!(describes_a_child_body(&normalise("a childlike body")));
-        assert!(!describes_a_child_body(&normalise("childlike wonder")));
-        assert!(at_school(&normalise("she is in middle school")));
-        assert!(!at_school(&normalise("she teaches middle school")));
+        assert_eq!(check_character("a childlike body"), Some(Refusal::MinorCharacter));
+        assert_eq!(check_character("childlike wonder"), None);
+        assert_eq!(check_character("she is in middle school"), Some(Refusal::MinorCharacter));
+        assert_eq!(check_character("she teaches middle school"), None);
     }
 }

@@ -47,7 +47,6 @@ pub async fn import_card(
     let user = &signed_in.user;
     let request = payload.into_inner();
     let bytes = B64.decode(request.data.trim()).map_err(|_| ApiError::Param("data: must be Base64".into()))?;
-    creation::ensure_room(&state, &user.user_id).await?;
     let limits = cards::limits();
     let imported = amora_cards::import(&bytes, &limits).map_err(|error| {
         tracing::info!(file = %request.file_name.chars().take(100).collect::<String>(), code = error.code(), "card refused");
@@ -70,6 +69,9 @@ pub async fn import_card(
     let id = creation::new_character_id()?;
     let draft = draft_of(&state, &card, &text, &amora, &id, gender, age)?;
     let valid = creation::checked_draft(&state, &user.user_id, draft).await?;
+    // After moderation, as `create` does: a card is refused for what it says whatever room
+    // its importer has.
+    creation::ensure_room(&state, &user.user_id).await?;
     let photo = match imported.portrait {
         Some(picture) => {
             let cleaned = web::block(move || card_image::clean_portrait(&picture.bytes))

@@ -21,17 +21,17 @@ use crate::cluster::{Socket, make_user};
 use crate::fakes::loopback;
 use crate::helpers::{TestApp, spawn_app_customised};
 
-const OPERATOR: &str = "images-operator-token";
+pub(crate) const OPERATOR: &str = "images-operator-token";
 const WAIT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Copy)]
-enum StoreKind {
+pub(crate) enum StoreKind {
     Sqlite,
     Cql,
 }
 
 /// A server on `kind`'s store, with `customise` applied to its settings.
-async fn image_app(kind: StoreKind, customise: impl FnOnce(&mut Settings)) -> TestApp {
+pub(crate) async fn image_app(kind: StoreKind, customise: impl FnOnce(&mut Settings)) -> TestApp {
     let mut env = vec![("AMORA_ADMIN__TOKEN".to_owned(), OPERATOR.to_owned())];
     if let StoreKind::Cql = kind {
         let node = std::env::var("AMORA_CQL_NODE")
@@ -53,13 +53,13 @@ async fn image_app(kind: StoreKind, customise: impl FnOnce(&mut Settings)) -> Te
     spawn_app_customised(env, customise).await
 }
 
-struct Person {
-    user_id: UserId,
-    user_no: String,
-    voucher: String,
+pub(crate) struct Person {
+    pub(crate) user_id: UserId,
+    pub(crate) user_no: String,
+    pub(crate) voucher: String,
 }
 
-async fn person(app: &TestApp, name: &str, coins: i64) -> Person {
+pub(crate) async fn person(app: &TestApp, name: &str, coins: i64) -> Person {
     let (user_id, user_no, voucher) = make_user(&app.store, name).await;
     if coins > 0 {
         let response = app
@@ -75,7 +75,7 @@ async fn person(app: &TestApp, name: &str, coins: i64) -> Person {
     Person { user_id, user_no, voucher }
 }
 
-async fn adult_content(app: &TestApp, who: &Person, on: bool) {
+pub(crate) async fn adult_content(app: &TestApp, who: &Person, on: bool) {
     let change = UserChange::Preferences { interested_gender: None, nsfw: Some(on), language: None };
     app.store.users.update(&who.user_id, change).await.unwrap();
 }
@@ -87,7 +87,7 @@ async fn socket(app: &TestApp, who: &Person) -> Socket {
     socket
 }
 
-async fn call(app: &TestApp, who: Option<&Person>, path: &str, payload: Value) -> (u64, Value, String) {
+pub(crate) async fn call(app: &TestApp, who: Option<&Person>, path: &str, payload: Value) -> (u64, Value, String) {
     let (envelope, _) = app.post_api_as(who.map(|w| w.voucher.as_str()), path, payload).await;
     (envelope.code, envelope.data, envelope.msg)
 }
@@ -102,7 +102,7 @@ async fn gallery(app: &TestApp, who: &Person, payload: Value) -> Vec<Value> {
     data["images"].as_array().cloned().unwrap_or_default()
 }
 
-async fn feed(app: &TestApp, who: Option<&Person>, headers: &[(&str, &str)]) -> Vec<String> {
+pub(crate) async fn feed(app: &TestApp, who: Option<&Person>, headers: &[(&str, &str)]) -> Vec<String> {
     let (envelope, _) =
         app.post_api_with(who.map(|w| w.voucher.as_str()), headers, "/user/v1/image/getFeed", json!({})).await;
     assert_eq!(envelope.code, 200, "{}", envelope.msg);
@@ -466,7 +466,7 @@ async fn make_one(app: &TestApp, who: &Person, socket: &mut Socket, payload: Val
     id
 }
 
-async fn share(app: &TestApp, who: &Person, image_id: &str, shared: bool) -> (u64, Value) {
+pub(crate) async fn share(app: &TestApp, who: &Person, image_id: &str, shared: bool) -> (u64, Value) {
     let (code, data, _) =
         call(app, Some(who), "/user/v1/image/shareImage", json!({ "imageId": image_id, "shared": shared })).await;
     (code, data)
@@ -562,7 +562,7 @@ async fn the_operator_removes_an_image_from_the_feed_or_by_its_owner(kind: Store
 
 /// A signed-in account created just now, younger than `accounts.established_after_secs`,
 /// with adult content on.
-async fn make_young_user(app: &TestApp) -> Person {
+pub(crate) async fn make_young_user(app: &TestApp) -> Person {
     let user_id =
         UserId::parse(&format!("y{}", amora_server::auth::random_token().replace(['-', '_'], "")[..16].to_owned()))
             .unwrap();

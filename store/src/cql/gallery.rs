@@ -3,7 +3,10 @@
 //! same rows per owner and character), `gallery_character_counts` + `gallery_characters`
 //! (the characters list), and the public feed in `feed_entries`, partitioned by the UTC day
 //! of sharing and a shard so that no single partition takes every share, with `feed_days`
-//! listing the days to walk back through.
+//! listing the days to walk back through. Images held by moderation (`feed_flags`,
+//! feed_moderation.rs) are left out of every feed page.
+
+use std::collections::HashSet;
 
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
@@ -363,8 +366,10 @@ impl CqlStore {
                 self.remove_from_feed(EntryId::from_raw(feed_id)).await?;
             }
             crate::MediaRepo::delete(self, &image_media_id(EntryId::from_raw(image_id))).await?;
+            self.forget_image_reports(user, image_id).await?;
             characters.extend(character);
         }
+        self.forget_feed_flags_of(user).await?;
         for character in characters {
             self.run(&s.delete_by_character_pair, (user, &character)).await?;
         }
@@ -489,6 +494,7 @@ impl GalleryRepo for CqlStore {
             return Ok(false);
         }
         crate::MediaRepo::delete(self, &image_media_id(image_id)).await?;
+        self.forget_feed_reports(user, image_id.raw()).await?;
         if let Some(character) = &image.character_id {
             self.run(&s.delete_by_character, (user, character.as_str(), image_id.raw())).await?;
             self.run(&s.count_down, (user, character.as_str())).await?;
@@ -498,6 +504,28 @@ impl GalleryRepo for CqlStore {
     }
 
     async fn feed(&self, before: Option<EntryId>, limit: u32, include_restricted: bool) -> StoreResult<Vec<FeedEntry>> {
+        let held = self.held_images().await?;
+        self.feed_walk(before, limit, include_restricted, &held).await
+    }
+
+    async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>> {
+        let (day, shard) = feed_partition(feed_id);
+        let rows: Vec<FeedRow> = self.rows(&self.statements.gallery.feed_one, (day, shard, feed_id.raw())).await?;
+        rows.into_iter().next().map(FeedRow::into_entry).transpose()
+    }
+}
+
+impl CqlStore {
+    /// A feed page, newest share first: entries older than `before`, at most `limit`,
+    /// restricted ones only when `include_restricted`, none of the `held` images
+    /// (`(owner, image id)`).
+    pub(super) async fn feed_walk(
+        &self,
+        before: Option<EntryId>,
+        limit: u32,
+        include_restricted: bool,
+        held: &HashSet<(String, i64)>,
+    ) -> StoreResult<Vec<FeedEntry>> {
         let s = &self.statements.gallery;
         let cursor = before.map_or(i64::MAX, EntryId::raw);
         let start_day = before.map_or(i32::MAX, |before| feed_partition(before).0);
@@ -516,8 +544,9 @@ impl GalleryRepo for CqlStore {
                     let fetched = rows.len();
                     for row in rows {
                         shard_cursor = row.feed_id;
+                        let is_held = held.contains(&(row.user_id.clone(), row.image_id));
                         let entry = row.into_entry()?;
-                        if include_restricted || !entry.restricted {
+                        if (include_restricted || !entry.restricted) && !is_held {
                             visible += 1;
                             merged.push(entry);
                         }
@@ -534,11 +563,5 @@ impl GalleryRepo for CqlStore {
             }
         }
         Ok(out)
-    }
-
-    async fn feed_entry(&self, feed_id: EntryId) -> StoreResult<Option<FeedEntry>> {
-        let (day, shard) = feed_partition(feed_id);
-        let rows: Vec<FeedRow> = self.rows(&self.statements.gallery.feed_one, (day, shard, feed_id.raw())).await?;
-        rows.into_iter().next().map(FeedRow::into_entry).transpose()
     }
 }

@@ -15,6 +15,7 @@ mod blog;
 mod catalogue_blocks;
 mod characters;
 mod chat;
+mod feed_moderation;
 mod gallery;
 mod ledger;
 mod media;
@@ -121,6 +122,7 @@ struct Statements {
     chat: chat::Statements,
     alternatives: alternatives::Statements,
     gallery: gallery::Statements,
+    feed_moderation: feed_moderation::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
@@ -178,6 +180,7 @@ impl CqlStore {
             chat: chat::Statements::prepare(&preparer).await?,
             alternatives: alternatives::Statements::prepare(&preparer).await?,
             gallery: gallery::Statements::prepare(&preparer).await?,
+            feed_moderation: feed_moderation::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,

@@ -1,6 +1,7 @@
 //! Generated images in SQLite: one `gallery` row per image, keyed by owner and
 //! time-ordered id; the feed is the shared rows, read newest share first through a
-//! partial index on `feed_id`.
+//! partial index on `feed_id`, leaving out images held by moderation (`feed_holds`,
+//! feed_moderation.rs).
 
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
@@ -11,7 +12,8 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use super::EmbeddedStore;
 use crate::{FeedEntry, GalleryCharacter, GalleryRecord, GalleryRepo, StoreError, StoreResult, image_media_id};
 
-const COLUMNS: &str = "user_id, image_id, job_id, character_id, character_name, prompt, scene, outfit, pose, style,
+pub(super) const COLUMNS: &str =
+    "user_id, image_id, job_id, character_id, character_name, prompt, scene, outfit, pose, style,
      width, height, nsfw, illustration, restricted, feed_id";
 
 fn character(id: Option<String>) -> StoreResult<Option<CharacterId>> {
@@ -19,7 +21,7 @@ fn character(id: Option<String>) -> StoreResult<Option<CharacterId>> {
 }
 
 /// The raw columns of a row, in `COLUMNS` order.
-type RawRecord = (
+pub(super) type RawRecord = (
     String,
     i64,
     i64,
@@ -32,7 +34,7 @@ type RawRecord = (
     Option<i64>,
 );
 
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRecord> {
+pub(super) fn raw(row: &Row<'_>) -> rusqlite::Result<RawRecord> {
     Ok((
         row.get(0)?,
         row.get(1)?,
@@ -88,6 +90,9 @@ pub(super) fn delete_all_of(tx: &Transaction<'_>, user: &str) -> StoreResult<()>
         super::media::delete_media(tx, &media_id)?;
     }
     tx.execute("DELETE FROM gallery WHERE user_id = ?1", params![user])?;
+    // Reports and holds go with the images they are about.
+    tx.execute("DELETE FROM feed_reports WHERE user_id = ?1", params![user])?;
+    tx.execute("DELETE FROM feed_holds WHERE user_id = ?1", params![user])?;
     Ok(())
 }
 
@@ -216,6 +221,7 @@ impl GalleryRepo for EmbeddedStore {
                 tx.execute("DELETE FROM gallery WHERE user_id = ?1 AND image_id = ?2", params![user, image_id.raw()])?;
             if deleted > 0 {
                 super::media::delete_media(&tx, &media_id)?;
+                super::feed_moderation::forget(&tx, &user, image_id.raw())?;
             }
             tx.commit()?;
             Ok(deleted > 0)
@@ -229,6 +235,8 @@ impl GalleryRepo for EmbeddedStore {
             let rows: Vec<RawRecord> = conn
                 .prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM gallery WHERE feed_id IS NOT NULL AND feed_id < ?1 AND (restricted = 0 OR ?2)
+                       AND NOT EXISTS (SELECT 1 FROM feed_holds h
+                                       WHERE h.user_id = gallery.user_id AND h.image_id = gallery.image_id)
                      ORDER BY feed_id DESC LIMIT ?3"
                 ))?
                 .query_map(params![before, include_restricted, limit], raw)?
@@ -251,7 +259,7 @@ impl GalleryRepo for EmbeddedStore {
 }
 
 /// A shared image's row as its feed entry.
-fn feed_entry(raw: RawRecord) -> StoreResult<FeedEntry> {
+pub(super) fn feed_entry(raw: RawRecord) -> StoreResult<FeedEntry> {
     let image = record(raw)?;
     Ok(FeedEntry {
         feed_id: image.feed_id.ok_or_else(|| StoreError::Corrupt("a feed row without feed id".into()))?,

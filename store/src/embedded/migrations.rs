@@ -363,6 +363,26 @@ const STEPS: &[&str] = &[
         layer          TEXT NOT NULL,
         excerpt        TEXT NOT NULL
     ) STRICT;",
+    // 17: reports of feed images and the holds that keep a reported image out of the feed
+    // until the operator decides (issue 27), keyed by the image (owner and id) so that they
+    // outlast taking it out of the feed and sharing it again.
+    "CREATE TABLE feed_reports (
+        user_id        TEXT NOT NULL,
+        image_id       INTEGER NOT NULL,
+        reporter_id    TEXT NOT NULL,
+        report_id      INTEGER NOT NULL,
+        reason         TEXT NOT NULL,
+        note           TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        PRIMARY KEY (user_id, image_id, reporter_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE feed_holds (
+        user_id        TEXT NOT NULL,
+        image_id       INTEGER NOT NULL,
+        held_at        INTEGER NOT NULL,
+        PRIMARY KEY (user_id, image_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

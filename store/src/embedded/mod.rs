@@ -8,6 +8,7 @@ mod blog;
 mod catalogue_blocks;
 mod characters;
 mod chat;
+mod feed_moderation;
 mod gallery;
 mod ledger;
 mod media;

@@ -10,6 +10,7 @@ mod catalogue;
 mod chat;
 mod content;
 mod created;
+mod feed_moderation;
 mod gallery;
 mod ledger;
 mod media;

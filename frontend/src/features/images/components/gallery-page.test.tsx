@@ -140,4 +140,25 @@ describe('/gallery', () => {
     expect(await screen.findByTestId('gallery-signed-out')).toBeInTheDocument();
     expect(calls.some((c) => c.path === '/user/v1/image/getGallery')).toBe(false);
   });
+  it('reports a feed image from the full view by its feed id; a visitor is asked to sign in first', async () => {
+    const calls = renderAt('/gallery?tab=feed', USER, {
+      '/user/v1/image/getFeed': { code: 200, data: { images: [feedImage('5', 'f2')], hasMore: false } },
+      '/user/v1/report/reportContent': { code: 200, data: { reportId: 'r1' } },
+    });
+    const grid = await screen.findByTestId('feed-grid');
+    fireEvent.click(within(grid).getByRole('button', { name: 'Open the image' }));
+    fireEvent.click(within(await screen.findByTestId('image-lightbox')).getByTestId('feed-image-report'));
+    const dialog = await screen.findByTestId('report-dialog');
+    fireEvent.click(within(dialog).getByTestId('report-reason-minor'));
+    fireEvent.click(within(dialog).getByTestId('report-submit'));
+    await waitFor(() => expect(screen.queryByTestId('report-dialog')).toBeNull(), SLOW);
+    expect(calls.find((c) => c.path === '/user/v1/report/reportContent')?.payload).toEqual({ feedId: 'f2', reason: 'minor', note: '' });
+
+    cleanup();
+    renderAt('/gallery?tab=feed', null, { '/user/v1/image/getFeed': { code: 200, data: { images: [feedImage('5', 'f2')], hasMore: false } } });
+    fireEvent.click(within(await screen.findByTestId('feed-grid')).getByRole('button', { name: 'Open the image' }));
+    fireEvent.click(within(await screen.findByTestId('image-lightbox')).getByTestId('feed-image-report'));
+    expect(store.get(showLoginTipAtom)).toBe(true);
+    expect(screen.queryByTestId('report-dialog')).toBeNull();
+  });
 });

@@ -20,6 +20,8 @@ import {
 import styles from '@/features/images/components/images.module.css';
 import { Lightbox } from '@/features/images/components/lightbox';
 import { useEndOfList, useImagePages } from '@/features/images/hooks/use-image-pages';
+import type { FeedImageReportTarget } from '@/features/moderation/api/report-api';
+import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
@@ -229,6 +231,18 @@ function PublicFeed() {
   const { t } = useTranslation('images');
   const { t: tApp } = useTranslation();
   const [viewing, setViewing] = useState<FeedImage | null>(null);
+  const [reporting, setReporting] = useState<FeedImageReportTarget | null>(null);
+  const loggedIn = useAtomValue(isLoggedInAtom);
+  const openLogin = useSetAtom(showLoginTipAtom);
+  // Reports are signed in only: a visitor is asked to sign in first.
+  const report = (image: FeedImage) => {
+    if (!loggedIn) {
+      openLogin(true);
+      return;
+    }
+    setViewing(null);
+    setReporting({ feedId: image.feedId });
+  };
   const fetchPage = useCallback(async (beforeId?: string) => {
     const envelope = await getFeed(beforeId ? { beforeId } : {});
     return envelope.success && envelope.data ? envelope.data : null;
@@ -269,7 +283,19 @@ function PublicFeed() {
     <>
       <p className={styles.intro}>{t('gallery.feedIntro')}</p>
       {grid}
-      <Lightbox image={viewing} caption={viewing ? caption(viewing) : ''} onClose={() => setViewing(null)} />
+      <Lightbox
+        image={viewing}
+        caption={viewing ? caption(viewing) : ''}
+        onClose={() => setViewing(null)}
+        actions={
+          viewing && (
+            <Button variant="ghost" size="small" onClick={() => report(viewing)} data-testid="feed-image-report">
+              {t('gallery.report')}
+            </Button>
+          )
+        }
+      />
+      <ReportDialog target={reporting} onClose={() => setReporting(null)} />
     </>
   );
 }

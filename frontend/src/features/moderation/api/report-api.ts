@@ -1,4 +1,4 @@
-/** Reports of characters and replies (docs/api.md "Reports"): signed in, limited per hour. */
+/** Reports of characters, replies and public feed images (docs/api.md "Reports"): signed in, limited per hour. */
 import { apiPost } from '@/lib/api-client';
 import { ApiCode } from '@/lib/api-types';
 
@@ -19,18 +19,29 @@ export type ReportReason = (typeof REPORT_REASONS)[number];
 /** The server's limit on a note, in characters. */
 export const REPORT_NOTE_MAX_CHARS = 1000;
 
-export interface ReportTarget {
+export interface CharacterReportTarget {
   characterId: string;
   characterName: string;
   /** A reply of the character in the reporter's conversation; absent for the character itself. */
   messageId?: string;
 }
 
+/** An image of the public feed; enough distinct reporters take it out of the feed until the operator decides. */
+export interface FeedImageReportTarget {
+  feedId: string;
+}
+
+export type ReportTarget = CharacterReportTarget | FeedImageReportTarget;
+
 /** POST report/reportContent; the dialog explains 10001, 10003 and 10006 itself. */
 export function reportContent(target: ReportTarget, reason: ReportReason, note: string) {
+  const about =
+    'feedId' in target
+      ? { feedId: target.feedId }
+      : { characterId: target.characterId, ...(target.messageId ? { messageId: target.messageId } : {}) };
   return apiPost<{ reportId: string }>(
     '/user/v1/report/reportContent',
-    { characterId: target.characterId, ...(target.messageId ? { messageId: target.messageId } : {}), reason, note },
+    { ...about, reason, note },
     { handledCodes: [ApiCode.paramError, ApiCode.rateLimited, ApiCode.notFound] },
   );
 }

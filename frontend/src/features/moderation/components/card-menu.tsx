@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ReportTarget } from '@/features/moderation/api/report-api';
+import type { CharacterReportTarget } from '@/features/moderation/api/report-api';
 import styles from '@/features/moderation/components/card-menu.module.css';
 import { FlagIcon, MoreIcon } from '@/features/moderation/components/moderation-icons';
 import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useRequireLogin } from '@/hooks/use-require-login';
 
 /** The "more" menu on a character card: Report (signed in; otherwise the login prompt). */
-export function CardMenu({ target }: { target: ReportTarget }) {
+export function CardMenu({ target }: { target: CharacterReportTarget }) {
   const { t } = useTranslation();
   const requireLogin = useRequireLogin();
   const [open, setOpen] = useState(false);

@@ -76,4 +76,21 @@ describe('ReportDialog', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(en.report.tooMany);
     expect(onClose).not.toHaveBeenCalled();
   });
+
+  it('reports a public feed image by its feed id', async () => {
+    const fetchMock = respondWith({ code: 200, data: { reportId: '2' } });
+    const onClose = vi.fn();
+    render(
+      <Provider store={store}>
+        <MemoryRouter>
+          <ReportDialog target={{ feedId: '1763000000000000001' }} onClose={onClose} />
+        </MemoryRouter>
+      </Provider>,
+    );
+    expect(screen.getByRole('heading', { name: en.report.imageTitle })).toBeInTheDocument();
+    fireEvent.click(screen.getByTestId('report-reason-minor'));
+    fireEvent.click(screen.getByTestId('report-submit'));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(await sent(fetchMock)).toEqual({ feedId: '1763000000000000001', reason: 'minor', note: '' });
+  });
 });

@@ -16,8 +16,8 @@ export interface ReportDialogProps {
 }
 
 /**
- * Report a character or one of its replies: a reason from the community guidelines and an
- * optional note (required for "something else"). The operator reviews reports.
+ * Report a character, one of its replies or a public feed image: a reason from the community
+ * guidelines and an optional note (required for "something else"). The operator reviews reports.
  */
 export function ReportDialog({ target, onClose }: ReportDialogProps) {
   const { t } = useTranslation();
@@ -38,7 +38,10 @@ export function ReportDialog({ target, onClose }: ReportDialogProps) {
 
   if (!target) return null;
   const noteNeeded = reason === 'other' && note.trim() === '';
-  const title = target.messageId ? t('report.replyTitle', { name: target.characterName }) : t('report.title', { name: target.characterName });
+  let title;
+  if ('feedId' in target) title = t('report.imageTitle');
+  else if (target.messageId) title = t('report.replyTitle', { name: target.characterName });
+  else title = t('report.title', { name: target.characterName });
 
   const submit = async () => {
     if (!reason || busy) return;
