@@ -8,9 +8,14 @@
 //!   text (with why). A new field, or a new route's request, that is in neither fails it.
 //! - `every_moderated_field_refuses_a_prohibited_text_and_passes_an_adult_one` sends, for
 //!   each moderated field of [`FIELDS`], a prohibited text (refused with 10070, or the
-//!   path's own refusal) and an ordinary adult one (not refused).
-//! - `the_corpus_is_refused_on_every_path` sends every `refuse` line of the red-team corpus
-//!   to each user path and counts the `allow` lines refused there (at most 1 in 10).
+//!   path's own refusal) and an ordinary adult one (not refused), then finds each refusal in
+//!   the operator's moderation log (surface, policy, layer, user, excerpt). A report's note
+//!   is never refused: the report is kept and the verdict logged.
+//! - `a_display_name_taken_from_the_address_is_moderated`: a sign-up's first display name.
+//! - `the_corpus_is_refused_on_every_path` sends every `refuse` and `allow` line of the
+//!   red-team corpus (`domain/tests/moderation/`, else the sample fixture) to eight user
+//!   paths: every tuning line refused on each, the held-out part at its floor (only its
+//!   figures printed), at most 1 adult text in 10 refused.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
