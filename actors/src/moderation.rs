@@ -105,9 +105,6 @@ impl Surface {
     }
 }
 
-/// The moderation log's refusal code for a text the classifier could not check.
-pub const UNCHECKED: &str = "unchecked";
-
 /// What a check does when the classifier answers an error (down, timed out, bad answer).
 /// `ai::moderation::build` already wraps a classifier configured with `on_error = "allow"`
 /// so that it answers no error, so the server builds the node with `Refuse`.
@@ -116,8 +113,8 @@ pub enum ClassifierFailure {
     /// The text passes on the rules alone (they already let it through); the failure is
     /// traced.
     Pass,
-    /// The check fails closed: the text is refused (as [`Refusal::Minors`], the category
-    /// asked about) and the log records it as [`UNCHECKED`]. The default, as
+    /// The check fails closed: the text is refused as [`Refusal::Unchecked`] (the user is
+    /// asked to try again) and the log records it as `unchecked`. The default, as
     /// `[moderation.classifier] on_error`'s.
     #[default]
     Refuse,
@@ -188,11 +185,10 @@ impl Moderator {
                 tracing::warn!(target: "moderation", surface = surface.code(), %error, "the classifier could not be asked");
                 match self.on_error {
                     ClassifierFailure::Pass => Ok(()),
-                    // The log says what happened (`unchecked`), the caller gets a refusal:
-                    // `Refusal` has no "could not check" of its own.
+                    // A "try again", not a verdict: the user is told the check could not be made.
                     ClassifierFailure::Refuse => {
-                        self.refused(surface, user, text, UNCHECKED, Layer::Classifier).await;
-                        Err(Refusal::Minors)
+                        self.refused(surface, user, text, Refusal::Unchecked.code(), Layer::Classifier).await;
+                        Err(Refusal::Unchecked)
                     }
                 }
             }
@@ -350,9 +346,9 @@ mod tests {
         assert_eq!(passing.check(Surface::Persona, None, text).await, Ok(()));
         let log = Arc::new(Kept::default());
         let refusing = Moderator::new(Some(Arc::new(Flags(None))), Some(log.clone()), ClassifierFailure::Refuse);
-        assert_eq!(refusing.check(Surface::Persona, None, text).await, Err(Refusal::Minors));
+        assert_eq!(refusing.check(Surface::Persona, None, text).await, Err(Refusal::Unchecked));
         let events = log.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        assert_eq!(events.iter().map(|e| e.refusal.as_str()).collect::<Vec<_>>(), [UNCHECKED]);
+        assert_eq!(events.iter().map(|e| e.refusal.as_str()).collect::<Vec<_>>(), [Refusal::Unchecked.code()]);
     }
 
     #[actix_rt::test]

@@ -119,6 +119,9 @@ pub enum Refusal {
     MinorCharacter,
     /// A real, named person (characters' texts only).
     RealPerson,
+    /// The rules passed the text but the second layer, which the operator asked for, could
+    /// not be asked (`on_error = "refuse"`): a "try again", not a verdict on the text.
+    Unchecked,
 }
 
 impl Refusal {
@@ -130,6 +133,7 @@ impl Refusal {
             Refusal::Bestiality => "bestiality",
             Refusal::MinorCharacter => "minorCharacter",
             Refusal::RealPerson => "realPerson",
+            Refusal::Unchecked => "unchecked",
         }
     }
 }
@@ -147,6 +151,9 @@ impl Refusal {
                 "This content is not allowed: characters must be adults (18 or older), and may not be described as children or look like them."
             }
             Refusal::RealPerson => "This content is not allowed: characters may not be real people.",
+            Refusal::Unchecked => {
+                "This could not be checked against the community guidelines just now. Please try again in a moment."
+            }
         }
     }
 }
