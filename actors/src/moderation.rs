@@ -209,14 +209,28 @@ impl Moderator {
     }
 
     /// Checks named texts in order; the first refused answers its name with the refusal.
+    /// The rules read each text; the classifier reads them together, a few thousand
+    /// characters a request, so that a card with thousands of strings (lorebook keys) costs
+    /// a handful of requests to the service rather than one each. Its refusal names the
+    /// first field of the batch it refused.
     pub async fn check_fields<'a>(
         &self,
         surface: Surface,
         user: Option<&UserId>,
         fields: impl IntoIterator<Item = (String, &'a str)>,
     ) -> Result<(), (String, Refusal)> {
-        for (name, text) in fields {
-            self.check(surface, user, text).await.map_err(|refusal| (name, refusal))?;
+        let fields: Vec<(String, &str)> = fields.into_iter().collect();
+        for (name, text) in &fields {
+            if let Some(refusal) = check_with(surface.policy(), text) {
+                self.refused(surface, user, text, refusal.code(), Layer::Rules).await;
+                return Err((name.clone(), refusal));
+            }
+        }
+        if self.classifier.is_none() {
+            return Ok(());
+        }
+        for (first, batch) in batches(&fields) {
+            self.check_classifier(surface, user, &batch).await.map_err(|refusal| (first.to_owned(), refusal))?;
         }
         Ok(())
     }
@@ -258,6 +272,29 @@ impl Moderator {
             excerpt: text.chars().take(MODERATION_EXCERPT_CHARS).collect(),
         }
     }
+}
+
+/// The most characters one request to the classifier carries when fields are batched
+/// (OpenAI's moderation input and Llama Guard's context both hold several times this).
+const CLASSIFIER_BATCH_CHARS: usize = 6_000;
+
+/// Fields joined by blank lines into batches of at most [`CLASSIFIER_BATCH_CHARS`] (a
+/// longer field is a batch of its own), each with the name of its first field.
+fn batches<'f>(fields: &'f [(String, &str)]) -> Vec<(&'f str, String)> {
+    let mut batches: Vec<(&str, String)> = Vec::new();
+    for (name, text) in fields {
+        if text.trim().is_empty() {
+            continue;
+        }
+        match batches.last_mut() {
+            Some((_, batch)) if batch.chars().count() + text.chars().count() + 2 <= CLASSIFIER_BATCH_CHARS => {
+                batch.push_str("\n\n");
+                batch.push_str(text);
+            }
+            _ => batches.push((name.as_str(), (*text).to_owned())),
+        }
+    }
+    batches
 }
 
 /// A log that cannot be written must not turn a refusal into a fault: the refusal stands
@@ -373,5 +410,38 @@ mod tests {
         assert_eq!(Surface::CardField.policy(), Policy::Character);
         assert_eq!(Surface::DisplayName.policy(), Policy::Person);
         assert_eq!(Surface::ChatReply.policy(), Policy::Chat);
+    }
+
+    /// A classifier that counts its requests and flags texts holding `flag`.
+    struct Counting(std::sync::atomic::AtomicUsize, &'static str);
+
+    #[async_trait]
+    impl Classifier for Counting {
+        async fn classify(&self, _: Policy, text: &str) -> Result<Option<Refusal>, AiError> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(text.contains(self.1).then_some(Refusal::Minors))
+        }
+    }
+
+    #[actix_rt::test]
+    async fn many_fields_reach_the_classifier_in_a_few_batches_and_a_refusal_names_its_batch() {
+        let counting = Arc::new(Counting(Default::default(), "zzz"));
+        let moderator = Moderator::new(Some(counting.clone()), None, ClassifierFailure::Refuse);
+        let keys: Vec<(String, String)> =
+            (0..3_000).map(|i| (format!("lorebook[{i}].keys[0]"), format!("key {i}"))).collect();
+        let fields = || keys.iter().map(|(name, text)| (name.clone(), text.as_str()));
+        assert_eq!(moderator.check_fields(Surface::CardField, None, fields()).await, Ok(()));
+        let requests = counting.0.load(std::sync::atomic::Ordering::SeqCst);
+        // 3,000 keys of 6-8 characters: about 30,000 characters, 5-6 batches, not 3,000.
+        assert!((2..=10).contains(&requests), "{requests} requests");
+        let mut flagged = keys.clone();
+        flagged[2_500].1 = "zzz".into();
+        let fields = flagged.iter().map(|(name, text)| (name.clone(), text.as_str()));
+        let refused = moderator.check_fields(Surface::CardField, None, fields).await;
+        let (field, refusal) = refused.err().unwrap_or_else(|| panic!("the flagged key passed"));
+        assert_eq!(refusal, Refusal::Minors);
+        // The batch's first field is named: at or before the flagged key.
+        let index: usize = field["lorebook[".len()..field.find(']').unwrap_or(0)].parse().unwrap_or(usize::MAX);
+        assert!(index <= 2_500 && 2_500 - index < 1_000, "{field}");
     }
 }
