@@ -20,7 +20,7 @@ use amora_domain::payment::{
     Currency, Money, Order, OrderId, OrderRef, OrderState, PaymentEvent, PaymentRoute, PlanPeriod, ProductId,
     Subscription, SubscriptionId, SubscriptionRef, SubscriptionState, add_months,
 };
-use amora_store::{LedgerOutcome, PaymentClaimKind, Store, StoreError};
+use amora_store::{LedgerOutcome, PaymentClaimKind, Reversal, Store, StoreError};
 use prometheus::{IntCounterVec, Opts};
 
 use crate::bus::{EventBus, UserNotice};
@@ -436,6 +436,13 @@ impl Billing {
     ) -> Result<Vec<Receipt>, BillingError> {
         Self::expect_amount(&order.amount, amount)?;
         self.claim(route, provider_txn_id, &order.order_id, PaymentClaimKind::Payment).await?;
+        // The money of a refunded order went back: a payment reported after its refund
+        // credits nothing (issue 28).
+        let stored = self.store.orders.get(&order.order_id).await?.ok_or(BillingError::UnknownOrder)?;
+        if stored.state == OrderState::Refunded {
+            tracing::warn!(order = %order.order_id, "a payment reported after the order's refund; nothing credited");
+            return Ok(Vec::new());
+        }
         let coins = self.coins_of(order.product);
         let mut receipts = Vec::new();
         // Keyed by the order: one order pays once, whichever event (capture, webhook,
@@ -447,6 +454,12 @@ impl Billing {
         }
         if self.transition(&order, OrderState::Paid).await? {
             receipts.push(Receipt::Paid { user_id: order.user_id.clone(), order: order.clone(), coins });
+        } else if self.store.orders.get(&order.order_id).await?.map(|o| o.state) == Some(OrderState::Refunded) {
+            // Refunded between the check above and the credit: the refund saw no credit
+            // and took nothing, so this takes back what the whole refund is owed now.
+            let reversal = format!("late-credit:{}", order.order_id);
+            self.take_back(route, &order, &reversal, 0).await?;
+            return Ok(Vec::new());
         }
         if let Some(subscription_id) = &order.subscription_id
             && let Some(subscription) = self.store.subscriptions.get(subscription_id).await?
@@ -571,9 +584,60 @@ impl Billing {
         Ok(Vec::new())
     }
 
-    /// Money went back: a compensating ledger row takes the order's coins back (in
-    /// proportion to a partial refund, and never below zero: what was spent is gone), and a
-    /// refunded plan ends.
+    /// What the order credited: its ledger row (`order:<id>`), which every path that pays
+    /// an order writes; zero when it never paid. Read from the ledger itself, so orders paid
+    /// before reversals were recorded count the same.
+    async fn credited(&self, order: &Order) -> Result<Coins, BillingError> {
+        let txn_id = TxnId::derived("order", &[order.order_id.as_str()]);
+        let rows = self.store.ledger.rows(&order.user_id).await?;
+        Ok(rows.into_iter().find(|row| row.txn_id == txn_id).map_or(Coins::ZERO, |row| row.delta.max(Coins::ZERO)))
+    }
+
+    /// Records the reversal `reversal_id` of `order` (which gave back `refunded_minor` of its
+    /// price) and takes back the coins it is owed: its share of what the order credited,
+    /// so that all of an order's reversals together take back at most that (issue 28).
+    /// Each taking is a ledger row keyed by the reversal; a repeat is a replay. Answers the
+    /// coins taken.
+    async fn take_back(
+        &self,
+        route: PaymentRoute,
+        order: &Order,
+        reversal_id: &str,
+        refunded_minor: i64,
+    ) -> Result<Coins, BillingError> {
+        let credited = self.credited(order).await?;
+        let reversal = Reversal {
+            provider_txn_id: reversal_id.to_owned(),
+            refunded_minor,
+            price_minor: i64::try_from(order.amount.minor).unwrap_or(i64::MAX),
+            credited,
+            at: now(),
+        };
+        let share = self.store.orders.reverse(&order.order_id, reversal).await?;
+        if share <= Coins::ZERO {
+            tracing::info!(order = %order.order_id, reversal = reversal_id, %credited, "a reversal with nothing left to take back");
+            return Ok(Coins::ZERO);
+        }
+        let txn_id = TxnId::derived("refund", &[route.code(), reversal_id]);
+        let reason = format!("refund of {} ({})", order.order_id, route.code());
+        Ok(match self.debit(&order.user_id, share, &reason, txn_id).await? {
+            LedgerOutcome::Applied { .. } | LedgerOutcome::Replayed { .. } => share,
+            // Spent already: take what is left, in a row of its own.
+            LedgerOutcome::Insufficient { balance, .. } if balance > Coins::ZERO => {
+                let rest = TxnId::derived("refund-rest", &[route.code(), reversal_id]);
+                let took = balance.min(share);
+                self.debit(&order.user_id, took, &reason, rest).await?;
+                tracing::warn!(order = %order.order_id, wanted = %share, %took, "a refund took back only what was left");
+                took
+            }
+            LedgerOutcome::Insufficient { .. } | LedgerOutcome::NoAccount => Coins::ZERO,
+        })
+    }
+
+    /// Money went back (a refund or a chargeback): the order is refunded whatever state it
+    /// was in, and takes back its share of what it credited, never more in all (an order
+    /// that never credited takes nothing; a second reversal of a fully reversed one is
+    /// recorded and takes nothing); a refunded plan ends.
     async fn refunded(
         &self,
         route: PaymentRoute,
@@ -591,25 +655,8 @@ impl Billing {
             )));
         }
         self.claim(route, provider_txn_id, &order.order_id, PaymentClaimKind::Refund).await?;
-        let full = self.coins_of(order.product);
-        let share =
-            Coins((i128::from(full.units()) * i128::from(amount.minor) / i128::from(order.amount.minor.max(1))) as i64);
-        let txn_id = TxnId::derived("refund", &[route.code(), provider_txn_id]);
-        let reason = format!("refund of {} ({})", order.order_id, route.code());
-        let mut taken = Coins::ZERO;
-        if share > Coins::ZERO {
-            taken = match self.debit(&order.user_id, share, &reason, txn_id.clone()).await? {
-                LedgerOutcome::Applied { .. } | LedgerOutcome::Replayed { .. } => share,
-                // Spent already: take what is left, in a row of its own.
-                LedgerOutcome::Insufficient { balance, .. } if balance > Coins::ZERO => {
-                    let rest = TxnId::derived("refund-rest", &[route.code(), provider_txn_id]);
-                    self.debit(&order.user_id, balance, &reason, rest).await?;
-                    tracing::warn!(order = %order.order_id, wanted = %share, took = %balance, "a refund took back only what was left");
-                    balance
-                }
-                LedgerOutcome::Insufficient { .. } | LedgerOutcome::NoAccount => Coins::ZERO,
-            };
-        }
+        let refunded_minor = i64::try_from(amount.minor).unwrap_or(i64::MAX);
+        let taken = self.take_back(route, &order, provider_txn_id, refunded_minor).await?;
         let moved = self.transition(&order, OrderState::Refunded).await?;
         if let Some(subscription_id) = &order.subscription_id
             && self.store.subscriptions.end(subscription_id, now()).await?

@@ -352,7 +352,9 @@ pub enum OrderState {
     Paid,
     Failed,
     Expired,
-    /// Paid, then given back (a refund or a chargeback): a compensating ledger row exists.
+    /// Given back (a refund or a chargeback). Paid before: a compensating ledger row takes
+    /// back at most what it credited. Never paid (a partial payment sent back): nothing
+    /// was credited and nothing is taken, the state records the refund (issue 28).
     Refunded,
 }
 
@@ -394,7 +396,7 @@ impl OrderState {
             (Created, Pending | Paid | Failed | Expired)
                 | (Pending, Paid | Failed | Expired)
                 | (Failed | Expired, Paid)
-                | (Paid, Refunded)
+                | (Created | Pending | Paid | Failed | Expired, Refunded)
         )
     }
 
@@ -647,7 +649,8 @@ mod tests {
         assert!(Created.may_become(Pending) && Pending.may_become(Paid) && Paid.may_become(Refunded));
         assert!(Expired.may_become(Paid), "a late payment is still money that arrived");
         assert!(!Paid.may_become(Failed) && !Paid.may_become(Pending) && !Refunded.may_become(Paid));
-        assert!(!Pending.may_become(Refunded) && !Paid.may_become(Paid));
+        assert!(Pending.may_become(Refunded), "a partial payment sent back is recorded");
+        assert!(!Refunded.may_become(Refunded) && !Paid.may_become(Paid));
         assert!(!Created.is_final() && !Pending.is_final() && Paid.is_final() && Expired.is_final());
     }
 

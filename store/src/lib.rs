@@ -175,6 +175,11 @@ pub enum StatusChange {
 pub trait CreatedCharacterRepo: Send + Sync {
     /// Creates or replaces (by id) the character with every field as given.
     async fn save(&self, created: CreatedCharacter) -> StoreResult<()>;
+    /// Saves a new character as `save` does, only while its creator has fewer than `limit`
+    /// other characters: true when saved, false (nothing stored) at the limit. Atomic
+    /// (issue 28): of any number of concurrent calls for one creator, on any nodes, no more
+    /// save than there is room for. `delete` and `delete_all_of` give the room back.
+    async fn save_new(&self, created: CreatedCharacter, limit: u64) -> StoreResult<bool>;
     /// A created character in any status; `None` for an unknown id or a seeded character.
     async fn get(&self, id: &CharacterId) -> StoreResult<Option<CreatedCharacter>>;
     /// One page of `creator`'s characters, newest `created_at` first (ties by id).
@@ -1061,6 +1066,41 @@ impl PaymentClaimKind {
     }
 }
 
+/// One reversal of an order (a refund or a chargeback), as [`OrderRepo::reverse`] records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reversal {
+    /// The provider's id of the refund or chargeback: a reversal counts once by it.
+    pub provider_txn_id: String,
+    /// The money it gave back, in the order's minor units.
+    pub refunded_minor: i64,
+    /// The order's price, in the same units.
+    pub price_minor: i64,
+    /// What the order credited (its ledger row; zero when it never did).
+    pub credited: Coins,
+    /// Seconds since the epoch.
+    pub at: i64,
+}
+
+/// What an order's reversals gave back so far: money (capped at its price) and coins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReversalTotals {
+    pub refunded_minor: i64,
+    pub reversed: Coins,
+}
+
+/// The totals after `reversal`, given the totals `before` it (issue 28): the money given
+/// back adds up to at most the price, and the coins taken back are that share of what the
+/// order credited, rounded down, so that together they never pass `credited` (and the
+/// whole price back takes back all of it, to the last coin). Never less than before.
+pub fn reversal_totals(before: ReversalTotals, reversal: &Reversal) -> ReversalTotals {
+    let price = reversal.price_minor.max(0);
+    let refunded_minor = before.refunded_minor.saturating_add(reversal.refunded_minor.max(0)).clamp(0, price);
+    let credited = reversal.credited.units().max(0);
+    let due =
+        if price == 0 { 0 } else { (i128::from(credited) * i128::from(refunded_minor) / i128::from(price)) as i64 };
+    ReversalTotals { refunded_minor, reversed: Coins(due.max(before.reversed.units())) }
+}
+
 /// A provider transaction, claimed once for one order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentClaim {
@@ -1128,6 +1168,14 @@ pub trait OrderRepo: Send + Sync {
     /// The claims made for an order (its payment, renewals, refunds), oldest first; what a
     /// refund names at the processor.
     async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>>;
+    /// Records a reversal of the order and answers the coins it takes back: the growth of
+    /// [`reversal_totals`] over the order's earlier reversals, so that all of them together
+    /// never take back more than the order credited (issue 28). Atomic: of concurrent
+    /// reversals of one order on any nodes, each sees the others'. The same
+    /// `provider_txn_id` again answers what it took the first time and changes nothing.
+    async fn reverse(&self, order_id: &OrderId, reversal: Reversal) -> StoreResult<Coins>;
+    /// What the order's reversals gave back so far.
+    async fn reversed(&self, order_id: &OrderId) -> StoreResult<ReversalTotals>;
 }
 
 /// Plans bought as subscriptions, by id, by the provider's reference and per user newest

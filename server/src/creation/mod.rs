@@ -98,13 +98,25 @@ fn illustrator_style(style: Style) -> &'static str {
     }
 }
 
-/// 10003 when `user` already has as many characters as an account may.
+/// How many characters an account may have (`limits.characters_per_user`).
+pub fn room_limit(state: &AppState) -> u64 {
+    u64::from(state.settings.limits.characters_per_user)
+}
+
+/// 10003: the account has as many characters as it may.
+pub fn no_room(limit: u64) -> ApiError {
+    ApiError::LimitReached(format!(
+        "You have {limit} characters, the most an account may have. Delete one to make another."
+    ))
+}
+
+/// 10003 when `user` already has as many characters as an account may: the early answer,
+/// before a portrait is drawn. Not the guard itself, which is the store's atomic
+/// `save_new` (issue 28: twenty concurrent imports all passed this count).
 pub async fn ensure_room(state: &AppState, user: &UserId) -> Result<(), ApiError> {
-    let limit = u64::from(state.settings.limits.characters_per_user);
+    let limit = room_limit(state);
     if state.store.created.count_by_creator(user).await? >= limit {
-        return Err(ApiError::LimitReached(format!(
-            "You have {limit} characters, the most an account may have. Delete one to make another."
-        )));
+        return Err(no_room(limit));
     }
     Ok(())
 }

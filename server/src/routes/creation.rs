@@ -119,14 +119,21 @@ pub async fn create(
     save_new(&state, created).await
 }
 
-/// Saves a new character; its portrait goes when the save fails, so nothing is left behind.
+/// Saves a new character if its creator has room for it (atomically: the store's
+/// `save_new`), else 10003; its portrait goes when it is not saved, so nothing is left behind.
 pub(crate) async fn save_new(state: &AppState, created: CreatedCharacter) -> ApiResult<MyCharacter> {
     let photo = created.character.card.character_photo.clone();
-    if let Err(error) = state.store.created.save(created.clone()).await {
+    let limit = creation::room_limit(state);
+    let refusal = match state.store.created.save_new(created.clone(), limit).await {
+        Ok(true) => None,
+        Ok(false) => Some(creation::no_room(limit)),
+        Err(error) => Some(error.into()),
+    };
+    if let Some(refusal) = refusal {
         if let Err(cleanup) = portrait::delete(state, &photo).await {
             tracing::warn!(%cleanup, %photo, "the portrait of an unsaved character could not be deleted");
         }
-        return Err(error.into());
+        return Err(refusal);
     }
     tracing::info!(character = %created.character.card.character_id, imported = created.imported, "character created");
     Ok(ApiReply(created.into_view()))

@@ -418,6 +418,47 @@ async fn an_account_has_a_limited_number_of_characters() {
     assert_eq!(my_characters(&app, &ann).await.len(), 2);
 }
 
+/// Issue 28: the limit holds under concurrency. Twenty imports at once with room for three
+/// stored twenty before (each counted two, then saved); now exactly three are stored and
+/// every other import answers the limit's 10003. Deleting one gives its room back.
+async fn concurrent_imports_store_no_more_than_the_limit(kind: StoreKind) {
+    let app = creation_app(kind, &[("AMORA_LIMITS__CHARACTERS_PER_USER", "3")]).await;
+    let ann = person(&app, "Ann").await;
+    let card = sample("v1.json");
+    let imports = (0..20)
+        .map(|_| call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))));
+    let answers = futures_util::future::join_all(imports).await;
+    let codes: Vec<u64> = answers.iter().map(|(code, _, _)| *code).collect();
+    assert_eq!(codes.iter().filter(|&&code| code == 200).count(), 3, "{codes:?}");
+    assert!(codes.iter().all(|&code| code == 200 || code == 10003), "{answers:?}");
+    let mine = my_characters(&app, &ann).await;
+    assert_eq!(mine.len(), 3);
+    assert_eq!(app.store.created.count_by_creator(&ann.user_id).await.unwrap(), 3);
+
+    let (code, _, msg) =
+        call(&app, Some(&ann), "/user/v1/character/delete", json!({ "characterId": id_of(&mine[0]) })).await;
+    assert_eq!(code, 200, "{msg}");
+    ok(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
+    let (code, _, _) =
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
+    assert_eq!(code, 10003);
+    assert_eq!(my_characters(&app, &ann).await.len(), 3);
+}
+
+#[actix_rt::test]
+async fn concurrent_imports_store_no_more_than_the_limit_on_sqlite() {
+    concurrent_imports_store_no_more_than_the_limit(StoreKind::Sqlite).await;
+}
+
+#[actix_rt::test]
+async fn concurrent_imports_store_no_more_than_the_limit_on_cql() {
+    if !cql_available() {
+        eprintln!("AMORA_CQL_NODE is not set: skipped");
+        return;
+    }
+    Box::pin(concurrent_imports_store_no_more_than_the_limit(StoreKind::Cql)).await;
+}
+
 /// Previews: a 320 px PNG data URL, the same for the same looks, limited per address.
 #[actix_rt::test]
 async fn portrait_previews_are_pictures_and_are_limited() {

@@ -515,3 +515,121 @@ async fn each_adapter_route_pays_through_its_own_bridge_and_an_unknown_order_is_
     assert_eq!(trust.post(&trust.notify_url(&checkout), &luxfin_event, Some(forged)).await.0, 400);
     assert_eq!(ledger_balance(&app, &who).await, expected);
 }
+
+/// Buys `coin_1` (1,000 coins for 9.99) through PayPal as `who`; answers the order id and
+/// PayPal's capture id.
+async fn paypal_coins(app: &TestApp, paypal: &FakePaypal, who: &Buyer) -> (String, String) {
+    let (code, created, msg) = order(app, who, "paypalCreateOrder", "coin_1").await;
+    assert_eq!(code, 200, "{msg}");
+    let order_id = created["orderId"].as_str().unwrap().to_owned();
+    let query = paypal.buyer_approves(created["approveUrl"].as_str().unwrap()).await;
+    come_back(app, &format!("{}/lust/pay/return/paypal/{order_id}?{query}", app.address)).await;
+    assert_eq!(payment(app, who, &order_id).await["status"], "paid");
+    let id = amora_domain::payment::OrderId::parse(&order_id).unwrap();
+    let claims = app.store.orders.claims_of(&id).await.unwrap();
+    (order_id, claims[0].provider_txn_id.clone())
+}
+
+/// A copy of a signed PayPal refund notification as PayPal would send another one: of
+/// `event_type`, for the refund `refund_id`, of `value` dollars.
+fn another_refund(template: &Value, event_type: &str, refund_id: &str, value: &str) -> Value {
+    let mut event = template.clone();
+    event["id"] = json!(format!("WH-{refund_id}"));
+    event["event_type"] = json!(event_type);
+    event["resource"]["id"] = json!(refund_id);
+    event["resource"]["amount"]["value"] = json!(value);
+    event
+}
+
+/// Issue 28: a refund, a chargeback and a second refund of one order took 3,000 coins for
+/// an order that credited 1,000. What an order's reversals take back together never passes
+/// what it credited; later ones are recorded (200, the order refunded) and move nothing.
+#[actix_rt::test]
+async fn refunds_and_chargebacks_of_one_order_never_take_back_more_than_it_credited() {
+    let paypal = FakePaypal::start().await;
+    let settings = paypal.settings();
+    let app = payments_app(move |s| s.payments.paypal = settings).await;
+    let who = buyer(&app, "Rae").await;
+    let (order_id, _) = paypal_coins(&app, &paypal, &who).await;
+    paypal_coins(&app, &paypal, &who).await;
+    paypal_coins(&app, &paypal, &who).await;
+    paypal.take_webhooks();
+    assert_eq!(ledger_balance(&app, &who).await, 3000);
+
+    let (status, refunded) = admin(&app, "refund", json!({ "orderId": order_id })).await;
+    assert_eq!(status, 200, "{refunded}");
+    assert_eq!(ledger_balance(&app, &who).await, 2000);
+    let template = paypal.take_event("PAYMENT.CAPTURE.REFUNDED");
+    assert_eq!(post_callback(&app, "paypal", &paypal.deliver(&template, Tamper::None)).await, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 2000, "the same refund again");
+
+    let chargeback = another_refund(&template, "PAYMENT.CAPTURE.REVERSED", "9VCHARGEBACK0001", "9.99");
+    assert_eq!(post_callback(&app, "paypal", &paypal.deliver(&chargeback, Tamper::None)).await, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 2000, "a chargeback of a refunded order takes nothing more");
+    let second = another_refund(&template, "PAYMENT.CAPTURE.REFUNDED", "9VSECONDREFUND01", "9.99");
+    assert_eq!(post_callback(&app, "paypal", &paypal.deliver(&second, Tamper::None)).await, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 2000, "nor does a second refund");
+    assert_eq!(payment(&app, &who, &order_id).await["status"], "refunded");
+    let rows = app.store.ledger.rows(&who.user_id).await.unwrap();
+    assert_eq!(rows.iter().filter(|row| row.delta.units() < 0).map(|row| row.delta.units()).sum::<i64>(), -1000);
+}
+
+/// Partial refunds take back their share of what the order credited, and what is left
+/// once the whole price has gone back, never more.
+#[actix_rt::test]
+async fn partial_refunds_take_back_their_share_and_a_chargeback_the_rest() {
+    use amora_server::payments::PaymentProvider as _;
+    let paypal = FakePaypal::start().await;
+    let settings = paypal.settings();
+    let app = payments_app(move |s| s.payments.paypal = settings).await;
+    let provider = paypal.provider();
+    let who = buyer(&app, "Pia").await;
+    let (order_id, capture) = paypal_coins(&app, &paypal, &who).await;
+    paypal_coins(&app, &paypal, &who).await;
+    paypal.take_webhooks();
+    assert_eq!(ledger_balance(&app, &who).await, 2000);
+
+    // 3.33 of 9.99 back: a third of 1,000 coins.
+    let money = amora_domain::payment::Money::new(333, amora_domain::payment::Currency::parse("USD").unwrap());
+    provider.refund(&capture, &money).await.unwrap();
+    for webhook in paypal.take_webhooks() {
+        assert_eq!(post_callback(&app, "paypal", &webhook).await, 200);
+    }
+    assert_eq!(ledger_balance(&app, &who).await, 2000 - 333);
+    assert_eq!(payment(&app, &who, &order_id).await["status"], "refunded");
+    // The bank takes back the other 6.66: the rest of the coins, to the last one.
+    paypal.reverse_capture(&capture);
+    for webhook in paypal.take_webhooks() {
+        assert_eq!(post_callback(&app, "paypal", &webhook).await, 200);
+    }
+    assert_eq!(ledger_balance(&app, &who).await, 1000);
+}
+
+/// Issue 28: a NOWPayments `partially_paid` then `refunded` took 1,000 coins from a user
+/// whose order never credited. An order that never credited takes nothing back; its state
+/// still records the refund, and a `finished` after it credits nothing.
+#[actix_rt::test]
+async fn a_refund_of_an_order_that_never_credited_takes_nothing() {
+    let nowpayments = NowPaymentsFake::start().await;
+    let settings = nowpayments.settings();
+    let app = payments_app(move |s| s.payments.nowpayments = settings).await;
+    let who = buyer(&app, "Ned").await;
+    let (_, paid, _) = order(&app, &who, "nowPaymentsInvoice", "coin_1").await;
+    let paid_invoice = provider_ref(&app, &who, paid["orderId"].as_str().unwrap()).await;
+    assert_eq!(nowpayments.send_ipn(&paid_invoice, "finished").await.0, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 1000);
+
+    let (code, created, msg) = order(&app, &who, "nowPaymentsInvoice", "coin_2").await;
+    assert_eq!(code, 200, "{msg}");
+    let order_id = created["orderId"].as_str().unwrap().to_owned();
+    let invoice = provider_ref(&app, &who, &order_id).await;
+    assert_eq!(nowpayments.send_ipn(&invoice, "partially_paid").await.0, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 1000);
+    assert_eq!(nowpayments.send_ipn(&invoice, "refunded").await.0, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 1000, "nothing was credited, nothing is taken");
+    assert_eq!(payment(&app, &who, &order_id).await["status"], "refunded");
+    assert_eq!(nowpayments.send_ipn(&invoice, "refunded").await.0, 200);
+    assert_eq!(nowpayments.send_ipn(&invoice, "finished").await.0, 200);
+    assert_eq!(ledger_balance(&app, &who).await, 1000, "the money went back: a late finish credits nothing");
+    assert_eq!(payment(&app, &who, &order_id).await["status"], "refunded");
+}

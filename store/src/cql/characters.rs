@@ -716,7 +716,7 @@ impl CqlStore {
     }
 
     /// The ids in `creator`'s index, newest first, at most `limit` rows read.
-    async fn creator_index(&self, creator: &UserId, limit: i32) -> StoreResult<Vec<(i64, String)>> {
+    pub(super) async fn creator_index(&self, creator: &UserId, limit: i32) -> StoreResult<Vec<(i64, String)>> {
         self.paged(&self.statements.characters.by_creator, (creator.as_str(), limit)).await
     }
 }
@@ -726,6 +726,28 @@ impl CreatedCharacterRepo for CqlStore {
     async fn save(&self, created: CreatedCharacter) -> StoreResult<()> {
         let placed = self.placement(&created.character.card.character_id).await?;
         self.write_created(placed.as_ref(), &created).await
+    }
+
+    async fn save_new(&self, created: CreatedCharacter, limit: u64) -> StoreResult<bool> {
+        let creator = created
+            .creator()
+            .ok_or_else(|| StoreError::Corrupt("a created character needs its creator's id".into()))?;
+        let id = created.character.card.character_id.clone();
+        // The slot first (see `character_slots`): of concurrent saves, no more than there
+        // is room for get one; a failed save gives its slot back.
+        if !self.reserve_slot(&creator, id.as_str(), limit).await? {
+            return Ok(false);
+        }
+        let saved = async {
+            let placed = self.placement(&id).await?;
+            self.write_created(placed.as_ref(), &created).await
+        }
+        .await;
+        if let Err(error) = saved {
+            self.release_slot(&creator, id.as_str()).await;
+            return Err(error);
+        }
+        Ok(true)
     }
 
     async fn get(&self, id: &CharacterId) -> StoreResult<Option<CreatedCharacter>> {
@@ -756,7 +778,11 @@ impl CreatedCharacterRepo for CqlStore {
     }
 
     async fn delete(&self, id: &CharacterId) -> StoreResult<Option<DeletedCharacter>> {
-        self.delete_created(id).await
+        let deleted = self.delete_created(id).await?;
+        if let Some(gone) = &deleted {
+            self.release_slot(&gone.creator_id, gone.character_id.as_str()).await;
+        }
+        Ok(deleted)
     }
 
     async fn delete_all_of(&self, creator: &UserId) -> StoreResult<Vec<DeletedCharacter>> {
@@ -769,6 +795,7 @@ impl CreatedCharacterRepo for CqlStore {
             }
         }
         self.run(&self.statements.characters.delete_creator_partition, (creator.as_str(),)).await?;
+        self.drop_slots(creator).await?;
         Ok(deleted)
     }
 

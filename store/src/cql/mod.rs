@@ -13,6 +13,7 @@ mod accounts;
 mod alternatives;
 mod blog;
 mod catalogue_blocks;
+mod character_slots;
 mod characters;
 mod chat;
 mod feed_moderation;
@@ -23,6 +24,7 @@ mod moderation;
 mod payments;
 mod personas;
 mod recall;
+mod reversals;
 mod telemetry;
 mod voice;
 
@@ -114,6 +116,7 @@ pub struct CqlStore {
 /// Every prepared statement, by repository.
 struct Statements {
     characters: characters::Statements,
+    character_slots: character_slots::Statements,
     catalogue_blocks: catalogue_blocks::Statements,
     media: media::Statements,
     telemetry: telemetry::Statements,
@@ -128,6 +131,7 @@ struct Statements {
     payments: payments::Statements,
     personas: personas::Statements,
     recall: recall::Statements,
+    reversals: reversals::Statements,
     voice: voice::Statements,
     ping: PreparedStatement,
 }
@@ -172,6 +176,7 @@ impl CqlStore {
         let preparer = Preparer { session: &session, settings: &settings };
         let statements = Statements {
             characters: characters::Statements::prepare(&preparer).await?,
+            character_slots: character_slots::Statements::prepare(&preparer).await?,
             catalogue_blocks: catalogue_blocks::Statements::prepare(&preparer).await?,
             media: media::Statements::prepare(&preparer).await?,
             telemetry: telemetry::Statements::prepare(&preparer).await?,
@@ -186,6 +191,7 @@ impl CqlStore {
             payments: payments::Statements::prepare(&preparer).await?,
             personas: personas::Statements::prepare(&preparer).await?,
             recall: recall::Statements::prepare(&preparer).await?,
+            reversals: reversals::Statements::prepare(&preparer).await?,
             voice: voice::Statements::prepare(&preparer).await?,
             ping: preparer.prepare("SELECT release_version FROM system.local", Kind::Idempotent).await?,
         };

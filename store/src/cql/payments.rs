@@ -749,6 +749,14 @@ impl OrderRepo for CqlStore {
         Ok(claimed)
     }
 
+    async fn reverse(&self, order_id: &OrderId, reversal: crate::Reversal) -> StoreResult<amora_domain::money::Coins> {
+        self.reverse_order(order_id, reversal).await
+    }
+
+    async fn reversed(&self, order_id: &OrderId) -> StoreResult<crate::ReversalTotals> {
+        self.order_reversed(order_id).await
+    }
+
     async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>> {
         let rows: Vec<(i64, String, String, String)> =
             self.rows(&self.statements.payments.claims_of, (order_id.as_str(),)).await?;

@@ -322,6 +322,29 @@ pub(super) fn delete_created_of(tx: &Transaction<'_>, creator: &str) -> StoreRes
     Ok(deleted)
 }
 
+/// Writes a created character whole (its catalogue row, its creator's fields, its places).
+fn write_created(tx: &Transaction<'_>, created: &CreatedCharacter, draft: &str) -> StoreResult<()> {
+    let id = created.character.card.character_id.as_str();
+    let touched = write_character(tx, &created.character, created_rank(created.status_at))?;
+    tx.prepare_cached(
+        "UPDATE characters SET draft = ?2, imported = ?3, review_reason = ?4, media_ids = ?5,
+            created_at = ?6, updated_at = ?7, status_at = ?8
+         WHERE character_id = ?1",
+    )?
+    .execute(params![
+        id,
+        draft,
+        created.imported,
+        created.review_reason,
+        to_json(&created.media_ids)?,
+        created.created_at,
+        created.updated_at,
+        created.status_at,
+    ])?;
+    catalogue_blocks::recount_places(tx, &touched)?;
+    Ok(())
+}
+
 #[async_trait]
 impl CreatedCharacterRepo for EmbeddedStore {
     async fn save(&self, created: CreatedCharacter) -> StoreResult<()> {
@@ -331,26 +354,36 @@ impl CreatedCharacterRepo for EmbeddedStore {
         let draft = serde_json::to_string(&created.draft).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.with_conn(move |conn| {
             let tx = conn.transaction()?;
-            let id = created.character.card.character_id.as_str();
-            let touched = write_character(&tx, &created.character, created_rank(created.status_at))?;
-            tx.prepare_cached(
-                "UPDATE characters SET draft = ?2, imported = ?3, review_reason = ?4, media_ids = ?5,
-                    created_at = ?6, updated_at = ?7, status_at = ?8
-                 WHERE character_id = ?1",
-            )?
-            .execute(params![
-                id,
-                draft,
-                created.imported,
-                created.review_reason,
-                to_json(&created.media_ids)?,
-                created.created_at,
-                created.updated_at,
-                created.status_at,
-            ])?;
-            catalogue_blocks::recount_places(&tx, &touched)?;
+            write_created(&tx, &created, &draft)?;
             tx.commit()?;
             Ok(())
+        })
+        .await
+    }
+
+    async fn save_new(&self, created: CreatedCharacter, limit: u64) -> StoreResult<bool> {
+        let Some(creator) = created.creator() else {
+            return Err(StoreError::Corrupt("a created character needs its creator's id".into()));
+        };
+        let draft = serde_json::to_string(&created.draft).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.with_conn(move |conn| {
+            // IMMEDIATE takes the write lock before the count: SQLite has one writer, so no
+            // other save can land between this count and this insert (a deferred
+            // transaction would count, then fail to upgrade or count stale).
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let id = created.character.card.character_id.as_str();
+            let others: i64 = tx
+                .prepare_cached(
+                    "SELECT COUNT(*) FROM characters
+                     WHERE creator_id = ?1 AND draft IS NOT NULL AND character_id <> ?2",
+                )?
+                .query_row(params![creator.as_str(), id], |row| row.get(0))?;
+            if u64::try_from(others).unwrap_or(0) >= limit {
+                return Ok(false);
+            }
+            write_created(&tx, &created, &draft)?;
+            tx.commit()?;
+            Ok(true)
         })
         .await
     }

@@ -383,6 +383,16 @@ const STEPS: &[&str] = &[
         held_at        INTEGER NOT NULL,
         PRIMARY KEY (user_id, image_id)
     ) STRICT, WITHOUT ROWID;",
+    // 18: reversals of orders (refunds, chargebacks; issue 28): what each gave back and
+    // took back, so that an order's reversals never take back more than it credited.
+    "CREATE TABLE order_reversals (
+        order_id         TEXT NOT NULL,
+        provider_txn_id  TEXT NOT NULL,
+        refunded_minor   INTEGER NOT NULL,
+        coins            INTEGER NOT NULL,
+        at               INTEGER NOT NULL,
+        PRIMARY KEY (order_id, provider_txn_id)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -17,6 +17,7 @@ mod moderation;
 mod payments;
 mod personas;
 mod recall;
+mod reversals;
 mod telemetry;
 mod voice;
 

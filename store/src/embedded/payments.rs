@@ -257,6 +257,14 @@ impl OrderRepo for EmbeddedStore {
         .await
     }
 
+    async fn reverse(&self, order_id: &OrderId, reversal: crate::Reversal) -> StoreResult<amora_domain::money::Coins> {
+        self.reverse_order(order_id, reversal).await
+    }
+
+    async fn reversed(&self, order_id: &OrderId) -> StoreResult<crate::ReversalTotals> {
+        self.order_reversed(order_id).await
+    }
+
     async fn claims_of(&self, order_id: &OrderId) -> StoreResult<Vec<PaymentClaim>> {
         let order_id = order_id.clone();
         self.with_conn(move |conn| {

@@ -41,7 +41,7 @@ fn draft(name: &str) -> Draft {
 }
 
 /// A created character `id` of `creator`, made at `created_at` (ms), in `status`.
-fn created(id: &str, creator: &UserId, created_at: i64, status: CharacterStatus) -> CreatedCharacter {
+pub(crate) fn created(id: &str, creator: &UserId, created_at: i64, status: CharacterStatus) -> CreatedCharacter {
     let valid = draft(&format!("Name {id}")).validate().unwrap();
     let character_id = CharacterId::parse(id).unwrap();
     let extras = CardExtras {

@@ -7,6 +7,7 @@ mod accounts;
 mod alternatives;
 mod backend;
 mod catalogue;
+mod character_room;
 mod chat;
 mod content;
 mod created;
@@ -18,6 +19,7 @@ mod moderation_log;
 mod payments;
 mod personas;
 mod recall;
+mod reversals;
 mod voice;
 
 use amora_domain::account::{UserId, UserNo};
