@@ -359,8 +359,10 @@ impl Conversations {
         Ok(character)
     }
 
-    /// Every memory of the pair, newest first.
+    /// Every memory of the pair, newest first; `NoCharacter` (10006) for a character the
+    /// user cannot see, as every other door to it answers, rather than an empty list.
     pub async fn memories(&self, user_id: &UserId, character_id: &CharacterId) -> Result<Vec<MemoryView>, ChatError> {
+        self.visible_character(user_id, character_id).await?;
         let memories = self.character(character_id).await?.send(Memories { user_id: user_id.clone() }).await??;
         Ok(memories.iter().map(MemoryView::from).collect())
     }

@@ -198,7 +198,7 @@ const summary = {
 };
 // The model's time to the first token over every reply, from the server's own histogram
 // (`/metrics`): the prefix cache at work (a miss re-reads the whole prompt, ~5 ms a token).
-const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+const metrics = await (await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })).text();
 const metric = (name) => Number(metrics.match(new RegExp(`^${name}\\{phase="first_token"\\} ([\\d.e+-]+)$`, 'm'))?.[1] ?? NaN);
 summary.meanFirstTokenMs = Math.round((metric('amora_chat_turn_phase_seconds_sum') / metric('amora_chat_turn_phase_seconds_count')) * 1000);
 writeFileSync(outFile, JSON.stringify({ summary, rows }, null, 2));

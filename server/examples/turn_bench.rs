@@ -98,12 +98,15 @@ async fn main() {
         ("AMORA_LOG__FILTER".into(), "warn".into()),
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".into(), "0".into()),
         ("AMORA_CHAT__MAX_REPLY_TOKENS".into(), options.max_tokens.to_string()),
+        // `/metrics` is the operator's: it answers this token only.
+        ("AMORA_ADMIN__TOKEN".into(), "turn-bench-operator".into()),
     ];
     // The caller's settings win (the model path, another store, Redis).
     env.extend(std::env::vars());
     let settings = Settings::load_from(None, env).expect("settings");
     amora_server::observability::init_logging(&settings.log);
     let described = describe(&settings);
+    let operator = settings.admin.token.clone();
 
     let app = Application::build(settings).await.expect("the server starts");
     let address = format!("127.0.0.1:{}", app.port());
@@ -115,7 +118,9 @@ async fn main() {
         .await
         .expect("the socket opens");
     wait_for(&mut socket, "hello").await;
-    let http = reqwest::Client::new();
+    let mut operator_headers = reqwest::header::HeaderMap::new();
+    operator_headers.insert(reqwest::header::AUTHORIZATION, format!("Bearer {operator}").parse().unwrap());
+    let http = reqwest::Client::builder().default_headers(operator_headers).build().unwrap();
     let characters: Vec<String> = (1..=options.characters).map(|n| format!("gf-{n:03}")).collect();
 
     // Warm-up: loads the model, opens every conversation.

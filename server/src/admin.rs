@@ -78,6 +78,22 @@ pub async fn require_token(
     }
 }
 
+/// Where Prometheus reads the node's metrics.
+pub const METRICS_PATH: &str = "/metrics";
+
+/// `/metrics` tells traffic per route and payments per state, so it is the operator's, as
+/// the operator API is: the same bearer token, checked before the Prometheus middleware
+/// (inside this one) answers; off while the operator API is off. Other paths pass.
+pub async fn require_token_for_metrics(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    if req.path() != METRICS_PATH {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    require_token(req, next).await
+}
+
 pub(crate) fn authorised(req: &HttpRequest, state: &AppState) -> Result<(), AdminError> {
     let expected = &state.settings.admin.token;
     if expected.is_empty() {
@@ -176,7 +192,8 @@ async fn create_user(
             .map_err(internal)?
             .ok_or_else(|| AdminError::NotFound("the new account is gone".into()))?;
     }
-    tracing::info!(target: "admin", user = %user.user_id, %email, "admin create-user");
+    // The user's id, never the address: the log outlives accounts and goes to log services.
+    tracing::info!(target: "admin", user = %user.user_id, "admin create-user");
     Ok(HttpResponse::Ok().json(AccountAnswer {
         user_id: user.user_id.to_string(),
         user_no: user.user_no.as_str().to_owned(),

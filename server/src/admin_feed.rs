@@ -11,7 +11,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::chat::EntryId;
-use amora_store::{FeedFilter, ModeratedFeedEntry, image_media_id};
+use amora_store::{FeedFilter, ModeratedFeedEntry};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -103,7 +103,7 @@ async fn list_feed(
         images.push(FeedItemView {
             feed_id: entry.feed_id.raw().to_string(),
             image_id: entry.image_id.raw().to_string(),
-            url: format!("/media/{}", image_media_id(entry.image_id)),
+            url: amora_store::image_media_url(entry.image_id),
             owner_id: entry.owner.to_string(),
             owner_no: owner.map(|user| user.user_no.as_str().to_owned()).unwrap_or_default(),
             character_id: entry.character_id.map(|id| id.to_string()),

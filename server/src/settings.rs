@@ -301,6 +301,13 @@ fn string_or_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<V
 }
 
 impl HttpSettings {
+    /// Whether the site is served over HTTPS, by `public_base_url`'s scheme, which URLs
+    /// spell in any case (RFC 3986 §3.1: `HTTPS://` is https). Decides the cookies'
+    /// `Secure` flag: a case-sensitive prefix test left it off for `HTTPS://…`.
+    pub fn served_over_https(&self) -> bool {
+        url::Url::parse(self.public_base_url.trim()).is_ok_and(|url| url.scheme() == "https")
+    }
+
     /// Whether a page of `origin` (an `Origin` header) may open the WebSocket: one of
     /// `socket_origins`; and, while the site itself is on loopback (development: `localhost`
     /// or `127.0.0.1`, the Vite dev server on another port) with no list configured, any
@@ -815,5 +822,21 @@ mod tests {
         let path = dir.path().join("extra.toml");
         std::fs::write(&path, "[store]\ndata_dri = \"x\"\n").unwrap_or_else(|e| panic!("{e}"));
         assert!(Settings::load_from(Some(&path), env(&[])).is_err());
+    }
+
+    #[test]
+    fn https_is_recognised_in_any_case() {
+        let with = |base: &str| {
+            Settings::load_from(None, env(&[("AMORA_HTTP__PUBLIC_BASE_URL", base)]))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .http
+                .served_over_https()
+        };
+        assert!(with("https://amora.example"));
+        assert!(with("HTTPS://Amora.Example"));
+        assert!(with("Https://amora.example/"));
+        assert!(!with("http://localhost:8080"));
+        assert!(!with("HTTP://amora.example"));
+        assert!(!with("httpsx://amora.example"));
     }
 }

@@ -33,9 +33,14 @@ use crate::state::AppState;
 use crate::web::seo::Site;
 use crate::web::{health, media, payment_callbacks, request_limits, sign_in, socket, spa};
 
-/// Headers on every response, the socket's handshake included.
-pub const DEFAULT_HEADERS: [(&str, &str); 2] =
-    [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "strict-origin-when-cross-origin")];
+/// Headers on every response, the socket's handshake included. No page of this site is
+/// meant to be shown inside another's frame (the mobile app embeds pages in a web view, not
+/// a frame), so none may be: clickjacking (the app's pages also send CSP `frame-ancestors`).
+pub const DEFAULT_HEADERS: [(&str, &str); 3] = [
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "strict-origin-when-cross-origin"),
+    ("X-Frame-Options", "DENY"),
+];
 
 pub struct Application {
     port: u16,
@@ -48,6 +53,8 @@ impl Application {
     /// Opens everything and binds the port; the server runs once `run_until_stopped` is awaited.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         let store = open_store(&settings).await?;
+        // Before anything makes an image's address (`amora_store::media_url`).
+        amora_store::load_media_url_key(store.media.as_ref()).await?;
         amora_actors::seeding::seed_catalogue(&store).await?;
         crate::blog::ensure_seeded(&store).await?;
         if !settings.http.static_dir.join("index.html").is_file() {
@@ -87,6 +94,9 @@ impl Application {
         let mailer = Mailer::from_settings(&settings)?;
         let payments = Gateway::build(&settings, node.clone(), mailer.clone())?;
         tracing::info!(routes = ?payments.routes().iter().map(|r| r.code()).collect::<Vec<_>>(), "payment routes");
+        if let Some(warning) = sandbox_warning(&settings) {
+            tracing::warn!("{warning}");
+        }
         if let Some(pages) = payments.sandbox_pages() {
             // Test checkouts nobody finished expire, as a processor's would.
             actix_web::rt::spawn(async move {
@@ -123,7 +133,7 @@ impl Application {
             settings: Arc::new(settings.clone()),
         };
         let metrics = PrometheusMetricsBuilder::new("amora")
-            .endpoint("/metrics")
+            .endpoint(crate::admin::METRICS_PATH)
             .build()
             .map_err(|e| anyhow::anyhow!("metrics: {e}"))?;
         state.node.chat.metrics().register(&metrics.registry)?;
@@ -153,6 +163,25 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// What start-up says when the sandbox pays on a deployment served over https: it credits
+/// coins and plans for test checkouts that move no money (on by `auto` while no real route
+/// is configured), which on a public site means free coins for anyone (issue 28). Local
+/// http installs are development, where that is the point.
+pub fn sandbox_warning(settings: &Settings) -> Option<String> {
+    if !settings.payments.sandbox_enabled() || !settings.http.served_over_https() {
+        return None;
+    }
+    Some(format!(
+        "the payment sandbox is on ({}) at {}, an https site: anyone signed in gets coins and plans from test \
+         checkouts that move no money. Configure a real payment route, or set payments.sandbox.enabled = \"off\"",
+        match settings.payments.sandbox.enabled {
+            crate::payments::sandbox::SandboxMode::Auto => "payments.sandbox.enabled = auto and no real route",
+            _ => "payments.sandbox.enabled = on",
+        },
+        settings.http.public_base_url,
+    ))
 }
 
 /// The HTTP server, built as actix-web's `HttpServer` builds it (same defaults, timeouts and
@@ -239,6 +268,8 @@ fn app(
     App::new()
         .wrap(from_fn(request_limits::bound_request))
         .wrap(metrics)
+        // Outside the metrics middleware, which answers `/metrics` itself.
+        .wrap(from_fn(crate::admin::require_token_for_metrics))
         .wrap(TracingLogger::<RedactingRootSpan>::new())
         .wrap(DEFAULT_HEADERS.iter().fold(DefaultHeaders::new(), |headers, &(name, value)| headers.add((name, value))))
         .app_data(web::Data::new(state))

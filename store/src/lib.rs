@@ -25,7 +25,10 @@ use async_trait::async_trait;
 pub mod cql;
 pub mod embedded;
 pub mod listing;
+pub mod media_url;
 pub mod seed;
+
+pub use media_url::{image_media_url, load_media_url_key, media_id_for_url};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -580,7 +583,8 @@ impl MessageImage {
     }
 }
 
-/// The media id of a generated image's bytes (`/media/img-<imageId>`).
+/// The media id of a generated image's bytes; it is served only at its capability address
+/// ([`media_url::image_media_url`], `/media/img-<imageId>-<tag>`).
 pub fn image_media_id(image_id: EntryId) -> String {
     format!("img-{}", image_id.raw())
 }

@@ -3,13 +3,14 @@
 
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
-use amora_store::{FeedEntry, GalleryRecord, image_media_id};
+use amora_store::{FeedEntry, GalleryRecord};
 use serde::{Serialize, Serializer};
 use ts_rs::TS;
 
-/// Where an image's bytes are served.
+/// Where an image's bytes are served: its capability address, which says nothing about
+/// the user's other images (`amora_store::media_url`).
 pub fn image_url(image_id: EntryId) -> String {
-    format!("/media/{}", image_media_id(image_id))
+    amora_store::image_media_url(image_id)
 }
 
 /// `GalleryImage`: one of the user's images.

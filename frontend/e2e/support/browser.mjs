@@ -54,6 +54,11 @@ export async function openPage(browser, { viewport = DESKTOP, firstVisit = false
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // The app's pages carry a content security policy (docs/security.md "Headers of the app's
+  // pages"): anything it blocks is reported on the console and fails the journey.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(`CSP: ${message.text()}`);
+  });
   return { context, page, errors };
 }
 

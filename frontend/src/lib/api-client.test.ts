@@ -60,7 +60,7 @@ describe('secret key', () => {
 describe('request headers (API.md 1.2)', () => {
   it('carries every header the contract names', () => {
     store.set(languageAtom, 'de');
-    captureLandingParameters('?via=partner&appVoucher=v-123&nsfw=1');
+    captureLandingParameters('?via=partner&appVoucher=v-123&nsfw=1', '/privacyPolicyForApp');
     const headers = buildHeaders();
     expect(headers).toMatchObject({
       'Content-Type': 'application/json',
@@ -78,6 +78,23 @@ describe('request headers (API.md 1.2)', () => {
     expect(headers.timeZone).toBe(String(-new Date().getTimezoneOffset()));
     expect(headers.browserLanguage).toBe(navigator.language);
     expect(headers.distinctId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('takes ?appVoucher= only on the pages the app embeds (login CSRF, issue 28)', () => {
+    captureLandingParameters('?appVoucher=attacker', '/');
+    captureLandingParameters('?appVoucher=attacker', '/chat/gf-001');
+    captureLandingParameters('?appVoucher=attacker', '/de/pay');
+    expect(buildHeaders().voucher).toBeUndefined();
+    expect(window.localStorage.getItem(STORAGE_KEYS.appVoucher)).toBeNull();
+
+    captureLandingParameters('?appVoucher=app-1', '/de/communityGuidelinesForApp');
+    expect(buildHeaders().voucher).toBe('app-1');
+  });
+
+  it('never lets ?appVoucher= replace the voucher this browser holds', () => {
+    captureLandingParameters('?appVoucher=mine', '/privacyPolicyForApp');
+    captureLandingParameters('?appVoucher=attacker', '/privacyPolicyForApp');
+    expect(buildHeaders().voucher).toBe('mine');
   });
 
   it('sends nsfw 0 after sfw=1 and no voucher when none is known', () => {

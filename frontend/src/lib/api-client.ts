@@ -11,8 +11,10 @@ import { captureNsfwFlag, languageAtom, needPayOfferAtom, nsfwEnabled, showLogin
 import { detectClient, detectSystem } from '@/lib/device';
 import { decryptText, encryptText, generateSecretKey, isValidSecretKey } from '@/lib/envelope-crypto';
 import { i18n } from '@/lib/i18n';
+import { stripLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
 import { markRequestFinished, markRequestStarted } from '@/lib/prerender';
+import { APP_EMBEDDED_PATHS } from '@/lib/routes';
 import { APP_VERSION } from '@/lib/site';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { store } from '@/lib/store';
@@ -49,10 +51,19 @@ export function resetDistinctId(): void {
   storage.remove(STORAGE_KEYS.distinctId);
 }
 
-/** Reads what the landing URL tells the client: app voucher, NSFW flag, traffic source. */
-export function captureLandingParameters(search: string): void {
+/**
+ * Reads what the landing URL tells the client: app voucher, NSFW flag, traffic source.
+ * `?appVoucher=` is how the mobile app signs its embedded views in (API.md 1.2), so it is
+ * taken only on the pages the app embeds (APP_EMBEDDED_PATHS) and only while this browser
+ * holds no voucher: a link to the site can never switch a visitor's app to another
+ * account (login CSRF, docs/security.md "Vouchers in links"). A session cookie always wins
+ * over a voucher on the server, too.
+ */
+export function captureLandingParameters(search: string, pathname: string = window.location.pathname): void {
   const voucher = new URLSearchParams(search).get('appVoucher');
-  if (voucher) storage.set(STORAGE_KEYS.appVoucher, voucher);
+  if (voucher && APP_EMBEDDED_PATHS.includes(stripLanguage(pathname)) && !storage.get(STORAGE_KEYS.appVoucher)) {
+    storage.set(STORAGE_KEYS.appVoucher, voucher);
+  }
   captureNsfwFlag(search);
   captureTrackingSource(search);
 }

@@ -1,5 +1,6 @@
 //! Sessions: created at sign-in, returned as an HttpOnly cookie (web) and a `voucher`
-//! (embedded app views, sent back in the `voucher` header); either signs a request in.
+//! (embedded app views, sent back in the `voucher` header); either signs a request in,
+//! the cookie first.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -85,25 +86,45 @@ fn session_cookie(state: &AppState, value: String, max_age: CookieDuration) -> C
         .http_only(true)
         .same_site(SameSite::Lax)
         // Secure only where served over HTTPS, or a local http:// install could never sign in.
-        .secure(state.settings.http.public_base_url.starts_with("https://"))
+        .secure(state.settings.http.served_over_https())
         .max_age(max_age)
         .finish()
 }
 
-/// The session token a request carries: the `voucher` header first (app views), else the cookie.
-pub fn presented_token(req: &HttpRequest) -> Option<String> {
-    presented_token_in(req.headers())
+/// The credentials a request carries: the session cookie (browsers) and the `voucher`
+/// header (the mobile app's views, API.md 1.2).
+pub struct Presented {
+    pub cookie: Option<String>,
+    pub voucher: Option<String>,
 }
 
-/// `presented_token` from a request's headers alone (the socket's upgrade has no
-/// `HttpRequest`). The cookie is read as actix-web's `HttpRequest::cookie` reads it.
-pub fn presented_token_in(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
-    let header = headers
+/// `Presented` from a request's headers alone (the socket's upgrade has no `HttpRequest`).
+/// The cookie is read as actix-web's `HttpRequest::cookie` reads it.
+pub fn presented_in(headers: &actix_web::http::header::HeaderMap) -> Presented {
+    let voucher = headers
         .get(VOUCHER_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
-        .filter(|v| !v.is_empty() && v.len() <= 100);
-    header.map(str::to_owned).or_else(|| session_cookie_value(headers))
+        .filter(|v| !v.is_empty() && v.len() <= 100)
+        .map(str::to_owned);
+    Presented { cookie: session_cookie_value(headers), voucher }
+}
+
+/// Looks up who a request is: the cookie's session while it is live, else the voucher's.
+/// The cookie wins because a voucher can be planted: `?appVoucher=` in a link puts one in
+/// the browser's storage, and a voucher that outranked the cookie would silently turn a
+/// signed-in visitor into the link's author (login CSRF, issue 28; docs/security.md
+/// "Vouchers in links"). An app's view has no cookie, so its voucher signs it in.
+pub async fn lookup_presented(state: &AppState, presented: Presented) -> Result<Option<SignedIn>, ApiError> {
+    if let Some(cookie) = presented.cookie
+        && let Some(signed_in) = lookup_token(state, &cookie).await?
+    {
+        return Ok(Some(signed_in));
+    }
+    match presented.voucher {
+        Some(voucher) => lookup_token(state, &voucher).await,
+        None => Ok(None),
+    }
 }
 
 fn session_cookie_value(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
@@ -137,10 +158,7 @@ impl SignedIn {
 
 /// Looks the request's session up; `None` when it has none or it is dead.
 pub async fn lookup(state: &AppState, req: &HttpRequest) -> Result<Option<SignedIn>, ApiError> {
-    match presented_token(req) {
-        Some(token) => lookup_token(state, &token).await,
-        None => Ok(None),
-    }
+    lookup_presented(state, presented_in(req.headers())).await
 }
 
 /// Looks a session token (voucher) up.

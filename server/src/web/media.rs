@@ -1,4 +1,5 @@
-//! `/media/{id}`: portraits, generated images and voice from the media store, and
+//! `/media/{id}`: portraits, generated images (only at their capability address,
+//! `amora_store::media_url`) and voice from the media store, and
 //! `?w=` width-limited copies of raster images (docs/api.md, "Media variants"): made
 //! once with the `image` crate on first request and kept beside the original, so a
 //! deleted image's variants go with it. SVG (drawn at any size), GIF and WebP (which
@@ -36,6 +37,12 @@ pub async fn get_media(
     if !well_formed {
         return HttpResponse::NotFound().finish();
     }
+    // A generated image only at its capability address (`img-<id>-<tag>`), never by its
+    // time-ordered id alone.
+    let Some(id) = amora_store::media_id_for_url(&id) else {
+        return HttpResponse::NotFound().finish();
+    };
+    let cache = cache_control(&id);
     let width = match query.w.as_deref() {
         None => None,
         Some(w) => match w.parse::<u32>() {
@@ -51,10 +58,10 @@ pub async fn get_media(
             return HttpResponse::ServiceUnavailable().finish();
         }
     };
-    let Some(width) = width else { return serve(original) };
-    let Some(format) = resizable(&original.content_type) else { return serve(original) };
+    let Some(width) = width else { return serve(original, cache) };
+    let Some(format) = resizable(&original.content_type) else { return serve(original, cache) };
     match state.store.media.get_variant(&id, width).await {
-        Ok(Some(variant)) => return serve(variant),
+        Ok(Some(variant)) => return serve(variant, cache),
         Ok(None) => {}
         Err(error) => {
             tracing::error!(%error, media = %id, width, "cannot read a media variant");
@@ -69,13 +76,13 @@ pub async fn get_media(
                 // Served all the same; the next request makes it again.
                 tracing::warn!(%error, media = %id, width, "cannot keep a media variant");
             }
-            serve(variant)
+            serve(variant, cache)
         }
         // Already narrow enough: the original is the variant.
-        Ok(Ok(None)) => serve(original),
+        Ok(Ok(None)) => serve(original, cache),
         Ok(Err(error)) => {
             tracing::warn!(%error, media = %id, "a stored image cannot be decoded; serving it as it is");
-            serve(original)
+            serve(original, cache)
         }
         Err(error) => {
             tracing::error!(%error, media = %id, "the resizing task failed");
@@ -84,10 +91,22 @@ pub async fn get_media(
     }
 }
 
-fn serve(object: MediaObject) -> HttpResponse {
+/// Users' generated images and voice clips are theirs: kept by the browser, never by a
+/// shared cache (a CDN or proxy would hand them to whoever asks for the address). Shared
+/// feed images have the same address as in the owner's gallery, so they are private to
+/// caches too. Portraits and the catalogue's pictures are public.
+fn cache_control(media_id: &str) -> &'static str {
+    if media_id.starts_with("img-") || media_id.starts_with("voice-") {
+        "private, max-age=86400"
+    } else {
+        "public, max-age=86400"
+    }
+}
+
+fn serve(object: MediaObject, cache: &'static str) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, object.content_type))
-        .insert_header((CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((CACHE_CONTROL, cache))
         .insert_header((X_CONTENT_TYPE_OPTIONS, "nosniff"))
         // SVG can carry script; media is shown, never run.
         .insert_header((CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'"))

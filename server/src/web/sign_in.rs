@@ -113,7 +113,7 @@ fn flow_cookie(state: &AppState, value: String, ttl: i64) -> Cookie<'static> {
         .http_only(true)
         // Lax: it must come back on the provider's top-level redirect to us.
         .same_site(SameSite::Lax)
-        .secure(state.settings.http.public_base_url.starts_with("https://"))
+        .secure(state.settings.http.served_over_https())
         .max_age(CookieDuration::seconds(ttl))
         .finish()
 }

@@ -172,15 +172,16 @@ fn origin_allowed(headers: &HeaderMap, state: &AppState) -> bool {
     state.settings.http.origin_allowed(origin)
 }
 
-/// Sockets cannot carry custom headers from a browser, so the voucher may come in the query.
+/// Sockets cannot carry custom headers from a browser, so the voucher may come in the query;
+/// as on every HTTP call, a live session cookie wins over it (`session::lookup_presented`).
 async fn sign_in(headers: &HeaderMap, query: Option<&str>, state: &AppState) -> Option<SignedIn> {
+    let mut presented = session::presented_in(headers);
     if let Ok(query) = web::Query::<VoucherQuery>::from_query(query.unwrap_or_default())
         && let Some(voucher) = query.into_inner().voucher
     {
-        return session::lookup_token(state, &voucher).await.ok().flatten();
+        presented.voucher = Some(voucher);
     }
-    let token = session::presented_token_in(headers)?;
-    session::lookup_token(state, &token).await.ok().flatten()
+    session::lookup_presented(state, presented).await.ok().flatten()
 }
 
 /// Answers a refused upgrade with a short text and closes the connection.

@@ -149,7 +149,7 @@ async fn a_conversation_streams_real_replies_from_the_embedded_model_and_keeps_t
     assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await).len(), 5);
 
     // The operator sees each phase of the two turns on /metrics.
-    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let metrics = app.metrics(OPERATOR).await;
     for phase in ["accept", "prepare", "first_token", "generate", "store_reply"] {
         let line = format!("amora_chat_turn_phase_seconds_count{{phase=\"{phase}\"}} 2");
         assert!(metrics.contains(&line), "{line} in:\n{metrics}");
@@ -461,6 +461,7 @@ async fn a_conversation_through_the_openai_provider_against_llama_server() {
         ("AMORA_CHAT__MODEL__OPENAI__MODEL".into(), "smollm2".into()),
         ("AMORA_CHAT__MAX_REPLY_TOKENS".into(), "300".into()),
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".into(), "0".into()),
+        ("AMORA_ADMIN__TOKEN".into(), OPERATOR.into()),
     ])
     .await;
     let (_, voucher, mut socket) = user_with_socket(&app, "Cy").await;
@@ -514,7 +515,7 @@ async fn conversations_on_the_in_process_llama_cpp_engine() {
     let events = until_reply_ends(&mut socket).await;
     assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
     // The second turn started from the first one's kept prompt.
-    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let metrics = app.metrics(OPERATOR).await;
     let reused = metrics
         .lines()
         .find(|line| line.starts_with("amora_chat_model_prompt_tokens{source=\"cached\"}"))

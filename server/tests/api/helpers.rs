@@ -209,6 +209,13 @@ impl TestApp {
         self.client.get(self.url(path)).send().await.expect("request")
     }
 
+    /// `/metrics` as the operator reads it, with the operator API's bearer token.
+    pub async fn metrics(&self, operator_token: &str) -> String {
+        let response = self.client.get(self.url("/metrics")).bearer_auth(operator_token).send().await.expect("request");
+        assert_eq!(response.status(), 200, "/metrics");
+        response.text().await.expect("metrics text")
+    }
+
     pub async fn character_list(&self, page_no: i64, page_size: i64, gender: i64) -> Envelope {
         self.post_api(
             "/user/v1/character/getCharacterList",

@@ -158,6 +158,12 @@ fn outline(events: &[Value]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The capability address of image `id` (as the API writes ids), as the server makes it:
+/// the tests run in the server's process, which holds one key.
+fn image_address(id: &str) -> String {
+    amora_store::image_media_url(amora_domain::chat::EntryId::from_raw(id.parse().unwrap()))
+}
+
 async fn png_at(app: &TestApp, url: &str) -> Option<Vec<u8>> {
     let response = app.client.get(app.url(url)).send().await.unwrap();
     if response.status().as_u16() != 200 {
@@ -240,7 +246,7 @@ async fn a_job_is_paid_delivered_in_order_and_kept_in_the_gallery(kind: StoreKin
     let done = seen.iter().find(|e| e["event"] == "imageDone").unwrap();
     let image = &done["data"]["image"];
     assert_eq!(done["data"]["jobId"], job_id.as_str());
-    assert_eq!(image["url"], format!("/media/img-{first}"));
+    assert_eq!(image["url"], image_address(&first));
     let png = png_at(&app, image["url"].as_str().unwrap()).await.expect("the image is served");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 
@@ -503,7 +509,7 @@ async fn shared_images_follow_the_feed_rules_and_deleting_removes_everything(kin
     let (code, _, _) = call(&app, Some(&bob), "/user/v1/image/deleteImage", json!({ "imageId": safe })).await;
     assert_eq!(code, 10006);
 
-    let url = format!("/media/img-{safe}");
+    let url = image_address(&safe);
     assert!(png_at(&app, &url).await.is_some());
     let (code, data, msg) = call(&app, Some(&ann), "/user/v1/image/deleteImage", json!({ "imageId": safe })).await;
     assert_eq!((code, data), (200, json!(true)), "{msg}");
@@ -519,7 +525,7 @@ async fn shared_images_follow_the_feed_rules_and_deleting_removes_everything(kin
     assert_eq!(ledger_balance(&app, &ann).await, 60);
 
     // Deleting the account deletes its images and their bytes.
-    let explicit_url = format!("/media/img-{explicit}");
+    let explicit_url = image_address(&explicit);
     assert_eq!(app.delete_user(&ann.voucher).await.code, 200);
     assert!(png_at(&app, &explicit_url).await.is_none());
 }
@@ -549,7 +555,7 @@ async fn the_operator_removes_an_image_from_the_feed_or_by_its_owner(kind: Store
     assert_eq!((status, &answer["outcome"]), (200, &json!("removed")), "{answer}");
     assert_eq!(answer["imageId"], json!(shared));
     assert!(feed(&app, None, &[]).await.is_empty(), "out of the feed");
-    assert!(png_at(&app, &format!("/media/img-{shared}")).await.is_none(), "the bytes are gone");
+    assert!(png_at(&app, &image_address(&shared)).await.is_none(), "the bytes are gone");
     assert_eq!(remove_as_operator(&app, json!({ "feedId": feed_id })).await.0, 404, "only once");
 
     // A picture that was never shared, named by its owner.
@@ -621,7 +627,7 @@ async fn a_picture_asked_for_in_chat_is_a_message_of_the_character(kind: StoreKi
     let message = message.unwrap();
     assert_eq!(message["speaker"], "character");
     assert_eq!(message["image"]["imageId"], image_id.as_str());
-    assert_eq!(message["image"]["url"], format!("/media/img-{image_id}"));
+    assert_eq!(message["image"]["url"], image_address(&image_id));
     let (code, page, _) =
         call(&app, Some(&ann), "/user/v1/chat/getMessageList", json!({ "characterId": "gf-001" })).await;
     assert_eq!(code, 200);

@@ -14,6 +14,7 @@ mod envelope;
 mod fakes;
 mod feed_safety;
 mod greetings;
+mod hardening;
 mod helpers;
 mod hosted;
 mod images;

@@ -13,9 +13,9 @@ async fn health_and_readiness_answer_200() {
 
 #[actix_rt::test]
 async fn metrics_are_exposed_for_prometheus() {
-    let app = spawn_app().await;
+    let app = crate::helpers::spawn_app_with(&[("AMORA_ADMIN__TOKEN", "site-operator-token")]).await;
     app.web_config().await;
-    let text = app.get("/metrics").await.text().await.unwrap();
+    let text = app.metrics("site-operator-token").await;
     assert!(text.contains("amora_http_requests_total"), "{text}");
 }
 
