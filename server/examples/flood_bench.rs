@@ -240,7 +240,7 @@ async fn flood(
         }
     }
     while running.load(Ordering::Relaxed) {
-        let Some(event) = next_event(&mut socket, Duration::from_secs(60)).await else { continue };
+        let Some(event) = next_event(&mut socket, Duration::from_secs(60)).await else { return };
         let character = event["data"]["characterId"].as_str().unwrap_or_default().to_owned();
         let again = match event["event"].as_str() {
             Some("chatDelta") if event["data"]["offset"] == 0 => {
@@ -284,15 +284,16 @@ async fn open(address: &str, voucher: &str) -> Socket {
     socket
 }
 
-/// The next event, or `None` when none came within `wait`.
+/// The next event, or `None` when none came within `wait` or the socket closed.
 async fn next_event(socket: &mut Socket, wait: Duration) -> Option<Value> {
     let until = Instant::now() + wait;
     loop {
         let left = until.saturating_duration_since(Instant::now());
         let message = tokio::time::timeout(left, socket.next()).await.ok()?;
-        match message.expect("the socket stays open").unwrap() {
-            Message::Text(text) => return Some(serde_json::from_str(&text).unwrap()),
-            Message::Close(reason) => panic!("the server closed the socket: {reason:?}"),
+        match message {
+            Some(Ok(Message::Text(text))) => return Some(serde_json::from_str(&text).unwrap()),
+            // Closed or reset (a flooder's socket may be dropped as too slow): nothing more.
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return None,
             _ => continue,
         }
     }

@@ -49,10 +49,13 @@ async fn send_and_answer(socket: &mut Socket, character: &str) -> String {
         if event["data"]["characterId"] != character {
             continue;
         }
-        return match event["event"].as_str() {
-            Some("chatError") => event["data"]["code"].to_string(),
-            other => other.unwrap_or_default().to_owned(),
-        };
+        match event["event"].as_str() {
+            Some("chatError") => return event["data"]["code"].to_string(),
+            // The user's message stored: the send was accepted (a new conversation's
+            // greeting, the character's, comes as a `chatMessage` too).
+            Some("chatMessage") if event["data"]["message"]["speaker"] == "user" => return "accepted".into(),
+            _ => continue,
+        }
     }
 }
 
