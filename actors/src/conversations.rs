@@ -149,18 +149,23 @@ impl Conversations {
         character_id: &CharacterId,
         text: MessageText,
     ) -> Result<MessageView, ChatError> {
+        // A send the model would refuse now is refused first, before anything is read,
+        // moderated or stored (issue 28: floods of refused sends).
+        self.engine.has_room_for(user_id)?;
         self.moderate(Surface::ChatMessage, user_id, text.as_str()).await?;
         let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Send { chatter, text }).await?
     }
 
     pub async fn regenerate(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
+        self.engine.has_room_for(user_id)?;
         let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Regenerate { chatter }).await?
     }
 
     /// `chatContinue`: the rest of the newest reply, into the same message.
     pub async fn continue_reply(&self, user_id: &UserId, character_id: &CharacterId) -> Result<(), ChatError> {
+        self.engine.has_room_for(user_id)?;
         let chatter = self.chatter(user_id, Some(character_id)).await?;
         self.character(character_id).await?.send(Continue { chatter }).await?
     }

@@ -1,15 +1,18 @@
 //! Keyed rate limits (per client address, per account, per email), so that one client
-//! cannot flood the telemetry tables, guess passwords or mail-bomb an inbox. Kept in
+//! cannot flood the telemetry tables, guess passwords, mail-bomb an inbox or keep the chat
+//! engine busy answering sends it refuses (`RefusalLimiter`). Kept in
 //! memory per node: with N nodes a client spreading its requests gets at most N× the
 //! budget, which still bounds every abuse above by a small constant.
 
+use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use actix_web::HttpRequest;
+use amora_domain::account::UserId;
 use governor::clock::DefaultClock;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
@@ -50,6 +53,64 @@ impl<K: Hash + Eq + Clone> KeyedLimiter<K> {
     }
 }
 
+/// Counts what was *refused* per key, and shuts the door on a key for the rest of its
+/// window once it was refused `allowed` times (issue 28: twelve accounts resending refused
+/// `chatSend`s 93,564 times in 50 s kept the engine, the store and the actors busy refusing
+/// them, and none was rate-limited). A key's window opens at its first refusal; sends that
+/// are accepted cost nothing here, so an honest user who sees "busy" once in a while never
+/// meets the limit. Checking a shut key takes one map lookup.
+pub struct RefusalLimiter<K: Hash + Eq + Clone> {
+    allowed: u32,
+    window: Duration,
+    keys: Arc<Mutex<HashMap<K, Refusals>>>,
+}
+
+#[derive(Clone, Copy)]
+struct Refusals {
+    since: Instant,
+    count: u32,
+}
+
+impl<K: Hash + Eq + Clone> Clone for RefusalLimiter<K> {
+    fn clone(&self) -> Self {
+        Self { allowed: self.allowed, window: self.window, keys: self.keys.clone() }
+    }
+}
+
+impl<K: Hash + Eq + Clone> RefusalLimiter<K> {
+    /// `allowed` refusals per key within `window` of the first.
+    pub fn new(allowed: u32, window: Duration) -> Self {
+        Self { allowed: allowed.max(1), window, keys: Arc::default() }
+    }
+
+    /// `rateLimited` while `key` used up its refusals in its current window.
+    pub fn check(&self, key: &K, now: Instant) -> Result<(), ApiError> {
+        let keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        match keys.get(key) {
+            Some(refusals)
+                if now.saturating_duration_since(refusals.since) < self.window && refusals.count >= self.allowed =>
+            {
+                Err(ApiError::RateLimited)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts one refusal of `key`.
+    pub fn refused(&self, key: &K, now: Instant) {
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        if keys.len() >= MAX_TRACKED_KEYS {
+            let window = self.window;
+            keys.retain(|_, refusals| now.saturating_duration_since(refusals.since) < window);
+        }
+        let refusals = keys.entry(key.clone()).or_insert(Refusals { since: now, count: 0 });
+        if now.saturating_duration_since(refusals.since) >= self.window {
+            *refusals = Refusals { since: now, count: 0 };
+        }
+        refusals.count = refusals.count.saturating_add(1);
+    }
+}
+
 /// The client's address: the peer, or what trusted proxies say it is (`client_address`).
 pub fn client_address(req: &HttpRequest, proxies: &TrustedProxies) -> IpAddr {
     let peer = req.peer_addr().map_or(IpAddr::from([0, 0, 0, 0]), |addr| addr.ip());
@@ -76,6 +137,10 @@ pub struct Limiters {
     pub content_reports_by_user: KeyedLimiter<String>,
     /// The character builder's portrait previews, per address.
     pub portrait_previews_by_ip: KeyedLimiter<IpAddr>,
+    /// Refused chat sends (busy, queue full, no credit...) per account and per address:
+    /// past them, sends are answered `rateLimited` without reaching the chat engine.
+    pub refused_sends_by_user: RefusalLimiter<UserId>,
+    pub refused_sends_by_ip: RefusalLimiter<IpAddr>,
 }
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -96,6 +161,8 @@ impl Limiters {
             sign_in_links_by_email: KeyedLimiter::new(limits.sign_in_links_per_email_per_hour, HOUR),
             content_reports_by_user: KeyedLimiter::new(limits.content_reports_per_user_per_hour, HOUR),
             portrait_previews_by_ip: KeyedLimiter::new(limits.portrait_previews_per_minute, MINUTE),
+            refused_sends_by_user: RefusalLimiter::new(limits.refused_sends_per_user_per_minute, MINUTE),
+            refused_sends_by_ip: RefusalLimiter::new(limits.refused_sends_per_ip_per_minute, MINUTE),
         }
     }
 
@@ -116,5 +183,20 @@ mod tests {
         }
         assert!(matches!(limiter.check(&"a"), Err(ApiError::RateLimited)));
         assert!(limiter.check(&"b").is_ok(), "keys have separate budgets");
+    }
+
+    #[test]
+    fn a_key_refused_too_often_is_shut_until_its_window_ends() {
+        let limiter = RefusalLimiter::new(3, MINUTE);
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            assert!(limiter.check(&"a", t0).is_ok());
+            limiter.refused(&"a", t0);
+        }
+        assert!(matches!(limiter.check(&"a", t0 + Duration::from_secs(59)), Err(ApiError::RateLimited)));
+        assert!(limiter.check(&"b", t0).is_ok(), "keys have separate counts");
+        assert!(limiter.check(&"a", t0 + MINUTE).is_ok(), "a new window opens");
+        limiter.refused(&"a", t0 + MINUTE);
+        assert!(limiter.check(&"a", t0 + MINUTE).is_ok(), "counted afresh");
     }
 }

@@ -456,6 +456,12 @@ pub struct LimitSettings {
     pub portrait_previews_per_minute: u32,
     /// Characters one account may have (created and imported, every status).
     pub characters_per_user: u32,
+    /// Chat sends (`chatSend`, `chatRegenerate`, `chatContinue`) one account may have
+    /// refused (busy, model busy, no credit...) in a minute; past it, its sends are
+    /// answered `rateLimited` for the rest of that minute without reaching the engine.
+    pub refused_sends_per_user_per_minute: u32,
+    /// The same per client address, all its accounts together.
+    pub refused_sends_per_ip_per_minute: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -619,6 +625,8 @@ impl Settings {
             ("content_reports_per_user_per_hour", limits.content_reports_per_user_per_hour),
             ("portrait_previews_per_minute", limits.portrait_previews_per_minute),
             ("characters_per_user", limits.characters_per_user),
+            ("refused_sends_per_user_per_minute", limits.refused_sends_per_user_per_minute),
+            ("refused_sends_per_ip_per_minute", limits.refused_sends_per_ip_per_minute),
         ] {
             if value == 0 {
                 return Err(SettingsError::Invalid(format!("limits.{name} must be at least 1")));

@@ -11,6 +11,7 @@ use std::time::Instant;
 use amora_ai::AiError;
 use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, FinishReason, Role, StreamEvent};
 use amora_cards::Lorebook;
+use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall, RecallItem,
@@ -86,6 +87,13 @@ impl ChatEngine {
         let fair = FairQueue::new(settings.fair_limits());
         let model = tokio::sync::OnceCell::new_with(Some(model));
         Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator }
+    }
+
+    /// Whether the model would take a reply of `user_id` now (`FairQueue::would_admit`): a
+    /// send it would refuse is refused at the door, before its message is stored and its
+    /// free message taken, and the socket counts it against the sender (`rate_limit`).
+    pub fn has_room_for(&self, user_id: &UserId) -> Result<(), ChatError> {
+        self.fair.would_admit(user_id).map_err(refusal_error)
     }
 
     /// The node's moderation service.
@@ -168,10 +176,7 @@ impl ChatEngine {
             .cancel(cancel.clone());
         // Held until the reply is written: the model's turn, shared fairly between users.
         let _slot = tokio::select! {
-            slot = self.fair.acquire(&chatter.user_id) => slot.map_err(|refused| match refused {
-                Refused::UserBusy => ChatError::TooManyReplies,
-                Refused::QueueFull => ChatError::ModelBusy,
-            })?,
+            slot = self.fair.acquire(&chatter.user_id) => slot.map_err(refusal_error)?,
             () = cancel.cancelled() => return Ok(None),
         };
         let model_started = Instant::now();
@@ -289,6 +294,14 @@ impl ChatEngine {
             }
         }
         Ok(kept)
+    }
+}
+
+/// What the user is told when the fair queue does not let a reply in.
+fn refusal_error(refused: Refused) -> ChatError {
+    match refused {
+        Refused::UserBusy => ChatError::TooManyReplies,
+        Refused::QueueFull => ChatError::ModelBusy,
     }
 }
 

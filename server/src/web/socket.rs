@@ -15,9 +15,15 @@
 //! model's queue) never stops this socket from reading pongs and writing events: a socket
 //! blocked on an action used to miss its own liveness check and fall behind on events, and
 //! was closed.
+//!
+//! A chat send the engine refuses (busy, model busy, no credit...) is counted against the
+//! account and the client's address (`RefusalLimiter`); past `limits.refused_sends_*`, the
+//! socket answers further sends `rateLimited` itself, without the session check, the
+//! store or the engine, until the minute is over (issue 28: 93,564 refused sends in 50 s).
 
 use std::convert::Infallible;
 use std::io;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -120,10 +126,32 @@ pub async fn upgrade(
     let socket = Socket { io: parts.io, reader: Reader::new(early) };
     let user_id = signed_in.user.user_id.clone();
     let session_hash = signed_in.session_hash;
-    let task = run(state, user_id, session_hash, socket, permit);
+    let address = client_address(&req, &socket.io, &state);
+    let task = run(state, Client { user_id, session_hash, address }, socket, permit);
     log_task_size_once(std::mem::size_of_val(&task));
     actix_web::rt::spawn(task);
     Ok(())
+}
+
+/// The client's address, as every per-address limit reads it (`client_address`): the TCP
+/// peer, or what trusted proxies in front of it say.
+fn client_address(req: &Request, io: &TcpStream, state: &AppState) -> IpAddr {
+    let peer = io.peer_addr().map_or(IpAddr::from([0, 0, 0, 0]), |addr| addr.ip());
+    let proxies = &state.limits.trusted_proxies;
+    if proxies.is_empty() {
+        return peer;
+    }
+    let forwarded: Vec<&str> =
+        req.head().headers.get_all(header::X_FORWARDED_FOR).filter_map(|value| value.to_str().ok()).collect();
+    proxies.client(peer, &forwarded)
+}
+
+/// Who is on the other end of a socket.
+#[derive(Clone)]
+struct Client {
+    user_id: UserId,
+    session_hash: String,
+    address: IpAddr,
 }
 
 /// The route of `GET /lust/api/ws` without an upgrade: the same checks, in the same order,
@@ -234,13 +262,8 @@ struct Actions {
     answers: tokio::sync::mpsc::Receiver<Frame>,
 }
 
-async fn run(
-    state: Arc<AppState>,
-    user_id: UserId,
-    session_hash: String,
-    mut socket: Socket,
-    permit: OwnedSemaphorePermit,
-) {
+async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: OwnedSemaphorePermit) {
+    let user_id = &client.user_id;
     let realtime = &state.settings.realtime;
     let write_timeout = Duration::from_secs(realtime.write_timeout_secs);
     let client_timeout = Duration::from_secs(realtime.client_timeout_secs);
@@ -248,7 +271,7 @@ async fn run(
     let socket_id = NEXT_SOCKET_ID.fetch_add(1, Ordering::Relaxed);
 
     // Rarely taken paths are boxed, so that their futures do not size every idle socket's task.
-    let (actor, mut outgoing, hello) = match Box::pin(register(&state, &user_id, socket_id)).await {
+    let (actor, mut outgoing, hello) = match Box::pin(register(&state, user_id, socket_id)).await {
         Ok(registered) => registered,
         Err(reason) => {
             Box::pin(socket.close(reason, write_timeout)).await;
@@ -267,7 +290,7 @@ async fn run(
     let mut closing = CloseReason { code: CloseCode::Normal, description: None };
     if open && !socket.reader.buf.is_empty() {
         // Frames the client sent right behind its handshake.
-        open = Box::pin(on_frames(&state, &user_id, &session_hash, &mut socket, &mut actions, &mut closing)).await;
+        open = Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut closing)).await;
     }
 
     while open {
@@ -278,14 +301,14 @@ async fn run(
                     Ok(None) => true,
                     Ok(Some(_)) => {
                         last_heard = Instant::now();
-                        Box::pin(on_frames(&state, &user_id, &session_hash, &mut socket, &mut actions, &mut closing)).await
+                        Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut closing)).await
                     }
                 };
             }
             reply = answer(&mut actions) => {
                 open = match reply {
                     Some(reply) => {
-                        Box::pin(forward(&state, &user_id, &session_hash, &mut socket, &reply, &mut closing)).await
+                        Box::pin(forward(&state, user_id, &client.session_hash, &mut socket, &reply, &mut closing)).await
                     }
                     None => {
                         // The action task ended; a later action starts another.
@@ -297,7 +320,7 @@ async fn run(
             frame = outgoing.recv() => {
                 open = match frame {
                     Some(frame) => {
-                        Box::pin(forward(&state, &user_id, &session_hash, &mut socket, &frame, &mut closing)).await
+                        Box::pin(forward(&state, user_id, &client.session_hash, &mut socket, &frame, &mut closing)).await
                     }
                     // The actor dropped this socket (too slow) or stopped.
                     None => false,
@@ -359,8 +382,7 @@ async fn answer(actions: &mut Option<Box<Actions>>) -> Option<Frame> {
 /// Handles every whole message read so far; false once the socket is to close.
 async fn on_frames(
     state: &Arc<AppState>,
-    user_id: &UserId,
-    session_hash: &str,
+    client: &Client,
     socket: &mut Socket,
     actions: &mut Option<Box<Actions>>,
     closing: &mut CloseReason,
@@ -378,9 +400,8 @@ async fn on_frames(
         };
         open = match message {
             Incoming::Text(text) => {
-                let queue = &actions
-                    .get_or_insert_with(|| Box::new(spawn_action_worker(state.clone(), user_id, session_hash)))
-                    .queue;
+                let queue =
+                    &actions.get_or_insert_with(|| Box::new(spawn_action_worker(state.clone(), client.clone()))).queue;
                 match queue.try_send(text) {
                     Ok(()) => true,
                     Err(_) => {
@@ -434,13 +455,22 @@ async fn forward(
 
 /// Starts the task that runs this socket's actions in order. It ends once the socket drops
 /// the queue, after the action it is running.
-fn spawn_action_worker(state: Arc<AppState>, user_id: &UserId, session_hash: &str) -> Actions {
+fn spawn_action_worker(state: Arc<AppState>, client: Client) -> Actions {
     let (actions, mut queued) = tokio::sync::mpsc::channel::<String>(PENDING_ACTIONS);
     let (answer_to, answers) = tokio::sync::mpsc::channel::<Frame>(PENDING_ACTIONS);
-    let user_id = user_id.clone();
-    let session_hash = session_hash.to_owned();
+    let Client { user_id, session_hash, address } = client;
     actix_web::rt::spawn(async move {
         while let Some(text) = queued.recv().await {
+            let action = ClientAction::parse(&text);
+            // A send from an account or address refused too often is answered here.
+            if let Ok(action) = &action
+                && let Some(refused) = sends_shut(&state, &user_id, address, action)
+            {
+                if answer_to.send(Frame::from(refused)).await.is_err() {
+                    break;
+                }
+                continue;
+            }
             // No action runs for a session that ended (on any node), even before the
             // socket hears of it: the socket is told to check, and closes.
             match state.node.session_live(&user_id, &session_hash).await {
@@ -458,8 +488,17 @@ fn spawn_action_worker(state: Arc<AppState>, user_id: &UserId, session_hash: &st
                     continue;
                 }
             }
-            let answer = match ClientAction::parse(&text) {
-                Ok(action) => state.node.conversations.run_action(&user_id, action).await,
+            let answer = match action {
+                Ok(action) => {
+                    let starts_reply = starts_reply(&action);
+                    let answer = state.node.conversations.run_action(&user_id, action).await;
+                    if starts_reply && answer.as_ref().is_some_and(is_refusal) {
+                        let now = Instant::now();
+                        state.limits.refused_sends_by_user.refused(&user_id, now);
+                        state.limits.refused_sends_by_ip.refused(&address, now);
+                    }
+                    answer
+                }
                 Err(refused) => Some(refused.answer()),
             };
             if let Some(answer) = answer
@@ -470,6 +509,47 @@ fn spawn_action_worker(state: Arc<AppState>, user_id: &UserId, session_hash: &st
         }
     });
     Actions { queue: actions, answers }
+}
+
+/// The chat actions that ask the engine for a reply.
+fn starts_reply(action: &ClientAction) -> bool {
+    matches!(
+        action,
+        ClientAction::ChatSend { .. } | ClientAction::ChatRegenerate { .. } | ClientAction::ChatContinue { .. }
+    )
+}
+
+/// An answer refusing a send for the user's (or the load's) sake: busy, no credit, refused
+/// content... A fault of ours (`serverError`) is not held against the user.
+fn is_refusal(answer: &ServerEvent) -> bool {
+    matches!(answer, ServerEvent::ChatError { code, .. } if *code != ApiCode::ServerError.value())
+}
+
+/// The `rateLimited` answer to a send while its account or address used up its refusals
+/// (`limits.refused_sends_*`), else `None`.
+fn sends_shut(state: &AppState, user_id: &UserId, address: IpAddr, action: &ClientAction) -> Option<ServerEvent> {
+    if !starts_reply(action) {
+        return None;
+    }
+    let now = Instant::now();
+    let limits = &state.limits;
+    let shut = limits.refused_sends_by_user.check(user_id, now).is_err()
+        || limits.refused_sends_by_ip.check(&address, now).is_err();
+    if !shut {
+        return None;
+    }
+    let character_id = match action {
+        ClientAction::ChatSend { character_id, .. }
+        | ClientAction::ChatRegenerate { character_id }
+        | ClientAction::ChatContinue { character_id } => character_id.clone(),
+        _ => return None,
+    };
+    Some(ServerEvent::ChatError {
+        character_id,
+        reply_id: None,
+        code: ApiCode::RateLimited.value(),
+        msg: "too many messages were refused: wait a minute before sending again".into(),
+    })
 }
 
 /// One socket's connection: the TCP stream and what has been read of its frames.

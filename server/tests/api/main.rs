@@ -13,6 +13,7 @@ mod crosscheck;
 mod envelope;
 mod fakes;
 mod feed_safety;
+mod flood;
 mod greetings;
 mod hardening;
 mod helpers;
