@@ -76,7 +76,15 @@ pub struct Limiters {
     pub content_reports_by_user: KeyedLimiter<String>,
     /// The character builder's portrait previews, per address.
     pub portrait_previews_by_ip: KeyedLimiter<IpAddr>,
+    /// `importCard` calls, per account (each may decode a picture and ask moderation).
+    pub card_imports_by_user: KeyedLimiter<String>,
+    /// Card pictures decoding at once on this node (`creation::card_image`): each may take
+    /// up to 128 MiB while it decodes.
+    pub card_image_decodes: Arc<tokio::sync::Semaphore>,
 }
+
+/// Card pictures decoded at once on a node; more wait their turn.
+pub const CARD_IMAGE_DECODES_AT_ONCE: usize = 2;
 
 const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3600);
@@ -96,6 +104,8 @@ impl Limiters {
             sign_in_links_by_email: KeyedLimiter::new(limits.sign_in_links_per_email_per_hour, HOUR),
             content_reports_by_user: KeyedLimiter::new(limits.content_reports_per_user_per_hour, HOUR),
             portrait_previews_by_ip: KeyedLimiter::new(limits.portrait_previews_per_minute, MINUTE),
+            card_imports_by_user: KeyedLimiter::new(limits.card_imports_per_user_per_minute, MINUTE),
+            card_image_decodes: Arc::new(tokio::sync::Semaphore::new(CARD_IMAGE_DECODES_AT_ONCE)),
         }
     }
 
