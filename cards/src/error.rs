@@ -40,6 +40,12 @@ pub enum CardError {
     TooManyItems { path: String, count: usize, limit: usize },
     #[error("the lorebook has {count} entries, over the limit of {limit}")]
     TooManyLorebookEntries { count: usize, limit: usize },
+    #[error("the lorebook has {count} keys, over the limit of {limit}")]
+    TooManyLorebookKeys { count: usize, limit: usize },
+    #[error("the lorebook has {count} regex keys, over the limit of {limit}")]
+    TooManyRegexKeys { count: usize, limit: usize },
+    #[error("{path}: {reason}")]
+    RegexTooLarge { path: String, reason: String },
     #[error("{path}: {message}")]
     InvalidField { path: String, message: String },
     #[error("the card has no name")]
@@ -82,6 +88,9 @@ impl CardError {
             Self::StringTooLong { .. } => "string_too_long",
             Self::TooManyItems { .. } => "too_many_items",
             Self::TooManyLorebookEntries { .. } => "too_many_lorebook_entries",
+            Self::TooManyLorebookKeys { .. } => "too_many_lorebook_keys",
+            Self::TooManyRegexKeys { .. } => "too_many_regex_keys",
+            Self::RegexTooLarge { .. } => "regex_too_large",
             Self::InvalidField { .. } => "invalid_field",
             Self::MissingName => "missing_name",
             Self::WrongSpec { .. } => "wrong_spec",

@@ -27,7 +27,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 pub use error::CardError;
 pub use json::{SpecVersion, export_json};
 pub use limits::Limits;
-pub use lorebook::{ActiveEntry, DEFAULT_SCAN_DEPTH, LoreScan, activate};
+pub use lorebook::{ActiveEntry, CompiledLorebook, DEFAULT_SCAN_DEPTH, LoreScan, Scanned, SkippedKey, activate};
 pub use macros::replace_macros;
 pub use model::{Asset, Card, CardData, EntryPosition, Lorebook, LorebookEntry};
 
@@ -110,6 +110,7 @@ pub fn import_png(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError> 
         return Err(CardError::NotUtf8);
     }
     let (card, spec) = json::parse_card_json(&json, limits)?;
+    check_lorebook(&card, limits)?;
     let portrait = Portrait { bytes: png::rebuild(&chunks, &[]), ext: "png".into() };
     Ok(Imported { card, spec, format: CardFormat::Png, portrait: Some(portrait) })
 }
@@ -120,6 +121,7 @@ pub fn import_json(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError>
         return Err(CardError::FileTooLarge { size: bytes.len(), limit: limits.max_file_bytes });
     }
     let (card, spec) = json::parse_card_json(bytes, limits)?;
+    check_lorebook(&card, limits)?;
     Ok(Imported { card, spec, format: CardFormat::Json, portrait: None })
 }
 
@@ -130,9 +132,16 @@ pub fn import_charx(bytes: &[u8], limits: &Limits) -> Result<Imported, CardError
         return Err(CardError::FileTooLarge { size: bytes.len(), limit: limits.max_file_bytes });
     }
     let charx = charx::read(bytes, limits)?;
+    check_lorebook(&charx.card, limits)?;
     let portrait = charx.icon.map(|(bytes, ext)| Portrait { bytes, ext });
     let format = if charx.in_jpeg { CardFormat::CharxJpeg } else { CardFormat::Charx };
     Ok(Imported { card: charx.card, spec: charx.spec, format, portrait })
+}
+
+/// An imported card's lorebook within the key limits (`lorebook::check`): checked on import
+/// rather than on every read of a stored card, as it compiles the regex keys.
+fn check_lorebook(card: &Card, limits: &Limits) -> Result<(), CardError> {
+    card.data.character_book.as_ref().map_or(Ok(()), |book| lorebook::check(book, limits))
 }
 
 /// The card inside `portrait_png`: V2 JSON in a `chara` tEXt chunk and V3 JSON in a `ccv3`

@@ -20,6 +20,17 @@ pub struct Limits {
     pub max_array_items: usize,
     /// Entries of `character_book`.
     pub max_lorebook_entries: usize,
+    /// Keys of the lorebook in all (`keys` and `secondary_keys` of every entry): each is
+    /// looked for in the chat at every scan.
+    pub max_lorebook_keys: usize,
+    /// Keys of `use_regex` entries: each is compiled (once per card version) and run over
+    /// the chat at every scan, so they cost far more than plain keys.
+    pub max_regex_keys: usize,
+    /// One regex key, as written (`/pattern/flags`).
+    pub max_regex_key_bytes: usize,
+    /// What one regex key may compile to (the regex crate's `size_limit`); a key past it
+    /// is refused on import (on a card stored before the limit: skipped at scan).
+    pub max_regex_compiled_bytes: usize,
     /// Entries of a CHARX archive.
     pub max_zip_entries: usize,
     /// What one CHARX entry we read (card.json, the icon) may expand to.
@@ -38,6 +49,10 @@ impl Default for Limits {
             max_name_bytes: 256,
             max_array_items: 1_000,
             max_lorebook_entries: 1_000,
+            max_lorebook_keys: 10_000,
+            max_regex_keys: 500,
+            max_regex_key_bytes: 1_024,
+            max_regex_compiled_bytes: 64 * 1024,
             max_zip_entries: 256,
             max_zip_entry_bytes: 10 * 1024 * 1024,
             max_zip_ratio: 100,

@@ -304,3 +304,53 @@ mod properties {
         }
     }
 }
+
+/// A compiled book is scanned without compiling again; a spent time budget takes only the
+/// constant entries and says so.
+#[test]
+fn a_compiled_book_scans_without_compiling_and_stops_when_its_time_is_spent() {
+    use amora_cards::CompiledLorebook;
+    use amora_cards::lorebook::regex_compilations_on_this_thread;
+    let mut entries: Vec<LorebookEntry> = (0..50)
+        .map(|i| {
+            let mut e = entry(&[&format!(r"/\bbeacon{i}\b/i")], &format!("beacon {i}"));
+            e.use_regex = true;
+            e
+        })
+        .collect();
+    let mut always = entry(&[], "always");
+    always.constant = Some(true);
+    entries.push(always);
+    entries.push(entry(&["storm"], "storm"));
+    let start = regex_compilations_on_this_thread();
+    let compiled = CompiledLorebook::new(book(entries), &Limits::default());
+    assert_eq!((regex_compilations_on_this_thread() - start, compiled.regex_keys()), (50, 50));
+    let chat = ["BEACON7 is lit", "a storm comes"];
+    for _ in 0..3 {
+        let scanned = compiled.scan(&chat, WIDE, Some(std::time::Duration::from_secs(3600)), words);
+        let got: Vec<&str> = scanned.entries.iter().map(|a| a.entry.content.as_str()).collect();
+        assert_eq!((got, scanned.out_of_time), (vec!["beacon 7", "always", "storm"], false));
+    }
+    assert_eq!(regex_compilations_on_this_thread() - start, 50, "scans compile nothing");
+    let spent = compiled.scan(&chat, WIDE, Some(std::time::Duration::ZERO), words);
+    let got: Vec<&str> = spent.entries.iter().map(|a| a.entry.content.as_str()).collect();
+    assert_eq!((got, spent.out_of_time), (vec!["always"], true), "out of time: the constant entries only");
+    assert_eq!(compiled.scan(&chat, WIDE, None, words).entries, activate(compiled.book(), &chat, WIDE, words));
+}
+
+/// A book stored before the key limits keeps the keys within them; the others are named.
+#[test]
+fn a_compiled_book_over_the_limits_keeps_the_keys_within_them() {
+    use amora_cards::CompiledLorebook;
+    let limits = Limits { max_regex_keys: 3, max_regex_compiled_bytes: 64 * 1024, ..Limits::default() };
+    let mut e = entry(&["/a1/", "/a2/", "(x{1000}){1000}", "/a3/", "/a4/"], "r");
+    e.use_regex = true;
+    let compiled = CompiledLorebook::new(book(vec![e]), &limits);
+    assert_eq!(compiled.regex_keys(), 2);
+    let skipped: Vec<&str> = compiled.skipped().iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(
+        skipped,
+        ["character_book.entries[0].keys[2]", "character_book.entries[0].keys[3]", "character_book.entries[0].keys[4]"]
+    );
+    assert!(compiled.skipped()[0].reason.contains("compiles to more than"), "{:?}", compiled.skipped()[0]);
+}

@@ -370,3 +370,47 @@ fn export_refuses_what_it_could_not_import_again() {
     assert!(matches!(export_json(&huge, &limits), Err(CardError::StringTooLong { .. })));
     assert!(matches!(export_png(&huge, &data("charx_icon.png"), &limits), Err(CardError::StringTooLong { .. })));
 }
+
+/// Regex keys cost a compilation each and a pass over the chat at every scan: a card holds
+/// at most `max_regex_keys` of them (and `max_lorebook_keys` keys in all), each at most
+/// `max_regex_key_bytes` long and compiling within the regex size limit.
+#[test]
+fn a_lorebook_with_too_many_or_too_big_regex_keys_is_refused() {
+    let limits = Limits::default();
+    let regex_entry = |keys: Vec<String>| json!({"keys": keys, "content": "c", "use_regex": true});
+    // 22,500 regex keys (the card that stalled the chat engine): 900 entries of 25.
+    let entries: Vec<Value> =
+        (0..900).map(|e| regex_entry((0..25).map(|k| format!("/k{e}x{k}\\w*/i")).collect())).collect();
+    let err = import_v2(json!({"name": "R", "character_book": {"entries": entries}}));
+    assert_eq!(err, CardError::TooManyRegexKeys { count: 22_500, limit: limits.max_regex_keys });
+    // As many plain keys are over the limit of keys in all.
+    let entries: Vec<Value> = (0..900)
+        .map(|e| json!({"keys": (0..25).map(|k| format!("k{e}x{k}")).collect::<Vec<_>>(), "content": "c"}))
+        .collect();
+    let err = import_v2(json!({"name": "P", "character_book": {"entries": entries}}));
+    assert_eq!(err, CardError::TooManyLorebookKeys { count: 22_500, limit: limits.max_lorebook_keys });
+    // Exactly at the regex limit is fine.
+    let entries: Vec<Value> =
+        (0..limits.max_regex_keys).map(|e| regex_entry(vec![format!(r"/\bk{e}\w*\b/i")])).collect();
+    assert!(import(&v2(json!({"name": "R", "character_book": {"entries": entries}})), &limits).is_ok());
+
+    // A pathological pattern: tiny to write, far too big to compile.
+    let err = import_v2(json!({"name": "B", "character_book": {"entries": [
+        regex_entry(vec!["fine".into()]), regex_entry(vec!["/ok/".into(), "(a{1000}){1000}".into()])]}}));
+    assert!(
+        matches!(err, CardError::RegexTooLarge { ref path, .. } if path == "character_book.entries[1].keys[1]"),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "regex_too_large");
+    // A long pattern is refused before it is compiled.
+    let long = format!("/{}/", "(ab|cd)".repeat(limits.max_regex_key_bytes / 7 + 1));
+    let err = import_v2(json!({"name": "L", "character_book": {"entries": [regex_entry(vec![long])]}}));
+    assert!(matches!(err, CardError::RegexTooLarge { .. }), "{err:?}");
+    // A pattern the regex crate cannot read (JavaScript's look-behind) still imports, as
+    // SillyTavern's books often hold them: it matches nothing, as before.
+    let js = regex_entry(vec!["/(?<=Mr\\. )Smith/".into()]);
+    assert!(import(&v2(json!({"name": "J", "character_book": {"entries": [js]}})), &limits).is_ok());
+    // Plain keys in a non-regex entry are not patterns, whatever they look like.
+    let plain = json!({"keys": ["(a{1000}){1000}"], "content": "c"});
+    assert!(import(&v2(json!({"name": "P", "character_book": {"entries": [plain]}})), &limits).is_ok());
+}

@@ -141,7 +141,15 @@ pub struct Limiters {
     /// past them, sends are answered `rateLimited` without reaching the chat engine.
     pub refused_sends_by_user: RefusalLimiter<UserId>,
     pub refused_sends_by_ip: RefusalLimiter<IpAddr>,
+    /// `importCard` calls, per account (each may decode a picture and ask moderation).
+    pub card_imports_by_user: KeyedLimiter<String>,
+    /// Card pictures decoding at once on this node (`creation::card_image`): each may take
+    /// up to 128 MiB while it decodes.
+    pub card_image_decodes: Arc<tokio::sync::Semaphore>,
 }
+
+/// Card pictures decoded at once on a node; more wait their turn.
+pub const CARD_IMAGE_DECODES_AT_ONCE: usize = 2;
 
 const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3600);
@@ -163,6 +171,8 @@ impl Limiters {
             portrait_previews_by_ip: KeyedLimiter::new(limits.portrait_previews_per_minute, MINUTE),
             refused_sends_by_user: RefusalLimiter::new(limits.refused_sends_per_user_per_minute, MINUTE),
             refused_sends_by_ip: RefusalLimiter::new(limits.refused_sends_per_ip_per_minute, MINUTE),
+            card_imports_by_user: KeyedLimiter::new(limits.card_imports_per_user_per_minute, MINUTE),
+            card_image_decodes: Arc::new(tokio::sync::Semaphore::new(CARD_IMAGE_DECODES_AT_ONCE)),
         }
     }
 

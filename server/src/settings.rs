@@ -454,6 +454,8 @@ pub struct LimitSettings {
     pub content_reports_per_user_per_hour: u32,
     /// The character builder's portrait previews per client address per minute.
     pub portrait_previews_per_minute: u32,
+    /// `importCard` calls one account may make per minute (refused ones count).
+    pub card_imports_per_user_per_minute: u32,
     /// Characters one account may have (created and imported, every status).
     pub characters_per_user: u32,
     /// Chat sends (`chatSend`, `chatRegenerate`, `chatContinue`) one account may have
@@ -624,6 +626,7 @@ impl Settings {
             ("sign_in_links_per_email_per_hour", limits.sign_in_links_per_email_per_hour),
             ("content_reports_per_user_per_hour", limits.content_reports_per_user_per_hour),
             ("portrait_previews_per_minute", limits.portrait_previews_per_minute),
+            ("card_imports_per_user_per_minute", limits.card_imports_per_user_per_minute),
             ("characters_per_user", limits.characters_per_user),
             ("refused_sends_per_user_per_minute", limits.refused_sends_per_user_per_minute),
             ("refused_sends_per_ip_per_minute", limits.refused_sends_per_ip_per_minute),

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use amora_ai::chat::CancellationToken;
-use amora_cards::Lorebook;
+use amora_cards::CompiledLorebook;
 use amora_domain::Invalid;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
@@ -158,6 +158,8 @@ impl Needs {
 #[derive(Default)]
 struct Loaded {
     character: Option<Option<Character>>,
+    /// The lorebook of the character read, when it has a card.
+    lore: Option<CardLore>,
     window: Option<Window>,
     memories: Option<Vec<Memory>>,
     greeting: Option<StoredMessage>,
@@ -193,13 +195,13 @@ impl CharacterActor {
     }
 
     /// Holds the character as just read, and its card's lorebook.
-    fn keep_character(&mut self, character: Option<Character>) {
-        self.lore = character.as_ref().map(|character| CardLore::of(character, self.lore.as_ref()));
+    fn keep_character(&mut self, character: Option<Character>, lore: Option<CardLore>) {
+        self.lore = lore;
         self.character = Some((character, Instant::now()));
     }
 
     /// The lorebook of the character's card, when it has one.
-    fn lorebook(&self) -> Option<Arc<Lorebook>> {
+    fn lorebook(&self) -> Option<Arc<CompiledLorebook>> {
         self.lore.as_ref().and_then(CardLore::book).cloned()
     }
 
@@ -234,6 +236,7 @@ impl CharacterActor {
         let want_memories = needs.memories && pair.memories.is_none();
         let known_empty = pair.window.as_ref().map(|w| w.messages.is_empty());
         let greet = if needs.greeting { chatter.cloned() } else { None };
+        let held_lore = self.lore.clone();
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), user_id.clone());
         let keep_for = user_id.clone();
         Box::pin(
@@ -241,7 +244,13 @@ impl CharacterActor {
                 let store = engine.store();
                 let mut loaded = Loaded::default();
                 if want_character {
-                    loaded.character = Some(engine.load_character(&character_id).await?);
+                    let character = engine.load_character(&character_id).await?;
+                    // Read and compiled off this thread (`lore`), and only when the card changed.
+                    loaded.lore = match &character {
+                        Some(character) => Some(CardLore::of_off_thread(character, held_lore).await),
+                        None => None,
+                    };
+                    loaded.character = Some(character);
                 }
                 if want_window {
                     let limit = HISTORY_WINDOW as u32;
@@ -271,7 +280,7 @@ impl CharacterActor {
             .map(move |loaded, actor, ctx| {
                 let loaded = loaded?;
                 if let Some(character) = loaded.character {
-                    actor.keep_character(character);
+                    actor.keep_character(character, loaded.lore);
                 }
                 let pair = actor.pair(&keep_for);
                 if pair.window.is_none() {

@@ -164,13 +164,16 @@ impl CharacterActor {
         });
         actix::spawn(async move {
             let nothing = Found::default();
+            // Once for the reply (recall and the reply assemble the prompt three times), off this thread.
+            let lore = engine.choose_lore(lorebook, &window).await;
+            let lore = lore.entries();
             let mut context = ReplyContext {
                 chatter: &chatter,
                 character: &character,
                 window: &window,
                 window_is_whole,
                 memories: &memories,
-                lorebook: lorebook.as_deref(),
+                lore: &lore,
                 partial: partial.as_deref(),
                 continues,
                 recall: &nothing,

@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use amora_ai::AiError;
 use amora_ai::chat::{CancellationToken, ChatMessage, ChatModel, ChatRequest, FinishReason, Role, StreamEvent};
-use amora_cards::Lorebook;
+use amora_cards::CompiledLorebook;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
-    CardPrompt, EntryId, HistoryMessage, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall, RecallItem,
-    Speaker, assemble_prompt, end_reply,
+    CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
+    RecallItem, Speaker, assemble_prompt, end_reply,
 };
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
@@ -45,8 +45,9 @@ pub struct ReplyContext<'a> {
     pub window_is_whole: bool,
     /// Every memory of the pair, newest first.
     pub memories: &'a [Memory],
-    /// The lorebook of the character's card, as its actor read it (`lore::CardLore`).
-    pub lorebook: Option<&'a Lorebook>,
+    /// The entries of the card's lorebook this reply's prompt takes, chosen once for the
+    /// reply, off the actors' thread (`lore::choose_off_thread`).
+    pub lore: &'a [LoreEntry<'a>],
     /// Where the text written so far is kept for the actor (a page reloaded mid-reply
     /// shows it); `None` when nobody reads it.
     pub partial: Option<&'a Mutex<String>>,
@@ -67,13 +68,15 @@ pub struct ChatEngine {
     fair: FairQueue,
     /// The node's moderation service: replies and extracted memories pass it.
     moderator: Moderator,
+    /// Turns for lorebook scans on the blocking pool (`lore::choose_off_thread`).
+    lore_scans: tokio::sync::Semaphore,
 }
 
 impl ChatEngine {
     pub fn new(store: Store, bus: EventBus, settings: ChatSettings, moderator: Moderator) -> Self {
         let fair = FairQueue::new(settings.fair_limits());
         let model = tokio::sync::OnceCell::new();
-        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator }
+        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator, lore_scans: lore_scans() }
     }
 
     /// A ready model, e.g. one shared by several nodes of a test (the settings' model is not loaded then).
@@ -86,7 +89,27 @@ impl ChatEngine {
     ) -> Self {
         let fair = FairQueue::new(settings.fair_limits());
         let model = tokio::sync::OnceCell::new_with(Some(model));
-        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator }
+        Self { store, bus, settings, model, metrics: ChatMetrics::new(), fair, moderator, lore_scans: lore_scans() }
+    }
+
+    /// The entries of `book` a reply to `window` takes, chosen on the blocking pool (never
+    /// on the actors' thread), within `chat.lorebook_budget_tokens` counted by the model's
+    /// tokenizer. No lore when the model cannot be had (the reply fails on it anyway).
+    pub async fn choose_lore(
+        &self,
+        book: Option<Arc<CompiledLorebook>>,
+        window: &[StoredMessage],
+    ) -> super::lore::ChosenLore {
+        if book.is_none() {
+            return super::lore::ChosenLore::default();
+        }
+        let Ok(model) = self.model().await else {
+            return super::lore::ChosenLore::default();
+        };
+        let history: Vec<HistoryMessage> = window.iter().cloned().map(history_message).collect();
+        let count = move |text: &str| model.count_tokens(text);
+        super::lore::choose_off_thread(&self.lore_scans, book, history, self.settings.lorebook_budget_tokens, count)
+            .await
     }
 
     /// Whether the model would take a reply of `user_id` now (`FairQueue::would_admit`): a
@@ -305,6 +328,11 @@ fn refusal_error(refused: Refused) -> ChatError {
     }
 }
 
+/// The node's lorebook scans at once (`lore::MAX_SCANS_AT_ONCE`), each on the blocking pool.
+fn lore_scans() -> tokio::sync::Semaphore {
+    tokio::sync::Semaphore::new(super::lore::MAX_SCANS_AT_ONCE)
+}
+
 /// The prompt of a reply: persona and what the card adds, rules, the pinned and newest
 /// memories, the lorebook entries the recent messages activate, the newest history that
 /// fits the budget, counted by `count_tokens` (the model's tokenizer), and what recall
@@ -341,10 +369,6 @@ pub fn assembled_prompt(
         recall.memories.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
     let recalled_messages: Vec<RecallItem<'_>> =
         recall.messages.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
-    let lore = context
-        .lorebook
-        .map(|book| super::lore::choose(book, &history, settings.lorebook_budget_tokens, &count_tokens))
-        .unwrap_or_default();
     let character = context.character;
     let extras = &character.extras;
     let reply_language = super::language::reply_language(&history, &context.chatter.language);
@@ -361,7 +385,7 @@ pub fn assembled_prompt(
             post_history_instructions: &extras.post_history_instructions,
             example_dialogue: &extras.example_dialogue,
         },
-        lore: &lore,
+        lore: context.lore,
         user_name: &context.chatter.user_name,
         nsfw: context.chatter.nsfw,
         memories: &memories,
@@ -474,7 +498,7 @@ mod tests {
             window: &window,
             window_is_whole: true,
             memories: &[],
-            lorebook: None,
+            lore: &[],
             partial: None,
             continues,
             recall: &nothing,

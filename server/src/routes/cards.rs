@@ -45,6 +45,9 @@ pub async fn import_card(
     payload: Upload<ImportRequest>,
 ) -> ApiResult<MyCharacter> {
     let user = &signed_in.user;
+    // Before any work: each import may decode a picture and ask moderation (issue 28: 30
+    // import/delete cycles in 14 s were all taken).
+    state.limits.card_imports_by_user.check(&user.user_id.as_str().to_owned())?;
     let request = payload.into_inner();
     let bytes = B64.decode(request.data.trim()).map_err(|_| ApiError::Param("data: must be Base64".into()))?;
     let limits = cards::limits();
@@ -74,10 +77,18 @@ pub async fn import_card(
     creation::ensure_room(&state, &user.user_id).await?;
     let photo = match imported.portrait {
         Some(picture) => {
+            // The header first, here: a picture too large to decode waits for no turn.
+            card_image::checked_dimensions(&picture.bytes).map_err(|e| card_image_refused(&e))?;
+            let _turn = state
+                .limits
+                .card_image_decodes
+                .acquire()
+                .await
+                .map_err(|e| ApiError::Internal(format!("the card image decodes are closed: {e}")))?;
             let cleaned = web::block(move || card_image::clean_portrait(&picture.bytes))
                 .await
                 .map_err(|e| ApiError::Internal(format!("the portrait task stopped: {e}")))?
-                .map_err(|e| ApiError::Param(format!("card: bad_image: {e}")))?;
+                .map_err(|e| card_image_refused(&e))?;
             portrait::store(&state, &id, cleaned.0).await?
         }
         None => {
@@ -102,6 +113,11 @@ pub async fn import_card(
         status_at: now,
     };
     save_new(&state, created).await
+}
+
+/// A refused card picture as the API answers it: 10001, `card: <code>: <reason>`.
+fn card_image_refused(error: &card_image::CardImageError) -> ApiError {
+    ApiError::Param(format!("card: {}: {error}", error.code()))
 }
 
 /// The builder's draft of an imported card: its texts cut to the builder's fields, the

@@ -654,6 +654,51 @@ fn png_with(extra: &[Vec<u8>]) -> Vec<u8> {
     bytes
 }
 
+/// Issue 28: an 8192×8192 card picture cost ~400 MiB to decode. Its header is read first
+/// and the card refused with `card: image_too_large` before any pixel is decoded (this one
+/// carries none: a decode would have answered `bad_image`); nothing is stored.
+#[actix_rt::test]
+async fn a_card_picture_over_the_pixel_limit_is_refused_before_decoding() {
+    let app = creation_app(StoreKind::Sqlite, &[]).await;
+    let ann = person(&app, "Ann").await;
+    let card = json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": { "name": "Huge", "description": "A very big picture.", "first_mes": "hi" } });
+    let chara = format!("chara\0{}", B64.encode(card.to_string()));
+    let mut file = png_with(&[chunk(b"tEXt", chara.as_bytes())]);
+    // The 8×8 picture's IHDR now claims 8192×8192 (its CRC made again).
+    file[16..24].copy_from_slice(&[0, 0, 0x20, 0, 0, 0, 0x20, 0]);
+    let crc = crc32fast::hash(&file[12..29]);
+    file[29..33].copy_from_slice(&crc.to_be_bytes());
+    let (code, _, msg) =
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("huge.png", &file, Some(25))).await;
+    assert_eq!(code, 10001, "{msg}");
+    assert!(msg.starts_with("card: image_too_large: "), "{msg}");
+    assert!(my_characters(&app, &ann).await.is_empty(), "nothing refused was stored");
+}
+
+/// Issue 28: 30 import/delete cycles in 14 s were all taken. `importCard` is limited per
+/// account (`limits.card_imports_per_user_per_minute`, refused imports counting): past it
+/// 10003, for that account only.
+#[actix_rt::test]
+async fn card_imports_are_rate_limited_per_account() {
+    let app = creation_app(StoreKind::Sqlite, &[("AMORA_LIMITS__CARD_IMPORTS_PER_USER_PER_MINUTE", "3")]).await;
+    let (ann, bob) = (person(&app, "Ann").await, person(&app, "Bob").await);
+    let card = sample("v1.json");
+    for _ in 0..2 {
+        let imported =
+            ok(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
+        let id = id_of(&imported);
+        assert_eq!(ok(&app, Some(&ann), "/user/v1/character/delete", json!({ "characterId": id })).await, json!(true));
+    }
+    let (code, _, msg) =
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("x.txt", b"not a card", Some(30))).await;
+    assert_eq!(code, 10001, "a refused import counts too: {msg}");
+    let (code, _, msg) =
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
+    assert_eq!(code, 10003, "the fourth in a minute: {msg}");
+    assert!(my_characters(&app, &ann).await.is_empty());
+    ok(&app, Some(&bob), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
+}
+
 /// Broken and hostile files are refused with 10001 naming the card's fault, and nothing is stored.
 #[actix_rt::test]
 async fn bad_cards_are_refused_and_leave_nothing() {
