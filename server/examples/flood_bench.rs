@@ -86,6 +86,10 @@ async fn main() {
         ("AMORA_STORE__DATA_DIR".into(), temp.path().join("data").display().to_string()),
         ("AMORA_LOG__FILTER".into(), "warn,amora=error".into()),
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".into(), "0".into()),
+        // Every client here is 127.0.0.1: the per-address limit of refused sends would shut
+        // the honest user out with the flooders, as it would behind one NAT. The per-account
+        // limit still holds; a real honest user comes from an address of their own.
+        ("AMORA_LIMITS__REFUSED_SENDS_PER_IP_PER_MINUTE".into(), "1000000".into()),
     ];
     // The caller's settings win (the model path, its library, another store).
     env.extend(std::env::vars());
