@@ -25,7 +25,10 @@ use async_trait::async_trait;
 pub mod cql;
 pub mod embedded;
 pub mod listing;
+pub mod pending;
 pub mod seed;
+
+pub use pending::{PendingDebit, PendingDebitRepo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -1206,6 +1209,8 @@ pub struct Store {
     pub gallery: Arc<dyn GalleryRepo>,
     /// Reports and holds of feed images (issue 27).
     pub feed_moderation: Arc<dyn FeedModerationRepo>,
+    /// Debits whose outcome is not stored yet, and node leases (issue 28).
+    pub pending: Arc<dyn PendingDebitRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -1237,6 +1242,7 @@ impl Store {
             + SubscriptionRepo
             + GalleryRepo
             + FeedModerationRepo
+            + PendingDebitRepo
             + Health
             + 'static,
     {
@@ -1265,6 +1271,7 @@ impl Store {
             subscriptions: shared.clone(),
             gallery: shared.clone(),
             feed_moderation: shared.clone(),
+            pending: shared.clone(),
             health: shared,
         }
     }

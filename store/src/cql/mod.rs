@@ -21,6 +21,7 @@ mod ledger;
 mod media;
 mod moderation;
 mod payments;
+mod pending;
 mod personas;
 mod recall;
 mod telemetry;
@@ -126,6 +127,7 @@ struct Statements {
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
+    pending: pending::Statements,
     personas: personas::Statements,
     recall: recall::Statements,
     voice: voice::Statements,
@@ -184,6 +186,7 @@ impl CqlStore {
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
+            pending: pending::Statements::prepare(&preparer).await?,
             personas: personas::Statements::prepare(&preparer).await?,
             recall: recall::Statements::prepare(&preparer).await?,
             voice: voice::Statements::prepare(&preparer).await?,
