@@ -172,6 +172,11 @@ impl EventBus {
     }
 
     /// "local" or "redis".
+    /// This run of the node (new at every start): whose pending debits are whose.
+    pub fn node_id(&self) -> &str {
+        &self.inner.node_id
+    }
+
     pub fn mode(&self) -> &'static str {
         if self.inner.redis.is_some() { "redis" } else { "local" }
     }

@@ -16,6 +16,7 @@ pub mod conversations;
 pub mod events;
 pub mod images;
 pub mod moderation;
+pub mod pending;
 pub mod registry;
 pub mod seeding;
 pub mod user;

@@ -172,6 +172,9 @@ pub struct ActorSettings {
     pub max_characters: usize,
     /// A user actor with no sockets stops after this long without activity.
     pub idle_secs: u64,
+    /// A node's lease on its pending debits (issue 28, `actors/src/pending.rs`): renewed
+    /// every third of it; once it lapses another node (or the next start) settles them.
+    pub lease_secs: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -88,6 +88,16 @@ impl Application {
         let redis_url = (!settings.redis.url.is_empty()).then_some(settings.redis.url.as_str());
         let node = Node::start(store.clone(), node_settings, redis_url).await?;
         tracing::info!(bus = node.bus.mode(), "actors and event bus started");
+        // Debits of a stopped node whose outcome never came are settled (issue 28): this
+        // run's lease is written before it serves, then renewed while it runs.
+        let recovery = amora_actors::pending::Recovery::new(
+            store.clone(),
+            node.bus.clone(),
+            node.registry.clone(),
+            Duration::from_secs(settings.actors.lease_secs),
+        );
+        recovery.renew().await?;
+        actix_web::rt::spawn(recovery.run());
         if !settings.admin.token.is_empty() {
             tracing::info!("the operator API is on at /lust/admin");
         }

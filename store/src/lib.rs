@@ -26,9 +26,11 @@ pub mod cql;
 pub mod embedded;
 pub mod listing;
 pub mod media_url;
+pub mod pending;
 pub mod seed;
 
 pub use media_url::{image_media_url, load_media_url_key, media_id_for_url};
+pub use pending::{PendingDebit, PendingDebitRepo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -1258,6 +1260,8 @@ pub struct Store {
     pub gallery: Arc<dyn GalleryRepo>,
     /// Reports and holds of feed images (issue 27).
     pub feed_moderation: Arc<dyn FeedModerationRepo>,
+    /// Debits whose outcome is not stored yet, and node leases (issue 28).
+    pub pending: Arc<dyn PendingDebitRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -1289,6 +1293,7 @@ impl Store {
             + SubscriptionRepo
             + GalleryRepo
             + FeedModerationRepo
+            + PendingDebitRepo
             + Health
             + 'static,
     {
@@ -1317,6 +1322,7 @@ impl Store {
             subscriptions: shared.clone(),
             gallery: shared.clone(),
             feed_moderation: shared.clone(),
+            pending: shared.clone(),
             health: shared,
         }
     }

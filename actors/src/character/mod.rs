@@ -108,6 +108,9 @@ struct Pair {
     /// Newest first.
     memories: Option<Vec<Memory>>,
     reply: Option<InFlight>,
+    /// The pending-debit row of the free message that pays for the reply in flight
+    /// (`pending.rs`): closed when the reply is stored, given back when it fails.
+    credit: Option<String>,
     turns_since_extraction: u32,
     extracting: bool,
     last_used: Option<Instant>,

@@ -19,8 +19,9 @@ use crate::chat::recall::Found;
 use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
 use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
 use crate::moderation::Surface;
+use crate::pending::{Journal, Owed, free_message_id};
 use crate::registry::UserAddr;
-use crate::user::{GiveBackFreeMessage, TakeFreeMessage};
+use crate::user::{GiveBackFreeMessage, TakeFreeMessage, utc_day};
 
 /// Stores the user's message and starts the reply (streamed as events). Answers the
 /// stored message.
@@ -101,29 +102,63 @@ impl CharacterActor {
         if chatter.paid {
             return Box::pin(actix::fut::ready(Ok(false)));
         }
+        let chatter_id = chatter.user_id.clone();
         if character.card.used_type == UsedType::Premium {
             return Box::pin(actix::fut::ready(Err(ChatError::PremiumCharacter)));
         }
         let (registry, user_id, limit) =
             (self.registry.clone(), chatter.user_id.clone(), self.engine.settings().free_messages_per_day);
+        let journal = Journal::new(self.engine.store().clone(), self.engine.bus());
         Box::pin(
             async move {
-                let user = registry.send(UserAddr(user_id)).await?;
-                if user.send(TakeFreeMessage { limit }).await?? { Ok(true) } else { Err(ChatError::OutOfCredits) }
+                let user = registry.send(UserAddr(user_id.clone())).await?;
+                if !user.send(TakeFreeMessage { limit }).await?? {
+                    return Err(ChatError::OutOfCredits);
+                }
+                // Journaled once taken: a node killed before the reply is stored leaves the
+                // row, and a recovery gives the message back (`pending.rs`). Unjournaled, it
+                // is given back now and the turn refused.
+                let debit_id = free_message_id(&user_id, new_entry_id());
+                if let Err(error) = journal.open(&debit_id, &user_id, &Owed::Reply { day: utc_day() }).await {
+                    user.send(GiveBackFreeMessage).await??;
+                    return Err(ChatError::from(error));
+                }
+                Ok(debit_id)
             }
-            .into_actor(self),
+            .into_actor(self)
+            .map(move |taken, actor, _| {
+                let debit_id = taken?;
+                actor.pair(&chatter_id).credit = Some(debit_id);
+                Ok(true)
+            }),
         )
     }
 
-    /// Gives back a free message taken for a message whose reply never came.
-    pub(super) fn give_back_credit(&self, ctx: &mut Context<Self>, chatter: &Chatter) {
+    /// The reply is stored (or stopped, its text kept): the free message that paid for it
+    /// is spent, and its pending row goes.
+    pub(super) fn spend_credit(&mut self, ctx: &mut Context<Self>, user_id: &UserId) {
+        let Some(debit_id) = self.pairs.get_mut(user_id).and_then(|pair| pair.credit.take()) else { return };
+        let journal = Journal::new(self.engine.store().clone(), self.engine.bus());
+        ctx.spawn(async move { journal.close(&debit_id).await }.into_actor(self).map(|_, _, _| ()));
+    }
+
+    /// Gives back a free message taken for a message whose reply never came: only if its
+    /// pending row is still there (a recovery may have given it back already).
+    pub(super) fn give_back_credit(&mut self, ctx: &mut Context<Self>, chatter: &Chatter) {
         if chatter.paid {
             return;
         }
         let (registry, user_id) = (self.registry.clone(), chatter.user_id.clone());
+        let debit_id = self.pairs.get_mut(&user_id).and_then(|pair| pair.credit.take());
+        let journal = Journal::new(self.engine.store().clone(), self.engine.bus());
         ctx.spawn(
             async move {
                 let given = async {
+                    if let Some(debit_id) = debit_id
+                        && !journal.close(&debit_id).await
+                    {
+                        return Ok(());
+                    }
                     let user = registry.send(UserAddr(user_id.clone())).await?;
                     user.send(GiveBackFreeMessage).await??;
                     Ok::<_, ChatError>(())
@@ -417,6 +452,7 @@ impl Handler<ReplyEnded> for CharacterActor {
             let character_id = actor.character_id.clone();
             match stored {
                 Ok(Some((message, swipes, finish))) => {
+                    actor.spend_credit(ctx, &chatter.user_id);
                     actor.engine.metrics().reply_ended(Outcome::Stored);
                     let pair = actor.pair(&chatter.user_id);
                     if let Some(window) = pair.window.as_mut() {
@@ -450,6 +486,7 @@ impl Handler<ReplyEnded> for CharacterActor {
                     }
                 }
                 Ok(None) => {
+                    actor.spend_credit(ctx, &chatter.user_id);
                     actor.engine.metrics().reply_ended(Outcome::Stopped);
                     actor.publish(
                         ctx,

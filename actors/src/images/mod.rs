@@ -5,7 +5,9 @@
 //! within `image.timeout_secs`; a user has at most `image.jobs_per_user` jobs unfinished.
 //! Each image is stored (bytes in media, a gallery row) and told to the user's sockets as
 //! it comes; an image that fails, times out or is cancelled is refunded by its own
-//! compensating row (`image-refund:<imageId>`).
+//! compensating row (`image-refund:<imageId>`). The job is in the pending-debit journal
+//! from before its debit until its last image (`pending.rs`): a node killed mid-job leaves
+//! the row, and a recovery refunds every image of it not in the gallery, once.
 //!
 //! A chat picture (`chat/requestPicture`) is a one-image job of the conversation's
 //! character whose image also becomes the character's message, written through the
@@ -32,7 +34,7 @@ use amora_domain::chat::EntryId;
 use amora_domain::code::ApiCode;
 use amora_domain::creation::ValidLooks;
 use amora_domain::image::{ImageChoice, ImageRequestError, NEGATIVE_PROMPT, RawImageRequest};
-use amora_domain::money::{Coins, TxnId};
+use amora_domain::money::Coins;
 use amora_store::{GalleryRecord, LedgerOutcome, MediaObject, MessageImage, Store, StoreError, image_media_id};
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts};
 use serde::Deserialize;
@@ -43,6 +45,7 @@ use crate::chat::new_entry_id;
 use crate::conversations::Conversations;
 use crate::events::ServerEvent;
 use crate::moderation::{Moderator, Surface};
+use crate::pending::{Journal, Owed, image_debit_txn, image_refund_txn};
 use crate::registry::{Registry, UserAddr};
 use crate::user::{Account, Credit, Debit};
 
@@ -242,6 +245,8 @@ struct Inner {
     metrics: ImageMetrics,
     /// The node's moderation service: prompts, picture requests and assembled prompts.
     moderator: Moderator,
+    /// Pending debits: a job's row lives from before its debit until its last image.
+    journal: Journal,
 }
 
 /// The node's image jobs.
@@ -278,6 +283,7 @@ impl ImageJobs {
         let permits = Semaphore::new(settings.concurrent.max(1));
         // The node's one moderation service, which the chat door holds.
         let moderator = conversations.moderator().clone();
+        let (store_for_journal, bus_for_journal) = (store.clone(), bus.clone());
         let inner = Inner {
             store,
             bus,
@@ -290,6 +296,7 @@ impl ImageJobs {
             queue: Mutex::new(Queue::default()),
             metrics: ImageMetrics::new(),
             moderator,
+            journal: Journal::new(store_for_journal, &bus_for_journal),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -353,9 +360,22 @@ impl ImageJobs {
         let image_ids: Vec<EntryId> = (0..count).map(|_| new_entry_id()).collect();
         let (cancel, position) = self.reserve(user_id, job_id, count)?;
         let cost = Coins(self.inner.cost_per_image.units() * count as i64);
+        // The journal's row goes first: a node killed after the debit leaves it for a
+        // recovery, which refunds every image not in the gallery (`pending.rs`).
+        let debit_id = image_debit_txn(job_id);
+        let owed = Owed::Images {
+            job_id: job_id.raw(),
+            image_ids: image_ids.iter().map(|id| id.raw()).collect(),
+            per_image: self.inner.cost_per_image.units(),
+        };
+        if let Err(error) = self.inner.journal.open(debit_id.as_str(), user_id, &owed).await {
+            self.release(job_id, count);
+            return Err(error.into());
+        }
         let coin = match self.pay(user_id, job_id, cost).await {
             Ok(coin) => coin,
             Err(error) => {
+                self.inner.journal.close(debit_id.as_str()).await;
                 self.release(job_id, count);
                 return Err(error);
             }
@@ -441,7 +461,7 @@ impl ImageJobs {
 
     /// Debits the whole job; the balance after it.
     async fn pay(&self, user_id: &UserId, job_id: EntryId, cost: Coins) -> Result<Coins, ImageError> {
-        let txn_id = TxnId::derived("image", &[job_id.raw().to_string().as_str()]);
+        let txn_id = image_debit_txn(job_id);
         let actor = self.inner.registry.send(UserAddr(user_id.clone())).await?;
         let debit = Debit { amount: cost, reason: "image".into(), txn_id };
         match actor.send(debit).await?? {
@@ -487,6 +507,8 @@ impl ImageJobs {
                 Err(failure) => self.failed(&plan, *image_id, failure).await,
             }
         }
+        // Every image is stored or refunded: nothing is pending.
+        self.inner.journal.close(image_debit_txn(plan.job_id).as_str()).await;
         self.release(plan.job_id, 0);
     }
 
@@ -576,6 +598,11 @@ impl ImageJobs {
             restricted: plan.restricted,
             feed_id: None,
         };
+        // A recovery took the job over (this node's lease lapsed) and refunds what is not
+        // in the gallery: this image is not ours to store any more.
+        if !inner.journal.still_owns(image_debit_txn(plan.job_id).as_str()).await {
+            return Err(Failure::Failed("the job was settled by a recovery".into()));
+        }
         let media = MediaObject { content_type: image.content_type, bytes: image.bytes };
         let stored = async {
             inner.store.media.put(&image_media_id(image_id), media).await?;
@@ -626,7 +653,7 @@ impl ImageJobs {
     /// written: logged, and the same row is tried a few times).
     async fn refund(&self, user_id: &UserId, image_id: EntryId) -> Coins {
         let amount = self.inner.cost_per_image;
-        let txn_id = TxnId::derived("image-refund", &[image_id.raw().to_string().as_str()]);
+        let txn_id = image_refund_txn(image_id);
         for attempt in 0..3 {
             let credit = Credit { amount, reason: "image refund".into(), txn_id: txn_id.clone() };
             let outcome = match self.inner.registry.send(UserAddr(user_id.clone())).await {

@@ -9,6 +9,11 @@
 //! credit (`voice-refund:<userId>:<messageId>`), marks the attempt failed and sends
 //! `voiceFailed`; the next play starts a new attempt (txn ids then end in `:<attempt>`).
 //! Later plays answer the stored parts and cost nothing.
+//!
+//! Each attempt is in the pending-debit journal (`pending.rs`) from before its debit until
+//! it is complete or refunded: after a node is killed mid-play, a recovery marks the
+//! attempt failed and refunds it (the same `voice-refund:…` row, so never twice), and the
+//! next play, a new attempt, is the one charge left for the message.
 
 pub mod text;
 
@@ -32,6 +37,7 @@ use ts_rs::TS;
 use crate::chat::ChatError;
 use crate::conversations::Conversations;
 use crate::events::ServerEvent;
+use crate::pending::{Journal, Owed};
 use crate::registry::{Registry, UserAddr};
 use crate::user::{Balance, Credit, Debit};
 
@@ -181,6 +187,9 @@ struct Inner {
     conversations: Conversations,
     bus: crate::bus::EventBus,
     settings: VoiceSettings,
+    /// Pending debits: an attempt's row lives from before its debit until it is complete
+    /// or refunded.
+    journal: Journal,
 }
 
 /// What the synthesising play needs after it has answered.
@@ -193,7 +202,9 @@ struct Job {
 
 impl Voices {
     pub fn new(model: Arc<dyn VoiceModel>, store: Store, node: &crate::Node, settings: VoiceSettings) -> Self {
+        let journal = Journal::new(store.clone(), &node.bus);
         let inner = Inner {
+            journal,
             model,
             store,
             registry: node.registry.clone(),
@@ -263,11 +274,34 @@ impl Voices {
                 Some(clip) => (clip.attempt + 1, Some((clip.attempt, clip.state))),
                 None => (0, None),
             };
+            // The journal's row first (one per attempt, shared by concurrent plays of it): a
+            // node killed after the debit leaves it, and a recovery marks the attempt failed
+            // and refunds it unless every part was stored (`pending.rs`).
+            let debit_id = txn("voice", &key, attempt)?;
+            let owed = Owed::Voice {
+                character_id: character_id.as_str().to_owned(),
+                message_id: message_id.raw(),
+                attempt,
+                parts: texts.len() as u32,
+                price: inner.settings.price.units(),
+                refund_txn: txn("voice-refund", &key, attempt)?.to_string(),
+            };
+            inner.journal.open(debit_id.as_str(), user_id, &owed).await?;
             // Debit before the claim: concurrent plays of one attempt share the txn id, so
             // the ledger takes the coins once whoever wins the claim.
-            let balance = self.debit(&key, attempt).await?;
+            let balance = match self.debit(&key, attempt).await {
+                Ok(balance) => balance,
+                Err(error) => {
+                    inner.journal.close(debit_id.as_str()).await;
+                    return Err(error);
+                }
+            };
             if !inner.store.voice_clips.start_clip(&key, attempt, replacing, now_secs()).await? {
                 continue;
+            }
+            // The winner delivers the outcome, so the row is its own whoever opened it.
+            if let Err(error) = inner.journal.own(debit_id.as_str()).await {
+                tracing::error!(%error, "a voice play's pending debit could not be taken over");
             }
             let job = Job { key, attempt, voice_id: voice_id.clone(), texts };
             return self.synthesise(job, balance).await;
@@ -413,12 +447,18 @@ impl Voices {
     }
 
     async fn finish(&self, job: &Job) {
-        if let Err(error) =
-            self.inner.store.voice_clips.finish_clip(&job.key, job.attempt, VoiceClipState::Complete).await
-        {
+        match self.inner.store.voice_clips.finish_clip(&job.key, job.attempt, VoiceClipState::Complete).await {
+            Ok(_) => {
+                if let Ok(debit_id) = txn("voice", &job.key, job.attempt) {
+                    self.inner.journal.close(debit_id.as_str()).await;
+                }
+            }
             // The parts are stored; a play after `stalled_after` starts over (and is charged
-            // again under a new attempt's txn id only if this one was marked failed).
-            tracing::error!(%error, user = %job.key.user_id, "a voice clip could not be marked complete");
+            // again under a new attempt's txn id only if this one was marked failed). The
+            // pending row stays: a recovery finds every part and marks the clip complete.
+            Err(error) => {
+                tracing::error!(%error, user = %job.key.user_id, "a voice clip could not be marked complete")
+            }
         }
     }
 
@@ -434,7 +474,13 @@ impl Voices {
             tracing::error!(%error, "a failed voice clip could not be marked failed");
         }
         let refunded = match self.refund(job).await {
-            Ok(()) => inner.settings.price,
+            Ok(()) => {
+                // Refunded: nothing is pending. (Not refunded: the row waits for a recovery.)
+                if let Ok(debit_id) = txn("voice", &job.key, job.attempt) {
+                    inner.journal.close(debit_id.as_str()).await;
+                }
+                inner.settings.price
+            }
             Err(error) => {
                 // The debit stays in the ledger; the refund's txn id is idempotent, so an
                 // operator's retry cannot pay it twice.

@@ -367,7 +367,7 @@ async fn progress() -> HttpResponse {
 }
 
 /// A real PNG, drawn by the embedded illustrator.
-async fn illustration() -> Vec<u8> {
+pub(crate) async fn illustration() -> Vec<u8> {
     use amora_actors::ai::image::{ImageModelSettings, ImageRequest, build};
     let model = build(&ImageModelSettings::default()).unwrap();
     let request = ImageRequest {

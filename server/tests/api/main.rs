@@ -12,6 +12,7 @@ mod creation;
 mod crosscheck;
 mod envelope;
 mod fakes;
+mod faults;
 mod feed_safety;
 mod flood;
 mod greetings;

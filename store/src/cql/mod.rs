@@ -22,6 +22,7 @@ mod ledger;
 mod media;
 mod moderation;
 mod payments;
+mod pending;
 mod personas;
 mod recall;
 mod reversals;
@@ -129,6 +130,7 @@ struct Statements {
     blog: blog::Statements,
     moderation: moderation::Statements,
     payments: payments::Statements,
+    pending: pending::Statements,
     personas: personas::Statements,
     recall: recall::Statements,
     reversals: reversals::Statements,
@@ -189,6 +191,7 @@ impl CqlStore {
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
+            pending: pending::Statements::prepare(&preparer).await?,
             personas: personas::Statements::prepare(&preparer).await?,
             recall: recall::Statements::prepare(&preparer).await?,
             reversals: reversals::Statements::prepare(&preparer).await?,

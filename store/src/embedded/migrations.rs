@@ -393,6 +393,21 @@ const STEPS: &[&str] = &[
         at               INTEGER NOT NULL,
         PRIMARY KEY (order_id, provider_txn_id)
     ) STRICT, WITHOUT ROWID;",
+    // 19: debits whose outcome is not stored yet, and each node run's lease (issue 28,
+    // store/src/pending.rs): a node killed mid-job leaves rows that another run settles.
+    "CREATE TABLE pending_debits (
+        debit_id       TEXT PRIMARY KEY,
+        user_id        TEXT NOT NULL,
+        kind           TEXT NOT NULL,
+        detail         TEXT NOT NULL,
+        owner          TEXT NOT NULL,
+        created_at     INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE node_leases (
+        owner          TEXT PRIMARY KEY,
+        until          INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

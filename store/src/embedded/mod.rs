@@ -15,6 +15,7 @@ mod media;
 mod migrations;
 mod moderation;
 mod payments;
+mod pending;
 mod personas;
 mod recall;
 mod reversals;

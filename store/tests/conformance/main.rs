@@ -17,6 +17,7 @@ mod ledger;
 mod media;
 mod moderation_log;
 mod payments;
+mod pending;
 mod personas;
 mod recall;
 mod reversals;
