@@ -851,6 +851,7 @@ mod tests {
         assert!(with("Https://amora.example/"));
         assert!(!with("http://localhost:8080"));
         assert!(!with("HTTP://amora.example"));
-        assert!(!with("httpsx://amora.example"));
+        // A scheme that only starts with "https" is no origin at all: refused at start.
+        assert!(Settings::load_from(None, env(&[("AMORA_HTTP__PUBLIC_BASE_URL", "httpsx://amora.example")])).is_err());
     }
 }
