@@ -348,6 +348,8 @@ async fn app() -> TestApp {
 async fn app_with(extra: &[(&str, &str)]) -> TestApp {
     let mut env = vec![
         ("AMORA_ADMIN__TOKEN", OPERATOR),
+        // Every path is tried with hundreds of texts: the import rate limit is not under test here.
+        ("AMORA_LIMITS__CARD_IMPORTS_PER_USER_PER_MINUTE", "1000000"),
         ("AMORA_CHAT__MODEL__KIND", "openai"),
         ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", "http://127.0.0.1:9/v1"),
         ("AMORA_CHAT__MODEL__OPENAI__MODEL", "none"),
