@@ -204,19 +204,21 @@ async fn regenerate_replaces_the_newest_reply() {
 #[actix_rt::test]
 async fn free_messages_run_out_premium_characters_need_a_plan_and_paid_users_are_unlimited() {
     let (app, user_id, voucher, mut socket) =
-        chat_app(&[("AMORA_CHAT__FREE_MESSAGES_PER_DAY", "2"), ("AMORA_CHAT__MAX_REPLY_TOKENS", "4")]).await;
+        chat_app(&[("AMORA_CHAT__FREE_MESSAGES_PER_DAY", "2"), ("AMORA_CHAT__MAX_REPLY_TOKENS", "12")]).await;
     for n in 0..2 {
         send(&mut socket, FREE_CHARACTER, &format!("Message number {n}")).await;
-        assert!(!named(&until_reply_ends(&mut socket).await, "chatDone").is_empty());
+        let events = until_reply_ends(&mut socket).await;
+        assert!(!named(&events, "chatDone").is_empty(), "free message {n}: {events:?}");
     }
     send(&mut socket, FREE_CHARACTER, "One more?").await;
-    let refused = socket.wait_for("chatError", REPLY).await.unwrap();
-    assert_eq!(refused["data"]["code"], 40004);
+    let refused = socket.wait_for("chatError", REPLY).await.expect("the third send refused");
+    assert_eq!(refused["data"]["code"], 40004, "{refused}");
     assert_eq!(messages(&app, &voucher, FREE_CHARACTER, None, 30).await["creditsLeft"], 0);
 
     let premium = premium_character(&app).await;
     send(&mut socket, &premium, "Hello there").await;
-    assert_eq!(socket.wait_for("chatError", REPLY).await.unwrap()["data"]["code"], 40004);
+    let refused = socket.wait_for("chatError", REPLY).await.expect("a premium character refused");
+    assert_eq!(refused["data"]["code"], 40004, "{refused}");
 
     // Through the operator API, as plans change on a running node: the user's actor holds
     // the account and hears of the change.
@@ -232,7 +234,8 @@ async fn free_messages_run_out_premium_characters_need_a_plan_and_paid_users_are
     assert_eq!(answer.status(), 200);
     for character in [FREE_CHARACTER, premium.as_str()] {
         send(&mut socket, character, "Now I can talk with you!").await;
-        assert!(!named(&until_reply_ends(&mut socket).await, "chatDone").is_empty(), "{character}");
+        let events = until_reply_ends(&mut socket).await;
+        assert!(!named(&events, "chatDone").is_empty(), "{character}: {events:?}");
     }
     assert_eq!(messages(&app, &voucher, FREE_CHARACTER, None, 30).await["creditsLeft"], Value::Null);
 }
