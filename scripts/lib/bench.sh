@@ -31,7 +31,7 @@ PY
 bench_release_build() {
   require_toolchains
   cargo build --release --locked --workspace --bins --examples >&2
-  echo "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release"
+  echo "$CARGO_TARGET_DIR/release"
 }
 
 # bench_go_build DIR NAME: the Go program in DIR into $AMORA_CACHE/bin/NAME, its modules

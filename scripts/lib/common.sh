@@ -6,9 +6,28 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 AMORA_CACHE="${AMORA_CACHE:-$HOME/.cache/amora}"
 mkdir -p "$AMORA_CACHE"
+# Where cargo builds: ./target unless the caller chose. The test command builds into the
+# cache instead (scripts/test), outside the clone, so that a clean clone compiles only the
+# workspace's own crates (issue 29; BENCHMARKS.md "Test command").
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$REPO_ROOT/target}"
+# Past this many GiB (old toolchains' and dependencies' artifacts pile up) the cached target
+# dir is emptied before a build; the test command's build of today's tree is ~11 GiB.
+TARGET_CACHE_LIMIT_GIB="${TARGET_CACHE_LIMIT_GIB:-40}"
 
 say() { printf '\n== %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Empties the cached target dir when it grew past TARGET_CACHE_LIMIT_GIB (only the one in the
+# cache: a target dir of the caller's own choosing is theirs to keep).
+prune_target_cache() {
+  [ "$CARGO_TARGET_DIR" = "$AMORA_CACHE/target" ] && [ -d "$CARGO_TARGET_DIR" ] || return 0
+  local kib
+  kib="$(du -sk "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1)"
+  if [ "${kib:-0}" -gt $((TARGET_CACHE_LIMIT_GIB * 1024 * 1024)) ]; then
+    say "the cached target dir holds $((kib / 1024 / 1024)) GiB (limit ${TARGET_CACHE_LIMIT_GIB}): emptied"
+    rm -rf "$CARGO_TARGET_DIR"
+  fi
+}
 
 # Runs the shell commands in $1 when the script exits, keeping the script's exit status:
 # under `set -e` a failing clean-up command (`kill` of a process that has already ended)
