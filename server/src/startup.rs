@@ -33,15 +33,6 @@ use crate::state::AppState;
 use crate::web::seo::Site;
 use crate::web::{health, media, payment_callbacks, request_limits, sign_in, socket, spa};
 
-/// Headers on every response, the socket's handshake included. No page of this site is
-/// meant to be shown inside another's frame (the mobile app embeds pages in a web view, not
-/// a frame), so none may be: clickjacking (the app's pages also send CSP `frame-ancestors`).
-pub const DEFAULT_HEADERS: [(&str, &str); 3] = [
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "strict-origin-when-cross-origin"),
-    ("X-Frame-Options", "DENY"),
-];
-
 pub struct Application {
     port: u16,
     server: Server,
@@ -281,7 +272,11 @@ fn app(
         // Outside the metrics middleware, which answers `/metrics` itself.
         .wrap(from_fn(crate::admin::require_token_for_metrics))
         .wrap(TracingLogger::<RedactingRootSpan>::new())
-        .wrap(DEFAULT_HEADERS.iter().fold(DefaultHeaders::new(), |headers, &(name, value)| headers.add((name, value))))
+        .wrap(
+            crate::web::DEFAULT_HEADERS
+                .iter()
+                .fold(DefaultHeaders::new(), |headers, &(name, value)| headers.add((name, value))),
+        )
         .app_data(web::Data::new(state))
         .route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))

@@ -13,9 +13,9 @@ use amora_store::StoredMessage;
 
 use super::swipes::{Writing, keep_version, put_back, store_written, view};
 use super::{CharacterActor, InFlight, Needs, after_load, ready};
+use crate::chat::Found;
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
-use crate::chat::recall::Found;
 use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
 use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
 use crate::moderation::Surface;

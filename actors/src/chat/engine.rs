@@ -20,10 +20,10 @@ use amora_domain::chat::{
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
 
+use super::Found;
 use super::fair::{FairQueue, Refused};
 use super::memory::{self, Layers};
 use super::metrics::{ChatMetrics, Phase};
-use super::recall::Found;
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
 use crate::events::ServerEvent;
@@ -491,7 +491,7 @@ mod tests {
         };
         let window =
             [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
-        let nothing = crate::chat::recall::Found::default();
+        let nothing = crate::chat::Found::default();
         let context = |continues| ReplyContext {
             chatter: &chatter,
             character: &character,

@@ -315,7 +315,7 @@ mod tests {
                 lore: &lore,
                 partial: None,
                 continues: false,
-                recall: &crate::chat::recall::Found::default(),
+                recall: &crate::chat::Found::default(),
             };
             reply_prompt(&self.settings, &context, words)
         }

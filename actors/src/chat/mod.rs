@@ -17,9 +17,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use amora_ai::AiError;
 use amora_domain::account::UserId;
-use amora_domain::chat::{EntryId, Speaker};
+use amora_domain::chat::{EntryId, MemoryId, MessageId, Speaker};
 use amora_domain::code::ApiCode;
 use amora_domain::moderation::Refusal;
+use amora_domain::text::truncate_chars;
 use amora_domain::viewer::Viewer;
 use amora_store::{Memory, MemoryOrigin, StoreError, StoredMessage};
 use serde::{Deserialize, Serialize};
@@ -390,3 +391,30 @@ pub fn new_entry_id() -> EntryId {
 }
 
 pub use crate::user::utc_day;
+
+/// What recall found for one reply: what its prompt holds after the history.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Found {
+    /// The terms of the user's message (a long recalled message is cut to its sentences holding one).
+    pub terms: Vec<String>,
+    /// Memories that match, most relevant first, with their text.
+    pub memories: Vec<(MemoryId, String)>,
+    /// The user's earlier messages that match and that the history does not hold, most
+    /// relevant first, with their text (a long one cut to its matching sentences).
+    pub messages: Vec<(MessageId, String)>,
+}
+
+impl Found {
+    /// What `chatDone` tells of it; `None` when nothing was recalled.
+    pub fn view(&self) -> Option<RecalledView> {
+        let item = |(id, content): &(EntryId, String)| RecalledItem {
+            id: *id,
+            content: truncate_chars(content, RECALLED_TEXT_CHARS).to_owned(),
+        };
+        let view = RecalledView {
+            memories: self.memories.iter().map(item).collect(),
+            messages: self.messages.iter().map(item).collect(),
+        };
+        (!view.is_empty()).then_some(view)
+    }
+}

@@ -10,11 +10,10 @@
 
 use amora_domain::chat::{EntryId, MemoryId, MessageId, Speaker};
 use amora_domain::recall::{Posting, bm25, query_terms};
-use amora_domain::text::truncate_chars;
 use amora_store::{RecallKind, RecallMatches};
 
 use super::engine::{ReplyContext, assembled_prompt};
-use super::{ChatEngine, ChatError, RECALLED_TEXT_CHARS, RecalledItem, RecalledView};
+use super::{ChatEngine, ChatError, Found};
 
 /// A document scores at least this to be recalled: a term found in every document of a
 /// collection (the user's name, a word said at every turn) scores below it, one in a
@@ -23,33 +22,6 @@ const MIN_SCORE: f64 = 0.5;
 /// Most memories and most earlier messages one prompt recalls.
 const MAX_MEMORIES: usize = 4;
 const MAX_MESSAGES: usize = 4;
-
-/// What recall found for one reply: what its prompt holds after the history.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Found {
-    /// The terms of the user's message (a long recalled message is cut to its sentences holding one).
-    pub terms: Vec<String>,
-    /// Memories that match, most relevant first, with their text.
-    pub memories: Vec<(MemoryId, String)>,
-    /// The user's earlier messages that match and that the history does not hold, most
-    /// relevant first, with their text (a long one cut to its matching sentences).
-    pub messages: Vec<(MessageId, String)>,
-}
-
-impl Found {
-    /// What `chatDone` tells of it; `None` when nothing was recalled.
-    pub fn view(&self) -> Option<RecalledView> {
-        let item = |(id, content): &(EntryId, String)| RecalledItem {
-            id: *id,
-            content: truncate_chars(content, RECALLED_TEXT_CHARS).to_owned(),
-        };
-        let view = RecalledView {
-            memories: self.memories.iter().map(item).collect(),
-            messages: self.messages.iter().map(item).collect(),
-        };
-        (!view.is_empty()).then_some(view)
-    }
-}
 
 impl ChatEngine {
     /// What the reply to the newest user message of `context.window` recalls (its
@@ -147,6 +119,7 @@ mod tests {
     use amora_store::RecallPosting;
 
     use super::*;
+    use crate::chat::{RECALLED_TEXT_CHARS, RecalledItem};
 
     fn posting(term: &str, kind: RecallKind, id: i64, count: u32, length: u32) -> RecallPosting {
         RecallPosting { term: term.into(), kind, id: EntryId::from_raw(id), count, length }

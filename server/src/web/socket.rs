@@ -240,7 +240,7 @@ async fn respond_with<B: MessageBody>(mut framed: Framed<TcpStream, h1::Codec>, 
 
 /// The headers the application's middleware puts on every other response.
 fn with_default_headers(response: &mut Response<()>) {
-    for (name, value) in crate::startup::DEFAULT_HEADERS {
+    for (name, value) in super::DEFAULT_HEADERS {
         if let Ok(name) = header::HeaderName::from_bytes(name.as_bytes()) {
             response.headers_mut().insert(name, HeaderValue::from_static(value));
         }
