@@ -16,11 +16,27 @@ use crate::cluster::{Redis, ServerProcess, data_dir, make_user};
 use crate::helpers::TestApp;
 use crate::support::SmtpSink;
 
-fn cql_node() -> String {
+pub(crate) fn cql_node() -> String {
     std::env::var("AMORA_CQL_NODE").expect(
         "AMORA_CQL_NODE is not set: start a CQL server with `scripts/lib/cassandra.sh start DIR` \
          and export AMORA_CQL_NODE=127.0.0.1:9042 (scripts/test does both)",
     )
+}
+
+/// A keyspace name no test used before: `<prefix>_<12 random characters>`.
+pub(crate) fn new_keyspace(prefix: &str) -> String {
+    format!("{prefix}_{}", &amora_server::auth::random_token().to_lowercase().replace(['-', '_'], "")[..12])
+}
+
+/// The settings that put a node on `keyspace` at the CQL server `node` (the node creates
+/// the keyspace and applies the schema if they are not there yet).
+pub(crate) fn cql_env(node: &str, keyspace: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("AMORA_STORE__KIND", "scylla".to_owned()),
+        ("AMORA_STORE__SCYLLA__NODES", node.to_owned()),
+        ("AMORA_STORE__SCYLLA__KEYSPACE", keyspace.to_owned()),
+        ("AMORA_STORE__SCYLLA__REPLICATION", "{'class': 'SimpleStrategy', 'replication_factor': 1}".to_owned()),
+    ]
 }
 
 /// Two nodes on a new keyspace, the store they share, and their API helpers.
@@ -36,17 +52,9 @@ impl Cluster {
     async fn start(extra: &[(&str, String)]) -> Self {
         let redis = Redis::start().await;
         let node = cql_node();
-        let keyspace = format!(
-            "cluster_{}",
-            amora_server::auth::random_token().to_lowercase().replace(['-', '_'], "")[..12].to_owned()
-        );
-        let mut env = vec![
-            ("AMORA_REDIS__URL", redis.url()),
-            ("AMORA_STORE__KIND", "scylla".to_owned()),
-            ("AMORA_STORE__SCYLLA__NODES", node.clone()),
-            ("AMORA_STORE__SCYLLA__KEYSPACE", keyspace.clone()),
-            ("AMORA_STORE__SCYLLA__REPLICATION", "{'class': 'SimpleStrategy', 'replication_factor': 1}".to_owned()),
-        ];
+        let keyspace = new_keyspace("cluster");
+        let mut env = vec![("AMORA_REDIS__URL", redis.url())];
+        env.extend(cql_env(&node, &keyspace));
         env.extend(extra.iter().cloned());
         // Separate data folders: nothing but the CQL keyspace and Redis is shared.
         let (temp_a, dir_a) = data_dir();

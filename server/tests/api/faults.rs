@@ -1,13 +1,15 @@
-//! Fault injection (issue 28): the real `amora` binary on a persistent SQLite data dir is
-//! killed with SIGKILL while it holds paid work, restarted on the same data, and the money
-//! is checked. First life: two image jobs of 4 (the loopback image service answers one image
-//! and holds the next), a voice play (the loopback speech service holds it) and a streamed
-//! reply paid with a free message (the loopback chat service streams one piece and holds the
-//! rest). Second life: a burst of signed NOWPayments notifications for three orders. Each
-//! kill waits for an observable state (the request reached the fake, the first image is in
-//! the gallery, the first `chatDelta` came, the first notification was answered), never for
-//! a sleep. After each restart: balance = ledger sum, every debit has its outcome or its
-//! refund, once; nothing is credited twice; two more restarts change nothing.
+//! Fault injection (issue 28): the real `amora` binary is killed with SIGKILL while it
+//! holds paid work, restarted on the same data, and the money is checked; one scenario, run
+//! once on each store (a persistent SQLite data dir; a CQL keyspace of its own at
+//! `AMORA_CQL_NODE`, kept across the restarts with the node's data dir). First life: two
+//! image jobs of 4 (the loopback image service answers one image and holds the next), a
+//! voice play (the loopback speech service holds it) and a streamed reply paid with a free
+//! message (the loopback chat service streams one piece and holds the rest). Second life: a
+//! burst of signed NOWPayments notifications for three orders. Each kill waits for an
+//! observable state (the request reached the fake, the first image is in the gallery, the
+//! first `chatDelta` came, the first notification was answered), never for a sleep. After
+//! each restart: balance = ledger sum, every debit has its outcome or its refund, once;
+//! nothing is credited twice; two more restarts change nothing.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +20,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, Speaker};
 use amora_domain::payment::OrderId;
+use amora_store::cql::{CqlSettings, CqlStore};
 use amora_store::{Store, StoredMessage, VoiceClipKey, VoiceClipState};
 use base64::Engine;
 use serde_json::{Value, json};
@@ -25,6 +28,7 @@ use tokio::sync::Notify;
 
 use crate::chat::{FREE_CHARACTER, send};
 use crate::cluster::{ServerProcess, Socket, data_dir, make_user, shared_store};
+use crate::cql_cluster::{cql_env, cql_node, new_keyspace};
 use crate::fakes::chat_api::ChatApiFake;
 use crate::fakes::loopback;
 use crate::fakes::nowpayments::NowPaymentsFake;
@@ -166,16 +170,63 @@ async fn books(store: &Store, users: &[&UserId]) -> Vec<Vec<(String, i64)>> {
     all
 }
 
-/// Kills the node (SIGKILL: `Child::kill`) and starts it again on the same data.
-async fn restart(server: ServerProcess, dir: &std::path::Path, env: &[(&str, String)]) -> ServerProcess {
-    drop(server);
-    ServerProcess::start(dir, env).await
+/// What the node keeps across kills: its data dir (whatever the store, the node keeps files
+/// there) and, on CQL, its keyspace. Every start of the scenario's node finds both again.
+struct Data {
+    _temp: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    /// The store settings of every start; empty on SQLite (the data dir holds the file).
+    store_env: Vec<(&'static str, String)>,
+    /// The CQL server and keyspace, when the node runs on CQL.
+    cql: Option<(String, String)>,
+}
+
+impl Data {
+    fn sqlite() -> Self {
+        let (_temp, dir) = data_dir();
+        Self { _temp, dir, store_env: Vec::new(), cql: None }
+    }
+
+    /// A keyspace of its own on the CQL server at `AMORA_CQL_NODE`.
+    fn cql() -> Self {
+        let (_temp, dir) = data_dir();
+        let (node, keyspace) = (cql_node(), new_keyspace("faults"));
+        Self { _temp, dir, store_env: cql_env(&node, &keyspace), cql: Some((node, keyspace)) }
+    }
+
+    /// Starts the node on this data with the scenario's settings `env`.
+    async fn start(&self, env: &[(&'static str, String)]) -> ServerProcess {
+        let all: Vec<(&str, String)> = self.store_env.iter().chain(env).cloned().collect();
+        ServerProcess::start(&self.dir, &all).await
+    }
+
+    /// The test's own handle on the node's store, opened after the first start made it.
+    async fn store(&self) -> Store {
+        match &self.cql {
+            None => shared_store(&self.dir),
+            Some((node, keyspace)) => CqlStore::connect(CqlSettings::local(node, keyspace)).await.unwrap().into_store(),
+        }
+    }
+
+    /// Kills the node (SIGKILL: `Child::kill`) and starts it again on the same data.
+    async fn restart(&self, server: ServerProcess, env: &[(&'static str, String)]) -> ServerProcess {
+        drop(server);
+        self.start(env).await
+    }
 }
 
 #[actix_rt::test]
-async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses_and_doubles_nothing() {
-    let (_temp, dir) = data_dir();
-    let store = shared_store(&dir);
+async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses_and_doubles_nothing_on_sqlite() {
+    scenario(Data::sqlite()).await;
+}
+
+#[actix_rt::test]
+async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses_and_doubles_nothing_on_cql() {
+    scenario(Data::cql()).await;
+}
+
+/// The scenario the module comment describes, on the store `data` names.
+async fn scenario(data: Data) {
     let client = reqwest::Client::new();
     let images = HoldingImages::start().await;
     let held_voice = HoldingSpeech::start();
@@ -199,7 +250,8 @@ async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses
         ]
     };
     let first_env = common(&held_voice.base_url);
-    let server = ServerProcess::start(&dir, &first_env).await;
+    let server = data.start(&first_env).await;
+    let store = data.store().await;
 
     // (a) Two image jobs of 4 from a user with 200 coins.
     let (painter, painter_no, painter_voucher) = make_user(&store, "Painter").await;
@@ -274,7 +326,7 @@ async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses
     let second_env = common(&speech.base_url);
     held_play.abort();
     drop(chat_socket);
-    let server = restart(server, &dir, &second_env).await;
+    let server = data.restart(server, &second_env).await;
     settled(&store).await;
 
     // (a) Every debited image is made or refunded, once.
@@ -359,7 +411,7 @@ async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses
         }
     }
     answered.notified().await;
-    let server = restart(server, &dir, &second_env).await;
+    let server = data.restart(server, &second_env).await;
     for task in burst {
         let _ = task.await;
     }
@@ -385,9 +437,9 @@ async fn sigkill_mid_image_job_voice_play_streamed_reply_and_webhook_burst_loses
     let users = [&painter, &listener, &chatter, &buyer];
     let before = books(&store, &users).await;
     let credits_before = store.message_credits.used(&chatter, today()).await.unwrap();
-    let server = restart(server, &dir, &second_env).await;
+    let server = data.restart(server, &second_env).await;
     settled(&store).await;
-    let server = restart(server, &dir, &second_env).await;
+    let server = data.restart(server, &second_env).await;
     settled(&store).await;
     // The spoken message replays free after the restarts.
     let app = TestApp::remote(server.url(""), store.clone());
