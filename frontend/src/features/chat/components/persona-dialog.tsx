@@ -3,11 +3,10 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { UserIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
+import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
-import { getPersonaList, personaFor, type UserPersona } from '@/features/settings/api/persona';
-import { PersonaForm } from '@/features/settings/components/persona-form';
-import own from '@/features/settings/components/persona.module.css';
-import styles from '@/features/settings/components/settings-page.module.css';
+import styles from '@/features/chat/components/persona-dialog.module.css';
+import { getPersonaList, personaFor, type UserPersona } from '@/lib/persona';
 import { userInfoAtom } from '@/lib/user';
 
 export interface PersonaDialogProps {
@@ -61,7 +60,7 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
           <Spinner label={t('loading')} />
         ) : (
           <>
-            <p className={own.current} data-testid="persona-current" data-persona={applies?.name ?? accountName}>
+            <p className={styles.current} data-testid="persona-current" data-persona={applies?.name ?? accountName}>
               {now}
             </p>
             <PersonaForm

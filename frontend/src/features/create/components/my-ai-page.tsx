@@ -3,9 +3,9 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import {
   CARD_MAX_BYTES,
   deleteCharacter,

@@ -1,8 +1,8 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CardMenu } from '@/components/card-menu';
 import { ChatIcon, LockIcon } from '@/components/icons';
 import styles from '@/features/home/components/character-card.module.css';
-import { CardMenu } from '@/features/moderation/components/card-menu';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
 
 export interface CharacterCardProps {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
-import { getCharacterList, HOME_PAGE_SIZE } from '@/features/home/api/get-character-list';
+import { getCharacterList, HOME_PAGE_SIZE } from '@/lib/character-list';
 import {
   appendPage,
   EMPTY_FEED,

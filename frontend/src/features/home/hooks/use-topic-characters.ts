@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import { getCharacterList } from '@/features/home/api/get-character-list';
 import { TOPIC_GRID_SIZE, type Topic } from '@/features/home/lib/topics';
 import type { CharacterCard } from '@/lib/api-types';
+import { getCharacterList } from '@/lib/character-list';
 
 /**
  * The catalogue characters that fit a topic, in one request: the list API's `tags`

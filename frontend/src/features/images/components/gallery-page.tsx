@@ -3,10 +3,10 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { GalleryIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import {
   deleteImage,
   getFeed,
@@ -16,18 +16,18 @@ import {
   type FeedImage,
   type GalleryCharacter,
   type GalleryImage,
-} from '@/features/images/api/images-api';
+} from '@/lib/images-api';
+import { Lightbox } from '@/components/lightbox';
+import { ReportDialog } from '@/components/report-dialog';
 import styles from '@/features/images/components/images.module.css';
-import { Lightbox } from '@/features/images/components/lightbox';
 import { useEndOfList, useImagePages } from '@/features/images/hooks/use-image-pages';
-import type { FeedImageReportTarget } from '@/features/moderation/api/report-api';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
 import { showLoginTipAtom } from '@/lib/app-state';
 import { mediaUrl } from '@/lib/media-url';
 import { notify } from '@/lib/notifications';
+import type { FeedImageReportTarget } from '@/lib/report-api';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';

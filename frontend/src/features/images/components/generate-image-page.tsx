@@ -7,7 +7,7 @@ import { CoinIcon, InfoIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import { Spinner } from '@/components/splash';
-import { getCharacterList } from '@/features/home/api/get-character-list';
+import { getCharacterList } from '@/lib/character-list';
 import {
   cancelJob,
   generateImages,
@@ -16,17 +16,17 @@ import {
   PROMPT_MAX_CHARS,
   type ImageOptions,
   type PresetGroup,
-} from '@/features/images/api/images-api';
+} from '@/lib/images-api';
+import { Lightbox } from '@/components/lightbox';
 import styles from '@/features/images/components/images.module.css';
 import { JobCard } from '@/features/images/components/job-tiles';
-import { Lightbox } from '@/features/images/components/lightbox';
 import { buildRequest, type Selection } from '@/features/images/lib/generate-request';
-import { imageErrorKey } from '@/features/images/lib/image-errors';
-import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode, type CharacterCard, type GalleryImage } from '@/lib/api-types';
 import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
+import { imageErrorKey } from '@/lib/image-errors';
+import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
 import { ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import styles from '@/features/images/components/images.module.css';
-import { isEnded, jobEnded, jobSummary, type Job, type Tile } from '@/features/images/stores/image-jobs';
 import type { GalleryImage } from '@/lib/api-types';
+import { isEnded, jobEnded, jobSummary, type Job, type Tile } from '@/lib/image-jobs';
 import { mediaUrl } from '@/lib/media-url';
 import { displayCoins } from '@/lib/site';
 

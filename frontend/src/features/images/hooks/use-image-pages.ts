@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ImagePage } from '@/features/images/api/images-api';
+import type { ImagePage } from '@/lib/images-api';
 
 export type PageLoad = 'loading' | 'ready' | 'failed';
 

@@ -1,4 +1,4 @@
-import { PRESET_FIELD, PRESET_GROUPS, PROMPT_MAX_CHARS, type GenerateRequest, type PresetGroup } from '@/features/images/api/images-api';
+import { PRESET_FIELD, PRESET_GROUPS, PROMPT_MAX_CHARS, type GenerateRequest, type PresetGroup } from '@/lib/images-api';
 
 /** The preset chosen in each group, if any. */
 export type Selection = Record<PresetGroup, string | null>;

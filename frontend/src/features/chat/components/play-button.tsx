@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import styles from '@/features/chat/components/chat.module.css';
-import type { Playback } from '@/features/voice/stores/voice-playback';
+import type { Playback } from '@/features/chat/stores/voice-playback';
 import { ApiCode } from '@/lib/api-types';
 import { displayCoins } from '@/lib/site';
 

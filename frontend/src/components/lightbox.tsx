@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import styles from '@/components/lightbox.module.css';
 import { Modal } from '@/components/modal';
-import styles from '@/features/images/components/images.module.css';
 import { mediaUrl } from '@/lib/media-url';
 
 export interface LightboxImage {

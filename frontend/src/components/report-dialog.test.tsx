@@ -2,11 +2,11 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
+import { ReportDialog } from '@/components/report-dialog';
 import { ApiCode } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
 import { store } from '@/lib/store';
-import en from '../../../../public/locales/en/translation.json';
+import en from '../../public/locales/en/translation.json';
 
 type Reply = { code: number; data?: unknown };
 

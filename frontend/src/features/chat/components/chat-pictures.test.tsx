@@ -2,10 +2,10 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { Provider, useAtomValue } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
-import { EMPTY_JOBS } from '@/features/images/stores/image-jobs';
-import { dispatchJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
+import { PendingPictures, PictureDialog } from '@/features/chat/components/chat-pictures';
 import type { UserInfo } from '@/lib/api-types';
+import { EMPTY_JOBS } from '@/lib/image-jobs';
+import { dispatchJobs, imageJobsAtom } from '@/lib/image-jobs-store';
 import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';

@@ -1,8 +1,8 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useVoicePlayer } from '@/features/voice/hooks/use-voice-player';
-import { buttonState } from '@/features/voice/stores/voice-playback';
+import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
+import { buttonState } from '@/features/chat/stores/voice-playback';
 import type { UserInfo } from '@/lib/api-types';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
 import { store } from '@/lib/store';

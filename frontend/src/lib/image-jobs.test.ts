@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EARLY_EVENTS_KEPT, EMPTY_JOBS, jobEnded, jobsReducer, jobSummary, type JobsAction, type JobsState } from '@/features/images/stores/image-jobs';
 import type { GalleryImage } from '@/lib/api-types';
+import { EARLY_EVENTS_KEPT, EMPTY_JOBS, jobEnded, jobsReducer, jobSummary, type JobsAction, type JobsState } from '@/lib/image-jobs';
 
 const image = (imageId: string, jobId = 'j1'): GalleryImage => ({
   imageId,
