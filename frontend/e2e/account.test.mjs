@@ -50,7 +50,7 @@ describe('login steps', () => {
     it(`steps 1–4 on ${name} (${viewport.width}×${viewport.height})`, () =>
       journey({ viewport, mobile }, async (page) => {
         await page.goto('/');
-        let modal = await openLogin(page);
+        const modal = await openLogin(page);
         assert.equal(await modal.evaluate((el) => el.offsetWidth), mobile ? 375 : 567);
         assert.ok((await modal.evaluate((el) => el.offsetHeight)) <= viewport.height - 200);
         // No client ids are configured in the test server: both buttons say so.
@@ -77,7 +77,7 @@ describe('login steps', () => {
         const reloaded = await markPage(page);
         await page.getByTestId('login-back').click();
         await reloaded();
-        modal = await openLogin(page);
+        await openLogin(page);
         await page.getByTestId('login-id-method').click();
         assert.equal(await page.getByTestId('login-password-submit').isDisabled(), true);
         await page.getByTestId('login-id-input').fill('20481736');

@@ -120,7 +120,8 @@ let server = null;
 const { sink, ready: smtpReady } = startSmtpSink(mailDir, serverLog);
 smtpReady.catch(() => undefined);
 
-let exitCode = 1;
+// The journeys' exit code, or 1 when starting or reading them failed (the catch below).
+let exitCode;
 const cleanUp = async () => {
   if (server) await stop(server);
   sink.stdin.end();
