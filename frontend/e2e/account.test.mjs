@@ -35,7 +35,10 @@ async function markPage(page) {
   await page.evaluate(() => {
     window.__beforeReload = true;
   });
-  return () => page.waitForFunction(() => window.__beforeReload === undefined && document.readyState === 'complete', null, { timeout: 15_000 });
+  return () =>
+    page.waitForFunction(() => window.__beforeReload === undefined && document.readyState === 'complete', null, {
+      timeout: 15_000,
+    });
 }
 
 function notification(page, text) {
@@ -200,7 +203,9 @@ describe('account', () => {
       await page.getByTestId('settings-avatar').click();
       await page.getByTestId('avatar-choice').first().waitFor();
       const chosen = await page.getByTestId('avatar-choice').first().locator('img').getAttribute('src');
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="avatar-picker"] img')].slice(0, 8).every((img) => img.complete));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('[data-testid="avatar-picker"] img')].slice(0, 8).every((img) => img.complete),
+      );
       await screenshot(page, 'settings-avatar-mobile');
       await page.getByTestId('avatar-choice').first().click();
       await page.getByTestId('avatar-picker').waitFor({ state: 'detached' });

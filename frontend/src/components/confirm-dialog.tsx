@@ -36,7 +36,13 @@ export function ConfirmDialog({ open, title, text, confirmLabel, onConfirm, onCl
           <Button variant="secondary" size="small" onClick={onClose} disabled={busy}>
             {t('chat.cancel')}
           </Button>
-          <Button size="small" className={styles.dangerButton} onClick={() => void confirm()} disabled={busy} data-testid="confirm-button">
+          <Button
+            size="small"
+            className={styles.dangerButton}
+            onClick={() => void confirm()}
+            disabled={busy}
+            data-testid="confirm-button"
+          >
             {confirmLabel}
           </Button>
         </div>

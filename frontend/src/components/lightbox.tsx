@@ -26,7 +26,14 @@ export function Lightbox({ image, caption, actions, illustration, onClose }: Lig
   const { t } = useTranslation('images');
   const { t: tApp } = useTranslation();
   return (
-    <Modal open={image !== null} onClose={onClose} title={caption || t('gallery.fullView')} closeLabel={tApp('common.close')} width={Math.min(900, window.innerWidth - 24)} testId="image-lightbox">
+    <Modal
+      open={image !== null}
+      onClose={onClose}
+      title={caption || t('gallery.fullView')}
+      closeLabel={tApp('common.close')}
+      width={Math.min(900, window.innerWidth - 24)}
+      testId="image-lightbox"
+    >
       {image && (
         <div className={styles.lightbox}>
           <img

@@ -133,11 +133,23 @@ export function PersonaForm({ characterId, stored, suggestedName, onChange, remo
       )}
       <div className={styles.buttons}>
         {stored && (
-          <Button variant="secondary" size="small" onClick={() => void remove()} disabled={busy} data-testid={`${testId}-remove`}>
+          <Button
+            variant="secondary"
+            size="small"
+            onClick={() => void remove()}
+            disabled={busy}
+            data-testid={`${testId}-remove`}
+          >
             {removeLabel}
           </Button>
         )}
-        <Button type="submit" size="small" disabled={problem !== null || unchanged || busy} aria-busy={busy} data-testid={`${testId}-save`}>
+        <Button
+          type="submit"
+          size="small"
+          disabled={problem !== null || unchanged || busy}
+          aria-busy={busy}
+          data-testid={`${testId}-save`}
+        >
           {t('save')}
         </Button>
       </div>

@@ -56,7 +56,12 @@ describe('ReportDialog', () => {
     fireEvent.change(screen.getByTestId('report-note'), { target: { value: '  rude  ' } });
     fireEvent.click(submit);
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(await sent(fetchMock)).toEqual({ characterId: 'gf-001', messageId: '1700000000000000000', reason: 'harassment', note: 'rude' });
+    expect(await sent(fetchMock)).toEqual({
+      characterId: 'gf-001',
+      messageId: '1700000000000000000',
+      reason: 'harassment',
+      note: 'rude',
+    });
   });
 
   it('asks for a note when the reason is "something else", without calling the server', () => {

@@ -59,7 +59,12 @@ export function ConversationList({ list, status, activeId, onOpen, onDelete, onR
           const last = summary.lastMessage;
           const active = summary.characterId === activeId;
           return (
-            <li key={summary.characterId} className={`${styles.listItem} ${active ? styles.listActive : ''}`} data-testid="chat-list-item" data-character-id={summary.characterId}>
+            <li
+              key={summary.characterId}
+              className={`${styles.listItem} ${active ? styles.listActive : ''}`}
+              data-testid="chat-list-item"
+              data-character-id={summary.characterId}
+            >
               <LocalizedLink
                 to={chatPathFor(summary.characterId)}
                 className={styles.listLink}

@@ -93,14 +93,24 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   // since the picture is then a message of the conversation.
   useEffect(() => followImageJobs(), []);
   const { jobs } = useAtomValue(imageJobsAtom);
-  const pictureJobs = useMemo(() => jobs.filter((job) => typeof job.origin === 'object' && job.origin.chat === characterId), [jobs, characterId]);
-  const endedTiles = pictureJobs.flatMap((job) => job.tiles.filter((tile) => tile.status === 'done').map((tile) => tile.imageId)).join(',');
+  const pictureJobs = useMemo(
+    () => jobs.filter((job) => typeof job.origin === 'object' && job.origin.chat === characterId),
+    [jobs, characterId],
+  );
+  const endedTiles = pictureJobs
+    .flatMap((job) => job.tiles.filter((tile) => tile.status === 'done').map((tile) => tile.imageId))
+    .join(',');
   const { refresh } = thread;
   useEffect(() => {
     if (endedTiles) void refresh();
   }, [endedTiles, refresh]);
-  const heldImageIds = useMemo(() => new Set(state.messages.flatMap((m) => (m.image ? [m.image.imageId] : []))), [state.messages]);
-  const shownJobs = pictureJobs.filter((job) => !(jobEnded(job) && job.tiles.every((tile) => heldImageIds.has(tile.imageId))));
+  const heldImageIds = useMemo(
+    () => new Set(state.messages.flatMap((m) => (m.image ? [m.image.imageId] : []))),
+    [state.messages],
+  );
+  const shownJobs = pictureJobs.filter(
+    (job) => !(jobEnded(job) && job.tiles.every((tile) => heldImageIds.has(tile.imageId))),
+  );
   const [askingPicture, setAskingPicture] = useState(false);
   const [viewing, setViewing] = useState<{ image: LightboxImage; caption: string } | null>(null);
   const openPicture = useCallback((message: ChatMessage) => {
@@ -165,17 +175,30 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
     );
 
   return (
-    <div className={`${styles.conversation} ${memoriesOpen && !mobile ? styles.withMemories : ''}`} data-testid="conversation" data-character-id={characterId}>
+    <div
+      className={`${styles.conversation} ${memoriesOpen && !mobile ? styles.withMemories : ''}`}
+      data-testid="conversation"
+      data-character-id={characterId}
+    >
       <section className={styles.chatColumn} aria-label={name}>
         <header className={styles.chatHeader}>
-          <button type="button" className={styles.iconButton} onClick={onBack} aria-label={t('chat.back')} title={t('chat.back')} data-testid="chat-back">
+          <button
+            type="button"
+            className={styles.iconButton}
+            onClick={onBack}
+            aria-label={t('chat.back')}
+            title={t('chat.back')}
+            data-testid="chat-back"
+          >
             <ArrowLeftIcon size={20} />
           </button>
           <span className={styles.portrait}>{photo && <img src={photo} alt="" />}</span>
           <div className={styles.headerText}>
             <h1 className={styles.characterName} data-testid="chat-character-name">
               {name}
-              {character?.usedType === 1 && <LockIcon size={14} className={styles.lockMark} aria-label={t('home.locked')} />}
+              {character?.usedType === 1 && (
+                <LockIcon size={14} className={styles.lockMark} aria-label={t('home.locked')} />
+              )}
             </h1>
             {character && (
               <span className={styles.characterMeta}>
@@ -208,9 +231,17 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
           </button>
         </header>
         {body}
-        {thread.load === 'ready' && character && (character.alternateGreetings?.length ?? 0) > 0 && greetingOnly(state) && (
-          <GreetingChoices greeting={character.greeting} alternates={character.alternateGreetings ?? []} characterName={name} onChoose={thread.chooseGreeting} />
-        )}
+        {thread.load === 'ready' &&
+          character &&
+          (character.alternateGreetings?.length ?? 0) > 0 &&
+          greetingOnly(state) && (
+            <GreetingChoices
+              greeting={character.greeting}
+              alternates={character.alternateGreetings ?? []}
+              characterName={name}
+              onChoose={thread.chooseGreeting}
+            />
+          )}
         {state.failure && <FailureBanner failure={state.failure} onDismiss={thread.dismissFailure} />}
         {thread.load === 'ready' && (
           <Composer
@@ -226,10 +257,22 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         {/* The one audio element the replies play through. */}
         <audio ref={player.audioRef} preload="auto" data-testid="voice-audio" hidden />
       </section>
-      {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
+      {memoriesOpen && (
+        <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />
+      )}
       <ReportDialog target={reporting} onClose={() => setReporting(null)} />
-      <PersonaDialog open={personaOpen} characterId={characterId} characterName={name} onClose={() => setPersonaOpen(false)} />
-      <PictureDialog open={askingPicture} characterId={characterId} characterName={name} onClose={() => setAskingPicture(false)} />
+      <PersonaDialog
+        open={personaOpen}
+        characterId={characterId}
+        characterName={name}
+        onClose={() => setPersonaOpen(false)}
+      />
+      <PictureDialog
+        open={askingPicture}
+        characterId={characterId}
+        characterName={name}
+        onClose={() => setAskingPicture(false)}
+      />
       <Lightbox image={viewing?.image ?? null} caption={viewing?.caption ?? name} onClose={() => setViewing(null)} />
     </div>
   );

@@ -30,7 +30,9 @@ describe("the chat screen's persona dialog", () => {
     expect(await screen.findByTestId('persona-current')).toHaveTextContent('Now: Dr Ann, just for Sofia.');
     expect((screen.getByTestId('chat-persona-form-name') as HTMLInputElement).value).toBe('Dr Ann');
     fireEvent.click(screen.getByTestId('chat-persona-form-remove'));
-    await waitFor(() => expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: your usual persona, Captain Ann.'));
+    await waitFor(() =>
+      expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: your usual persona, Captain Ann.'),
+    );
     expect(calls.find((c) => c.path === '/user/v1/persona/deletePersona')!.payload).toEqual({ characterId: 'gf-001' });
     expect((screen.getByTestId('chat-persona-form-name') as HTMLInputElement).value).toBe('Captain Ann');
   });
@@ -44,7 +46,13 @@ describe("the chat screen's persona dialog", () => {
     expect(await screen.findByTestId('persona-current')).toHaveTextContent('Now: your account name, mira.');
     fireEvent.change(screen.getByTestId('chat-persona-form-name'), { target: { value: 'Dr Ann' } });
     fireEvent.click(screen.getByTestId('chat-persona-form-save'));
-    await waitFor(() => expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: Dr Ann, just for Sofia.'));
-    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({ characterId: 'gf-001', name: 'Dr Ann', description: '' });
+    await waitFor(() =>
+      expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: Dr Ann, just for Sofia.'),
+    );
+    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({
+      characterId: 'gf-001',
+      name: 'Dr Ann',
+      description: '',
+    });
   });
 });

@@ -47,10 +47,20 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
       : t('usingAccount', { persona: accountName });
 
   const replace = (persona: UserPersona | null) =>
-    setPersonas((list) => [...(list ?? []).filter((p) => p.characterId !== characterId), ...(persona ? [persona] : [])]);
+    setPersonas((list) => [
+      ...(list ?? []).filter((p) => p.characterId !== characterId),
+      ...(persona ? [persona] : []),
+    ]);
 
   return (
-    <Modal open={open} onClose={onClose} title={t('dialogTitle', { name: characterName })} closeLabel={common('common.close')} width={480} testId="persona-dialog">
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={t('dialogTitle', { name: characterName })}
+      closeLabel={common('common.close')}
+      width={480}
+      testId="persona-dialog"
+    >
       <div className={styles.dialogBody}>
         <h2 className={styles.dialogTitle}>{t('dialogTitle', { name: characterName })}</h2>
         <p className={styles.muted}>{t('dialogText', { name: characterName })}</p>
@@ -84,7 +94,14 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
 export function PersonaButton({ className, onClick }: { className: string | undefined; onClick: () => void }) {
   const { t } = useTranslation('persona');
   return (
-    <button type="button" className={className} onClick={onClick} aria-label={t('chatButton')} title={t('chatButton')} data-testid="chat-persona">
+    <button
+      type="button"
+      className={className}
+      onClick={onClick}
+      aria-label={t('chatButton')}
+      title={t('chatButton')}
+      data-testid="chat-persona"
+    >
       <UserIcon size={18} />
     </button>
   );

@@ -31,7 +31,13 @@ export const CharacterCard = memo(function CharacterCard({ character, onOpen, ea
         data-testid="character-card"
         data-character-id={character.characterId}
       >
-        <img className={styles.photo} src={character.characterPhoto} alt="" loading={eager ? 'eager' : 'lazy'} decoding="async" />
+        <img
+          className={styles.photo}
+          src={character.characterPhoto}
+          alt=""
+          loading={eager ? 'eager' : 'lazy'}
+          decoding="async"
+        />
         {secondary && <img className={styles.secondary} src={secondary} alt="" loading="lazy" decoding="async" />}
         <span className={styles.shade} />
         {secondary && (

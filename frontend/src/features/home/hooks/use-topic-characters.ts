@@ -9,15 +9,18 @@ import { getCharacterList } from '@/lib/character-list';
  * those sharing more first, already filtered by what this visitor may see.
  */
 async function loadTopicCharacters(topic: Topic): Promise<CharacterCard[]> {
-  const envelope = await getCharacterList({ pageNo: 1, pageSize: TOPIC_GRID_SIZE, gender: topic.gender, tags: [...topic.tags] });
+  const envelope = await getCharacterList({
+    pageNo: 1,
+    pageSize: TOPIC_GRID_SIZE,
+    gender: topic.gender,
+    tags: [...topic.tags],
+  });
   if (!envelope.success || !Array.isArray(envelope.data)) throw new Error('character list failed');
   return envelope.data;
 }
 
 export type TopicCharacters =
-  | { status: 'loading' }
-  | { status: 'failed' }
-  | { status: 'ready'; characters: CharacterCard[] };
+  { status: 'loading' } | { status: 'failed' } | { status: 'ready'; characters: CharacterCard[] };
 
 export function useTopicCharacters(topic: Topic): { state: TopicCharacters; retry: () => void } {
   const [state, setState] = useState<TopicCharacters>({ status: 'loading' });

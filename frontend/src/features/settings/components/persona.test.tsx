@@ -41,7 +41,10 @@ describe('the settings persona section', () => {
   it('starts from the account name and saves the persona for every character', async () => {
     const calls = serveApi({
       '/user/v1/persona/getPersonaList': { code: 200, data: [] },
-      '/user/v1/persona/setPersona': { code: 200, data: { characterId: null, name: 'Mira', description: 'Night nurse.' } },
+      '/user/v1/persona/setPersona': {
+        code: 200,
+        data: { characterId: null, name: 'Mira', description: 'Night nurse.' },
+      },
     });
     renderSection();
     const name = (await screen.findByTestId('persona-form-name')) as HTMLInputElement;
@@ -52,7 +55,11 @@ describe('the settings persona section', () => {
     expect(screen.getByText('12/500')).toBeInTheDocument();
     fireEvent.click(screen.getByTestId('persona-form-save'));
     await waitFor(() => expect(calls.some((c) => c.path === '/user/v1/persona/setPersona')).toBe(true));
-    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({ characterId: null, name: 'Mira', description: 'Night nurse.' });
+    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({
+      characterId: null,
+      name: 'Mira',
+      description: 'Night nurse.',
+    });
     expect(await screen.findByTestId('persona-form-remove')).toBeInTheDocument();
   });
 
@@ -67,7 +74,9 @@ describe('the settings persona section', () => {
     expect((screen.getByTestId('persona-form-save') as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(description, { target: { value: 'Something else' } });
     fireEvent.click(screen.getByTestId('persona-form-save'));
-    expect(await screen.findByTestId('persona-form-error')).toHaveTextContent('not allowed by the community guidelines');
+    expect(await screen.findByTestId('persona-form-error')).toHaveTextContent(
+      'not allowed by the community guidelines',
+    );
     expect(description.value).toBe('Something else');
   });
 
