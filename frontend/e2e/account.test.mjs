@@ -35,7 +35,10 @@ async function markPage(page) {
   await page.evaluate(() => {
     window.__beforeReload = true;
   });
-  return () => page.waitForFunction(() => window.__beforeReload === undefined && document.readyState === 'complete', null, { timeout: 15_000 });
+  return () =>
+    page.waitForFunction(() => window.__beforeReload === undefined && document.readyState === 'complete', null, {
+      timeout: 15_000,
+    });
 }
 
 function notification(page, text) {
@@ -50,7 +53,7 @@ describe('login steps', () => {
     it(`steps 1–4 on ${name} (${viewport.width}×${viewport.height})`, () =>
       journey({ viewport, mobile }, async (page) => {
         await page.goto('/');
-        let modal = await openLogin(page);
+        const modal = await openLogin(page);
         assert.equal(await modal.evaluate((el) => el.offsetWidth), mobile ? 375 : 567);
         assert.ok((await modal.evaluate((el) => el.offsetHeight)) <= viewport.height - 200);
         // No client ids are configured in the test server: both buttons say so.
@@ -77,7 +80,7 @@ describe('login steps', () => {
         const reloaded = await markPage(page);
         await page.getByTestId('login-back').click();
         await reloaded();
-        modal = await openLogin(page);
+        await openLogin(page);
         await page.getByTestId('login-id-method').click();
         assert.equal(await page.getByTestId('login-password-submit').isDisabled(), true);
         await page.getByTestId('login-id-input').fill('20481736');
@@ -200,7 +203,9 @@ describe('account', () => {
       await page.getByTestId('settings-avatar').click();
       await page.getByTestId('avatar-choice').first().waitFor();
       const chosen = await page.getByTestId('avatar-choice').first().locator('img').getAttribute('src');
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="avatar-picker"] img')].slice(0, 8).every((img) => img.complete));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('[data-testid="avatar-picker"] img')].slice(0, 8).every((img) => img.complete),
+      );
       await screenshot(page, 'settings-avatar-mobile');
       await page.getByTestId('avatar-choice').first().click();
       await page.getByTestId('avatar-picker').waitFor({ state: 'detached' });

@@ -28,7 +28,9 @@ function recordFrames(page) {
   const started = Date.now();
   page.on('websocket', (socket) => {
     if (!new URL(socket.url()).pathname.endsWith('/lust/api/ws')) return;
-    socket.on('framereceived', ({ payload }) => frames.received.push({ ...JSON.parse(String(payload)), at: Date.now() - started }));
+    socket.on('framereceived', ({ payload }) =>
+      frames.received.push({ ...JSON.parse(String(payload)), at: Date.now() - started }),
+    );
     socket.on('framesent', ({ payload }) => frames.sent.push(JSON.parse(String(payload))));
     socket.on('close', () => frames.received.push({ event: '(socket closed)', data: {}, at: Date.now() - started }));
   });
@@ -42,7 +44,9 @@ async function waitForFrame(frames, predicate, what, timeout = REPLY_TIMEOUT_MS)
     if (found) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const seen = frames.received.filter((f) => f.event !== 'chatDelta').map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`);
+  const seen = frames.received
+    .filter((f) => f.event !== 'chatDelta')
+    .map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`);
   throw new Error(`no ${what} within ${timeout / 1000} s; received (deltas left out): ${seen.join(', ')}`);
 }
 
@@ -76,7 +80,7 @@ describe('chat', () => {
       await page.waitForFunction(() => window.scrollY > 600);
       // Scrolling may have fetched the next page: let the grid settle before noting it.
       let homeIds = await cardIds(page);
-      for (let still = 0; still < 4; ) {
+      for (let still = 0; still < 4;) {
         await new Promise((r) => setTimeout(r, 250));
         const now = await cardIds(page);
         still = now.length === homeIds.length ? still + 1 : 0;
@@ -107,16 +111,28 @@ describe('chat', () => {
       await page.getByTestId('chat-character-name').filter({ hasText: characterName }).waitFor();
       const firstMessage = page.getByTestId('chat-message').first();
       await firstMessage.waitFor();
-      assert.equal(await firstMessage.getAttribute('data-speaker'), 'character', 'the greeting is not the first message');
+      assert.equal(
+        await firstMessage.getAttribute('data-speaker'),
+        'character',
+        'the greeting is not the first message',
+      );
       // The menu collapses with a short transition.
-      await page.waitForFunction(() => document.querySelector('[data-testid="side-menu"]')?.getBoundingClientRect().width === 80, null, { timeout: 5_000 });
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="side-menu"]')?.getBoundingClientRect().width === 80,
+        null,
+        { timeout: 5_000 },
+      );
       const credits = page.getByTestId('credits-left');
       await credits.waitFor();
       const creditsBefore = Number((await credits.innerText()).match(/\d+/)[0]);
       // Merely opened, the character is no chat of the list on the left (issue 18).
       await page.waitForFunction(() => document.querySelector('[data-testid="save-memories"]') !== null);
       await page.getByTestId('chat-list-empty').waitFor();
-      assert.equal(await page.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`).count(), 0, 'an opened character is listed');
+      assert.equal(
+        await page.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`).count(),
+        0,
+        'an opened character is listed',
+      );
 
       // Send with Enter; the reply streams into a pending bubble, then the stored message replaces it.
       text = 'Hi! My name is Sam, I live by the sea and I love hiking.';
@@ -129,9 +145,16 @@ describe('chat', () => {
       // Written to, it is a chat: the list has it.
       await page.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`).waitFor();
       await page.getByTestId('chat-stop').waitFor();
-      await page.getByTestId('pending-reply-text').waitFor({ timeout: REPLY_TIMEOUT_MS }).catch(() => undefined);
+      await page
+        .getByTestId('pending-reply-text')
+        .waitFor({ timeout: REPLY_TIMEOUT_MS })
+        .catch(() => undefined);
       await screenshot(page, 'chat-desktop-streaming');
-      const done = await waitForFrame(frames, (f) => f.event === 'chatDone' && f.data.characterId === characterId, 'chatDone');
+      const done = await waitForFrame(
+        frames,
+        (f) => f.event === 'chatDone' && f.data.characterId === characterId,
+        'chatDone',
+      );
       const deltas = frames.received.filter((f) => f.event === 'chatDelta' && f.data.replyId === done.data.replyId);
       assert.ok(deltas.length > 1, `the reply came in ${deltas.length} delta(s)`);
       assert.ok(done.data.message, `the reply ended without a message: ${JSON.stringify(done.data)}`);
@@ -144,40 +167,74 @@ describe('chat', () => {
       assert.equal(plain(await reply.getByTestId('message-bubble').innerText()), plain(done.data.message.content));
       const seen = await page.evaluate(() => window.__pendingTexts);
       assert.ok(seen.length >= 1, 'the streaming reply was never shown');
-      for (let i = 1; i < seen.length; i += 1) assert.ok(seen[i].length >= seen[i - 1].length, `the pending reply shrank: ${JSON.stringify(seen)}`);
+      for (let i = 1; i < seen.length; i += 1)
+        assert.ok(seen[i].length >= seen[i - 1].length, `the pending reply shrank: ${JSON.stringify(seen)}`);
       assert.equal(frames.sent.filter((f) => f.action === 'chatSend').length, 1);
       await page.getByTestId('regenerate').waitFor();
-      await page.waitForFunction((n) => document.querySelector('[data-testid="credits-left"]')?.textContent.includes(String(n)), creditsBefore - 1);
+      await page.waitForFunction(
+        (n) => document.querySelector('[data-testid="credits-left"]')?.textContent.includes(String(n)),
+        creditsBefore - 1,
+      );
       // The list shows the reply as the conversation's last message.
-      await page.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`).filter({ hasText: done.data.message.content.slice(0, 12) }).waitFor();
+      await page
+        .locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`)
+        .filter({ hasText: done.data.message.content.slice(0, 12) })
+        .waitFor();
 
       // Regenerate: the old reply goes (chatMessageDeleted) and a new one streams in its place.
       await page.getByTestId('regenerate').click();
-      await waitForFrame(frames, (f) => f.event === 'chatMessageDeleted' && f.data.messageIds.includes(done.data.replyId), 'chatMessageDeleted');
-      const again = await waitForFrame(frames, (f) => f.event === 'chatDone' && f.data.replyId !== done.data.replyId, 'a second chatDone');
+      await waitForFrame(
+        frames,
+        (f) => f.event === 'chatMessageDeleted' && f.data.messageIds.includes(done.data.replyId),
+        'chatMessageDeleted',
+      );
+      const again = await waitForFrame(
+        frames,
+        (f) => f.event === 'chatDone' && f.data.replyId !== done.data.replyId,
+        'a second chatDone',
+      );
       assert.ok(again.data.message, 'the regenerated reply ended without a message');
       await reply.waitFor({ state: 'detached' });
       await page.locator(`[data-testid="chat-message"][data-message-id="${again.data.message.messageId}"]`).waitFor();
       assert.equal(await page.getByTestId('chat-message').count(), 3, 'greeting, message and one reply');
-      await page.waitForFunction((n) => document.querySelector('[data-testid="credits-left"]')?.textContent.includes(String(n)), creditsBefore - 2);
+      await page.waitForFunction(
+        (n) => document.querySelector('[data-testid="credits-left"]')?.textContent.includes(String(n)),
+        creditsBefore - 2,
+      );
 
       // Save memories: saving shows from memorySaving to memorySaved.
       const panel = page.getByTestId('memories-panel');
       await panel.waitFor();
       const save = page.getByTestId('save-memories');
       await save.click();
-      const saving = await waitForFrame(frames, (f) => f.event === 'memorySaving' && f.data.characterId === characterId, 'memorySaving');
+      const saving = await waitForFrame(
+        frames,
+        (f) => f.event === 'memorySaving' && f.data.characterId === characterId,
+        'memorySaving',
+      );
       // memorySaved ends it; so does a reconnect (a memorySaved sent meanwhile is lost, and
       // the panel refetches the list instead).
       const ended = await waitForFrame(
         frames,
-        (f) => (f.event === 'memorySaved' && f.data.characterId === characterId) || (f.event === 'hello' && f.at > saving.at),
+        (f) =>
+          (f.event === 'memorySaved' && f.data.characterId === characterId) ||
+          (f.event === 'hello' && f.at > saving.at),
         'memorySaved',
       );
-      await page.waitForFunction((label) => document.querySelector('[data-testid="save-memories"]')?.textContent === label, en.chat.saveMemories);
+      await page.waitForFunction(
+        (label) => document.querySelector('[data-testid="save-memories"]')?.textContent === label,
+        en.chat.saveMemories,
+      );
       assert.equal(await save.isDisabled(), false);
-      if (ended.event === 'memorySaved') assert.equal(await panel.getByTestId('memory-item').count(), ended.data.memories.length);
-      else console.log(`# the socket reconnected while memories were saved: ${frames.received.filter((f) => f.event !== 'chatDelta').map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`).join(', ')}`);
+      if (ended.event === 'memorySaved')
+        assert.equal(await panel.getByTestId('memory-item').count(), ended.data.memories.length);
+      else
+        console.log(
+          `# the socket reconnected while memories were saved: ${frames.received
+            .filter((f) => f.event !== 'chatDelta')
+            .map((f) => `${f.event}@${(f.at / 1000).toFixed(1)}s`)
+            .join(', ')}`,
+        );
 
       // Add one by hand: it shows at the top, as the user's own, and is still there after a reload.
       fact = `My favourite colour is teal (${RUN})`;
@@ -186,9 +243,16 @@ describe('chat', () => {
       const added = panel.getByTestId('memory-item').filter({ hasText: fact });
       await added.waitFor();
       assert.equal(await added.getAttribute('data-origin'), 'user');
-      assert.ok((await panel.getByTestId('memory-item').first().innerText()).includes(fact), 'the new memory is not at the top');
+      assert.ok(
+        (await panel.getByTestId('memory-item').first().innerText()).includes(fact),
+        'the new memory is not at the top',
+      );
       // Notifications (the save's outcome) last 3 s; the screenshot shows the screen itself.
-      await page.waitForFunction(() => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null, null, { timeout: 6_000 });
+      await page.waitForFunction(
+        () => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null,
+        null,
+        { timeout: 6_000 },
+      );
       await screenshot(page, 'chat-desktop');
 
       // Back: the home it came from, with the same cards and the same scroll position.

@@ -156,7 +156,10 @@ describe('reports', () => {
     journey({ viewport: MOBILE, mobile: true }, async (page) => {
       await signInByMail(page, `reporter-phone-${RUN}@example.com`);
       await waitForCardCount(page, 10);
-      const characterId = await page.locator('[data-testid="character-card"]:not(:has([data-testid="card-lock"]))').nth(2).getAttribute('data-character-id');
+      const characterId = await page
+        .locator('[data-testid="character-card"]:not(:has([data-testid="card-lock"]))')
+        .nth(2)
+        .getAttribute('data-character-id');
       await page.goto(`/chat/${characterId}`);
       const greeting = page.locator('[data-testid="chat-message"][data-speaker="character"]').first();
       await greeting.waitFor();
@@ -171,7 +174,11 @@ describe('reports', () => {
       const messageId = await greeting.getAttribute('data-message-id');
       await greeting.getByTestId('report-reply').click();
       dialog = await fileReport(page, 'other', `Reply report ${RUN}`);
-      await dialog.getByRole('heading', { name: en.report.replyTitle.replace('{{name}}', await page.getByTestId('chat-character-name').innerText()) }).waitFor();
+      await dialog
+        .getByRole('heading', {
+          name: en.report.replyTitle.replace('{{name}}', await page.getByTestId('chat-character-name').innerText()),
+        })
+        .waitFor();
       await dialog.getByTestId('report-submit').click();
       // The first report's notice may still show: the dialog closes once the server has the report.
       await dialog.waitFor({ state: 'detached' });

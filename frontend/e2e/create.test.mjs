@@ -15,7 +15,8 @@ import { DESKTOP, launchBrowser, MOBILE, OUTPUT_DIR, openPage, screenshot } from
 import { signInLink, waitForMail } from './support/mailbox.mjs';
 import { requestLink, settled, signInByMail } from './support/sign-in.mjs';
 
-const locale = (ns, lng = 'en') => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
+const locale = (ns, lng = 'en') =>
+  JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('translation');
 const create = locale('create');
 const createDe = locale('create', 'de');
@@ -34,7 +35,11 @@ after(async () => {
 
 /** Lets notifications (3 s) go, so that screenshots show the screen itself. */
 async function noNotifications(page) {
-  await page.waitForFunction(() => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null, null, { timeout: 6_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null,
+    null,
+    { timeout: 6_000 },
+  );
 }
 
 const builder = (page) => page.getByTestId('character-builder');
@@ -67,7 +72,7 @@ const fieldErrors = (page) => page.getByTestId('field-error').evaluateAll((els) 
 function textChunks(bytes) {
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'not a PNG');
   const chunks = {};
-  for (let at = 8; at < bytes.length; ) {
+  for (let at = 8; at < bytes.length;) {
     const length = bytes.readUInt32BE(at);
     const type = bytes.toString('latin1', at + 4, at + 8);
     if (type === 'tEXt') {
@@ -92,7 +97,10 @@ async function journey(name, options) {
     await builder(page).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByRole('heading', { level: 1, name: create.page.createCharacter.heading }).count(), 1);
     assert.equal(await page.title(), en.seo.createCharacter.title);
-    assert.equal(await page.locator('link[rel="canonical"]').getAttribute('href'), new URL('/createcharacter', page.url()).href);
+    assert.equal(
+      await page.locator('link[rel="canonical"]').getAttribute('href'),
+      new URL('/createcharacter', page.url()).href,
+    );
     if (phone) {
       // No header switch on a phone: the first step has its own.
       assert.equal(await page.getByTestId('header-gender-switch').count(), 0);
@@ -122,10 +130,16 @@ async function journey(name, options) {
     await page.getByTestId('field-looks.age').fill('24');
     await pick(page, 'hairColors', 1);
     await pick(page, 'eyes', 1);
-    await page.waitForFunction((before) => {
-      const img = document.querySelector('[data-testid="portrait-preview"][data-status="ready"] [data-testid="portrait-image"]');
-      return img !== null && img.getAttribute('src') !== before;
-    }, firstPortrait, { timeout: SLOW_MS });
+    await page.waitForFunction(
+      (before) => {
+        const img = document.querySelector(
+          '[data-testid="portrait-preview"][data-status="ready"] [data-testid="portrait-image"]',
+        );
+        return img !== null && img.getAttribute('src') !== before;
+      },
+      firstPortrait,
+      { timeout: SLOW_MS },
+    );
     await portraitDrawn(page);
     await screenshot(page, `create-looks-${name}`);
     await page.getByTestId('builder-next').click();
@@ -197,9 +211,17 @@ async function journey(name, options) {
     await card.waitFor();
     assert.equal(await card.getAttribute('data-status'), 'private');
     assert.equal(await card.getByTestId('my-character-name').innerText(), characterName);
-    await card.locator('img').evaluate((img) => (img.complete ? null : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
+    await card
+      .locator('img')
+      .evaluate((img) =>
+        img.complete ? null : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
+      );
     assert.ok((await card.locator('img').evaluate((img) => img.naturalWidth)) > 0, 'her portrait has no pixels');
-    assert.equal(await page.evaluate(() => localStorage.getItem('createCharacterData')), null, 'the draft was kept after creating');
+    assert.equal(
+      await page.evaluate(() => localStorage.getItem('createCharacterData')),
+      null,
+      'the draft was kept after creating',
+    );
     await noNotifications(page);
     await screenshot(page, `my-ai-${name}`);
 
@@ -210,7 +232,10 @@ async function journey(name, options) {
     const first = page.locator('[data-testid="chat-message"][data-speaker="character"]').first();
     await first.waitFor({ timeout: 30_000 });
     const greeted = await first.getByTestId('message-bubble').innerText();
-    assert.ok(greeted.startsWith('Hi ') && greeted.includes('I saved you a seat') && !greeted.includes('{{user}}'), greeted);
+    assert.ok(
+      greeted.startsWith('Hi ') && greeted.includes('I saved you a seat') && !greeted.includes('{{user}}'),
+      greeted,
+    );
     const input = page.getByTestId('chat-input');
     await input.fill('Hi Lena! What are you painting tonight?');
     await input.press('Enter');
@@ -234,7 +259,10 @@ async function journey(name, options) {
     await screenshot(page, `my-ai-imported-${name}`);
 
     // Export it again: a PNG whose `chara` chunk is the V2 card (and `ccv3` the V3 one).
-    const [download] = await Promise.all([page.waitForEvent('download'), marisol.getByTestId('my-character-export-png').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      marisol.getByTestId('my-character-export-png').click(),
+    ]);
     const saved = join(OUTPUT_DIR, `export-${name}.png`);
     await download.saveAs(saved);
     assert.match(download.suggestedFilename(), /\.png$/);
@@ -244,7 +272,11 @@ async function journey(name, options) {
     assert.equal(v2.spec, 'chara_card_v2');
     assert.equal(v2.data.name, 'Marisol');
     assert.equal(v2.data.alternate_greetings.length, 2);
-    assert.deepEqual(v2.data.extensions.x_unknown_app, { kept: [1, 2, { deep: true }] }, 'an unknown extension was lost');
+    assert.deepEqual(
+      v2.data.extensions.x_unknown_app,
+      { kept: [1, 2, { deep: true }] },
+      'an unknown extension was lost',
+    );
     assert.ok(chunks.ccv3, 'no ccv3 chunk');
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
   } finally {
@@ -274,7 +306,10 @@ async function greetings(options) {
     assert.equal(await choices.getByTestId('greeting-choice').count(), 3);
     await screenshot(page, 'chat-greetings-offered');
     await choices.locator('[data-testid="greeting-choice"][data-index="2"]').click();
-    await page.locator('[data-testid="chat-message"][data-speaker="character"]').filter({ hasText: "Another one washed up. Tea's on the stove" }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('[data-testid="chat-message"][data-speaker="character"]')
+      .filter({ hasText: "Another one washed up. Tea's on the stove" })
+      .waitFor({ timeout: 10_000 });
     assert.equal(await page.getByTestId('chat-message').count(), 1);
     await screenshot(page, 'chat-greetings-chosen');
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
@@ -284,7 +319,10 @@ async function greetings(options) {
 }
 
 describe('create a character, My AI and cards', () => {
-  it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (desktop)', () => journey('desktop', { viewport: DESKTOP }));
-  it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
-  it('offers an imported card’s alternate greetings in chat and puts the chosen one in place', () => greetings({ viewport: DESKTOP }));
+  it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (desktop)', () =>
+    journey('desktop', { viewport: DESKTOP }));
+  it('builds a girlfriend signed out, signs in on the last step, creates and chats; imports and exports a card (phone)', () =>
+    journey('phone', { viewport: MOBILE, mobile: true }));
+  it('offers an imported card’s alternate greetings in chat and puts the chosen one in place', () =>
+    greetings({ viewport: DESKTOP }));
 });

@@ -10,7 +10,8 @@ import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/
 import { amoraAdmin } from './support/operator.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
-const locale = (ns, lng = 'en') => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
+const locale = (ns, lng = 'en') =>
+  JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const images = locale('images');
 const RUN = Date.now().toString(36);
 /** The embedded illustrator and synthesiser on a small, shared machine. */
@@ -30,7 +31,9 @@ function recordEvents(page) {
   const started = Date.now();
   page.on('websocket', (socket) => {
     if (!new URL(socket.url()).pathname.endsWith('/lust/api/ws')) return;
-    socket.on('framereceived', ({ payload }) => events.push({ ...JSON.parse(String(payload)), at: Date.now() - started }));
+    socket.on('framereceived', ({ payload }) =>
+      events.push({ ...JSON.parse(String(payload)), at: Date.now() - started }),
+    );
   });
   return events;
 }
@@ -46,26 +49,39 @@ async function waitForEvent(events, predicate, what, timeout = JOB_TIMEOUT_MS) {
 }
 
 async function balanceShows(page, text) {
-  await page.waitForFunction((expected) => document.querySelector('[data-testid="token-balance"]')?.textContent === expected, text, { timeout: 20_000 });
+  await page.waitForFunction(
+    (expected) => document.querySelector('[data-testid="token-balance"]')?.textContent === expected,
+    text,
+    { timeout: 20_000 },
+  );
 }
 
 /** Every `<img>` inside `locator` has loaded real pixels. */
 async function imagesLoaded(locator) {
   await locator.first().waitFor();
-  await locator.evaluateAll(
-    (imgs) =>
-      Promise.all(
-        imgs.map((img) => (img.complete ? Promise.resolve() : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })))),
+  await locator.evaluateAll((imgs) =>
+    Promise.all(
+      imgs.map((img) =>
+        img.complete
+          ? Promise.resolve()
+          : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
       ),
+    ),
   );
-  const sizes = await locator.evaluateAll((imgs) => imgs.map((img) => [img.naturalWidth, img.naturalHeight, img.getAttribute('src')]));
+  const sizes = await locator.evaluateAll((imgs) =>
+    imgs.map((img) => [img.naturalWidth, img.naturalHeight, img.getAttribute('src')]),
+  );
   for (const [width, height, src] of sizes) assert.ok(width > 0 && height > 0, `${src} has no pixels`);
   return sizes;
 }
 
 /** Lets notifications (3 s) go, so that screenshots show the screen itself. */
 async function noNotifications(page) {
-  await page.waitForFunction(() => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null, null, { timeout: 6_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null,
+    null,
+    { timeout: 6_000 },
+  );
 }
 
 async function journey(name, options) {
@@ -90,10 +106,15 @@ async function journey(name, options) {
     await option.click();
     await page.locator('[data-testid="preset-chip"][data-group="scenes"][data-key="beach"]').click();
     await page.getByTestId('prompt-input').fill('smiling at the sea');
-    assert.equal(await page.getByTestId('prompt-count').innerText(), images.generate.promptCount.replace('{{length}}', '18').replace('{{max}}', '500'));
+    assert.equal(
+      await page.getByTestId('prompt-count').innerText(),
+      images.generate.promptCount.replace('{{length}}', '18').replace('{{max}}', '500'),
+    );
     await page.locator('[data-testid="count-option"][data-count="2"]').click();
     assert.ok((await page.getByTestId('generate-cost').innerText()).includes(images.tokens.replace('{{tokens}}', '4')));
-    assert.ok((await page.getByTestId('generate-balance').innerText()).includes(images.tokens.replace('{{tokens}}', '50')));
+    assert.ok(
+      (await page.getByTestId('generate-balance').innerText()).includes(images.tokens.replace('{{tokens}}', '50')),
+    );
     await screenshot(page, `generate-form-${name}`);
 
     // Watch the tiles: each state the results show, as the reader would see it change.
@@ -114,11 +135,21 @@ async function journey(name, options) {
     await screenshot(page, `generate-waiting-${name}`);
     const dones = [];
     for (let i = 0; i < 2; i += 1) {
-      dones.push(await waitForEvent(events, (e, n) => n >= before && e.event === 'imageDone' && e.data.jobId === jobId && !dones.includes(e), `imageDone ${i + 1}`));
+      dones.push(
+        await waitForEvent(
+          events,
+          (e, n) => n >= before && e.event === 'imageDone' && e.data.jobId === jobId && !dones.includes(e),
+          `imageDone ${i + 1}`,
+        ),
+      );
     }
     await page.locator('[data-testid="image-job"][data-ended="true"]').waitFor({ timeout: 10_000 });
     const counts = await page.evaluate(() => window.__doneCounts);
-    assert.deepEqual(counts.filter((n) => n > 0), [1, 2], `the tiles did not fill one by one: ${counts.join(' → ')}`);
+    assert.deepEqual(
+      counts.filter((n) => n > 0),
+      [1, 2],
+      `the tiles did not fill one by one: ${counts.join(' → ')}`,
+    );
     assert.ok(dones[0].at <= dones[1].at);
     const tiles = await imagesLoaded(job.locator('[data-testid="job-tile"] img'));
     for (const [, , src] of tiles) assert.match(src, /^\/media\/[^?]+\?w=750$/);
@@ -146,7 +177,9 @@ async function journey(name, options) {
     await noNotifications(page);
     await screenshot(page, `gallery-lightbox-${name}`);
     await page.keyboard.press('Escape');
-    await grid.locator(`[data-testid="gallery-image"][data-image-id="${shared}"] [data-testid="shared-badge"]`).waitFor();
+    await grid
+      .locator(`[data-testid="gallery-image"][data-image-id="${shared}"] [data-testid="shared-badge"]`)
+      .waitFor();
     await screenshot(page, `gallery-${name}`);
 
     // Signed out, the feed shows it; Generate asks to sign in.
@@ -157,7 +190,11 @@ async function journey(name, options) {
       const feed = visitor.page.getByTestId('feed-grid');
       await feed.locator(`[data-testid="gallery-image"][data-image-id="${shared}"]`).waitFor({ timeout: 20_000 });
       await imagesLoaded(feed.locator(`[data-testid="gallery-image"][data-image-id="${shared}"] img`));
-      assert.equal(await feed.locator(`[data-image-id="${dones[0].data.imageId}"]`).count(), 0, 'an unshared image is in the feed');
+      assert.equal(
+        await feed.locator(`[data-image-id="${dones[0].data.imageId}"]`).count(),
+        0,
+        'an unshared image is in the feed',
+      );
       await screenshot(visitor.page, `feed-signed-out-${name}`);
       await visitor.page.goto('/generateimage');
       await visitor.page.getByTestId('generate-form').waitFor({ timeout: 30_000 });
@@ -179,7 +216,11 @@ async function journey(name, options) {
     const beforePicture = events.length;
     await page.getByTestId('picture-ask').click();
     await dialog.waitFor({ state: 'detached' });
-    const pictureDone = await waitForEvent(events, (e, n) => n >= beforePicture && e.event === 'imageDone', 'the picture');
+    const pictureDone = await waitForEvent(
+      events,
+      (e, n) => n >= beforePicture && e.event === 'imageDone',
+      'the picture',
+    );
     const picture = page.locator(`[data-testid="chat-picture"][data-image-id="${pictureDone.data.imageId}"]`);
     await picture.waitFor({ timeout: 20_000 });
     await imagesLoaded(picture.locator('img'));
@@ -187,7 +228,11 @@ async function journey(name, options) {
     await screenshot(page, `chat-picture-${name}`);
 
     // A reply aloud: the first play costs 0.2, the audio has a real duration.
-    const play = page.locator('[data-testid="chat-message"][data-speaker="character"]:not(:has([data-testid="chat-picture"])) [data-testid="voice-play"]').first();
+    const play = page
+      .locator(
+        '[data-testid="chat-message"][data-speaker="character"]:not(:has([data-testid="chat-picture"])) [data-testid="voice-play"]',
+      )
+      .first();
     await play.waitFor();
     assert.ok((await play.innerText()).includes('0.2'), await play.innerText());
     await play.click();
@@ -211,6 +256,8 @@ async function journey(name, options) {
 }
 
 describe('images and voice', () => {
-  it('a paid user generates, shares, asks for a picture in chat and listens (desktop)', () => journey('desktop', { viewport: DESKTOP }));
-  it('a paid user generates, shares, asks for a picture in chat and listens (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
+  it('a paid user generates, shares, asks for a picture in chat and listens (desktop)', () =>
+    journey('desktop', { viewport: DESKTOP }));
+  it('a paid user generates, shares, asks for a picture in chat and listens (phone)', () =>
+    journey('phone', { viewport: MOBILE, mobile: true }));
 });

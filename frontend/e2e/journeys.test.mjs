@@ -113,7 +113,9 @@ describe('gender switch', () => {
       await page.getByRole('heading', { name: en.home.headingGuys }).waitFor();
       await page.waitForFunction(
         (girlIds) => {
-          const ids = [...document.querySelectorAll('[data-testid="character-card"]')].map((c) => c.dataset.characterId);
+          const ids = [...document.querySelectorAll('[data-testid="character-card"]')].map(
+            (c) => c.dataset.characterId,
+          );
           return ids.length >= 30 && ids.every((id) => !girlIds.includes(id));
         },
         [...girls],
@@ -124,8 +126,14 @@ describe('gender switch', () => {
       await page.getByRole('heading', { name: en.home.headingGuys }).waitFor();
       await waitForCardCount(page, PAGE_SIZE);
       const guys = await cardIds(page);
-      assert.ok(guys.every((id) => !girls.has(id)), 'the boyfriend catalogue shows girlfriend characters');
-      assert.equal(await page.getByTestId('header-gender-switch').getByRole('tab', { selected: true }).innerText(), en.gender.guys);
+      assert.ok(
+        guys.every((id) => !girls.has(id)),
+        'the boyfriend catalogue shows girlfriend characters',
+      );
+      assert.equal(
+        await page.getByTestId('header-gender-switch').getByRole('tab', { selected: true }).innerText(),
+        en.gender.guys,
+      );
       assert.equal(await page.evaluate(() => window.localStorage.getItem('interestedGender')), '1');
       assert.equal(await page.locator('[data-menu="explore"]').getAttribute('href'), '/ai-boyfriend');
     }));
@@ -161,7 +169,15 @@ describe('layout', () => {
       await page.getByTestId('open-drawer').click();
       const drawer = page.getByTestId('mobile-drawer');
       await drawer.waitFor();
-      for (const label of [en.nav.explore, en.nav.chat, en.nav.gallery, en.nav.generateImage, en.nav.createCharacter, en.nav.myAi, en.nav.upgrade]) {
+      for (const label of [
+        en.nav.explore,
+        en.nav.chat,
+        en.nav.gallery,
+        en.nav.generateImage,
+        en.nav.createCharacter,
+        en.nav.myAi,
+        en.nav.upgrade,
+      ]) {
         assert.ok(await drawer.getByRole('link', { name: label }).isVisible(), `drawer ${label}`);
       }
       assert.equal(await drawer.evaluate((el) => getComputedStyle(el).zIndex), '700');
@@ -212,7 +228,11 @@ describe('login prompt', () => {
       await modal.waitFor({ state: 'detached' });
       await page.locator('[data-menu="gallery"]').click();
       await modal.waitFor();
-      assert.equal(await page.getByTestId('login-email-method').isVisible(), true, 'the modal did not go back to step 1');
+      assert.equal(
+        await page.getByTestId('login-email-method').isVisible(),
+        true,
+        'the modal did not go back to step 1',
+      );
     }));
 
   it('opens from the guarded Chat tab on a phone, 375 px wide', () =>

@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
-const locale = (ns, lng = 'en') => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
+const locale = (ns, lng = 'en') =>
+  JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('translation');
 const payments = locale('payments');
 const RUN = Date.now().toString(36);
@@ -47,9 +48,13 @@ async function waitForEvent(events, predicate, what, timeout = REPLY_TIMEOUT_MS)
 
 /** Lets notifications (3 s) go, so that screenshots show the screen itself. */
 async function noNotifications(page) {
-  await page.waitForFunction(() => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null, null, {
-    timeout: 6_000,
-  });
+  await page.waitForFunction(
+    () => document.querySelector('[role="status"][class*="item"], [role="alert"][class*="item"]') === null,
+    null,
+    {
+      timeout: 6_000,
+    },
+  );
 }
 
 /** Sends messages to an unlocked character until the server answers needPay (the free messages of the day are spent). */
@@ -67,7 +72,8 @@ async function spendFreeMessages(page, events) {
     await page.getByTestId('chat-input').press('Enter');
     const settled = await waitForEvent(
       events,
-      (e, i) => i >= before && (e.event === 'chatDone' || e.event === 'chatError') && e.data.characterId === characterId,
+      (e, i) =>
+        i >= before && (e.event === 'chatDone' || e.event === 'chatError') && e.data.characterId === characterId,
       'a reply or a refusal',
     );
     if (settled.event === 'chatError') {
@@ -146,11 +152,19 @@ async function journey(name, options) {
     const orderId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
     assert.match(orderId, /\S/);
     // This tab was at the sandbox when the order was paid; the other one kept its socket.
-    await waitForEvent(otherEvents, (e) => e.event === 'paymentResult' && e.data.orderId === orderId && e.data.status === 'paid', 'paymentResult paid', 30_000);
+    await waitForEvent(
+      otherEvents,
+      (e) => e.event === 'paymentResult' && e.data.orderId === orderId && e.data.status === 'paid',
+      'paymentResult paid',
+      30_000,
+    );
     assert.ok((await page.getByTestId('payment-result-text').innerText()).includes('1 month'));
     const paidBalance = await page.getByTestId('payment-result-balance').innerText();
     assert.match(paidBalance, /\d/);
-    assert.ok(Number(await page.evaluate(() => window.localStorage.getItem('paySuccessTime'))) > 0, 'paySuccessTime was not stored');
+    assert.ok(
+      Number(await page.evaluate(() => window.localStorage.getItem('paySuccessTime'))) > 0,
+      'paySuccessTime was not stored',
+    );
     await screenshot(page, `payments-result-plan-${name}`);
 
     // The other tab: balance and "Buy Tokens", live, without a reload.
@@ -171,13 +185,17 @@ async function journey(name, options) {
     await page.locator('[data-testid="coin-package"][data-product-id="coin_1"]').getByTestId('buy-package').click();
     await page.waitForURL('**/pay/coin_1');
     await page.getByTestId('checkout-summary').waitFor();
-    await (await payWithSandbox(page))();
+    await (
+      await payWithSandbox(page)
+    )();
     await page.getByTestId('payment-result-text').filter({ hasText: 'tokens were added' }).waitFor();
-    await page.waitForFunction(
-      (before) => Number(document.querySelector('[data-testid="token-balance"]')?.textContent ?? '0') > before,
-      balanceBefore,
-      { timeout: 15_000 },
-    ).catch(() => undefined);
+    await page
+      .waitForFunction(
+        (before) => Number(document.querySelector('[data-testid="token-balance"]')?.textContent ?? '0') > before,
+        balanceBefore,
+        { timeout: 15_000 },
+      )
+      .catch(() => undefined);
     await screenshot(page, `payments-result-coins-${name}`);
 
     // Cancel the plan: it ends at the period end instead of renewing, and access stays.
@@ -189,9 +207,17 @@ async function journey(name, options) {
     await page.getByTestId('cancel-subscription-dialog').waitFor();
     await screenshot(page, `payments-cancel-confirm-${name}`);
     await page.getByTestId('confirm-cancel-subscription').click();
-    await subscription.getByTestId('subscription-period-end').filter({ hasText: /^Ends on/ }).waitFor();
+    await subscription
+      .getByTestId('subscription-period-end')
+      .filter({ hasText: /^Ends on/ })
+      .waitFor();
     await page.reload();
-    await page.getByTestId('subscription').first().getByTestId('subscription-period-end').filter({ hasText: /^Ends on/ }).waitFor();
+    await page
+      .getByTestId('subscription')
+      .first()
+      .getByTestId('subscription-period-end')
+      .filter({ hasText: /^Ends on/ })
+      .waitFor();
     assert.equal(await page.getByTestId('subscription').first().getAttribute('data-state'), 'cancelled');
     await noNotifications(page);
     await screenshot(page, `payments-subscription-${name}`);
@@ -204,7 +230,12 @@ async function journey(name, options) {
     const before = events.length;
     await page.getByTestId('chat-input').fill('Still here after cancelling?');
     await page.getByTestId('chat-input').press('Enter');
-    const outcome = await waitForEvent(events, (e, i) => i >= before && (e.event === 'chatDone' || e.event === 'chatError') && e.data.characterId === characterId, 'a reply');
+    const outcome = await waitForEvent(
+      events,
+      (e, i) =>
+        i >= before && (e.event === 'chatDone' || e.event === 'chatError') && e.data.characterId === characterId,
+      'a reply',
+    );
     assert.equal(outcome.event, 'chatDone', `after cancelling, chat answered ${JSON.stringify(outcome.data)}`);
 
     // The plans page in German, as a member: translated, and nothing runs off the screen.
@@ -254,7 +285,10 @@ async function declineAndCancel() {
 }
 
 describe('payments', () => {
-  it('a declined test payment offers a retry, and giving up says the payment was cancelled (desktop)', () => declineAndCancel());
-  it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (desktop)', () => journey('desktop', { viewport: DESKTOP }));
-  it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
+  it('a declined test payment offers a retry, and giving up says the payment was cancelled (desktop)', () =>
+    declineAndCancel());
+  it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (desktop)', () =>
+    journey('desktop', { viewport: DESKTOP }));
+  it('a free user upgrades from the chat wall with the sandbox, buys tokens and cancels (phone)', () =>
+    journey('phone', { viewport: MOBILE, mobile: true }));
 });

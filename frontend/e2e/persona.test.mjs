@@ -40,7 +40,9 @@ describe('persona', () => {
         const form = page.getByTestId('persona-form');
         await form.waitFor();
         await page.getByTestId('persona-form-name').fill(everyoneName);
-        await page.getByTestId('persona-form-description').fill('A night nurse who sails a small boat called the Kittiwake.');
+        await page
+          .getByTestId('persona-form-description')
+          .fill('A night nurse who sails a small boat called the Kittiwake.');
         await page.getByTestId('persona-form-save').click();
         await page.locator('[role="alert"], [role="status"]').filter({ hasText: persona.saved }).first().waitFor();
         await page.getByTestId('persona-form-remove').waitFor();
@@ -67,10 +69,16 @@ describe('persona', () => {
         await dialog.waitFor();
         const current = page.getByTestId('persona-current');
         await current.waitFor();
-        assert.equal(await current.getAttribute('data-persona'), everyoneName, 'the persona for every character applies');
+        assert.equal(
+          await current.getAttribute('data-persona'),
+          everyoneName,
+          'the persona for every character applies',
+        );
         await page.getByTestId('chat-persona-form-name').fill('Dr Lark');
         await page.getByTestId('chat-persona-form-save').click();
-        await page.waitForFunction(() => document.querySelector('[data-testid="persona-current"]')?.getAttribute('data-persona') === 'Dr Lark');
+        await page.waitForFunction(
+          () => document.querySelector('[data-testid="persona-current"]')?.getAttribute('data-persona') === 'Dr Lark',
+        );
         await screenshot(page, `persona-dialog-${name}`);
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });

@@ -14,7 +14,8 @@ import { signInByMail } from './support/sign-in.mjs';
 const RUN = Date.now().toString(36);
 const REPLY_TIMEOUT_MS = 90_000;
 /** A card whose greeting has the emphasis roleplay writes, and HTML that must stay text. */
-const GREETING = '*She looks up from the chart and smiles.* **Welcome aboard**, {{user}}. _Mind the ropes._ <b>not bold</b>';
+const GREETING =
+  '*She looks up from the chart and smiles.* **Welcome aboard**, {{user}}. _Mind the ropes._ <b>not bold</b>';
 const CARD = {
   spec: 'chara_card_v2',
   spec_version: '2.0',
@@ -114,9 +115,15 @@ async function journey(name, options) {
     await page.goto(`/chat/${characterId}`);
 
     // The greeting: narration in italics, bold in bold, the HTML as text, no asterisks.
-    const greeting = page.locator('[data-testid="chat-message"][data-speaker="character"]').first().getByTestId('message-bubble');
+    const greeting = page
+      .locator('[data-testid="chat-message"][data-speaker="character"]')
+      .first()
+      .getByTestId('message-bubble');
     await greeting.waitFor({ timeout: 30_000 });
-    assert.deepEqual(await greeting.locator('em').allInnerTexts(), ['She looks up from the chart and smiles.', 'Mind the ropes.']);
+    assert.deepEqual(await greeting.locator('em').allInnerTexts(), [
+      'She looks up from the chart and smiles.',
+      'Mind the ropes.',
+    ]);
     assert.deepEqual(await greeting.locator('strong').allInnerTexts(), ['Welcome aboard']);
     assert.equal(await greeting.locator('b').count(), 0, 'HTML in a message was read as HTML');
     const shown = await greeting.innerText();
@@ -152,9 +159,15 @@ async function journey(name, options) {
     await streamed.waitFor({ timeout: 30_000 });
     const soFar = plain(await streamed.innerText());
     await screenshot(reloaded, `polish-reloaded-mid-reply-${name}`);
-    const done = await waitFor(() => frames.find((f) => f.event === 'chatDone' && f.data.replyId === first.data.replyId), 'chatDone');
+    const done = await waitFor(
+      () => frames.find((f) => f.event === 'chatDone' && f.data.replyId === first.data.replyId),
+      'chatDone',
+    );
     assert.ok(done.data.message, 'the reply ended without a message');
-    assert.ok(soFar.length > 0 && plain(done.data.message.content).startsWith(soFar), `"${soFar}" is not the start of "${done.data.message.content}"`);
+    assert.ok(
+      soFar.length > 0 && plain(done.data.message.content).startsWith(soFar),
+      `"${soFar}" is not the start of "${done.data.message.content}"`,
+    );
     await reloaded.getByTestId('chat-message').filter({ hasText: text }).waitFor();
     await reloaded.close();
 
@@ -209,7 +222,7 @@ async function backToHome(name, options) {
       await new Promise((r) => setTimeout(r, 400));
     }
     let homeIds = await cardIds(page);
-    for (let still = 0; still < 4; ) {
+    for (let still = 0; still < 4;) {
       await new Promise((r) => setTimeout(r, 300));
       const now = await cardIds(page);
       still = now.length === homeIds.length ? still + 1 : 0;
@@ -242,9 +255,14 @@ async function backToHome(name, options) {
     await new Promise((r) => setTimeout(r, 2500));
     const back = (await again.boundingBox()).y;
     const backY = await page.evaluate(() => window.scrollY);
-    console.log(`# ${name}: card ${characterId} at ${top.toFixed(0)} px before, ${back.toFixed(0)} px after (scrollY ${scrollY} → ${backY})`);
+    console.log(
+      `# ${name}: card ${characterId} at ${top.toFixed(0)} px before, ${back.toFixed(0)} px after (scrollY ${scrollY} → ${backY})`,
+    );
     await screenshot(page, `polish-home-returned-${name}`);
-    assert.ok(Math.abs(back - top) < 40, `the card opened was at ${top} px on screen and is at ${back} px after returning`);
+    assert.ok(
+      Math.abs(back - top) < 40,
+      `the card opened was at ${top} px on screen and is at ${back} px after returning`,
+    );
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
   } finally {
     await context.close();
@@ -252,8 +270,12 @@ async function backToHome(name, options) {
 }
 
 describe('chat polish', () => {
-  it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (desktop)', () => journey('desktop', { viewport: DESKTOP }));
-  it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (phone)', () => journey('phone', { viewport: MOBILE, mobile: true }));
-  it('returns from a chat to the home list with the card opened where it was (desktop)', () => backToHome('desktop', { viewport: DESKTOP }));
-  it('returns from a chat to the home list with the card opened where it was (phone)', () => backToHome('phone', { viewport: MOBILE, mobile: true }));
+  it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (desktop)', () =>
+    journey('desktop', { viewport: DESKTOP }));
+  it('formats replies, lists only real chats, shows a reply mid-stream after a reload and deletes across tabs (phone)', () =>
+    journey('phone', { viewport: MOBILE, mobile: true }));
+  it('returns from a chat to the home list with the card opened where it was (desktop)', () =>
+    backToHome('desktop', { viewport: DESKTOP }));
+  it('returns from a chat to the home list with the card opened where it was (phone)', () =>
+    backToHome('phone', { viewport: MOBILE, mobile: true }));
 });

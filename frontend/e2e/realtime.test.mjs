@@ -51,9 +51,13 @@ async function sameDocument(page) {
 }
 
 async function balanceShows(page, text) {
-  await page.waitForFunction((expected) => document.querySelector('[data-testid="token-balance"]')?.textContent === expected, text, {
-    timeout: 15_000,
-  });
+  await page.waitForFunction(
+    (expected) => document.querySelector('[data-testid="token-balance"]')?.textContent === expected,
+    text,
+    {
+      timeout: 15_000,
+    },
+  );
 }
 
 describe('realtime balance', () => {

@@ -41,29 +41,42 @@ async function frameAfter(frames, from, predicate, what) {
     if (found) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const seen = frames.slice(from).filter((f) => f.event !== 'chatDelta').map((f) => f.event);
+  const seen = frames
+    .slice(from)
+    .filter((f) => f.event !== 'chatDelta')
+    .map((f) => f.event);
   throw new Error(`no ${what} within ${REPLY_TIMEOUT_MS / 1000} s; after it came: ${seen.join(', ')}`);
 }
 
-const stored = (frames, from) => frameAfter(frames, from, (f) => f.event === 'chatDone' || f.event === 'chatError', 'chatDone').then((f) => {
-  assert.equal(f.event, 'chatDone', `the reply failed: ${JSON.stringify(f.data)}`);
-  assert.ok(f.data.message, 'the reply ended without a message');
-  return f.data.message;
-});
+const stored = (frames, from) =>
+  frameAfter(frames, from, (f) => f.event === 'chatDone' || f.event === 'chatError', 'chatDone').then((f) => {
+    assert.equal(f.event, 'chatDone', `the reply failed: ${JSON.stringify(f.data)}`);
+    assert.ok(f.data.message, 'the reply ended without a message');
+    return f.data.message;
+  });
 
 const chosen = (frames, from, index) =>
-  frameAfter(frames, from, (f) => f.event === 'chatMessage' && f.data.message.swipes?.index === index, `the chosen version ${index}`).then((f) => f.data.message);
+  frameAfter(
+    frames,
+    from,
+    (f) => f.event === 'chatMessage' && f.data.message.swipes?.index === index,
+    `the chosen version ${index}`,
+  ).then((f) => f.data.message);
 
 /** The bubble's text as the reader sees it (italics drop their asterisks). */
 const plain = (text) => text.replace(/\*/g, '').replace(/\s+/g, ' ').trim();
 
 async function bubbleText(page, messageId) {
-  const bubble = page.locator(`[data-testid="chat-message"][data-message-id="${messageId}"]`).getByTestId('message-bubble');
+  const bubble = page
+    .locator(`[data-testid="chat-message"][data-message-id="${messageId}"]`)
+    .getByTestId('message-bubble');
   return plain(await bubble.innerText());
 }
 
 async function expectCount(page, text) {
-  await page.waitForFunction((t) => document.querySelector('[data-testid="swipe-count"]')?.textContent === t, text, { timeout: 10_000 });
+  await page.waitForFunction((t) => document.querySelector('[data-testid="swipe-count"]')?.textContent === t, text, {
+    timeout: 10_000,
+  });
 }
 
 /** Edits the user's message `messageId` in place to `content`. */
@@ -82,7 +95,8 @@ async function swipeAcross(page, locator, dx) {
   const cdp = await page.context().newCDPSession(page);
   const y = box.y + box.height / 2;
   const x0 = box.x + box.width / 2 - dx / 2;
-  const touch = (type, x) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y, id: 1 }] });
+  const touch = (type, x) =>
+    cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y, id: 1 }] });
   await touch('touchStart', x0);
   for (let step = 1; step <= 8; step += 1) await touch('touchMove', x0 + (dx * step) / 8);
   await touch('touchEnd', x0 + dx);
@@ -110,7 +124,10 @@ describe('versions of a reply, continue, edit then write again', () => {
       await input.fill('Tell me about your favourite place.');
       await input.press('Enter');
       const first = await stored(frames, mark);
-      question = await page.getByTestId('chat-message').filter({ hasText: 'Tell me about your favourite place.' }).getAttribute('data-message-id');
+      question = await page
+        .getByTestId('chat-message')
+        .filter({ hasText: 'Tell me about your favourite place.' })
+        .getAttribute('data-message-id');
       assert.equal(await page.getByTestId('swipe-bar').count(), 0, 'a reply written once has no versions to show');
       mark = frames.length;
       await page.getByTestId('regenerate').click();
@@ -148,11 +165,21 @@ describe('versions of a reply, continue, edit then write again', () => {
       await page.getByTestId('continue-reply').click();
       const continued = await stored(frames, mark);
       assert.equal(continued.messageId, third.messageId);
-      assert.ok(continued.content.startsWith(second.content.trim()) && continued.content.length > second.content.length, `not a continuation: ${JSON.stringify([second.content, continued.content])}`);
+      assert.ok(
+        continued.content.startsWith(second.content.trim()) && continued.content.length > second.content.length,
+        `not a continuation: ${JSON.stringify([second.content, continued.content])}`,
+      );
       assert.deepEqual(continued.swipes, { index: 1, count: 3 });
       const deltas = frames.slice(mark).filter((f) => f.event === 'chatDelta');
-      assert.ok(deltas.length > 0 && deltas.every((f) => f.data.replyId === third.messageId), 'the continuation streams under the reply’s id');
-      await page.waitForFunction((id) => document.querySelector(`[data-message-id="${id}"] [data-testid="message-bubble"]`)?.textContent.length > 0, third.messageId);
+      assert.ok(
+        deltas.length > 0 && deltas.every((f) => f.data.replyId === third.messageId),
+        'the continuation streams under the reply’s id',
+      );
+      await page.waitForFunction(
+        (id) =>
+          document.querySelector(`[data-message-id="${id}"] [data-testid="message-bubble"]`)?.textContent.length > 0,
+        third.messageId,
+      );
       assert.equal(await bubbleText(page, third.messageId), plain(continued.content));
       await screenshot(page, 'swipes-desktop-continued');
 

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
-const locale = (lng, ns) => JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
+const locale = (lng, ns) =>
+  JSON.parse(readFileSync(new URL(`../public/locales/${lng}/${ns}.json`, import.meta.url), 'utf8'));
 const en = locale('en', 'translation');
 const fr = locale('fr', 'translation');
 const legal = locale('en', 'legal');
@@ -100,7 +101,9 @@ describe('age gate', () => {
   it('a visitor who declines leaves the site', () =>
     journey({ viewport: DESKTOP, ageGate: true }, async (page, context) => {
       // The neutral page is off this server; answer it locally instead of reaching the internet.
-      await context.route('https://www.google.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>elsewhere</p>' }));
+      await context.route('https://www.google.com/**', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: '<p>elsewhere</p>' }),
+      );
       await page.goto('/ai-sex');
       await page.getByTestId('age-gate-decline').click();
       await page.waitForURL('https://www.google.com/');
@@ -146,7 +149,9 @@ describe('remembered language', () => {
 async function shellLinks(page, mobile) {
   const hrefs = [];
   const collect = async (locator) => {
-    hrefs.push(...(await locator.locator('a[href^="/"]').evaluateAll((links) => links.map((a) => a.getAttribute('href')))));
+    hrefs.push(
+      ...(await locator.locator('a[href^="/"]').evaluateAll((links) => links.map((a) => a.getAttribute('href')))),
+    );
   };
   await collect(page.getByTestId(mobile ? 'mobile-footer' : 'desktop-footer'));
   if (mobile) {
@@ -168,7 +173,8 @@ describe('footer and menu links', () => {
         const links = await shellLinks(page, options.mobile === true);
         assert.ok(links.length >= 14, `only ${links.length} links found`);
         // Creation and My AI (issue 17) are among them now.
-        for (const path of ['/createcharacter', '/myai']) assert.ok(links.map(stripLanguage).includes(path), `no link to ${path}`);
+        for (const path of ['/createcharacter', '/myai'])
+          assert.ok(links.map(stripLanguage).includes(path), `no link to ${path}`);
         for (const href of links) {
           await page.goto(href);
           await page.locator(PAGE_READY).first().waitFor({ timeout: 20_000 });
@@ -194,7 +200,10 @@ describe('footer and menu links', () => {
       await page.goto('/');
       await page.getByTestId('desktop-footer').getByRole('link', { name: en.footer.compliance }).click();
       await page.waitForURL('**/2257');
-      await page.getByTestId('legal-compliance2257').getByRole('heading', { level: 1, name: legal.docs.compliance2257.title }).waitFor();
+      await page
+        .getByTestId('legal-compliance2257')
+        .getByRole('heading', { level: 1, name: legal.docs.compliance2257.title })
+        .waitFor();
     }));
 
   it('a legal page reads well on a phone, in German', () =>
@@ -273,11 +282,16 @@ describe('adult content', () => {
       assert.ok(await page.getByTestId('settings-page').isVisible(), 'settings stay behind the confirmation');
       await screenshot(page, 'adult-content-confirm-desktop');
       await gate.getByTestId('age-gate-confirm').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid="settings-nsfw"]')?.getAttribute('aria-checked') === 'true');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="settings-nsfw"]')?.getAttribute('aria-checked') === 'true',
+      );
 
       const after = await wholeCatalogue(page);
       const added = after.filter((id) => !before.includes(id));
-      assert.ok(added.length > 0, `adult content on shows no more characters (${before.length} before, ${after.length} after)`);
+      assert.ok(
+        added.length > 0,
+        `adult content on shows no more characters (${before.length} before, ${after.length} after)`,
+      );
       assert.deepEqual(
         before.filter((id) => !after.includes(id)),
         [],

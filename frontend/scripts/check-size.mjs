@@ -49,7 +49,9 @@ const rows = [...files]
   .sort((a, b) => b.gzipped - a.gzipped);
 
 for (const row of rows) {
-  console.log(`  ${row.file.padEnd(44)} ${(row.raw / 1024).toFixed(1).padStart(8)} KB raw ${(row.gzipped / 1024).toFixed(1).padStart(7)} KB gzip`);
+  console.log(
+    `  ${row.file.padEnd(44)} ${(row.raw / 1024).toFixed(1).padStart(8)} KB raw ${(row.gzipped / 1024).toFixed(1).padStart(7)} KB gzip`,
+  );
 }
 const totalKb = total / 1024;
 console.log(`first-screen JS: ${totalKb.toFixed(1)} KB gzipped (budget ${BUDGET_KB} KB, ${rows.length} files)`);

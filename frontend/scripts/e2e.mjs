@@ -35,7 +35,8 @@ function fail(message) {
 
 if (!existsSync(serverBin)) fail(`server binary not found at ${serverBin} (build it, or set AMORA_BIN)`);
 if (!existsSync(join(frontend, 'dist', 'index.html'))) fail('frontend/dist is missing; run "npm run build" first');
-if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) fail('Chromium not found at /usr/bin/chromium (apt-get install chromium)');
+if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'))
+  fail('Chromium not found at /usr/bin/chromium (apt-get install chromium)');
 if (!existsSync(smtpSink)) fail(`SMTP sink not found at ${smtpSink}`);
 
 function freePort() {
@@ -75,7 +76,10 @@ function startSmtpSink(mailDir, log) {
   sink.stderr.pipe(log, { end: false });
   const ready = new Promise((resolveReady, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`the SMTP sink did not start within ${SMTP_READY_TIMEOUT_MS / 1000} s`)), SMTP_READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the SMTP sink did not start within ${SMTP_READY_TIMEOUT_MS / 1000} s`)),
+      SMTP_READY_TIMEOUT_MS,
+    );
     sink.stdout.on('data', (chunk) => {
       buffered += chunk;
       const match = buffered.match(/^ready (\d+)$/m);
@@ -90,7 +94,11 @@ function startSmtpSink(mailDir, log) {
     });
     sink.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the SMTP sink exited with code ${code} (does ${python} have aiosmtpd? set AMORA_PYTHON); see server.log`));
+      reject(
+        new Error(
+          `the SMTP sink exited with code ${code} (does ${python} have aiosmtpd? set AMORA_PYTHON); see server.log`,
+        ),
+      );
     });
   });
   return { sink, ready };
@@ -120,7 +128,8 @@ let server = null;
 const { sink, ready: smtpReady } = startSmtpSink(mailDir, serverLog);
 smtpReady.catch(() => undefined);
 
-let exitCode = 1;
+// The journeys' exit code, or 1 when starting or reading them failed (the catch below).
+let exitCode;
 const cleanUp = async () => {
   if (server) await stop(server);
   sink.stdin.end();
@@ -147,7 +156,9 @@ try {
       AMORA_MAIL__SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       // Turns the operator API on, for journeys that credit coins or make a user paid.
       AMORA_ADMIN__TOKEN: adminToken,
-      ...(process.env.AMORA_MODEL_PATH ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH } : {}),
+      ...(process.env.AMORA_MODEL_PATH
+        ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH }
+        : {}),
       AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
       // A few free messages a day, so the payments journey reaches the out-of-credits wall
       // quickly; the chat journey spends two.

@@ -32,7 +32,10 @@ export async function launchBrowser() {
  * first-visit 'I'm Interested in:' question, so it does not cover the page. Unless `ageGate`
  * is set, the visitor has already confirmed being 18 or over, so the age gate does not show.
  */
-export async function openPage(browser, { viewport = DESKTOP, firstVisit = false, mobile = false, ageGate = false } = {}) {
+export async function openPage(
+  browser,
+  { viewport = DESKTOP, firstVisit = false, mobile = false, ageGate = false } = {},
+) {
   const context = await browser.newContext({
     viewport,
     isMobile: mobile,
@@ -43,12 +46,14 @@ export async function openPage(browser, { viewport = DESKTOP, firstVisit = false
   });
   if (!firstVisit) {
     await context.addInitScript(() => {
-      if (window.localStorage.getItem('user_like_gender') === null) window.localStorage.setItem('user_like_gender', '0');
+      if (window.localStorage.getItem('user_like_gender') === null)
+        window.localStorage.setItem('user_like_gender', '0');
     });
   }
   if (!ageGate) {
     await context.addInitScript(() => {
-      if (window.localStorage.getItem('eighteenTipShow') === null) window.localStorage.setItem('eighteenTipShow', 'false');
+      if (window.localStorage.getItem('eighteenTipShow') === null)
+        window.localStorage.setItem('eighteenTipShow', 'false');
     });
   }
   const page = await context.newPage();
@@ -57,7 +62,8 @@ export async function openPage(browser, { viewport = DESKTOP, firstVisit = false
   // The app's pages carry a content security policy (docs/security.md "Headers of the app's
   // pages"): anything it blocks is reported on the console and fails the journey.
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) errors.push(`CSP: ${message.text()}`);
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+      errors.push(`CSP: ${message.text()}`);
   });
   return { context, page, errors };
 }
@@ -78,9 +84,13 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
 
 /** The character ids currently in the grid, in order. */
 export function cardIds(page) {
-  return page.locator('[data-testid="character-card"]').evaluateAll((cards) => cards.map((card) => card.dataset.characterId));
+  return page
+    .locator('[data-testid="character-card"]')
+    .evaluateAll((cards) => cards.map((card) => card.dataset.characterId));
 }
 
 export async function waitForCardCount(page, count, timeout = 20_000) {
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="character-card"]').length >= n, count, { timeout });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="character-card"]').length >= n, count, {
+    timeout,
+  });
 }

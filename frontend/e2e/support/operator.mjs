@@ -10,7 +10,8 @@ const run = promisify(execFile);
 export async function amoraAdmin(...args) {
   const bin = process.env.E2E_AMORA_BIN;
   const token = process.env.E2E_ADMIN_TOKEN;
-  if (!bin || !token) throw new Error('E2E_AMORA_BIN or E2E_ADMIN_TOKEN is not set: run the journeys through scripts/e2e.mjs');
+  if (!bin || !token)
+    throw new Error('E2E_AMORA_BIN or E2E_ADMIN_TOKEN is not set: run the journeys through scripts/e2e.mjs');
   const { stdout } = await run(bin, ['admin', ...args, '--url', BASE_URL, '--token', token], { timeout: 30_000 });
   return stdout;
 }

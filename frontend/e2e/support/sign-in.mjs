@@ -8,7 +8,9 @@ export async function settled(page) {
   const modal = page.getByTestId('login-modal');
   await modal.waitFor();
   await modal.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)));
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="login-modal"] img')].every((img) => img.complete));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-testid="login-modal"] img')].every((img) => img.complete),
+  );
   return modal;
 }
 

@@ -25,7 +25,9 @@ describe('render errors', () => {
     expect(screen.getByText('Something went wrong. You can try updating your browser version.')).toBeInTheDocument();
     fireEvent.click(screen.getByRole('button', { name: 'Refresh' }));
     expect(reload).toHaveBeenCalled();
-    expect(reportError).toHaveBeenCalledWith(expect.objectContaining({ errorType: 'renderError', message: 'Error: render exploded' }));
+    expect(reportError).toHaveBeenCalledWith(
+      expect.objectContaining({ errorType: 'renderError', message: 'Error: render exploded' }),
+    );
     vi.unstubAllGlobals();
   });
 });

@@ -10,7 +10,11 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 
 function Page({ name }: { name: string }) {
   const { pathname } = useLocation();
-  return <main data-testid="page" data-path={pathname}>{name}</main>;
+  return (
+    <main data-testid="page" data-path={pathname}>
+      {name}
+    </main>
+  );
 }
 
 /** The real root layout over stand-in screens, so only the layout's own rules are under test. */

@@ -63,6 +63,7 @@ function AgeGated() {
   const [confirmations, confirmed] = useReducer((n: number) => n + 1, 0);
   const [showing, setShowing] = useAtom(eighteenTipModalShowedAtom);
   // Decided when the path changes (or on confirming), not on every re-render of the page.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- confirming changes storage, which needsAgeGate reads
   const gated = useMemo(() => needsAgeGate(pathname, navigator.userAgent), [pathname, confirmations]);
   useEffect(() => {
     if (gated) setShowing(true);

@@ -74,7 +74,11 @@ export const routes: RouteObject[] = [
         // The first path segment may be a language code (spec section 2).
         path: ':lng',
         element: <LanguageGate />,
-        children: [{ element: <AppShell />, children: framedRoutes }, ...standaloneRoutes, { path: '*', element: <NotFoundPage /> }],
+        children: [
+          { element: <AppShell />, children: framedRoutes },
+          ...standaloneRoutes,
+          { path: '*', element: <NotFoundPage /> },
+        ],
       },
       { path: '*', element: <NotFoundPage /> },
     ],

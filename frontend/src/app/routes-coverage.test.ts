@@ -55,11 +55,7 @@ const SPEC_ROUTES = [
  * Screens whose issues are still open (blog and the email tip are built elsewhere). They may
  * or may not have a page yet; every other route of the table must.
  */
-const BUILT_BY_OTHER_ISSUES = new Set([
-  '/blog',
-  '/blogs/welcome-to-amora',
-  '/checkEmailTip',
-]);
+const BUILT_BY_OTHER_ISSUES = new Set(['/blog', '/blogs/welcome-to-amora', '/checkEmailTip']);
 
 function hasPage(path: string): boolean {
   const matches = matchRoutes(routes, path);
@@ -75,9 +71,12 @@ describe('routes of spec section 2', () => {
     expect(hasPage(path)).toBe(true);
   });
 
-  it.each(SPEC_ROUTES.filter((path) => !BUILT_BY_OTHER_ISSUES.has(path) && path !== '/'))('%s has a page under /de', (path) => {
-    expect(hasPage(`/de${path}`)).toBe(true);
-  });
+  it.each(SPEC_ROUTES.filter((path) => !BUILT_BY_OTHER_ISSUES.has(path) && path !== '/'))(
+    '%s has a page under /de',
+    (path) => {
+      expect(hasPage(`/de${path}`)).toBe(true);
+    },
+  );
 
   it('sends made-up paths to Not Found', () => {
     expect(hasPage('/no-such-page')).toBe(false);

@@ -8,7 +8,11 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
 }
 
 /** Class names of the button look, for links that should look like buttons. */
-export function buttonClassName({ variant = 'primary', size = 'normal', block = false }: Omit<ButtonProps, 'type'> = {}) {
+export function buttonClassName({
+  variant = 'primary',
+  size = 'normal',
+  block = false,
+}: Omit<ButtonProps, 'type'> = {}) {
   return [styles.button, styles[variant], size === 'small' ? styles.small : '', block ? styles.block : '']
     .filter(Boolean)
     .join(' ');

@@ -30,7 +30,13 @@ export function FaqList({ title, items, testId }: { title: string; items: readon
           return (
             <div key={item.key} className={`${styles.item} ${expanded ? styles.open : ''}`}>
               <h3>
-                <button type="button" className={styles.question} aria-expanded={expanded} aria-controls={panelId} onClick={() => toggle(item.key)}>
+                <button
+                  type="button"
+                  className={styles.question}
+                  aria-expanded={expanded}
+                  aria-controls={panelId}
+                  onClick={() => toggle(item.key)}
+                >
                   {item.title}
                   <ChevronDownIcon size={20} className={styles.chevron} />
                 </button>

@@ -20,7 +20,17 @@ export interface ModalProps {
 let openModals = 0;
 
 /** A centred dialog in a portal: Escape and an outside click close it; page scroll is locked. */
-export function Modal({ open, onClose, title, closeLabel, width, maxHeight, dismissible = true, children, testId }: ModalProps) {
+export function Modal({
+  open,
+  onClose,
+  title,
+  closeLabel,
+  width,
+  maxHeight,
+  dismissible = true,
+  children,
+  testId,
+}: ModalProps) {
   const dialogRef = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const onCloseRef = useRef(onClose);

@@ -67,14 +67,26 @@ export function NeedPayDialog() {
   const close = () => setOpen(false);
   const Icon = offer.paid ? CoinIcon : CrownIcon;
   return (
-    <Modal open={open} onClose={close} title={offer.title} closeLabel={t('common.close')} width={420} testId="need-pay-dialog">
+    <Modal
+      open={open}
+      onClose={close}
+      title={offer.title}
+      closeLabel={t('common.close')}
+      width={420}
+      testId="need-pay-dialog"
+    >
       <div className={styles.dialog}>
         <span className={styles.bigIcon}>
           <Icon size={28} />
         </span>
         <h2 className={styles.title}>{offer.title}</h2>
         <p className={styles.dialogText}>{offer.text}</p>
-        <LocalizedLink to={offer.to} className={buttonClassName({ block: true })} onClick={close} data-testid="need-pay-action">
+        <LocalizedLink
+          to={offer.to}
+          className={buttonClassName({ block: true })}
+          onClick={close}
+          data-testid="need-pay-action"
+        >
           {offer.action}
         </LocalizedLink>
         <button type="button" className={buttonClassName({ variant: 'ghost', block: true })} onClick={close}>

@@ -20,13 +20,22 @@ export function NotificationHost() {
       {items.map((item) => {
         const Icon = ICONS[item.kind];
         return (
-          <div key={item.id} className={`${styles.item} ${styles[item.kind]}`} role={item.kind === 'error' ? 'alert' : 'status'}>
+          <div
+            key={item.id}
+            className={`${styles.item} ${styles[item.kind]}`}
+            role={item.kind === 'error' ? 'alert' : 'status'}
+          >
             <Icon size={20} className={styles.icon} />
             <div className={styles.text}>
               <div className={styles.title}>{t(`notifications.${item.kind}`)}</div>
               <div className={styles.message}>{item.message}</div>
             </div>
-            <button type="button" className={styles.dismiss} onClick={() => dismissNotification(item.id)} aria-label={t('common.close')}>
+            <button
+              type="button"
+              className={styles.dismiss}
+              onClick={() => dismissNotification(item.id)}
+              aria-label={t('common.close')}
+            >
               <CloseIcon size={16} />
             </button>
           </div>

@@ -8,7 +8,15 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * The first-subscription promo's clock in hr, min and sec (spec sections 2 and 4), as the
  * home banner and the plans page show it; `remaining` comes from useCountdown.
  */
-export function PromoCountdown({ remaining, testId = 'promo-countdown', className = '' }: { remaining: Remaining; testId?: string; className?: string }) {
+export function PromoCountdown({
+  remaining,
+  testId = 'promo-countdown',
+  className = '',
+}: {
+  remaining: Remaining;
+  testId?: string;
+  className?: string;
+}) {
   const { t } = useTranslation();
   const units = [
     { value: remaining.hours, label: t('home.hr') },

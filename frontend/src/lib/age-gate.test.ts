@@ -15,7 +15,8 @@ beforeEach(() => window.localStorage.clear());
 
 describe('who meets the age gate', () => {
   it('recognises crawlers and link previews, not browsers', () => {
-    for (const agent of [GOOGLEBOT, GOOGLEBOT_SMARTPHONE, BING, FACEBOOK, TWITTER]) expect(isCrawler(agent), agent).toBe(true);
+    for (const agent of [GOOGLEBOT, GOOGLEBOT_SMARTPHONE, BING, FACEBOOK, TWITTER])
+      expect(isCrawler(agent), agent).toBe(true);
     for (const agent of [CHROME, IPHONE]) expect(isCrawler(agent), agent).toBe(false);
   });
 

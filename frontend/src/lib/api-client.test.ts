@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { apiGet, apiPost, buildHeaders, captureLandingParameters, getSecretKey, resetBlockedPageForTests } from '@/lib/api-client';
+import {
+  apiGet,
+  apiPost,
+  buildHeaders,
+  captureLandingParameters,
+  getSecretKey,
+  resetBlockedPageForTests,
+} from '@/lib/api-client';
 import { ApiCode } from '@/lib/api-types';
 import { languageAtom, needPayOfferAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
@@ -167,7 +174,10 @@ describe('code handling (spec section 8)', () => {
   });
 
   it("shows 'Failed to connect to the server!' on an HTTP failure and runs the custom handler", async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('oops', { status: 502 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('oops', { status: 502 })),
+    );
     const onHttpError = vi.fn();
     await expect(apiPost('/user/v1/getVipData', {}, { onHttpError })).rejects.toThrow('HTTP 502');
     expect(messages()).toEqual(['error: Failed to connect to the server!']);
@@ -175,7 +185,10 @@ describe('code handling (spec section 8)', () => {
   });
 
   it('treats a network error like an HTTP failure', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     await expect(apiGet('/user/v1/getUserInfo')).rejects.toThrow('Failed to fetch');
     expect(messages()).toEqual(['error: Failed to connect to the server!']);
   });
@@ -186,7 +199,10 @@ describe('code handling (spec section 8)', () => {
     vi.spyOn(document, 'open').mockImplementation(() => document as never);
     vi.spyOn(document, 'close').mockImplementation(() => undefined);
     const html = '<html><body><h1>you have been blocked!</h1></body></html>';
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(html, { status: 403, headers: { 'content-type': 'text/html' } })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(html, { status: 403, headers: { 'content-type': 'text/html' } })),
+    );
     await expect(apiPost('/user/v1/getVipData')).rejects.toThrow();
     await expect(apiPost('/user/v1/getVipData')).rejects.toThrow();
     expect(write).toHaveBeenCalledTimes(1);

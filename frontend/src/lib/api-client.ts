@@ -191,7 +191,9 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     let envelope: ApiEnvelope<T>;
     try {
       const body =
-        method === 'GET' ? undefined : JSON.stringify({ requestData: await encryptText(secretKey, JSON.stringify(options.payload ?? {})) });
+        method === 'GET'
+          ? undefined
+          : JSON.stringify({ requestData: await encryptText(secretKey, JSON.stringify(options.payload ?? {})) });
       response = await fetch(buildUrl(path, options.query), { method, headers, body, credentials: 'include' });
       if (response.status === 403 && (response.headers.get('content-type') ?? '').includes('text/html')) {
         showBlockedPage(await response.text());
@@ -201,7 +203,9 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
       envelope = await readEnvelope<T>(response, secretKey);
     } catch (cause) {
       const error =
-        cause instanceof ApiHttpError ? cause : new ApiHttpError(cause instanceof Error ? cause.message : String(cause), null);
+        cause instanceof ApiHttpError
+          ? cause
+          : new ApiHttpError(cause instanceof Error ? cause.message : String(cause), null);
       if (!options.quiet && !error.blocked) notify.error(i18n.t('errors.connection'));
       options.onHttpError?.(error);
       throw error;
@@ -216,10 +220,18 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   }
 }
 
-export function apiGet<T>(path: string, query?: RequestOptions['query'], options: Omit<RequestOptions, 'method' | 'query'> = {}) {
+export function apiGet<T>(
+  path: string,
+  query?: RequestOptions['query'],
+  options: Omit<RequestOptions, 'method' | 'query'> = {},
+) {
   return apiRequest<T>(path, { ...options, method: 'GET', query });
 }
 
-export function apiPost<T>(path: string, payload: object = {}, options: Omit<RequestOptions, 'method' | 'payload'> = {}) {
+export function apiPost<T>(
+  path: string,
+  payload: object = {},
+  options: Omit<RequestOptions, 'method' | 'payload'> = {},
+) {
   return apiRequest<T>(path, { ...options, method: 'POST', payload });
 }

@@ -7,8 +7,20 @@ describe('readVipData', () => {
   it('reads the plans, packages and routes of getVipData in the server’s order', () => {
     const data = readVipData(VIP_DATA);
     expect(data.plans.map((p) => p.productId)).toEqual(['month_1', 'quarter_1', 'year_1']);
-    expect(data.plans[2]).toMatchObject({ price: '71.99', originalPrice: '239.88', perMonth: '6.00', periodMonths: 12 });
-    expect(data.coinPackages.map((c) => c.productId)).toEqual(['coin_1', 'coin_2', 'coin_3', 'coin_4', 'coin_5', 'coin_6']);
+    expect(data.plans[2]).toMatchObject({
+      price: '71.99',
+      originalPrice: '239.88',
+      perMonth: '6.00',
+      periodMonths: 12,
+    });
+    expect(data.coinPackages.map((c) => c.productId)).toEqual([
+      'coin_1',
+      'coin_2',
+      'coin_3',
+      'coin_4',
+      'coin_5',
+      'coin_6',
+    ]);
     expect(data.coinPackages.filter((c) => c.bestValue).map((c) => c.productId)).toEqual(['coin_6']);
     expect(data.paymentRoutes.map((r) => [r.route, r.endpoint, r.test])).toEqual([
       ['sandbox', 'sandboxCreateOrder', true],
@@ -19,8 +31,15 @@ describe('readVipData', () => {
 
   it('drops what is not a product, has no decimal price, or names an unknown route or a path as endpoint', () => {
     const data = readVipData({
-      plans: [{ productId: 'month_2', price: '1.00' }, { productId: 'month_1', price: 12.99 }, { productId: 'year_1', price: '71.99' }],
-      coinPackages: [{ productId: 'coin_7', coins: 1, price: '1.00' }, { productId: 'coin_1', coins: 1000, price: '9.99' }],
+      plans: [
+        { productId: 'month_2', price: '1.00' },
+        { productId: 'month_1', price: 12.99 },
+        { productId: 'year_1', price: '71.99' },
+      ],
+      coinPackages: [
+        { productId: 'coin_7', coins: 1, price: '1.00' },
+        { productId: 'coin_1', coins: 1000, price: '9.99' },
+      ],
       paymentRoutes: [
         { route: 'bank', endpoint: 'bankCreateOrder' },
         { route: 'paypal', endpoint: '../admin/credit' },

@@ -94,17 +94,29 @@ export function readVipData(raw: unknown): VipData {
       },
     ];
   });
-  const coinPackages: CoinPackage[] = (Array.isArray(data.coinPackages) ? data.coinPackages : []).filter(isRecord).flatMap((c) => {
-    const productId = text(c.productId);
-    if (!isCoinPackageId(productId) || !isDecimalAmount(c.price)) return [];
-    return [{ productId, coins: count(c.coins), price: c.price, currency: text(c.currency, 'USD'), bestValue: c.bestValue === true }];
-  });
-  const paymentRoutes: PaymentRoute[] = (Array.isArray(data.paymentRoutes) ? data.paymentRoutes : []).filter(isRecord).flatMap((r) => {
-    const route = text(r.route) as PaymentRouteName;
-    const endpoint = text(r.endpoint);
-    if (!PAYMENT_ROUTE_NAMES.includes(route) || !/^[A-Za-z]{1,40}$/.test(endpoint)) return [];
-    return [{ route, endpoint, test: r.test === true }];
-  });
+  const coinPackages: CoinPackage[] = (Array.isArray(data.coinPackages) ? data.coinPackages : [])
+    .filter(isRecord)
+    .flatMap((c) => {
+      const productId = text(c.productId);
+      if (!isCoinPackageId(productId) || !isDecimalAmount(c.price)) return [];
+      return [
+        {
+          productId,
+          coins: count(c.coins),
+          price: c.price,
+          currency: text(c.currency, 'USD'),
+          bestValue: c.bestValue === true,
+        },
+      ];
+    });
+  const paymentRoutes: PaymentRoute[] = (Array.isArray(data.paymentRoutes) ? data.paymentRoutes : [])
+    .filter(isRecord)
+    .flatMap((r) => {
+      const route = text(r.route) as PaymentRouteName;
+      const endpoint = text(r.endpoint);
+      if (!PAYMENT_ROUTE_NAMES.includes(route) || !/^[A-Za-z]{1,40}$/.test(endpoint)) return [];
+      return [{ route, endpoint, test: r.test === true }];
+    });
   return { plans, coinPackages, paymentRoutes };
 }
 

@@ -15,7 +15,8 @@ export function generateSecretKey(): string {
   while (out.length < SECRET_KEY_LENGTH) {
     const bytes = crypto.getRandomValues(new Uint8Array(SECRET_KEY_LENGTH * 2));
     for (const byte of bytes) {
-      if (byte < limit && out.length < SECRET_KEY_LENGTH) out.push(SECRET_KEY_ALPHABET[byte % SECRET_KEY_ALPHABET.length]!);
+      if (byte < limit && out.length < SECRET_KEY_LENGTH)
+        out.push(SECRET_KEY_ALPHABET[byte % SECRET_KEY_ALPHABET.length]!);
     }
   }
   return out.join('');

@@ -33,6 +33,9 @@ describe('error reports (spec section 3)', () => {
   });
 
   it('describe non-Error values too', () => {
-    expect(errorDetails('unhandledRejection', 'plain text')).toEqual({ errorType: 'unhandledRejection', message: 'plain text' });
+    expect(errorDetails('unhandledRejection', 'plain text')).toEqual({
+      errorType: 'unhandledRejection',
+      message: 'plain text',
+    });
   });
 });

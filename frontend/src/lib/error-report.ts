@@ -55,7 +55,8 @@ export function reportError(details: ErrorDetails): void {
 }
 
 export function errorDetails(errorType: string, error: unknown): ErrorDetails {
-  if (error instanceof Error) return { errorType, message: `${error.name}: ${error.message}`, stack: error.stack ?? '' };
+  if (error instanceof Error)
+    return { errorType, message: `${error.name}: ${error.message}`, stack: error.stack ?? '' };
   return { errorType, message: String(error) };
 }
 

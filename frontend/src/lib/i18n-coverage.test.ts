@@ -29,7 +29,8 @@ function flatten(tree: Tree, prefix = ''): Map<string, string> {
 }
 
 /** What must survive translation: {{placeholders}} and <tags> used by <Trans>. */
-const markers = (text: string) => [...text.matchAll(/\{\{\s*\w+\s*\}\}|<\/?\w+>/g)].map((m) => m[0].replace(/\s/g, '')).sort();
+const markers = (text: string) =>
+  [...text.matchAll(/\{\{\s*\w+\s*\}\}|<\/?\w+>/g)].map((m) => m[0].replace(/\s/g, '')).sort();
 
 const others = LANGUAGES.filter((lng) => lng !== 'en');
 const cases = NAMESPACES.flatMap((ns) => LANGUAGES.map((lng) => [ns, lng] as const));

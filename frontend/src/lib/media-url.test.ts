@@ -6,7 +6,9 @@ const origin = 'https://amora.example';
 describe('mediaUrl (spec section 9: width 750 by default)', () => {
   it('asks for width 750 of the site’s own media', () => {
     expect(mediaUrl('/media/img-1763', undefined, { origin })).toBe('/media/img-1763?w=750');
-    expect(mediaUrl('https://amora.example/media/img-1763', undefined, { origin })).toBe('https://amora.example/media/img-1763?w=750');
+    expect(mediaUrl('https://amora.example/media/img-1763', undefined, { origin })).toBe(
+      'https://amora.example/media/img-1763?w=750',
+    );
   });
 
   it('asks for another allowed width when told, replacing one already there', () => {
@@ -24,7 +26,9 @@ describe('mediaUrl (spec section 9: width 750 by default)', () => {
   });
 
   it('leaves images hosted elsewhere, and data and blob URLs, as they are', () => {
-    expect(mediaUrl('https://cdn.example.net/media/img-1.png', undefined, { origin })).toBe('https://cdn.example.net/media/img-1.png');
+    expect(mediaUrl('https://cdn.example.net/media/img-1.png', undefined, { origin })).toBe(
+      'https://cdn.example.net/media/img-1.png',
+    );
     expect(mediaUrl('//cdn.example.net/media/img-1', undefined, { origin })).toBe('//cdn.example.net/media/img-1');
     expect(mediaUrl('data:image/png;base64,AAAA', undefined, { origin })).toBe('data:image/png;base64,AAAA');
   });

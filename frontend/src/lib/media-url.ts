@@ -17,7 +17,11 @@ const NOT_RESIZED = /\.(gif|webp|svg)$/i;
  * on `origin`) in a format the server resizes; otherwise `url` unchanged. `format` is the
  * content type or extension when the URL itself does not show it.
  */
-export function mediaUrl(url: string, width: MediaWidth = DEFAULT_MEDIA_WIDTH, options: { format?: string; origin?: string } = {}): string {
+export function mediaUrl(
+  url: string,
+  width: MediaWidth = DEFAULT_MEDIA_WIDTH,
+  options: { format?: string; origin?: string } = {},
+): string {
   if (!url) return url;
   const origin = options.origin ?? (typeof window === 'undefined' ? 'http://localhost' : window.location.origin);
   let parsed: URL;

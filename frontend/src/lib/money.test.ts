@@ -27,7 +27,8 @@ describe('formatMoney', () => {
 describe('decimal amounts', () => {
   it('accepts digits with an optional fraction only', () => {
     for (const good of ['0', '12', '12.9', '12.99', '0.01']) expect(isDecimalAmount(good)).toBe(true);
-    for (const bad of ['', '.5', '12.', '-1.00', '1e3', '12,99', ' 12', 12.99, null]) expect(isDecimalAmount(bad)).toBe(false);
+    for (const bad of ['', '.5', '12.', '-1.00', '1e3', '12,99', ' 12', 12.99, null])
+      expect(isDecimalAmount(bad)).toBe(false);
   });
 
   it('turns amounts into integer minor units exactly', () => {

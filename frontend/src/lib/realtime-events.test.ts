@@ -78,63 +78,122 @@ function documentedShorthandEvents(): Map<string, Map<string, string>> {
   return events;
 }
 
-const ISSUE_16_EVENTS = new Set(['imageQueued', 'imageProgress', 'imageDone', 'imageFailed', 'voicePart', 'voiceFailed']);
+const ISSUE_16_EVENTS = new Set([
+  'imageQueued',
+  'imageProgress',
+  'imageDone',
+  'imageFailed',
+  'voicePart',
+  'voiceFailed',
+]);
 
 describe('server events, as docs/api.md documents them', () => {
   const documented = documentedEvents();
   const shorthand = documentedShorthandEvents();
 
-  it.each(clientEvents.filter((name) => ISSUE_16_EVENTS.has(name)))('%s is documented in the Images or Voice table with the same fields', (name) => {
-    const fields = shorthand.get(name);
-    expect(fields, `no row for ${name} in the Images or Voice event tables`).toBeDefined();
-    const schema: Record<string, string> = SERVER_EVENT_SCHEMA[name];
-    expect([...fields!.keys()].sort()).toEqual(Object.keys(schema).sort());
-    for (const [field, said] of fields!) {
-      if (said === 'null') expect(schema[field], `${name}.${field}`).toMatch(/\|null$/);
-      else if (said) expect(schema[field], `${name}.${field}`).toBe(said);
-    }
-  });
+  it.each(clientEvents.filter((name) => ISSUE_16_EVENTS.has(name)))(
+    '%s is documented in the Images or Voice table with the same fields',
+    (name) => {
+      const fields = shorthand.get(name);
+      expect(fields, `no row for ${name} in the Images or Voice event tables`).toBeDefined();
+      const schema: Record<string, string> = SERVER_EVENT_SCHEMA[name];
+      expect([...fields!.keys()].sort()).toEqual(Object.keys(schema).sort());
+      for (const [field, said] of fields!) {
+        if (said === 'null') expect(schema[field], `${name}.${field}`).toMatch(/\|null$/);
+        else if (said) expect(schema[field], `${name}.${field}`).toBe(said);
+      }
+    },
+  );
 
   it('knows every event of the Images and Voice tables', () => {
     expect([...shorthand.keys()].sort()).toEqual([...ISSUE_16_EVENTS].sort());
   });
 
-  it.each(clientEvents.filter((name) => !ISSUE_16_EVENTS.has(name)))('%s is documented with the same fields and types', (name) => {
-    const fields = documented.get(name);
-    expect(fields, `no row for ${name} in the docs/api.md event table`).toBeDefined();
-    expect(Object.fromEntries(fields!)).toEqual(SERVER_EVENT_SCHEMA[name]);
-  });
+  it.each(clientEvents.filter((name) => !ISSUE_16_EVENTS.has(name)))(
+    '%s is documented with the same fields and types',
+    (name) => {
+      const fields = documented.get(name);
+      expect(fields, `no row for ${name} in the docs/api.md event table`).toBeDefined();
+      expect(Object.fromEntries(fields!)).toEqual(SERVER_EVENT_SCHEMA[name]);
+    },
+  );
 });
 
 describe('parseServerEvent', () => {
   it('reads the documented examples', () => {
     const examples: [string, ServerEvent][] = [
-      ['{"event":"hello","data":{"userId":"u1x9QeZ","coin":0}}', { event: 'hello', data: { userId: 'u1x9QeZ', coin: 0 } }],
+      [
+        '{"event":"hello","data":{"userId":"u1x9QeZ","coin":0}}',
+        { event: 'hello', data: { userId: 'u1x9QeZ', coin: 0 } },
+      ],
       ['{"event":"tokenCount","data":{"coin":500}}', { event: 'tokenCount', data: { coin: 500 } }],
       ['{"event":"pong","data":{}}', { event: 'pong', data: {} }],
-      ['{"event":"error","data":{"code":10006,"msg":"unknown action \\"fly\\""}}', { event: 'error', data: { code: 10006, msg: 'unknown action "fly"' } }],
+      [
+        '{"event":"error","data":{"code":10006,"msg":"unknown action \\"fly\\""}}',
+        { event: 'error', data: { code: 10006, msg: 'unknown action "fly"' } },
+      ],
     ];
     for (const [text, event] of examples) expect(parseServerEvent(text)).toEqual(event);
   });
 
   it('reads the chat events of the documented conversation', () => {
-    const message = { messageId: '1763810000000101234', speaker: 'character', content: 'Hey there!', createdAt: 1763810000000 } as const;
+    const message = {
+      messageId: '1763810000000101234',
+      speaker: 'character',
+      content: 'Hey there!',
+      createdAt: 1763810000000,
+    } as const;
     expect(
       parseServerEvent(
         '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1763810000000101234","finishReason":"stop","cut":false,"message":{"messageId":"1763810000000101234","speaker":"character","content":"Hey there!","createdAt":1763810000000},"recalled":null}}',
       ),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1763810000000101234', finishReason: 'stop', cut: false, message, recalled: null } });
+    ).toEqual({
+      event: 'chatDone',
+      data: {
+        characterId: 'gf-001',
+        replyId: '1763810000000101234',
+        finishReason: 'stop',
+        cut: false,
+        message,
+        recalled: null,
+      },
+    });
     expect(
-      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","cut":false,"message":null,"recalled":null}}'),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '1', finishReason: 'cancelled', cut: false, message: null, recalled: null } });
+      parseServerEvent(
+        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"1","finishReason":"cancelled","cut":false,"message":null,"recalled":null}}',
+      ),
+    ).toEqual({
+      event: 'chatDone',
+      data: {
+        characterId: 'gf-001',
+        replyId: '1',
+        finishReason: 'cancelled',
+        cut: false,
+        message: null,
+        recalled: null,
+      },
+    });
     // A reply the token limit stopped mid-sentence says so (issue 18): the screen offers Continue.
     expect(
-      parseServerEvent('{"event":"chatDone","data":{"characterId":"gf-001","replyId":"2","finishReason":"length","cut":true,"message":null,"recalled":null}}'),
-    ).toEqual({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '2', finishReason: 'length', cut: true, message: null, recalled: null } });
+      parseServerEvent(
+        '{"event":"chatDone","data":{"characterId":"gf-001","replyId":"2","finishReason":"length","cut":true,"message":null,"recalled":null}}',
+      ),
+    ).toEqual({
+      event: 'chatDone',
+      data: { characterId: 'gf-001', replyId: '2', finishReason: 'length', cut: true, message: null, recalled: null },
+    });
     // What the reply recalled: memories and earlier messages, each an id and its text.
-    const recalled = { memories: [{ id: '5', content: "Ann's dog is Biscuit", extra: 1 }], messages: [{ id: '3', content: 'My dog is called Biscuit' }] };
+    const recalled = {
+      memories: [{ id: '5', content: "Ann's dog is Biscuit", extra: 1 }],
+      messages: [{ id: '3', content: 'My dog is called Biscuit' }],
+    };
     expect(
-      parseServerEvent(JSON.stringify({ event: 'chatDone', data: { characterId: 'gf-001', replyId: '7', finishReason: 'stop', cut: false, message: null, recalled } })),
+      parseServerEvent(
+        JSON.stringify({
+          event: 'chatDone',
+          data: { characterId: 'gf-001', replyId: '7', finishReason: 'stop', cut: false, message: null, recalled },
+        }),
+      ),
     ).toEqual({
       event: 'chatDone',
       data: {
@@ -143,34 +202,78 @@ describe('parseServerEvent', () => {
         finishReason: 'stop',
         cut: false,
         message: null,
-        recalled: { memories: [{ id: '5', content: "Ann's dog is Biscuit" }], messages: [{ id: '3', content: 'My dog is called Biscuit' }] },
+        recalled: {
+          memories: [{ id: '5', content: "Ann's dog is Biscuit" }],
+          messages: [{ id: '3', content: 'My dog is called Biscuit' }],
+        },
       },
     });
-    expect(parseServerEvent('{"event":"chatError","data":{"characterId":"gf-001","replyId":null,"code":40004,"msg":"no free messages"}}')).toEqual({
+    expect(
+      parseServerEvent(
+        '{"event":"chatError","data":{"characterId":"gf-001","replyId":null,"code":40004,"msg":"no free messages"}}',
+      ),
+    ).toEqual({
       event: 'chatError',
       data: { characterId: 'gf-001', replyId: null, code: 40004, msg: 'no free messages' },
     });
-    expect(parseServerEvent('{"event":"chatMessageDeleted","data":{"characterId":"gf-001","messageIds":["7","8"]}}')).toEqual({
+    expect(
+      parseServerEvent('{"event":"chatMessageDeleted","data":{"characterId":"gf-001","messageIds":["7","8"]}}'),
+    ).toEqual({
       event: 'chatMessageDeleted',
       data: { characterId: 'gf-001', messageIds: ['7', '8'] },
     });
     const memory = { memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, pinned: true, extra: 1 };
-    expect(parseServerEvent(JSON.stringify({ event: 'memorySaved', data: { characterId: 'gf-001', added: 1, memories: [memory] } }))).toEqual({
+    expect(
+      parseServerEvent(
+        JSON.stringify({ event: 'memorySaved', data: { characterId: 'gf-001', added: 1, memories: [memory] } }),
+      ),
+    ).toEqual({
       event: 'memorySaved',
-      data: { characterId: 'gf-001', added: 1, memories: [{ memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, pinned: true }] },
+      data: {
+        characterId: 'gf-001',
+        added: 1,
+        memories: [{ memoryId: '9', content: 'Likes tea', origin: 'extracted', createdAt: 5, pinned: true }],
+      },
     });
   });
 
   it.each([
-    ['a finish reason outside the documented set', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","cut":false,"message":null,"recalled":null}}'],
-    ['a missing nullable field', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false}}'],
-    ['a cut flag that is not true or false', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"length","cut":"yes","message":null,"recalled":null}}'],
-    ['recalled items without ids', '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false,"message":null,"recalled":{"memories":[{"content":"x"}],"messages":[]}}}'],
-    ['a message with an unknown speaker', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"1","speaker":"narrator","content":"x","createdAt":1}}}'],
-    ['a message id sent as a number', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":1,"speaker":"user","content":"x","createdAt":1}}}'],
-    ['a reply id that is neither text nor null', '{"event":"chatError","data":{"characterId":"a","replyId":5,"code":1,"msg":""}}'],
-    ['deleted ids that are not all text', '{"event":"chatMessageDeleted","data":{"characterId":"a","messageIds":["1",2]}}'],
-    ['a memory of an unknown origin', '{"event":"memorySaved","data":{"characterId":"a","added":0,"memories":[{"memoryId":"1","content":"x","origin":"dream","createdAt":1}]}}'],
+    [
+      'a finish reason outside the documented set',
+      '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"tired","cut":false,"message":null,"recalled":null}}',
+    ],
+    [
+      'a missing nullable field',
+      '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false}}',
+    ],
+    [
+      'a cut flag that is not true or false',
+      '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"length","cut":"yes","message":null,"recalled":null}}',
+    ],
+    [
+      'recalled items without ids',
+      '{"event":"chatDone","data":{"characterId":"a","replyId":"1","finishReason":"stop","cut":false,"message":null,"recalled":{"memories":[{"content":"x"}],"messages":[]}}}',
+    ],
+    [
+      'a message with an unknown speaker',
+      '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"1","speaker":"narrator","content":"x","createdAt":1}}}',
+    ],
+    [
+      'a message id sent as a number',
+      '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":1,"speaker":"user","content":"x","createdAt":1}}}',
+    ],
+    [
+      'a reply id that is neither text nor null',
+      '{"event":"chatError","data":{"characterId":"a","replyId":5,"code":1,"msg":""}}',
+    ],
+    [
+      'deleted ids that are not all text',
+      '{"event":"chatMessageDeleted","data":{"characterId":"a","messageIds":["1",2]}}',
+    ],
+    [
+      'a memory of an unknown origin',
+      '{"event":"memorySaved","data":{"characterId":"a","added":0,"memories":[{"memoryId":"1","content":"x","origin":"dream","createdAt":1}]}}',
+    ],
   ])('drops a chat event with %s', (_what, frame) => {
     expect(parseServerEvent(frame)).toBeNull();
   });
@@ -194,43 +297,82 @@ describe('parseServerEvent', () => {
       shared: false,
       createdAt: 5,
     };
-    expect(parseServerEvent(JSON.stringify({ event: 'imageDone', data: { jobId: '16', imageId: '17', image: { ...image, owner: 'x' } } }))).toEqual({
+    expect(
+      parseServerEvent(
+        JSON.stringify({ event: 'imageDone', data: { jobId: '16', imageId: '17', image: { ...image, owner: 'x' } } }),
+      ),
+    ).toEqual({
       event: 'imageDone',
       data: { jobId: '16', imageId: '17', image },
     });
-    expect(parseServerEvent('{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"cancelled","code":null,"msg":"","refunded":20}}')).toEqual({
+    expect(
+      parseServerEvent(
+        '{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"cancelled","code":null,"msg":"","refunded":20}}',
+      ),
+    ).toEqual({
       event: 'imageFailed',
       data: { jobId: '1', imageId: '2', reason: 'cancelled', code: null, msg: '', refunded: 20 },
     });
-    expect(parseServerEvent('{"event":"imageQueued","data":{"jobId":"1","imageId":"2","characterId":null,"position":0}}')).not.toBeNull();
-    expect(parseServerEvent('{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"url":"/media/voice-9-1","durationMs":900,"last":true}}}')).toEqual({
+    expect(
+      parseServerEvent('{"event":"imageQueued","data":{"jobId":"1","imageId":"2","characterId":null,"position":0}}'),
+    ).not.toBeNull();
+    expect(
+      parseServerEvent(
+        '{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"url":"/media/voice-9-1","durationMs":900,"last":true}}}',
+      ),
+    ).toEqual({
       event: 'voicePart',
-      data: { characterId: 'a', messageId: '9', part: { index: 1, url: '/media/voice-9-1', durationMs: 900, last: true } },
+      data: {
+        characterId: 'a',
+        messageId: '9',
+        part: { index: 1, url: '/media/voice-9-1', durationMs: 900, last: true },
+      },
     });
     const picture = { imageId: '17', url: '/media/img-17', width: 768, height: 1024 };
     const withPicture = { messageId: '3', speaker: 'character', content: '', createdAt: 1, image: picture };
-    expect(parseServerEvent(JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: withPicture } }))).toEqual({
+    expect(
+      parseServerEvent(JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: withPicture } })),
+    ).toEqual({
       event: 'chatMessage',
       data: { characterId: 'a', message: withPicture },
     });
     const text = { messageId: '4', speaker: 'character', content: 'hi', createdAt: 1 };
-    expect(parseServerEvent(JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: { ...text, image: null } } }))).toEqual({
+    expect(
+      parseServerEvent(
+        JSON.stringify({ event: 'chatMessage', data: { characterId: 'a', message: { ...text, image: null } } }),
+      ),
+    ).toEqual({
       event: 'chatMessage',
       data: { characterId: 'a', message: text },
     });
   });
 
   it.each([
-    ['an unknown failure reason', '{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"bored","code":null,"msg":"","refunded":0}}'],
-    ['a gallery image without its url', '{"event":"imageDone","data":{"jobId":"1","imageId":"2","image":{"imageId":"2"}}}'],
-    ['a voice part without its url', '{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"durationMs":900,"last":true}}}'],
-    ['a picture without its size', '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"3","speaker":"character","content":"","createdAt":1,"image":{"imageId":"1","url":"/m"}}}}'],
+    [
+      'an unknown failure reason',
+      '{"event":"imageFailed","data":{"jobId":"1","imageId":"2","reason":"bored","code":null,"msg":"","refunded":0}}',
+    ],
+    [
+      'a gallery image without its url',
+      '{"event":"imageDone","data":{"jobId":"1","imageId":"2","image":{"imageId":"2"}}}',
+    ],
+    [
+      'a voice part without its url',
+      '{"event":"voicePart","data":{"characterId":"a","messageId":"9","part":{"index":1,"durationMs":900,"last":true}}}',
+    ],
+    [
+      'a picture without its size',
+      '{"event":"chatMessage","data":{"characterId":"a","message":{"messageId":"3","speaker":"character","content":"","createdAt":1,"image":{"imageId":"1","url":"/m"}}}}',
+    ],
   ])('drops an image or voice event with %s', (_what, frame) => {
     expect(parseServerEvent(frame)).toBeNull();
   });
 
   it('keeps only the known fields', () => {
-    expect(parseServerEvent('{"event":"tokenCount","data":{"coin":5,"extra":true}}')).toEqual({ event: 'tokenCount', data: { coin: 5 } });
+    expect(parseServerEvent('{"event":"tokenCount","data":{"coin":5,"extra":true}}')).toEqual({
+      event: 'tokenCount',
+      data: { coin: 5 },
+    });
   });
 
   it.each([

@@ -43,7 +43,14 @@ export const SERVER_EVENT_SCHEMA = {
   /** The next piece of a reply being written; `replyId` is the id the stored reply will have. */
   chatDelta: { characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
   /** The reply is stored (`message` null: stopped before any text, nothing stored); `cut`: it stops mid-sentence at the token limit; `recalled`: what its prompt recalled. */
-  chatDone: { characterId: 'string', replyId: 'string', message: 'ChatMessage|null', finishReason: 'enum:stop|length|cancelled', cut: 'boolean', recalled: 'Recalled|null' },
+  chatDone: {
+    characterId: 'string',
+    replyId: 'string',
+    message: 'ChatMessage|null',
+    finishReason: 'enum:stop|length|cancelled',
+    cut: 'boolean',
+    recalled: 'Recalled|null',
+  },
   /** A chat action was refused, or the reply failed (its partial text is dropped). */
   chatError: { characterId: 'string', replyId: 'string|null', code: 'number', msg: 'string' },
   /** Messages were removed (the old reply, on regenerate, or a delete in another tab). */
@@ -55,7 +62,11 @@ export const SERVER_EVENT_SCHEMA = {
   /** Extraction ended; every memory of the pair, newest first. */
   memorySaved: { characterId: 'string', added: 'number', memories: 'Memory[]' },
   /** An order became paid, failed, expired or refunded (docs/api.md "Payments"). */
-  paymentResult: { orderId: 'string', productId: 'string', status: 'enum:created|pending|paid|failed|expired|refunded' },
+  paymentResult: {
+    orderId: 'string',
+    productId: 'string',
+    status: 'enum:created|pending|paid|failed|expired|refunded',
+  },
   /** Images (docs/api.md "Images"): one image of a new job is waiting; `position` images are ahead of it. */
   imageQueued: { jobId: 'string', imageId: 'string', characterId: 'string|null', position: 'number' },
   /** How far the backend is with an image (0–1), when it reports it. */
@@ -63,7 +74,14 @@ export const SERVER_EVENT_SCHEMA = {
   /** The image is stored and in the gallery. */
   imageDone: { jobId: 'string', imageId: 'string', image: 'GalleryImage' },
   /** The image failed, was refused, timed out or was cancelled; `refunded` coins went back. */
-  imageFailed: { jobId: 'string', imageId: 'string', reason: 'enum:failed|refused|timedOut|cancelled', code: 'number|null', msg: 'string', refunded: 'number' },
+  imageFailed: {
+    jobId: 'string',
+    imageId: 'string',
+    reason: 'enum:failed|refused|timedOut|cancelled',
+    code: 'number|null',
+    msg: 'string',
+    refunded: 'number',
+  },
   /** Voice (docs/api.md "Voice"): the next part of a message being spoken, in order. */
   voicePart: { characterId: 'string', messageId: 'string', part: 'VoicePart' },
   /** Speaking a message failed; `refunded` coins went back. */
@@ -79,28 +97,28 @@ type KindType<K extends FieldKind> = K extends 'string'
   : K extends 'number'
     ? number
     : K extends 'boolean'
-    ? boolean
-    : K extends 'number|null'
-      ? number | null
-      : K extends 'string|null'
-      ? string | null
-      : K extends 'string[]'
-        ? string[]
-        : K extends 'ChatMessage'
-          ? ChatMessage
-          : K extends 'ChatMessage|null'
-            ? ChatMessage | null
-            : K extends 'Memory[]'
-              ? Memory[]
-              : K extends 'Recalled|null'
-                ? Recalled | null
-              : K extends 'GalleryImage'
-                ? GalleryImage
-                : K extends 'VoicePart'
-                  ? VoicePart
-              : K extends `enum:${infer Values}`
-                ? Split<Values>
-                : never;
+      ? boolean
+      : K extends 'number|null'
+        ? number | null
+        : K extends 'string|null'
+          ? string | null
+          : K extends 'string[]'
+            ? string[]
+            : K extends 'ChatMessage'
+              ? ChatMessage
+              : K extends 'ChatMessage|null'
+                ? ChatMessage | null
+                : K extends 'Memory[]'
+                  ? Memory[]
+                  : K extends 'Recalled|null'
+                    ? Recalled | null
+                    : K extends 'GalleryImage'
+                      ? GalleryImage
+                      : K extends 'VoicePart'
+                        ? VoicePart
+                        : K extends `enum:${infer Values}`
+                          ? Split<Values>
+                          : never;
 type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKind ? KindType<Fields[F]> : never };
 
 type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
@@ -114,11 +132,15 @@ type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : fals
  */
 type Issue16Event =
   | { event: 'voicePart'; data: { characterId: string; messageId: string; part: VoicePart } }
-  | { event: 'voiceFailed'; data: { characterId: string; messageId: string; code: number; msg: string; refunded: number } };
+  | {
+      event: 'voiceFailed';
+      data: { characterId: string; messageId: string; code: number; msg: string; refunded: number };
+    };
 type ServerEvents = WireServerEvent | Exclude<Issue16Event, { event: WireServerEvent['event'] }>;
 
 /** Fails to compile when the schema and the Rust server's events differ by an event or a field. */
-export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, ServerEvents> & SameShape<ServerEventName, ServerEvents['event']> = true;
+export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, ServerEvents> &
+  SameShape<ServerEventName, ServerEvents['event']> = true;
 
 /** Every server event, keyed by `event`: the Rust server's `ServerEvent`. */
 export type ServerEvent = SchemaEvent;
@@ -143,7 +165,8 @@ const isFiniteNumber = (value: unknown): value is number => typeof value === 'nu
 function readChatImage(value: unknown): ChatImage | undefined {
   if (!isRecord(value)) return undefined;
   const { imageId, url, width, height } = value;
-  if (typeof imageId !== 'string' || typeof url !== 'string' || !isFiniteNumber(width) || !isFiniteNumber(height)) return undefined;
+  if (typeof imageId !== 'string' || typeof url !== 'string' || !isFiniteNumber(width) || !isFiniteNumber(height))
+    return undefined;
   return { imageId, url, width, height };
 }
 
@@ -174,7 +197,24 @@ const isStringOrNull = (value: unknown): value is string | null => value === nul
 /** A GalleryImage as docs/api.md shapes it; extra fields are dropped. */
 export function readGalleryImage(value: unknown): GalleryImage | undefined {
   if (!isRecord(value)) return undefined;
-  const { imageId, jobId, characterId, characterName, prompt, scene, outfit, pose, style, url, width, height, nsfw, illustration, shared, createdAt } = value;
+  const {
+    imageId,
+    jobId,
+    characterId,
+    characterName,
+    prompt,
+    scene,
+    outfit,
+    pose,
+    style,
+    url,
+    width,
+    height,
+    nsfw,
+    illustration,
+    shared,
+    createdAt,
+  } = value;
   if (typeof imageId !== 'string' || typeof jobId !== 'string' || typeof url !== 'string') return undefined;
   if (!isStringOrNull(characterId) || !isStringOrNull(characterName) || typeof prompt !== 'string') return undefined;
   if (![scene, outfit, pose, style].every(isStringOrNull)) return undefined;
@@ -203,7 +243,8 @@ export function readGalleryImage(value: unknown): GalleryImage | undefined {
 function readVoicePart(value: unknown): VoicePart | undefined {
   if (!isRecord(value)) return undefined;
   const { index, url, durationMs, last } = value;
-  if (!isFiniteNumber(index) || typeof url !== 'string' || !isFiniteNumber(durationMs) || typeof last !== 'boolean') return undefined;
+  if (!isFiniteNumber(index) || typeof url !== 'string' || !isFiniteNumber(durationMs) || typeof last !== 'boolean')
+    return undefined;
   return { index, url, durationMs, last };
 }
 
@@ -246,7 +287,8 @@ const NOT_VALID = Symbol('not valid');
 
 /** The field's value as the kind says, or NOT_VALID. */
 function readField(kind: FieldKind, value: unknown): unknown {
-  if (kind.startsWith('enum:')) return typeof value === 'string' && kind.slice(5).split('|').includes(value) ? value : NOT_VALID;
+  if (kind.startsWith('enum:'))
+    return typeof value === 'string' && kind.slice(5).split('|').includes(value) ? value : NOT_VALID;
   switch (kind) {
     case 'string':
       return typeof value === 'string' ? value : NOT_VALID;

@@ -35,7 +35,9 @@ class FakeSocket implements RealtimeSocket {
     this.closedWith = code ?? 1005;
   }
   say(data: unknown) {
-    this.onmessage?.({ data: typeof data === 'string' || data instanceof ArrayBuffer ? data : JSON.stringify(data) } as MessageEvent);
+    this.onmessage?.({
+      data: typeof data === 'string' || data instanceof ArrayBuffer ? data : JSON.stringify(data),
+    } as MessageEvent);
   }
   drop() {
     this.onclose?.({ code: 1006 } as CloseEvent);

@@ -26,7 +26,12 @@ const CLOSE_NORMAL = 1000;
  * random below min(cap, base · 2^attempt) ("full jitter"), so clients that lost the same
  * node spread out instead of returning together.
  */
-export function backoffDelay(attempt: number, random: () => number = Math.random, base = BACKOFF_BASE_MS, cap = BACKOFF_CAP_MS): number {
+export function backoffDelay(
+  attempt: number,
+  random: () => number = Math.random,
+  base = BACKOFF_BASE_MS,
+  cap = BACKOFF_CAP_MS,
+): number {
   const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt));
   return Math.min(ceiling - 1, Math.floor(random() * ceiling));
 }

@@ -36,7 +36,9 @@ describe('page metadata', () => {
     expect(document.title).toBe('Amora – AI Boyfriend');
     expect(document.querySelector<HTMLMetaElement>('meta[name="description"]')!.content).toHaveLength(160);
     expect(document.querySelector<HTMLMetaElement>('meta[name="keywords"]')!.content).toBe('ai boyfriend');
-    expect(document.querySelector<HTMLLinkElement>('link[rel="canonical"]')!.href).toBe('https://amora.test/ai-boyfriend');
+    expect(document.querySelector<HTMLLinkElement>('link[rel="canonical"]')!.href).toBe(
+      'https://amora.test/ai-boyfriend',
+    );
     const org = JSON.parse(document.getElementById('ld-organization')!.textContent!);
     expect(org).toMatchObject({ '@type': 'Organization', name: 'Amora', url: 'https://amora.test/' });
     const crumbs = JSON.parse(document.getElementById('ld-breadcrumb')!.textContent!);

@@ -52,7 +52,10 @@ describe('logout', () => {
   });
 
   it('shows the generic message when the server cannot be reached', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('offline'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('offline'))),
+    );
     await logout();
     expect(shown()).toEqual([['error', 'Something went wrong. Please try again later.']]);
     expect(pageNavigation.assign).not.toHaveBeenCalled();
@@ -98,7 +101,10 @@ describe('refreshUserInfo', () => {
 
   it('keeps the user when the server cannot be reached, quietly', async () => {
     store.set(userInfoAtom, { userId: 'u1', coin: 7 } as UserInfo);
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('offline'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('offline'))),
+    );
     await refreshUserInfo();
     expect(store.get(userInfoAtom)?.coin).toBe(7);
     expect(shown()).toEqual([]);

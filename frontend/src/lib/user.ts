@@ -31,7 +31,7 @@ export async function loadUserInfo(): Promise<UserInfo | null> {
   store.set(gettingUserAtom, true);
   try {
     const envelope = await fetchUserInfo();
-    const user = envelope.success ? envelope.data ?? null : null;
+    const user = envelope.success ? (envelope.data ?? null) : null;
     store.set(userInfoAtom, user);
     return user;
   } catch {

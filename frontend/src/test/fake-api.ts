@@ -21,7 +21,9 @@ export function serveApi(routes: Record<string, FakeReply | FakeReply[]>) {
     vi.fn(async (url: string, init: RequestInit) => {
       const path = url.replace('/lust/api', '').split('?')[0]!;
       const key = (init.headers as Record<string, string>).secretKey!;
-      const payload = init.body ? JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) : null;
+      const payload = init.body
+        ? JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData))
+        : null;
       calls.push({ path, payload });
       const route = routes[path] ?? { code: 200, data: true };
       const list = Array.isArray(route) ? route : [route];
@@ -39,9 +41,36 @@ export function serveApi(routes: Record<string, FakeReply | FakeReply[]>) {
 /** A catalogue as docs/api.md describes getVipData, with the default prices of config/default.toml. */
 export const VIP_DATA = {
   plans: [
-    { productId: 'month_1', price: '12.99', originalPrice: '19.99', currency: 'USD', coinsPerPeriod: 1000, firstSubscriptionDiscount: 50, periodMonths: 1, perMonth: '12.99' },
-    { productId: 'quarter_1', price: '29.99', originalPrice: '59.97', currency: 'USD', coinsPerPeriod: 3300, firstSubscriptionDiscount: 60, periodMonths: 3, perMonth: '10.00' },
-    { productId: 'year_1', price: '71.99', originalPrice: '239.88', currency: 'USD', coinsPerPeriod: 15000, firstSubscriptionDiscount: 70, periodMonths: 12, perMonth: '6.00' },
+    {
+      productId: 'month_1',
+      price: '12.99',
+      originalPrice: '19.99',
+      currency: 'USD',
+      coinsPerPeriod: 1000,
+      firstSubscriptionDiscount: 50,
+      periodMonths: 1,
+      perMonth: '12.99',
+    },
+    {
+      productId: 'quarter_1',
+      price: '29.99',
+      originalPrice: '59.97',
+      currency: 'USD',
+      coinsPerPeriod: 3300,
+      firstSubscriptionDiscount: 60,
+      periodMonths: 3,
+      perMonth: '10.00',
+    },
+    {
+      productId: 'year_1',
+      price: '71.99',
+      originalPrice: '239.88',
+      currency: 'USD',
+      coinsPerPeriod: 15000,
+      firstSubscriptionDiscount: 70,
+      periodMonths: 12,
+      perMonth: '6.00',
+    },
   ],
   coinPackages: [
     { productId: 'coin_1', coins: 1000, price: '9.99', currency: 'USD', bestValue: false },

@@ -14,12 +14,18 @@ const withoutSlash = (path: string) => path.replace(/^\//, '');
 
 /** Legal pages and landing pages, inside the main frame. */
 export const trustFramedRoutes: RouteObject[] = [
-  ...Object.values(LEGAL_DOCS).map(({ key, path }) => ({ path: withoutSlash(path), element: <LegalPage docKey={key} /> })),
+  ...Object.values(LEGAL_DOCS).map(({ key, path }) => ({
+    path: withoutSlash(path),
+    element: <LegalPage docKey={key} />,
+  })),
   ...LANDING_ROUTES.map(({ key, path }) => ({ path: withoutSlash(path), element: <LandingPage topic={key} /> })),
 ];
 
 /** The policy pages the mobile app embeds: no shell, no heading. */
 export const trustStandaloneRoutes: RouteObject[] = [
   { path: withoutSlash(ROUTES.privacyPolicyForApp), element: <LegalPage docKey="privacyPolicy" embedded /> },
-  { path: withoutSlash(ROUTES.communityGuidelinesForApp), element: <LegalPage docKey="communityGuidelines" embedded /> },
+  {
+    path: withoutSlash(ROUTES.communityGuidelinesForApp),
+    element: <LegalPage docKey="communityGuidelines" embedded />,
+  },
 ];

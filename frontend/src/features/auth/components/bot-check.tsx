@@ -21,7 +21,15 @@ function useReport(state: BotCheckState, onChange: (state: BotCheckState) => voi
   useEffect(() => onChange(state), [state, onChange]);
 }
 
-function TurnstileCheck({ siteKey, language, onChange }: { siteKey: string; language: string; onChange: BotCheckProps['onChange'] }) {
+function TurnstileCheck({
+  siteKey,
+  language,
+  onChange,
+}: {
+  siteKey: string;
+  language: string;
+  onChange: BotCheckProps['onChange'];
+}) {
   const { t } = useTranslation();
   const { containerRef, state, retry } = useTurnstile(siteKey, language);
   useReport(state, onChange);
@@ -58,7 +66,9 @@ function DevelopmentCheck({ onChange }: { onChange: BotCheckProps['onChange'] })
           checked={checked}
           onChange={(event) => {
             setChecked(event.target.checked);
-            onChange(event.target.checked ? { status: 'verified', token: BOT_CHECK_DEVELOPMENT_TOKEN } : BOT_CHECK_IDLE);
+            onChange(
+              event.target.checked ? { status: 'verified', token: BOT_CHECK_DEVELOPMENT_TOKEN } : BOT_CHECK_IDLE,
+            );
           }}
           data-testid="bot-check-development-checkbox"
         />

@@ -46,7 +46,11 @@ export default function CheckEmailPage() {
         <h1 className={styles.title}>{t('login.checkEmailTitle')}</h1>
         {email ? (
           <p className={styles.text}>
-            <Trans i18nKey="login.checkEmailText" values={{ email }} components={{ address: <strong className={styles.address} data-testid="check-email-address" /> }} />
+            <Trans
+              i18nKey="login.checkEmailText"
+              values={{ email }}
+              components={{ address: <strong className={styles.address} data-testid="check-email-address" /> }}
+            />
           </p>
         ) : (
           <p className={styles.text}>{t('seo.checkEmailTip.description')}</p>

@@ -13,7 +13,13 @@ export const ACCOUNT_DELETED_NOTICE_DELAY_MS = 1000;
  * plus the one the settings screen adds after deleting an account. Each becomes a
  * notification, and the flag leaves the URL without a new history entry.
  */
-export const SIGN_IN_FLAGS = ['showNoAccountError', 'signInLinkExpired', 'signInFailed', 'signInUnavailable', 'accountDeleted'] as const;
+export const SIGN_IN_FLAGS = [
+  'showNoAccountError',
+  'signInLinkExpired',
+  'signInFailed',
+  'signInUnavailable',
+  'accountDeleted',
+] as const;
 
 const PROVIDER_NAMES: Record<string, string> = { google: 'Google', discord: 'Discord' };
 

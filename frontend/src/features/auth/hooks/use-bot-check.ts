@@ -64,8 +64,7 @@ function loadTurnstile(): Promise<Turnstile> {
  * running: the check is working; verified: `token` may be sent; failed: show the error.
  */
 export type BotCheckState =
-  | { status: 'idle' | 'running' | 'failed'; token: null }
-  | { status: 'verified'; token: string };
+  { status: 'idle' | 'running' | 'failed'; token: null } | { status: 'verified'; token: string };
 
 export const BOT_CHECK_IDLE: BotCheckState = { status: 'idle', token: null };
 
@@ -108,7 +107,8 @@ export function useTurnstile(siteKey: string | null, language: string) {
             loaded.reset(widgetId);
             setState({ status: 'running', token: null });
           },
-          'unsupported-callback': () => !cancelled && setState({ status: 'verified', token: BOT_CHECK_UNSUPPORTED_TOKEN }),
+          'unsupported-callback': () =>
+            !cancelled && setState({ status: 'verified', token: BOT_CHECK_UNSUPPORTED_TOKEN }),
         });
       },
       () => !cancelled && setState({ status: 'failed', token: null }),

@@ -4,7 +4,13 @@ import { useTranslation } from 'react-i18next';
 import { sendRegisterUserEmail, userPasswordLogin } from '@/features/auth/api/login';
 import { providerSignInUrl, type SignInProvider } from '@/features/auth/api/oauth';
 import type { BotCheckState } from '@/features/auth/hooks/use-bot-check';
-import { canLogIn, canSendEmail, LOGIN_FLOW_START, loginFlowReducer, type LoginFlowAction } from '@/features/auth/stores/login-flow';
+import {
+  canLogIn,
+  canSendEmail,
+  LOGIN_FLOW_START,
+  loginFlowReducer,
+  type LoginFlowAction,
+} from '@/features/auth/stores/login-flow';
 import { ApiCode } from '@/lib/api-types';
 import { showLoginTipAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
@@ -39,7 +45,10 @@ export function useLoginFlow() {
     dispatch({ type: 'closed' });
   }, []);
 
-  const goTo = useCallback((step: Extract<LoginFlowAction, { type: 'stepChosen' }>['step']) => dispatch({ type: 'stepChosen', step }), []);
+  const goTo = useCallback(
+    (step: Extract<LoginFlowAction, { type: 'stepChosen' }>['step']) => dispatch({ type: 'stepChosen', step }),
+    [],
+  );
   const setEmail = useCallback((email: string) => dispatch({ type: 'emailTyped', email }), []);
   const setUserNo = useCallback((userNo: string) => dispatch({ type: 'userNoTyped', userNo }), []);
   const setPassword = useCallback((password: string) => dispatch({ type: 'passwordTyped', password }), []);

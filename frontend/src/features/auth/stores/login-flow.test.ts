@@ -19,11 +19,23 @@ function run(...actions: LoginFlowAction[]): LoginFlow {
 
 describe('login flow', () => {
   it('starts at step 1 with empty inputs, an idle check and nothing running', () => {
-    expect(LOGIN_FLOW_START).toMatchObject({ step: LOGIN_STEPS.choose, email: '', userNo: '', password: '', check: BOT_CHECK_IDLE, submitting: false, error: '' });
+    expect(LOGIN_FLOW_START).toMatchObject({
+      step: LOGIN_STEPS.choose,
+      email: '',
+      userNo: '',
+      password: '',
+      check: BOT_CHECK_IDLE,
+      submitting: false,
+      error: '',
+    });
   });
 
   it('goes 1 → 2 → 3 by e-mail: the send runs, then the link is sent and the address kept', () => {
-    let state = run({ type: 'stepChosen', step: LOGIN_STEPS.email }, { type: 'emailTyped', email: ' me@example.com ' }, { type: 'botCheckChanged', check: verified });
+    let state = run(
+      { type: 'stepChosen', step: LOGIN_STEPS.email },
+      { type: 'emailTyped', email: ' me@example.com ' },
+      { type: 'botCheckChanged', check: verified },
+    );
     expect(state.step).toBe(LOGIN_STEPS.email);
     expect(canSendEmail(state.email, state.check, state.submitting)).toBe(true);
     state = loginFlowReducer(state, { type: 'submitted' });
@@ -34,16 +46,34 @@ describe('login flow', () => {
   });
 
   it('a refused send stays on step 2 with the error and a fresh check under a new key', () => {
-    const before = run({ type: 'stepChosen', step: LOGIN_STEPS.email }, { type: 'emailTyped', email: 'me@example.com' }, { type: 'botCheckChanged', check: verified }, { type: 'submitted' });
+    const before = run(
+      { type: 'stepChosen', step: LOGIN_STEPS.email },
+      { type: 'emailTyped', email: 'me@example.com' },
+      { type: 'botCheckChanged', check: verified },
+      { type: 'submitted' },
+    );
     const state = loginFlowReducer(before, { type: 'emailRefused', error: 'bot check failed' });
-    expect(state).toMatchObject({ step: LOGIN_STEPS.email, email: 'me@example.com', submitting: false, error: 'bot check failed', check: BOT_CHECK_IDLE });
+    expect(state).toMatchObject({
+      step: LOGIN_STEPS.email,
+      email: 'me@example.com',
+      submitting: false,
+      error: 'bot check failed',
+      check: BOT_CHECK_IDLE,
+    });
     expect(state.checkKey).toBe(before.checkKey + 1);
   });
 
   it('step 4 cuts ID at 10 and password at 20 characters; a refusal keeps the inputs and says why', () => {
-    let state = run({ type: 'stepChosen', step: LOGIN_STEPS.password }, { type: 'userNoTyped', userNo: 'ABCDEFGHIJKL' }, { type: 'passwordTyped', password: 'p'.repeat(25) });
+    let state = run(
+      { type: 'stepChosen', step: LOGIN_STEPS.password },
+      { type: 'userNoTyped', userNo: 'ABCDEFGHIJKL' },
+      { type: 'passwordTyped', password: 'p'.repeat(25) },
+    );
     expect(state).toMatchObject({ step: LOGIN_STEPS.password, userNo: 'ABCDEFGHIJ', password: 'p'.repeat(20) });
-    state = loginFlowReducer(loginFlowReducer(state, { type: 'submitted' }), { type: 'loginRefused', error: 'Incorrect username or password.' });
+    state = loginFlowReducer(loginFlowReducer(state, { type: 'submitted' }), {
+      type: 'loginRefused',
+      error: 'Incorrect username or password.',
+    });
     expect(state).toMatchObject({ submitting: false, error: 'Incorrect username or password.', userNo: 'ABCDEFGHIJ' });
     // The next attempt clears the old error while it runs.
     expect(loginFlowReducer(state, { type: 'submitted' }).error).toBe('');
@@ -63,7 +93,12 @@ describe('login flow', () => {
   });
 
   it('closing starts over at step 1 with empty inputs, under a new check key', () => {
-    const typed = run({ type: 'stepChosen', step: LOGIN_STEPS.password }, { type: 'userNoTyped', userNo: 'A1' }, { type: 'passwordTyped', password: 'x' }, { type: 'submitted' });
+    const typed = run(
+      { type: 'stepChosen', step: LOGIN_STEPS.password },
+      { type: 'userNoTyped', userNo: 'A1' },
+      { type: 'passwordTyped', password: 'x' },
+      { type: 'submitted' },
+    );
     const closed = loginFlowReducer(typed, { type: 'closed' });
     expect(closed).toEqual({ ...LOGIN_FLOW_START, checkKey: typed.checkKey + 1 });
   });

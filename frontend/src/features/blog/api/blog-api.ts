@@ -32,7 +32,11 @@ export function getBlogList(pageNo: number) {
 
 /** POST blog/getBlogInfo {blogKey}; 10006 when there is no such post. */
 export function getBlogInfo(blogKey: string) {
-  return apiPost<BlogArticle>('/user/v1/blog/getBlogInfo', { blogKey }, { handledCodes: [ApiCode.notFound, ApiCode.paramError] });
+  return apiPost<BlogArticle>(
+    '/user/v1/blog/getBlogInfo',
+    { blogKey },
+    { handledCodes: [ApiCode.notFound, ApiCode.paramError] },
+  );
 }
 
 /** `2024-10-21` as the reader's language writes a day, without shifting it by time zone. */

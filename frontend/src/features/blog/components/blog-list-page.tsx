@@ -63,7 +63,11 @@ export default function BlogListPage() {
       {load.state === 'failed' && (
         <div className={styles.note}>
           <p>{t('blog.loadFailed')}</p>
-          <button type="button" className={buttonClassName({ variant: 'secondary', size: 'small' })} onClick={() => setAttempt(attempt + 1)}>
+          <button
+            type="button"
+            className={buttonClassName({ variant: 'secondary', size: 'small' })}
+            onClick={() => setAttempt(attempt + 1)}
+          >
             {t('home.retry')}
           </button>
         </div>
@@ -91,7 +95,11 @@ export default function BlogListPage() {
           {pages > 1 && (
             <nav className={styles.pager} aria-label={t('blog.pages')}>
               {pageNo > 1 ? (
-                <LocalizedLink to={pageLink(pageNo - 1)} className={buttonClassName({ variant: 'secondary', size: 'small' })} data-testid="blog-newer">
+                <LocalizedLink
+                  to={pageLink(pageNo - 1)}
+                  className={buttonClassName({ variant: 'secondary', size: 'small' })}
+                  data-testid="blog-newer"
+                >
                   {t('blog.newer')}
                 </LocalizedLink>
               ) : (
@@ -99,7 +107,11 @@ export default function BlogListPage() {
               )}
               <span className={styles.pageOf}>{t('blog.pageOf', { page: pageNo, pages })}</span>
               {pageNo < pages ? (
-                <LocalizedLink to={pageLink(pageNo + 1)} className={buttonClassName({ variant: 'secondary', size: 'small' })} data-testid="blog-older">
+                <LocalizedLink
+                  to={pageLink(pageNo + 1)}
+                  className={buttonClassName({ variant: 'secondary', size: 'small' })}
+                  data-testid="blog-older"
+                >
                   {t('blog.older')}
                 </LocalizedLink>
               ) : (

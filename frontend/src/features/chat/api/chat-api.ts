@@ -4,7 +4,14 @@
  * memories go over the WebSocket (`sendAction`), where the answers stream.
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type Character, type ChatMessage, type ChatSummary, type Memory, type MessagePage } from '@/lib/api-types';
+import {
+  ApiCode,
+  type Character,
+  type ChatMessage,
+  type ChatSummary,
+  type Memory,
+  type MessagePage,
+} from '@/lib/api-types';
 
 /** History page size; the server's default. */
 export const MESSAGE_PAGE_SIZE = 30;
@@ -18,7 +25,11 @@ const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notF
 
 /** POST /user/v1/character/getCharacterInfo: the header's portrait and name; 10006 when unknown or hidden. */
 export function getCharacterInfo(characterId: string) {
-  return apiPost<Character>('/user/v1/character/getCharacterInfo', { characterId }, { handledCodes: [ApiCode.notFound] });
+  return apiPost<Character>(
+    '/user/v1/character/getCharacterInfo',
+    { characterId },
+    { handledCodes: [ApiCode.notFound] },
+  );
 }
 
 /** POST chat/getChatList: the user's conversations, most recently active first. */
@@ -42,7 +53,11 @@ export function deleteChat(characterId: string) {
 
 /** POST chat/editMessage: only the user's own messages; checked like a new message (10070). */
 export function editMessage(characterId: string, messageId: string, content: string) {
-  return apiPost<ChatMessage>('/user/v1/chat/editMessage', { characterId, messageId, content }, { handledCodes: EXPLAINED });
+  return apiPost<ChatMessage>(
+    '/user/v1/chat/editMessage',
+    { characterId, messageId, content },
+    { handledCodes: EXPLAINED },
+  );
 }
 
 /** POST chat/deleteMessage: only the user's own messages. */
@@ -62,7 +77,11 @@ export function addMemory(characterId: string, content: string) {
 
 /** POST memory/updateMemory: the memory becomes the user's own. */
 export function updateMemory(characterId: string, memoryId: string, content: string) {
-  return apiPost<boolean>('/user/v1/memory/updateMemory', { characterId, memoryId, content }, { handledCodes: EXPLAINED });
+  return apiPost<boolean>(
+    '/user/v1/memory/updateMemory',
+    { characterId, memoryId, content },
+    { handledCodes: EXPLAINED },
+  );
 }
 
 /** POST memory/pinMemory: a pinned memory is in every prompt; at most 10 per character (10001 past it). */
@@ -80,5 +99,9 @@ export function deleteMemory(characterId: string, memoryId: string) {
  * `alternateGreetings[index - 1]` (0: the main greeting); 10001 once the conversation went on.
  */
 export function chooseGreeting(characterId: string, index: number) {
-  return apiPost<ChatMessage>('/user/v1/chat/chooseGreeting', { characterId, index }, { handledCodes: [ApiCode.paramError, ApiCode.notFound] });
+  return apiPost<ChatMessage>(
+    '/user/v1/chat/chooseGreeting',
+    { characterId, index },
+    { handledCodes: [ApiCode.paramError, ApiCode.notFound] },
+  );
 }

@@ -82,7 +82,8 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   useEffect(
     () =>
       onServerEvent((event) => {
-        if (event.event === 'chatDeleted' && event.data.characterId === characterId) navigate(localize(ROUTES.chat), { replace: true });
+        if (event.event === 'chatDeleted' && event.data.characterId === characterId)
+          navigate(localize(ROUTES.chat), { replace: true });
       }),
     [characterId, navigate, localize],
   );
@@ -130,7 +131,10 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
 
   if (mobile) {
     return (
-      <div className={`${styles.page} ${styles.mobilePage} ${characterId ? styles.mobileConversation : ''}`} data-testid="chat-page">
+      <div
+        className={`${styles.page} ${styles.mobilePage} ${characterId ? styles.mobileConversation : ''}`}
+        data-testid="chat-page"
+      >
         {characterId ? conversation : list}
       </div>
     );

@@ -5,7 +5,10 @@ export function formatListTime(createdAt: number, language: string, now: number 
   const sameDay = date.toDateString() === today.toDateString();
   if (sameDay) return new Intl.DateTimeFormat(language, { hour: '2-digit', minute: '2-digit' }).format(date);
   const sameYear = date.getFullYear() === today.getFullYear();
-  return new Intl.DateTimeFormat(language, sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'short' }).format(date);
+  return new Intl.DateTimeFormat(
+    language,
+    sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'short' },
+  ).format(date);
 }
 
 /** The full date and time, for a message's tooltip. */

@@ -120,7 +120,9 @@ describe('FailureBanner', () => {
   });
 
   it('shows the server’s message for a code it does not explain', () => {
-    renderInApp(<FailureBanner failure={{ code: 50000, msg: 'The model did not answer.' }} onDismiss={() => undefined} />);
+    renderInApp(
+      <FailureBanner failure={{ code: 50000, msg: 'The model did not answer.' }} onDismiss={() => undefined} />,
+    );
     expect(screen.getByRole('alert')).toHaveTextContent('The model did not answer.');
     expect(screen.queryByTestId('need-pay-action')).toBeNull();
   });

@@ -33,7 +33,15 @@ export interface ComposerProps {
  * (the server's limit); while a reply streams the send button is a stop button. Free users
  * see how many messages are left today.
  */
-export function Composer({ characterName, replying, creditsLeft, onSend, onStop, onPicture, pictureCost }: ComposerProps) {
+export function Composer({
+  characterName,
+  replying,
+  creditsLeft,
+  onSend,
+  onStop,
+  onPicture,
+  pictureCost,
+}: ComposerProps) {
   const { t } = useTranslation();
   const connected = useAtomValue(realtimeConnectedAtom);
   const [text, setText] = useState('');
@@ -109,7 +117,14 @@ export function Composer({ characterName, replying, creditsLeft, onSend, onStop,
             <StopIcon size={20} />
           </button>
         ) : (
-          <button type="submit" className={styles.sendButton} disabled={!content} aria-label={t('chat.send')} title={t('chat.send')} data-testid="chat-send">
+          <button
+            type="submit"
+            className={styles.sendButton}
+            disabled={!content}
+            aria-label={t('chat.send')}
+            title={t('chat.send')}
+            data-testid="chat-send"
+          >
             <SendIcon size={20} />
           </button>
         )}

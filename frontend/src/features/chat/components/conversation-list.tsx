@@ -2,12 +2,12 @@ import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { buttonClassName } from '@/components/button';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { ChatIcon, TrashIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import styles from '@/features/chat/components/chat.module.css';
 import { formatListTime } from '@/features/chat/components/chat-time';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
+import styles from '@/features/chat/components/chat.module.css';
 import type { ChatSummary } from '@/lib/api-types';
 import { interestedGenderAtom, languageAtom } from '@/lib/app-state';
 import { chatPathFor, homePathFor } from '@/lib/routes';
@@ -59,7 +59,12 @@ export function ConversationList({ list, status, activeId, onOpen, onDelete, onR
           const last = summary.lastMessage;
           const active = summary.characterId === activeId;
           return (
-            <li key={summary.characterId} className={`${styles.listItem} ${active ? styles.listActive : ''}`} data-testid="chat-list-item" data-character-id={summary.characterId}>
+            <li
+              key={summary.characterId}
+              className={`${styles.listItem} ${active ? styles.listActive : ''}`}
+              data-testid="chat-list-item"
+              data-character-id={summary.characterId}
+            >
               <LocalizedLink
                 to={chatPathFor(summary.characterId)}
                 className={styles.listLink}

@@ -1,35 +1,35 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ArrowLeftIcon, LockIcon } from '@/components/icons';
 import { Button } from '@/components/button';
+import { ArrowLeftIcon, LockIcon } from '@/components/icons';
+import { Lightbox, type LightboxImage } from '@/components/lightbox';
+import { FlagIcon } from '@/components/moderation-icons';
+import { ReportDialog } from '@/components/report-dialog';
 import { Spinner } from '@/components/splash';
 import { getCharacterInfo } from '@/features/chat/api/chat-api';
 import { MemoryIcon } from '@/features/chat/components/chat-icons';
+import { PendingPictures, PictureDialog } from '@/features/chat/components/chat-pictures';
 import styles from '@/features/chat/components/chat.module.css';
 import { Composer } from '@/features/chat/components/composer';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
 import { GreetingChoices } from '@/features/chat/components/greeting-choices';
 import { MemoriesPanel } from '@/features/chat/components/memories-panel';
-import { PersonaButton, PersonaDialog } from '@/features/chat/components/persona-dialog';
 import { MessageList, type VoiceControls } from '@/features/chat/components/message-list';
-import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
-import { Lightbox, type LightboxImage } from '@/features/images/components/lightbox';
-import { jobEnded } from '@/features/images/stores/image-jobs';
-import { followImageJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
-import { useVoicePlayer } from '@/features/voice/hooks/use-voice-player';
-import { buttonState } from '@/features/voice/stores/voice-playback';
+import { PersonaButton, PersonaDialog } from '@/features/chat/components/persona-dialog';
 import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
+import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
 import { greetingOnly } from '@/features/chat/stores/chat-thread';
 import { followRecalled, recalledAtom } from '@/features/chat/stores/recalled';
-import type { ReportTarget } from '@/features/moderation/api/report-api';
-import { FlagIcon } from '@/features/moderation/components/moderation-icons';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
+import { buttonState } from '@/features/chat/stores/voice-playback';
 import { useMediaQuery } from '@/hooks/use-media-query';
 import type { Character, ChatMessage, ChatSummary } from '@/lib/api-types';
 import { globalWebConfigAtom } from '@/lib/app-state';
+import { jobEnded } from '@/lib/image-jobs';
+import { followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
 import { notify } from '@/lib/notifications';
+import type { ReportTarget } from '@/lib/report-api';
 import { displayCoins } from '@/lib/site';
 
 /** Wide enough to keep the memories panel open beside the chat from the start. */
@@ -93,14 +93,24 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   // since the picture is then a message of the conversation.
   useEffect(() => followImageJobs(), []);
   const { jobs } = useAtomValue(imageJobsAtom);
-  const pictureJobs = useMemo(() => jobs.filter((job) => typeof job.origin === 'object' && job.origin.chat === characterId), [jobs, characterId]);
-  const endedTiles = pictureJobs.flatMap((job) => job.tiles.filter((tile) => tile.status === 'done').map((tile) => tile.imageId)).join(',');
+  const pictureJobs = useMemo(
+    () => jobs.filter((job) => typeof job.origin === 'object' && job.origin.chat === characterId),
+    [jobs, characterId],
+  );
+  const endedTiles = pictureJobs
+    .flatMap((job) => job.tiles.filter((tile) => tile.status === 'done').map((tile) => tile.imageId))
+    .join(',');
   const { refresh } = thread;
   useEffect(() => {
     if (endedTiles) void refresh();
   }, [endedTiles, refresh]);
-  const heldImageIds = useMemo(() => new Set(state.messages.flatMap((m) => (m.image ? [m.image.imageId] : []))), [state.messages]);
-  const shownJobs = pictureJobs.filter((job) => !(jobEnded(job) && job.tiles.every((tile) => heldImageIds.has(tile.imageId))));
+  const heldImageIds = useMemo(
+    () => new Set(state.messages.flatMap((m) => (m.image ? [m.image.imageId] : []))),
+    [state.messages],
+  );
+  const shownJobs = pictureJobs.filter(
+    (job) => !(jobEnded(job) && job.tiles.every((tile) => heldImageIds.has(tile.imageId))),
+  );
   const [askingPicture, setAskingPicture] = useState(false);
   const [viewing, setViewing] = useState<{ image: LightboxImage; caption: string } | null>(null);
   const openPicture = useCallback((message: ChatMessage) => {
@@ -165,17 +175,30 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
     );
 
   return (
-    <div className={`${styles.conversation} ${memoriesOpen && !mobile ? styles.withMemories : ''}`} data-testid="conversation" data-character-id={characterId}>
+    <div
+      className={`${styles.conversation} ${memoriesOpen && !mobile ? styles.withMemories : ''}`}
+      data-testid="conversation"
+      data-character-id={characterId}
+    >
       <section className={styles.chatColumn} aria-label={name}>
         <header className={styles.chatHeader}>
-          <button type="button" className={styles.iconButton} onClick={onBack} aria-label={t('chat.back')} title={t('chat.back')} data-testid="chat-back">
+          <button
+            type="button"
+            className={styles.iconButton}
+            onClick={onBack}
+            aria-label={t('chat.back')}
+            title={t('chat.back')}
+            data-testid="chat-back"
+          >
             <ArrowLeftIcon size={20} />
           </button>
           <span className={styles.portrait}>{photo && <img src={photo} alt="" />}</span>
           <div className={styles.headerText}>
             <h1 className={styles.characterName} data-testid="chat-character-name">
               {name}
-              {character?.usedType === 1 && <LockIcon size={14} className={styles.lockMark} aria-label={t('home.locked')} />}
+              {character?.usedType === 1 && (
+                <LockIcon size={14} className={styles.lockMark} aria-label={t('home.locked')} />
+              )}
             </h1>
             {character && (
               <span className={styles.characterMeta}>
@@ -208,9 +231,17 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
           </button>
         </header>
         {body}
-        {thread.load === 'ready' && character && (character.alternateGreetings?.length ?? 0) > 0 && greetingOnly(state) && (
-          <GreetingChoices greeting={character.greeting} alternates={character.alternateGreetings ?? []} characterName={name} onChoose={thread.chooseGreeting} />
-        )}
+        {thread.load === 'ready' &&
+          character &&
+          (character.alternateGreetings?.length ?? 0) > 0 &&
+          greetingOnly(state) && (
+            <GreetingChoices
+              greeting={character.greeting}
+              alternates={character.alternateGreetings ?? []}
+              characterName={name}
+              onChoose={thread.chooseGreeting}
+            />
+          )}
         {state.failure && <FailureBanner failure={state.failure} onDismiss={thread.dismissFailure} />}
         {thread.load === 'ready' && (
           <Composer
@@ -226,10 +257,22 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         {/* The one audio element the replies play through. */}
         <audio ref={player.audioRef} preload="auto" data-testid="voice-audio" hidden />
       </section>
-      {memoriesOpen && <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />}
+      {memoriesOpen && (
+        <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />
+      )}
       <ReportDialog target={reporting} onClose={() => setReporting(null)} />
-      <PersonaDialog open={personaOpen} characterId={characterId} characterName={name} onClose={() => setPersonaOpen(false)} />
-      <PictureDialog open={askingPicture} characterId={characterId} characterName={name} onClose={() => setAskingPicture(false)} />
+      <PersonaDialog
+        open={personaOpen}
+        characterId={characterId}
+        characterName={name}
+        onClose={() => setPersonaOpen(false)}
+      />
+      <PictureDialog
+        open={askingPicture}
+        characterId={characterId}
+        characterName={name}
+        onClose={() => setAskingPicture(false)}
+      />
       <Lightbox image={viewing?.image ?? null} caption={viewing?.caption ?? name} onClose={() => setViewing(null)} />
     </div>
   );

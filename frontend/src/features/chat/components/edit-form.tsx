@@ -18,7 +18,18 @@ export interface EditFormProps {
 }
 
 /** Editing a text in place (a message of the user's, a memory): Escape or Cancel leaves it. */
-export function EditForm({ className, value, maxLength, label, error, busy, onChange, onCancel, onSubmit, saveIcon }: EditFormProps) {
+export function EditForm({
+  className,
+  value,
+  maxLength,
+  label,
+  error,
+  busy,
+  onChange,
+  onCancel,
+  onSubmit,
+  saveIcon,
+}: EditFormProps) {
   const { t } = useTranslation();
   return (
     <form

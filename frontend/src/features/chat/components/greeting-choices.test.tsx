@@ -10,7 +10,9 @@ afterEach(() => act(() => store.set(userInfoAtom, null)));
 
 describe('greeting choices', () => {
   it('fill in the character’s and the user’s names in every form cards use', () => {
-    expect(fillMacros('{{char}} waves at {{user}}. <BOT> and <USER>, {char} and {user}, {{ Char }}.', 'Marisol', 'Sam')).toBe('Marisol waves at Sam. Marisol and Sam, Marisol and Sam, Marisol.');
+    expect(
+      fillMacros('{{char}} waves at {{user}}. <BOT> and <USER>, {char} and {user}, {{ Char }}.', 'Marisol', 'Sam'),
+    ).toBe('Marisol waves at Sam. Marisol and Sam, Marisol and Sam, Marisol.');
   });
 
   it('offer the main greeting and the card’s others, and mark the one chosen once the server took it', async () => {
@@ -31,7 +33,11 @@ describe('greeting choices', () => {
       </Provider>,
     );
     const options = screen.getAllByTestId('greeting-choice');
-    expect(options.map((o) => o.textContent)).toEqual(['Greeting 1Hello Sam.', 'Greeting 2Storm’s coming.', 'Greeting 3Tea’s on the stove, Sam.']);
+    expect(options.map((o) => o.textContent)).toEqual([
+      'Greeting 1Hello Sam.',
+      'Greeting 2Storm’s coming.',
+      'Greeting 3Tea’s on the stove, Sam.',
+    ]);
     expect(options[0]).toHaveAttribute('aria-pressed', 'true');
     // Refused (the conversation went on): nothing changes.
     fireEvent.click(options[2]!);

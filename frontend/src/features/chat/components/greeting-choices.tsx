@@ -17,7 +17,17 @@ const PREVIEW_CHARS = 140;
  * A character card's other first messages (`alternate_greetings`), offered while the
  * conversation holds only the greeting: picking one puts it in place of the first message.
  */
-export function GreetingChoices({ greeting, alternates, characterName, onChoose }: { greeting: string; alternates: string[]; characterName: string; onChoose: (index: number) => Promise<boolean> }) {
+export function GreetingChoices({
+  greeting,
+  alternates,
+  characterName,
+  onChoose,
+}: {
+  greeting: string;
+  alternates: string[];
+  characterName: string;
+  onChoose: (index: number) => Promise<boolean>;
+}) {
   const { t } = useTranslation();
   const userName = useAtomValue(userInfoAtom)?.userName || t('chat.you');
   const [chosen, setChosen] = useState(0);
@@ -35,7 +45,11 @@ export function GreetingChoices({ greeting, alternates, characterName, onChoose 
     }
   };
   return (
-    <section className={styles.greetings} aria-label={t('chat.greetings.title', { name: characterName })} data-testid="greeting-choices">
+    <section
+      className={styles.greetings}
+      aria-label={t('chat.greetings.title', { name: characterName })}
+      data-testid="greeting-choices"
+    >
       <p className={styles.greetingsTitle}>{t('chat.greetings.title', { name: characterName })}</p>
       <div className={styles.greetingList}>
         {all.map((text, index) => {

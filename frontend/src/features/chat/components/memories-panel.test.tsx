@@ -9,7 +9,13 @@ import { userInfoAtom } from '@/lib/user';
 import { serveApi, type FakeCall } from '@/test/fake-api';
 
 const CHARACTER = 'gf-001';
-const memory = (id: string, content: string, pinned = false): Memory => ({ memoryId: id, content, origin: 'extracted', createdAt: 1, pinned });
+const memory = (id: string, content: string, pinned = false): Memory => ({
+  memoryId: id,
+  content,
+  origin: 'extracted',
+  createdAt: 1,
+  pinned,
+});
 
 function Panel() {
   const memories = useMemories(CHARACTER);
@@ -34,7 +40,10 @@ async function shown() {
 describe('pinning in the memories panel', () => {
   it('pins a memory (the server answers it pinned) and unpins it again', async () => {
     calls = serveApi({
-      '/user/v1/memory/getMemoryList': { code: 200, data: [memory('2', 'Works as a nurse'), memory('1', 'Has a dog called Biscuit', true)] },
+      '/user/v1/memory/getMemoryList': {
+        code: 200,
+        data: [memory('2', 'Works as a nurse'), memory('1', 'Has a dog called Biscuit', true)],
+      },
       '/user/v1/memory/pinMemory': [
         { code: 200, data: memory('2', 'Works as a nurse', true) },
         { code: 200, data: memory('2', 'Works as a nurse', false) },

@@ -13,8 +13,7 @@ import { notify } from '@/lib/notifications';
 
 function useResultText() {
   const { t } = useTranslation();
-  return (result: MemoryResult) =>
-    result.ok ? null : chatErrorText(t, result.code, result.msg);
+  return (result: MemoryResult) => (result.ok ? null : chatErrorText(t, result.code, result.msg));
 }
 
 function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesState }) {
@@ -63,7 +62,12 @@ function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesSt
   const pinLabel = memory.pinned ? t('chat.unpinMemory') : t('chat.pinMemory');
 
   return (
-    <li className={`${styles.memory} ${memory.pinned ? styles.memoryPinned : ''}`} data-testid="memory-item" data-origin={memory.origin} data-pinned={memory.pinned}>
+    <li
+      className={`${styles.memory} ${memory.pinned ? styles.memoryPinned : ''}`}
+      data-testid="memory-item"
+      data-origin={memory.origin}
+      data-pinned={memory.pinned}
+    >
       {draft === null ? (
         <>
           <p className={styles.memoryText}>{memory.content}</p>
@@ -85,10 +89,23 @@ function MemoryItem({ memory, memories }: { memory: Memory; memories: MemoriesSt
               >
                 <PinIcon size={15} filled={memory.pinned} />
               </button>
-              <button type="button" className={styles.toolButton} onClick={() => setDraft(memory.content)} aria-label={t('chat.editMemory')} title={t('chat.editMemory')}>
+              <button
+                type="button"
+                className={styles.toolButton}
+                onClick={() => setDraft(memory.content)}
+                aria-label={t('chat.editMemory')}
+                title={t('chat.editMemory')}
+              >
                 <PencilIcon size={15} />
               </button>
-              <button type="button" className={styles.toolButton} onClick={() => void remove()} disabled={busy} aria-label={t('chat.deleteMemory')} title={t('chat.deleteMemory')}>
+              <button
+                type="button"
+                className={styles.toolButton}
+                onClick={() => void remove()}
+                disabled={busy}
+                aria-label={t('chat.deleteMemory')}
+                title={t('chat.deleteMemory')}
+              >
                 <TrashIcon size={15} />
               </button>
             </span>
@@ -174,7 +191,13 @@ export function MemoriesPanel({ memories, characterName, sheet, onClose }: Memor
           <MemoryIcon size={20} />
         </span>
         <h2 className={styles.memoriesTitle}>{t('chat.memoriesTitle', { name: characterName })}</h2>
-        <button type="button" className={styles.toolButton} onClick={onClose} aria-label={t('chat.closeMemories')} title={t('chat.closeMemories')}>
+        <button
+          type="button"
+          className={styles.toolButton}
+          onClick={onClose}
+          aria-label={t('chat.closeMemories')}
+          title={t('chat.closeMemories')}
+        >
           <CloseIcon size={18} />
         </button>
       </div>
@@ -190,7 +213,11 @@ export function MemoriesPanel({ memories, characterName, sheet, onClose }: Memor
         data-testid="save-memories"
       >
         {memories.saving ? <span className={styles.buttonSpinner} aria-hidden="true" /> : <MemoryIcon size={17} />}
-        {memories.saving ? (memories.saveType === 'save' ? t('chat.savingMemories') : t('chat.autoSavingMemories')) : t('chat.saveMemories')}
+        {memories.saving
+          ? memories.saveType === 'save'
+            ? t('chat.savingMemories')
+            : t('chat.autoSavingMemories')
+          : t('chat.saveMemories')}
       </button>
       <form
         className={styles.memoryAdd}
@@ -208,7 +235,14 @@ export function MemoriesPanel({ memories, characterName, sheet, onClose }: Memor
           onChange={(event) => setDraft(event.target.value)}
           data-testid="memory-input"
         />
-        <button type="submit" className={styles.addButton} disabled={!content || adding} aria-label={t('chat.addMemory')} title={t('chat.addMemory')} data-testid="memory-add">
+        <button
+          type="submit"
+          className={styles.addButton}
+          disabled={!content || adding}
+          aria-label={t('chat.addMemory')}
+          title={t('chat.addMemory')}
+          data-testid="memory-add"
+        >
           <PlusIcon size={18} />
         </button>
       </form>
@@ -221,7 +255,9 @@ export function MemoriesPanel({ memories, characterName, sheet, onClose }: Memor
         {memories.status === 'loading' ? (
           <Spinner label={t('common.loading')} />
         ) : memories.memories.length === 0 ? (
-          <p className={styles.memoriesEmpty}>{memories.status === 'failed' ? t('chat.memoriesFailed') : t('chat.noMemories')}</p>
+          <p className={styles.memoriesEmpty}>
+            {memories.status === 'failed' ? t('chat.memoriesFailed') : t('chat.noMemories')}
+          </p>
         ) : (
           <ul className={styles.memoryList} data-testid="memory-list">
             {memories.memories.map((memory) => (

@@ -11,7 +11,12 @@ import { userInfoAtom } from '@/lib/user';
 afterEach(() => act(() => store.set(userInfoAtom, null)));
 
 const id = (n: number) => `17638100000000${String(n).padStart(5, '0')}`;
-const said = (n: number, speaker: ChatMessage['speaker'], content: string, swipes?: ChatMessage['swipes']): ChatMessage => ({
+const said = (
+  n: number,
+  speaker: ChatMessage['speaker'],
+  content: string,
+  swipes?: ChatMessage['swipes'],
+): ChatMessage => ({
   messageId: id(n),
   speaker,
   content,
@@ -24,7 +29,12 @@ function thread(messages: ChatMessage[], pending: ThreadState['pending'] = null)
 }
 
 function renderList(state: ThreadState, props: Partial<MessageListProps> = {}) {
-  const calls = { regenerate: vi.fn(), continue: vi.fn(), swipe: vi.fn(), edit: vi.fn(async () => ({ ok: true as const })) };
+  const calls = {
+    regenerate: vi.fn(),
+    continue: vi.fn(),
+    swipe: vi.fn(),
+    edit: vi.fn(async () => ({ ok: true as const })),
+  };
   act(() => store.set(userInfoAtom, { userId: 'u1', userName: 'Sam' } as UserInfo));
   const view = render(
     <Provider store={store}>
@@ -47,7 +57,11 @@ function renderList(state: ThreadState, props: Partial<MessageListProps> = {}) {
   return { calls, view };
 }
 
-const conversation = (swipes?: ChatMessage['swipes']) => [said(1, 'character', 'Hello Sam.'), said(2, 'user', 'Tell me about the light.'), said(3, 'character', 'It was lit in 1871.', swipes)];
+const conversation = (swipes?: ChatMessage['swipes']) => [
+  said(1, 'character', 'Hello Sam.'),
+  said(2, 'user', 'Tell me about the light.'),
+  said(3, 'character', 'It was lit in 1871.', swipes),
+];
 
 describe('the newest reply’s versions', () => {
   it('show n/m with arrows that choose a version, and right past the last writes a new one', () => {

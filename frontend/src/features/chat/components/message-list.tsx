@@ -1,24 +1,31 @@
 import { useAtomValue } from 'jotai';
 import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { PencilIcon, TrashIcon } from '@/components/icons';
+import { FlagIcon } from '@/components/moderation-icons';
 import { Spinner } from '@/components/splash';
 import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
 import { ContinueIcon, RegenerateIcon } from '@/features/chat/components/chat-icons';
-import styles from '@/features/chat/components/chat.module.css';
+import { ChatPicture } from '@/features/chat/components/chat-pictures';
 import { formatFullTime } from '@/features/chat/components/chat-time';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
+import styles from '@/features/chat/components/chat.module.css';
 import { EditForm } from '@/features/chat/components/edit-form';
-import { ChatPicture } from '@/features/images/components/chat-pictures';
-import { FlagIcon } from '@/features/moderation/components/moderation-icons';
-import { PlayButton, type VoiceButtonState } from '@/features/voice/components/play-button';
-import type { Playback } from '@/features/voice/stores/voice-playback';
 import { MessageText } from '@/features/chat/components/message-text';
+import { PlayButton, type VoiceButtonState } from '@/features/chat/components/play-button';
 import { RememberedNote, type MemoryFixes } from '@/features/chat/components/remembered-note';
 import { SwipeBar, useSwipeGesture, type SwipeState } from '@/features/chat/components/swipe-bar';
 import type { EditResult } from '@/features/chat/hooks/use-chat-thread';
 import { chatErrorText } from '@/features/chat/lib/error-text';
-import { continuedMessageId, continuedText, newestReplyParentId, replyControls, swipeControls, type ThreadState } from '@/features/chat/stores/chat-thread';
+import {
+  continuedMessageId,
+  continuedText,
+  newestReplyParentId,
+  replyControls,
+  swipeControls,
+  type ThreadState,
+} from '@/features/chat/stores/chat-thread';
+import type { Playback } from '@/features/chat/stores/voice-playback';
 import type { ChatMessage, Recalled } from '@/lib/api-types';
 import { languageAtom } from '@/lib/app-state';
 import { userInfoAtom } from '@/lib/user';
@@ -96,7 +103,27 @@ interface BubbleProps {
 }
 
 /** One stored message; the user's own can be edited in place or deleted, the character's reported. */
-const MessageBubble = memo(function MessageBubble({ message, characterName, characterPhoto, userAvatar, userName, onEdit, onAskDelete, onReport, voiceState, spokenBefore, voiceFailure, voice, onOpenPicture, continuation, swipe, onSwipe, onNewVersion, recalled, fixes }: BubbleProps) {
+const MessageBubble = memo(function MessageBubble({
+  message,
+  characterName,
+  characterPhoto,
+  userAvatar,
+  userName,
+  onEdit,
+  onAskDelete,
+  onReport,
+  voiceState,
+  spokenBefore,
+  voiceFailure,
+  voice,
+  onOpenPicture,
+  continuation,
+  swipe,
+  onSwipe,
+  onNewVersion,
+  recalled,
+  fixes,
+}: BubbleProps) {
   const { t } = useTranslation();
   const choose = (index: number) => onSwipe?.(message.messageId, index);
   const gesture = useSwipeGesture(onSwipe ? swipe : null, choose, onNewVersion);
@@ -128,10 +155,21 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
   };
 
   return (
-    <li className={`${styles.row} ${mine ? styles.mine : styles.theirs}`} data-testid="chat-message" data-speaker={message.speaker} data-message-id={message.messageId}>
+    <li
+      className={`${styles.row} ${mine ? styles.mine : styles.theirs}`}
+      data-testid="chat-message"
+      data-speaker={message.speaker}
+      data-message-id={message.messageId}
+    >
       {mine ? <Avatar src={userAvatar} name={userName} /> : <Avatar src={characterPhoto} name={characterName} />}
       <div className={styles.bubbleColumn}>
-        {message.image && <ChatPicture image={message.image} alt={message.content || characterName} onOpen={() => onOpenPicture?.(message)} />}
+        {message.image && (
+          <ChatPicture
+            image={message.image}
+            alt={message.content || characterName}
+            onOpen={() => onOpenPicture?.(message)}
+          />
+        )}
         {draft === null ? (
           (!message.image || message.content.trim()) && (
             <div
@@ -141,7 +179,9 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
               style={gesture.offset ? { transform: `translateX(${gesture.offset}px)` } : undefined}
               {...gesture.handlers}
             >
-              <MessageText text={continuation !== null ? continuedText(message.content, continuation) : message.content} />
+              <MessageText
+                text={continuation !== null ? continuedText(message.content, continuation) : message.content}
+              />
               {continuation !== null && <span className={styles.caret} aria-hidden="true" />}
             </div>
           )
@@ -172,7 +212,13 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
             >
               <PencilIcon size={15} />
             </button>
-            <button type="button" className={styles.toolButton} onClick={() => onAskDelete(message)} aria-label={t('chat.deleteMessage')} title={t('chat.deleteMessage')}>
+            <button
+              type="button"
+              className={styles.toolButton}
+              onClick={() => onAskDelete(message)}
+              aria-label={t('chat.deleteMessage')}
+              title={t('chat.deleteMessage')}
+            >
               <TrashIcon size={15} />
             </button>
           </div>
@@ -213,12 +259,32 @@ const MessageBubble = memo(function MessageBubble({ message, characterName, char
  * (keeping what is on screen in place), and new messages and streaming text keep the view
  * at the bottom unless the reader has scrolled up.
  */
-export function MessageList({ state, loadingOlder, characterName, characterPhoto, onLoadOlder, onRegenerate, onContinue, onSwipe, onEdit, onDelete, onReport, voice, onOpenPicture, trailing, remembered }: MessageListProps) {
+export function MessageList({
+  state,
+  loadingOlder,
+  characterName,
+  characterPhoto,
+  onLoadOlder,
+  onRegenerate,
+  onContinue,
+  onSwipe,
+  onEdit,
+  onDelete,
+  onReport,
+  voice,
+  onOpenPicture,
+  trailing,
+  remembered,
+}: MessageListProps) {
   const { t } = useTranslation();
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
-  const previous = useRef<{ firstId: string | undefined; height: number; top: number }>({ firstId: undefined, height: 0, top: 0 });
+  const previous = useRef<{ firstId: string | undefined; height: number; top: number }>({
+    firstId: undefined,
+    height: 0,
+    top: 0,
+  });
   const [deleting, setDeleting] = useState<ChatMessage | null>(null);
   const controls = replyControls(state);
   const swipe = swipeControls(state);
@@ -275,7 +341,9 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
     <div className={styles.scroller} ref={scroller} onScroll={onScroll} data-testid="message-list">
       <div className={styles.historyEdge}>
         {state.hasMore ? (
-          loadingOlder ? <Spinner label={t('chat.loadingOlder')} /> : null
+          loadingOlder ? (
+            <Spinner label={t('chat.loadingOlder')} />
+          ) : null
         ) : (
           <p className={styles.beginning}>{t('chat.beginning', { name: characterName })}</p>
         )}
@@ -285,28 +353,28 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
           const spoken = message.speaker === 'character' && voice ? voice.stateOf(message.messageId) : null;
           const recalled = message.speaker === 'character' ? remembered?.of(message.messageId) : undefined;
           return (
-          <MessageBubble
-            key={message.messageId}
-            message={message}
-            characterName={characterName}
-            characterPhoto={characterPhoto}
-            userAvatar={user?.userAvatar ?? null}
-            userName={userName}
-            onEdit={edit}
-            onAskDelete={setDeleting}
-            onReport={onReport}
-            voiceState={spoken?.state ?? null}
-            spokenBefore={spoken?.spokenBefore ?? false}
-            voiceFailure={spoken?.failure ?? null}
-            voice={voice}
-            onOpenPicture={onOpenPicture}
-            continuation={message.messageId === continuing ? (state.pending?.text ?? '') : null}
-            swipe={swipe?.messageId === message.messageId ? swipe : null}
-            onSwipe={onSwipe ? choose : undefined}
-            onNewVersion={newVersion}
-            recalled={recalled}
-            fixes={recalled ? remembered?.fixes : undefined}
-          />
+            <MessageBubble
+              key={message.messageId}
+              message={message}
+              characterName={characterName}
+              characterPhoto={characterPhoto}
+              userAvatar={user?.userAvatar ?? null}
+              userName={userName}
+              onEdit={edit}
+              onAskDelete={setDeleting}
+              onReport={onReport}
+              voiceState={spoken?.state ?? null}
+              spokenBefore={spoken?.spokenBefore ?? false}
+              voiceFailure={spoken?.failure ?? null}
+              voice={voice}
+              onOpenPicture={onOpenPicture}
+              continuation={message.messageId === continuing ? (state.pending?.text ?? '') : null}
+              swipe={swipe?.messageId === message.messageId ? swipe : null}
+              onSwipe={onSwipe ? choose : undefined}
+              onNewVersion={newVersion}
+              recalled={recalled}
+              fixes={recalled ? remembered?.fixes : undefined}
+            />
           );
         })}
         {trailing}
@@ -320,7 +388,11 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
                   <span className={styles.caret} aria-hidden="true" />
                 </div>
               ) : (
-                <div className={`${styles.bubble} ${styles.typing}`} role="status" aria-label={t('chat.typing', { name: characterName })}>
+                <div
+                  className={`${styles.bubble} ${styles.typing}`}
+                  role="status"
+                  aria-label={t('chat.typing', { name: characterName })}
+                >
                   <span />
                   <span />
                   <span />
@@ -345,7 +417,12 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
             <RegenerateIcon size={15} />
             {t('chat.regenerateOfferAccept')}
           </button>
-          <button type="button" className={styles.textButton} onClick={() => setOfferFor(null)} data-testid="regenerate-offer-dismiss">
+          <button
+            type="button"
+            className={styles.textButton}
+            onClick={() => setOfferFor(null)}
+            data-testid="regenerate-offer-dismiss"
+          >
             {t('chat.regenerateOfferDismiss')}
           </button>
         </div>
@@ -354,13 +431,24 @@ export function MessageList({ state, loadingOlder, characterName, characterPhoto
         newest && (
           <div className={styles.replyTools}>
             {(controls.regenerate || controls.retry) && (
-              <button type="button" className={styles.pillButton} onClick={onRegenerate} data-testid={controls.regenerate ? 'regenerate' : 'retry-reply'}>
+              <button
+                type="button"
+                className={styles.pillButton}
+                onClick={onRegenerate}
+                data-testid={controls.regenerate ? 'regenerate' : 'retry-reply'}
+              >
                 <RegenerateIcon size={15} />
                 {controls.regenerate ? t('chat.regenerate') : t('chat.retryReply')}
               </button>
             )}
             {controls.continue && onContinue && (
-              <button type="button" className={styles.pillButton} onClick={onContinue} title={t('chat.continueTitle')} data-testid="continue-reply">
+              <button
+                type="button"
+                className={styles.pillButton}
+                onClick={onContinue}
+                title={t('chat.continueTitle')}
+                data-testid="continue-reply"
+              >
                 <ContinueIcon size={15} />
                 {t('chat.continue')}
               </button>

@@ -26,7 +26,8 @@ export function emphasis(text: string, key = 'e'): ReactNode[] {
         </strong>,
       );
     // Bold may hold italics (`**a *b* c**`).
-    else if (bold !== undefined || underBold !== undefined) nodes.push(<strong key={k}>{emphasis(bold ?? underBold!, `${k}.`)}</strong>);
+    else if (bold !== undefined || underBold !== undefined)
+      nodes.push(<strong key={k}>{emphasis(bold ?? underBold!, `${k}.`)}</strong>);
     else nodes.push(<em key={k}>{italic ?? underItalic}</em>);
     from = at + match[0].length;
   }

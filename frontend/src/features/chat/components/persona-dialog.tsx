@@ -3,11 +3,10 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { UserIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
+import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
-import { getPersonaList, personaFor, type UserPersona } from '@/features/settings/api/persona';
-import { PersonaForm } from '@/features/settings/components/persona-form';
-import own from '@/features/settings/components/persona.module.css';
-import styles from '@/features/settings/components/settings-page.module.css';
+import styles from '@/features/chat/components/persona-dialog.module.css';
+import { getPersonaList, personaFor, type UserPersona } from '@/lib/persona';
 import { userInfoAtom } from '@/lib/user';
 
 export interface PersonaDialogProps {
@@ -48,10 +47,20 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
       : t('usingAccount', { persona: accountName });
 
   const replace = (persona: UserPersona | null) =>
-    setPersonas((list) => [...(list ?? []).filter((p) => p.characterId !== characterId), ...(persona ? [persona] : [])]);
+    setPersonas((list) => [
+      ...(list ?? []).filter((p) => p.characterId !== characterId),
+      ...(persona ? [persona] : []),
+    ]);
 
   return (
-    <Modal open={open} onClose={onClose} title={t('dialogTitle', { name: characterName })} closeLabel={common('common.close')} width={480} testId="persona-dialog">
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={t('dialogTitle', { name: characterName })}
+      closeLabel={common('common.close')}
+      width={480}
+      testId="persona-dialog"
+    >
       <div className={styles.dialogBody}>
         <h2 className={styles.dialogTitle}>{t('dialogTitle', { name: characterName })}</h2>
         <p className={styles.muted}>{t('dialogText', { name: characterName })}</p>
@@ -61,7 +70,7 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
           <Spinner label={t('loading')} />
         ) : (
           <>
-            <p className={own.current} data-testid="persona-current" data-persona={applies?.name ?? accountName}>
+            <p className={styles.current} data-testid="persona-current" data-persona={applies?.name ?? accountName}>
               {now}
             </p>
             <PersonaForm
@@ -85,7 +94,14 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
 export function PersonaButton({ className, onClick }: { className: string | undefined; onClick: () => void }) {
   const { t } = useTranslation('persona');
   return (
-    <button type="button" className={className} onClick={onClick} aria-label={t('chatButton')} title={t('chatButton')} data-testid="chat-persona">
+    <button
+      type="button"
+      className={className}
+      onClick={onClick}
+      aria-label={t('chatButton')}
+      title={t('chatButton')}
+      data-testid="chat-persona"
+    >
       <UserIcon size={18} />
     </button>
   );

@@ -34,7 +34,9 @@ describe('the remembered note under a reply', () => {
     expect(screen.getByText('Memories used')).toBeInTheDocument();
     expect(screen.getByTestId('remembered-memory')).toHaveTextContent("Ann's dog is called Luna");
     expect(screen.getByText('What you said earlier')).toBeInTheDocument();
-    expect(screen.getByTestId('remembered-message')).toHaveTextContent('“My dog is called Biscuit and I work as a nurse.”');
+    expect(screen.getByTestId('remembered-message')).toHaveTextContent(
+      '“My dog is called Biscuit and I work as a nurse.”',
+    );
     // Without the calls to fix memories, none is offered.
     expect(screen.queryByRole('button', { name: 'Edit memory' })).toBeNull();
   });

@@ -63,7 +63,13 @@ function RecalledMemory({ item, fixes }: { item: RecalledItem; fixes: MemoryFixe
       <span>{item.content}</span>
       {fixes && (
         <span className={styles.memoryTools}>
-          <button type="button" className={styles.toolButton} onClick={() => setDraft(item.content)} aria-label={t('chat.editMemory')} title={t('chat.editMemory')}>
+          <button
+            type="button"
+            className={styles.toolButton}
+            onClick={() => setDraft(item.content)}
+            aria-label={t('chat.editMemory')}
+            title={t('chat.editMemory')}
+          >
             <PencilIcon size={14} />
           </button>
           <button
@@ -94,7 +100,13 @@ export function RememberedNote({ recalled, fixes }: { recalled: Recalled; fixes?
   if (count === 0) return null;
   return (
     <div className={styles.remembered} data-testid="remembered-note">
-      <button type="button" className={styles.rememberedToggle} aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className={styles.rememberedToggle}
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!open)}
+      >
         <MemoryIcon size={13} />
         {t('chat.remembered', { count })}
       </button>
@@ -115,7 +127,11 @@ export function RememberedNote({ recalled, fixes }: { recalled: Recalled; fixes?
               <p className={styles.rememberedHeading}>{t('chat.rememberedMessages')}</p>
               <ul className={styles.rememberedList}>
                 {recalled.messages.map((item) => (
-                  <li key={item.id} className={`${styles.rememberedItem} ${styles.rememberedQuote}`} data-testid="remembered-message">
+                  <li
+                    key={item.id}
+                    className={`${styles.rememberedItem} ${styles.rememberedQuote}`}
+                    data-testid="remembered-message"
+                  >
                     “{item.content}”
                   </li>
                 ))}

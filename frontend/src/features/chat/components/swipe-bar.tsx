@@ -25,7 +25,15 @@ export function swipeDirection(dx: number, dy: number): 'previous' | 'next' | nu
   return dx < 0 ? 'next' : 'previous';
 }
 
-export function SwipeBar({ swipe, onChoose, onNewVersion }: { swipe: SwipeState; onChoose: (index: number) => void; onNewVersion: () => void }) {
+export function SwipeBar({
+  swipe,
+  onChoose,
+  onNewVersion,
+}: {
+  swipe: SwipeState;
+  onChoose: (index: number) => void;
+  onNewVersion: () => void;
+}) {
   const { t } = useTranslation();
   if (swipe.count < 2) return null;
   const label = t('chat.versionOf', { index: swipe.index + 1, count: swipe.count });

@@ -19,6 +19,8 @@ describe('withLastMessage', () => {
   });
 
   it('says when the conversation is not listed yet', () => {
-    expect(withLastMessage([summary('a', 'hi')], 'z', { messageId: '2', speaker: 'character', content: 'x', createdAt: 2 })).toBeNull();
+    expect(
+      withLastMessage([summary('a', 'hi')], 'z', { messageId: '2', speaker: 'character', content: 'x', createdAt: 2 }),
+    ).toBeNull();
   });
 });

@@ -4,7 +4,11 @@ import type { ChatMessage, ChatSummary } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 
 /** The conversation list with `message` as the newest of `characterId`'s, moved to the top; null when it is not listed. */
-export function withLastMessage(list: readonly ChatSummary[], characterId: string, message: ChatMessage): ChatSummary[] | null {
+export function withLastMessage(
+  list: readonly ChatSummary[],
+  characterId: string,
+  message: ChatMessage,
+): ChatSummary[] | null {
   const found = list.find((summary) => summary.characterId === characterId);
   if (!found) return null;
   return [{ ...found, lastMessage: message }, ...list.filter((summary) => summary !== found)];
@@ -48,7 +52,8 @@ export function useChatList() {
       }
       if (event.event === 'chatMessageDeleted') {
         // The listed last message went: the list says what is last now.
-        const listedLast = listRef.current.find((summary) => summary.characterId === event.data.characterId)?.lastMessage.messageId;
+        const listedLast = listRef.current.find((summary) => summary.characterId === event.data.characterId)
+          ?.lastMessage.messageId;
         if (listedLast && event.data.messageIds.includes(listedLast)) void reload();
         return;
       }

@@ -1,5 +1,10 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { chooseGreeting as chooseGreetingCall, deleteMessage, editMessage, getMessageList } from '@/features/chat/api/chat-api';
+import {
+  chooseGreeting as chooseGreetingCall,
+  deleteMessage,
+  editMessage,
+  getMessageList,
+} from '@/features/chat/api/chat-api';
 import { EMPTY_THREAD, threadReducer } from '@/features/chat/stores/chat-thread';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
@@ -155,5 +160,21 @@ export function useChatThread(characterId: string) {
     void loadNewest();
   }, [loadNewest]);
 
-  return { state, load, loadingOlder, retry, refresh: loadNewest, loadOlder, send, regenerate, continueReply, swipe, stop, edit, remove, chooseGreeting, dismissFailure };
+  return {
+    state,
+    load,
+    loadingOlder,
+    retry,
+    refresh: loadNewest,
+    loadOlder,
+    send,
+    regenerate,
+    continueReply,
+    swipe,
+    stop,
+    edit,
+    remove,
+    chooseGreeting,
+    dismissFailure,
+  };
 }

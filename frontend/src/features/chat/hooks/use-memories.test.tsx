@@ -13,7 +13,13 @@ import { userInfoAtom } from '@/lib/user';
 
 const CHARACTER = 'gf-001';
 const OTHER = 'gf-002';
-const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({ memoryId: id, content, origin, createdAt: 1, pinned: false });
+const memory = (id: string, content: string, origin: Memory['origin'] = 'extracted'): Memory => ({
+  memoryId: id,
+  content,
+  origin,
+  createdAt: 1,
+  pinned: false,
+});
 
 /** The server's side of one socket: what it says, and what the client sent. */
 class FakeSocket implements RealtimeSocket {
@@ -92,7 +98,9 @@ describe('useMemories', () => {
     socket.say('memorySaved', { characterId: CHARACTER, added: 1, memories: saved });
     expect(result.current.memories).toEqual(saved);
     expect(result.current.saving).toBe(false);
-    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([['success', 'New memories saved: 1']]);
+    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([
+      ['success', 'New memories saved: 1'],
+    ]);
     expect(store.get(memorySavesAtom).size).toBe(0);
   });
 
@@ -152,7 +160,9 @@ describe('useMemories', () => {
     expect(again.result.current).toMatchObject({ saving: true, saveType: 'save' });
     socket.say('memorySaved', { characterId: CHARACTER, added: 0, memories: listed });
     expect(again.result.current.saving).toBe(false);
-    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([['info', 'Nothing new to remember from this chat yet.']]);
+    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toEqual([
+      ['info', 'Nothing new to remember from this chat yet.'],
+    ]);
   });
 
   it('ignores other characters’ memories', async () => {

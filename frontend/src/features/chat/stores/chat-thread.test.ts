@@ -43,7 +43,10 @@ const delta = (replyId: string, text: string): ThreadAction => {
 
 describe('mergeMessages', () => {
   it('keeps one message per id, oldest first, the incoming copy winning', () => {
-    const merged = mergeMessages([message(1, 'character'), message(3, 'user')], [message(3, 'user', 'edited'), message(2, 'user')]);
+    const merged = mergeMessages(
+      [message(1, 'character'), message(3, 'user')],
+      [message(3, 'user', 'edited'), message(2, 'user')],
+    );
     expect(merged.map((m) => m.content)).toEqual(['m1', 'm2', 'edited']);
   });
 
@@ -51,13 +54,19 @@ describe('mergeMessages', () => {
     const short = { ...message(0, 'user'), messageId: '999' };
     const big = { ...message(0, 'user'), messageId: '18446744073709551615' };
     const bigger = { ...message(0, 'user'), messageId: '18446744073709551616' };
-    expect(mergeMessages([bigger, big], [short]).map((m) => m.messageId)).toEqual(['999', '18446744073709551615', '18446744073709551616']);
+    expect(mergeMessages([bigger, big], [short]).map((m) => m.messageId)).toEqual([
+      '999',
+      '18446744073709551615',
+      '18446744073709551616',
+    ]);
   });
 });
 
 describe('threadReducer', () => {
   it('shows the first page oldest first, the greeting on top', () => {
-    const state = run([{ type: 'newestPage', page: page([message(1, 'character', 'Hi, I am Mia'), message(2, 'user')], true, 12) }]);
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character', 'Hi, I am Mia'), message(2, 'user')], true, 12) },
+    ]);
     expect(state.messages[0]!.content).toBe('Hi, I am Mia');
     expect(ids(state)).toEqual([id(1), id(2)]);
     expect(state).toMatchObject({ loaded: true, hasMore: true, creditsLeft: 12 });
@@ -68,7 +77,10 @@ describe('threadReducer', () => {
       { type: 'newestPage', page: page([message(3, 'user'), message(4, 'character')], true) },
       { type: 'olderPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'user')], false) },
       // After a reconnect: the newest page again, with one reply written meanwhile.
-      { type: 'newestPage', page: page([message(4, 'character'), message(5, 'user'), message(6, 'character')], true, 7) },
+      {
+        type: 'newestPage',
+        page: page([message(4, 'character'), message(5, 'user'), message(6, 'character')], true, 7),
+      },
     ]);
     expect(ids(state)).toEqual([1, 2, 3, 4, 5, 6].map(id));
     // The older pages are all there: a refetch of the newest must not say otherwise.
@@ -100,7 +112,19 @@ describe('threadReducer', () => {
     expect(replyControls(state)).toEqual({ regenerate: false, retry: false, continue: false });
 
     state = run(
-      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'Hey there!'), recalled: null } }],
+      [
+        {
+          event: 'chatDone',
+          data: {
+            characterId: CHARACTER,
+            replyId: id(3),
+            finishReason: 'stop',
+            cut: false,
+            message: message(3, 'character', 'Hey there!'),
+            recalled: null,
+          },
+        },
+      ],
       state,
     );
     expect(state.pending).toBeNull();
@@ -112,7 +136,17 @@ describe('threadReducer', () => {
     const state = run([
       { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) },
       { type: 'replyRequested' },
-      { event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'cancelled', cut: false, message: null, recalled: null } },
+      {
+        event: 'chatDone',
+        data: {
+          characterId: CHARACTER,
+          replyId: id(3),
+          finishReason: 'cancelled',
+          cut: false,
+          message: null,
+          recalled: null,
+        },
+      },
     ]);
     expect(state.pending).toBeNull();
     expect(ids(state)).toEqual([id(1), id(2)]);
@@ -126,7 +160,10 @@ describe('threadReducer', () => {
 
   it('removes the old reply on regenerate and writes the new one', () => {
     const state = run([
-      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'first try')]) },
+      {
+        type: 'newestPage',
+        page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'first try')]),
+      },
       { type: 'replyRequested' },
       { event: 'chatMessageDeleted', data: { characterId: CHARACTER, messageIds: [id(3)] } },
       delta(id(4), 'second'),
@@ -139,7 +176,10 @@ describe('threadReducer', () => {
     const state = run([
       { type: 'newestPage', page: page([message(1, 'character')], false, 1) },
       { type: 'replyRequested' },
-      { event: 'chatError', data: { characterId: CHARACTER, replyId: null, code: 40004, msg: 'no free messages left today' } },
+      {
+        event: 'chatError',
+        data: { characterId: CHARACTER, replyId: null, code: 40004, msg: 'no free messages left today' },
+      },
     ]);
     expect(state.pending).toBeNull();
     expect(state.failure).toEqual({ code: 40004, msg: 'no free messages left today' });
@@ -188,11 +228,22 @@ describe('threadReducer', () => {
       { type: 'replyRequested' },
       delta(id(3), 'Hel'),
     ]);
-    const refetched = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hello!')]) }], streaming);
+    const refetched = run(
+      [
+        {
+          type: 'newestPage',
+          page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hello!')]),
+        },
+      ],
+      streaming,
+    );
     expect(refetched.pending).toBeNull();
     expect(refetched.messages.at(-1)!.content).toBe('Hello!');
     // Still being written: history does not have it yet, so it stays pending.
-    const stillRunning = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }], streaming);
+    const stillRunning = run(
+      [{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }],
+      streaming,
+    );
     expect(stillRunning.pending).toEqual({ replyId: id(3), text: 'Hel' });
   });
 
@@ -205,13 +256,19 @@ describe('threadReducer', () => {
   });
 
   it('keeps unlimited credits unlimited', () => {
-    const state = run([{ type: 'newestPage', page: page([message(1, 'character')], false, null) }, { type: 'replyRequested' }]);
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character')], false, null) },
+      { type: 'replyRequested' },
+    ]);
     expect(state.creditsLeft).toBeNull();
   });
 
   it('applies the user’s edits and deletions', () => {
     const state = run([
-      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character'), message(4, 'user')]) },
+      {
+        type: 'newestPage',
+        page: page([message(1, 'character'), message(2, 'user'), message(3, 'character'), message(4, 'user')]),
+      },
       { type: 'messageEdited', message: message(2, 'user', 'better words') },
       { type: 'messageRemoved', messageId: id(4) },
     ]);
@@ -220,8 +277,14 @@ describe('threadReducer', () => {
 });
 
 describe('a page read mid-reply (issue 18)', () => {
-  const replying = (replyId: string, content: string): MessagePage => ({ ...page([message(1, 'character'), message(2, 'user')]), replying: { replyId, content } });
-  const at = (replyId: string, text: string, offset: number): ThreadAction => ({ event: 'chatDelta', data: { characterId: CHARACTER, replyId, delta: text, offset } });
+  const replying = (replyId: string, content: string): MessagePage => ({
+    ...page([message(1, 'character'), message(2, 'user')]),
+    replying: { replyId, content },
+  });
+  const at = (replyId: string, text: string, offset: number): ThreadAction => ({
+    event: 'chatDelta',
+    data: { characterId: CHARACTER, replyId, delta: text, offset },
+  });
 
   it('shows the words already streamed after a reload, then appends the next deltas', () => {
     const state = run([{ type: 'newestPage', page: replying(id(3), '*She smiles.* Hel') }, at(id(3), 'lo there', 17)]);
@@ -231,10 +294,20 @@ describe('a page read mid-reply (issue 18)', () => {
 
   it('joins the page and the deltas whichever comes first, no piece twice or lost', () => {
     // Deltas that came before the page, one of them already in it.
-    const early = run([at(id(3), ' th', 2), at(id(3), 'ere', 5), { type: 'newestPage', page: replying(id(3), 'Hi th') }, at(id(3), '!', 8)]);
+    const early = run([
+      at(id(3), ' th', 2),
+      at(id(3), 'ere', 5),
+      { type: 'newestPage', page: replying(id(3), 'Hi th') },
+      at(id(3), '!', 8),
+    ]);
     expect(early.pending?.text).toBe('Hi there!');
     // A page that holds more than the deltas received so far: the late ones are not added twice.
-    const late = run([{ type: 'newestPage', page: replying(id(3), 'Hi there, you') }, at(id(3), 'there', 3), at(id(3), ', you', 8), at(id(3), '!', 13)]);
+    const late = run([
+      { type: 'newestPage', page: replying(id(3), 'Hi there, you') },
+      at(id(3), 'there', 3),
+      at(id(3), ', you', 8),
+      at(id(3), '!', 13),
+    ]);
     expect(late.pending?.text).toBe('Hi there, you!');
     // A page older than the deltas held (asked before the socket was back) does not cut them.
     const stale = run([at(id(3), 'lo', 3), { type: 'newestPage', page: replying(id(3), 'H') }]);
@@ -249,7 +322,10 @@ describe('a page read mid-reply (issue 18)', () => {
   });
 
   it('drops the reply a page holds stored', () => {
-    const stored = { ...page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hi')]), replying: { replyId: id(3), content: 'H' } };
+    const stored = {
+      ...page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'Hi')]),
+      replying: { replyId: id(3), content: 'H' },
+    };
     expect(run([at(id(3), 'H', 0), { type: 'newestPage', page: stored }]).pending).toBeNull();
   });
 });
@@ -278,43 +354,69 @@ describe('choosing another greeting (a card’s alternate greetings)', () => {
     expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], talking)).toBe(talking);
     const waiting = run([{ type: 'newestPage', page: page([message(1, 'character')]) }, { type: 'replyRequested' }]);
     expect(greetingOnly(waiting)).toBe(false);
-    expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], waiting).messages).toEqual([message(1, 'character')]);
+    expect(run([{ type: 'greetingReplaced', message: message(3, 'character') }], waiting).messages).toEqual([
+      message(1, 'character'),
+    ]);
     expect(greetingOnly(EMPTY_THREAD)).toBe(false);
   });
 });
 
 describe('versions of the newest reply and continuing it (issue 18)', () => {
-  const withSwipes = (n: number, content: string, index: number, count: number): ChatMessage => ({ ...message(n, 'character', content), swipes: { index, count } });
+  const withSwipes = (n: number, content: string, index: number, count: number): ChatMessage => ({
+    ...message(n, 'character', content),
+    swipes: { index, count },
+  });
 
   it('offer the arrows on the newest reply only, going past the last to a new version', () => {
-    let state = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), withSwipes(3, 'second', 1, 3)]) }]);
+    let state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), withSwipes(3, 'second', 1, 3)]) },
+    ]);
     expect(swipeControls(state)).toEqual({ messageId: id(3), index: 1, count: 3, previous: 0, next: 2 });
     // The other tab chose the last one: the same message, another text.
-    state = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: withSwipes(3, 'third', 2, 3) } }], state);
+    state = run(
+      [{ event: 'chatMessage', data: { characterId: CHARACTER, message: withSwipes(3, 'third', 2, 3) } }],
+      state,
+    );
     expect(state.messages.map((m) => m.content)).toEqual(['m1', 'm2', 'third']);
     expect(swipeControls(state)).toMatchObject({ index: 2, previous: 1, next: null });
     // A reply written once: no versions to go back to, right writes one.
-    const once = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) }]);
+    const once = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) },
+    ]);
     expect(swipeControls(once)).toEqual({ messageId: id(3), index: 0, count: 1, previous: null, next: null });
     // Not while a reply is being written, and not on the greeting alone or a user message.
     expect(swipeControls(run([{ type: 'replyRequested' }], state))).toBeNull();
     expect(swipeControls(run([{ type: 'newestPage', page: page([message(1, 'character')]) }]))).toBeNull();
-    expect(swipeControls(run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }]))).toBeNull();
+    expect(
+      swipeControls(run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user')]) }])),
+    ).toBeNull();
     // Once the user writes on, the older reply's versions are not offered.
     const on = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: message(4, 'user') } }], state);
     expect(swipeControls(on)).toBeNull();
   });
 
   it('say which user message the newest reply answers, for the offer after an edit', () => {
-    const state = run([{ type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) }]);
+    const state = run([
+      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character')]) },
+    ]);
     expect(newestReplyParentId(state)).toBe(id(2));
-    const unanswered = run([{ event: 'chatMessage', data: { characterId: CHARACTER, message: message(4, 'user') } }], state);
+    const unanswered = run(
+      [{ event: 'chatMessage', data: { characterId: CHARACTER, message: message(4, 'user') } }],
+      state,
+    );
     expect(newestReplyParentId(unanswered)).toBeNull();
   });
 
   it('grow a continued reply in place and settle it with the stored text', () => {
     let state = run([
-      { type: 'newestPage', page: page([message(1, 'character'), message(2, 'user'), message(3, 'character', 'The light was lit in 1871')], false, 10) },
+      {
+        type: 'newestPage',
+        page: page(
+          [message(1, 'character'), message(2, 'user'), message(3, 'character', 'The light was lit in 1871')],
+          false,
+          10,
+        ),
+      },
       { type: 'replyRequested' },
     ]);
     expect(state.creditsLeft).toBe(9);
@@ -324,7 +426,19 @@ describe('versions of the newest reply and continuing it (issue 18)', () => {
     expect(state.pending?.text).toBe('and never went out.');
     expect(state.messages).toHaveLength(3);
     state = run(
-      [{ event: 'chatDone', data: { characterId: CHARACTER, replyId: id(3), finishReason: 'stop', cut: false, message: message(3, 'character', 'The light was lit in 1871 and never went out.'), recalled: null } }],
+      [
+        {
+          event: 'chatDone',
+          data: {
+            characterId: CHARACTER,
+            replyId: id(3),
+            finishReason: 'stop',
+            cut: false,
+            message: message(3, 'character', 'The light was lit in 1871 and never went out.'),
+            recalled: null,
+          },
+        },
+      ],
       state,
     );
     expect(state.pending).toBeNull();

@@ -99,7 +99,12 @@ function settlePending(pending: PendingReply | null, messages: readonly ChatMess
 }
 
 /** `held` (the same reply's text so far, or null) with `delta` placed at `offset`. */
-export function placeDelta(held: PendingReply | null, replyId: string, delta: string, offset: number | undefined): PendingReply {
+export function placeDelta(
+  held: PendingReply | null,
+  replyId: string,
+  delta: string,
+  offset: number | undefined,
+): PendingReply {
   const known = offset !== undefined && Number.isFinite(offset) && offset >= 0;
   if (!held) return known && offset > 0 ? { replyId, text: delta, from: offset } : { replyId, text: delta };
   const from = held.from ?? 0;
@@ -114,7 +119,11 @@ export function placeDelta(held: PendingReply | null, replyId: string, delta: st
 }
 
 /** The pending reply after a newest page: the reply it says is being written joined with what is held. */
-function pendingAfterPage(pending: PendingReply | null, page: MessagePage, messages: readonly ChatMessage[]): PendingReply | null {
+function pendingAfterPage(
+  pending: PendingReply | null,
+  page: MessagePage,
+  messages: readonly ChatMessage[],
+): PendingReply | null {
   const replying = page.replying;
   if (!replying) return settlePending(pending, messages);
   if (messages.some((m) => m.messageId === replying.replyId)) return null;
@@ -133,7 +142,8 @@ function applyEvent(state: ThreadState, event: ChatEvent): ThreadState {
     case 'chatMessage': {
       const { message } = event.data;
       // The user's message sent from another tab: a reply to it follows, on a credit.
-      const fromElsewhere = message.speaker === 'user' && !state.pending && !state.messages.some((m) => m.messageId === message.messageId);
+      const fromElsewhere =
+        message.speaker === 'user' && !state.pending && !state.messages.some((m) => m.messageId === message.messageId);
       return {
         ...state,
         messages: mergeMessages(state.messages, [message]),
@@ -199,7 +209,12 @@ export function threadReducer(state: ThreadState, action: ThreadAction): ThreadS
     case 'olderPage':
       return { ...state, messages: mergeMessages(state.messages, action.page.messages), hasMore: action.page.hasMore };
     case 'replyRequested':
-      return { ...state, pending: { replyId: null, text: '' }, failure: null, creditsLeft: takeCredit(state.creditsLeft) };
+      return {
+        ...state,
+        pending: { replyId: null, text: '' },
+        failure: null,
+        creditsLeft: takeCredit(state.creditsLeft),
+      };
     case 'messageEdited':
       return { ...state, messages: mergeMessages(state.messages, [action.message]) };
     case 'messageRemoved':
@@ -248,7 +263,9 @@ export function continuedText(before: string, more: string): string {
  * version (right then writes a new one, as a swipe past the end does in SillyTavern);
  * null as a whole when the newest message is no reply or a reply is being written.
  */
-export function swipeControls(state: ThreadState): { messageId: string; index: number; count: number; previous: number | null; next: number | null } | null {
+export function swipeControls(
+  state: ThreadState,
+): { messageId: string; index: number; count: number; previous: number | null; next: number | null } | null {
   if (state.pending) return null;
   const [before, newest] = state.messages.slice(-2);
   if (newest?.speaker !== 'character' || before?.speaker !== 'user' || newest.image) return null;

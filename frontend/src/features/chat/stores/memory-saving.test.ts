@@ -31,9 +31,15 @@ describe('memory saving, per character', () => {
     expect(saves.get(A)).toEqual({ type: 'save', awaitingStart: true });
     expect(saves.get(B)).toEqual({ type: 'auto', awaitingStart: false });
     // B's refusal is not A's.
-    ({ saves } = nextMemorySaves(saves, { event: 'chatError', data: { characterId: B, replyId: null, code: 10003, msg: 'busy' } }));
+    ({ saves } = nextMemorySaves(saves, {
+      event: 'chatError',
+      data: { characterId: B, replyId: null, code: 10003, msg: 'busy' },
+    }));
     expect([...saves.keys()]).toEqual([A, B]);
-    ({ saves } = nextMemorySaves(saves, { event: 'chatError', data: { characterId: A, replyId: null, code: 10003, msg: 'busy' } }));
+    ({ saves } = nextMemorySaves(saves, {
+      event: 'chatError',
+      data: { characterId: A, replyId: null, code: 10003, msg: 'busy' },
+    }));
     expect([...saves.keys()]).toEqual([B]);
     const step = nextMemorySaves(saves, { event: 'memorySaved', data: { characterId: A, added: 1, memories: [] } });
     expect(step.saves).toBe(saves);
@@ -42,10 +48,16 @@ describe('memory saving, per character', () => {
 
   it('a refusal after the extraction started, or of a reply, leaves the save alone', () => {
     const requested = nextMemorySaves(NONE, { event: 'saveRequested', data: { characterId: A } }).saves;
-    const reply = nextMemorySaves(requested, { event: 'chatError', data: { characterId: A, replyId: 'r1', code: 10003, msg: 'busy' } });
+    const reply = nextMemorySaves(requested, {
+      event: 'chatError',
+      data: { characterId: A, replyId: 'r1', code: 10003, msg: 'busy' },
+    });
     expect(reply.saves).toBe(requested);
     const started = nextMemorySaves(requested, { event: 'memorySaving', data: { characterId: A } }).saves;
-    const refused = nextMemorySaves(started, { event: 'chatError', data: { characterId: A, replyId: null, code: 40004, msg: 'no free messages' } });
+    const refused = nextMemorySaves(started, {
+      event: 'chatError',
+      data: { characterId: A, replyId: null, code: 40004, msg: 'no free messages' },
+    });
     expect(refused.saves).toBe(started);
   });
 

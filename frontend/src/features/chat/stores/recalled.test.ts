@@ -3,13 +3,28 @@ import { memoryChanged, nextRecalled, type RecalledByReply } from '@/features/ch
 import type { ChatMessage, Recalled } from '@/lib/api-types';
 
 const NONE: RecalledByReply = new Map();
-const reply = (id: string): ChatMessage => ({ messageId: id, speaker: 'character', content: 'Biscuit, of course!', createdAt: 1 });
+const reply = (id: string): ChatMessage => ({
+  messageId: id,
+  speaker: 'character',
+  content: 'Biscuit, of course!',
+  createdAt: 1,
+});
 const RECALLED: Recalled = {
   memories: [{ id: 'm1', content: "Ann's dog is called Biscuit" }],
   messages: [{ id: '3', content: 'My dog is called Biscuit' }],
 };
 const done = (message: ChatMessage | null, recalled: Recalled | null) =>
-  ({ event: 'chatDone', data: { characterId: 'gf-001', replyId: message?.messageId ?? '9', finishReason: 'stop', cut: false, message, recalled } }) as const;
+  ({
+    event: 'chatDone',
+    data: {
+      characterId: 'gf-001',
+      replyId: message?.messageId ?? '9',
+      finishReason: 'stop',
+      cut: false,
+      message,
+      recalled,
+    },
+  }) as const;
 
 describe('what replies recalled', () => {
   it('is kept by the reply that recalled it, and only when something was', () => {
@@ -23,8 +38,12 @@ describe('what replies recalled', () => {
 
   it('goes with its reply when the reply is deleted (regenerated)', () => {
     const held = nextRecalled(NONE, done(reply('10'), RECALLED));
-    expect(nextRecalled(held, { event: 'chatMessageDeleted', data: { characterId: 'gf-001', messageIds: ['7'] } })).toBe(held);
-    expect(nextRecalled(held, { event: 'chatMessageDeleted', data: { characterId: 'gf-001', messageIds: ['10'] } }).size).toBe(0);
+    expect(
+      nextRecalled(held, { event: 'chatMessageDeleted', data: { characterId: 'gf-001', messageIds: ['7'] } }),
+    ).toBe(held);
+    expect(
+      nextRecalled(held, { event: 'chatMessageDeleted', data: { characterId: 'gf-001', messageIds: ['10'] } }).size,
+    ).toBe(0);
   });
 
   it('shows a memory edited or deleted from a note as it now is, in every note', () => {

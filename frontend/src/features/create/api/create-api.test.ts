@@ -32,14 +32,20 @@ describe('the character calls', () => {
     const mine = myCharacter('c-1');
     const calls = serveApi({
       '/user/v1/character/getCreateOptions': { code: 200, data: optionsFor(Gender.guys) },
-      '/user/v1/character/previewPortrait': { code: 200, data: { image: 'data:image/png;base64,AAAA', width: 320, height: 480 } },
+      '/user/v1/character/previewPortrait': {
+        code: 200,
+        data: { image: 'data:image/png;base64,AAAA', width: 320, height: 480 },
+      },
       '/user/v1/character/create': { code: 200, data: mine },
       '/user/v1/character/update': { code: 200, data: mine },
       '/user/v1/character/duplicate': { code: 200, data: mine },
       '/user/v1/character/setVisibility': { code: 200, data: { ...mine, status: 'review' } },
       '/user/v1/character/getMyCharacters': { code: 200, data: [mine] },
       '/user/v1/character/importCard': { code: 200, data: mine },
-      '/user/v1/character/exportCard': { code: 200, data: { fileName: 'Lena.png', mime: 'image/png', data: 'iVBORw0KGgo=' } },
+      '/user/v1/character/exportCard': {
+        code: 200,
+        data: { fileName: 'Lena.png', mime: 'image/png', data: 'iVBORw0KGgo=' },
+      },
     });
     expect((await getCreateOptions(Gender.guys)).data.voices).toHaveLength(3);
     expect((await previewPortrait(Gender.girls, 'anime', draft.looks)).data.width).toBe(320);
@@ -82,14 +88,29 @@ describe('the character calls', () => {
 
   it('read every page of the user’s characters until one is not full', async () => {
     const page = (from: number, n: number) => Array.from({ length: n }, (_, i) => myCharacter(`c-${from + i}`));
-    const calls = serveApi({ '/user/v1/character/getMyCharacters': [{ code: 200, data: page(0, 60) }, { code: 200, data: page(60, 25) }] });
+    const calls = serveApi({
+      '/user/v1/character/getMyCharacters': [
+        { code: 200, data: page(0, 60) },
+        { code: 200, data: page(60, 25) },
+      ],
+    });
     const envelope = await getAllMyCharacters();
     expect(envelope.data.map((c) => c.character.characterId)).toEqual(page(0, 85).map((c) => c.character.characterId));
-    expect(calls.map((c) => c.payload)).toEqual([{ pageNo: 1, pageSize: 60 }, { pageNo: 2, pageSize: 60 }]);
+    expect(calls.map((c) => c.payload)).toEqual([
+      { pageNo: 1, pageSize: 60 },
+      { pageNo: 2, pageSize: 60 },
+    ]);
   });
 
   it('read preset groups given as objects or as plain keys, and fill limits the answer leaves out', () => {
-    const options = normalizeOptions({ styles: ['realistic', { key: 'anime' }, 3], eyes: [{ key: 'blue', nsfw: false }], limits: { nameMax: 30 } } as never, Gender.girls);
+    const options = normalizeOptions(
+      {
+        styles: ['realistic', { key: 'anime' }, 3],
+        eyes: [{ key: 'blue', nsfw: false }],
+        limits: { nameMax: 30 },
+      } as never,
+      Gender.girls,
+    );
     expect(options.styles).toEqual([{ key: 'realistic' }, { key: 'anime' }]);
     expect(options.eyes).toEqual([{ key: 'blue', nsfw: false }]);
     expect(options.bodies).toEqual([]);

@@ -84,9 +84,21 @@ export interface CreateLimits {
   ageMax: number;
 }
 
-export type PresetGroup = 'styles' | 'ethnicities' | 'eyes' | 'hairColors' | 'hairStyles' | 'bodies' | 'outfits' | 'personalities' | 'relationships';
+export type PresetGroup =
+  | 'styles'
+  | 'ethnicities'
+  | 'eyes'
+  | 'hairColors'
+  | 'hairStyles'
+  | 'bodies'
+  | 'outfits'
+  | 'personalities'
+  | 'relationships';
 
-export type CreateOptions = { gender: GenderValue; voices: VoiceOption[]; limits: CreateLimits } & Record<PresetGroup, Preset[]>;
+export type CreateOptions = { gender: GenderValue; voices: VoiceOption[]; limits: CreateLimits } & Record<
+  PresetGroup,
+  Preset[]
+>;
 
 /** The limits docs/api.md gives, used until the options arrive (and by validation tests). */
 export const DEFAULT_LIMITS: CreateLimits = {
@@ -136,10 +148,26 @@ function normalizeGroup(list: unknown): Preset[] {
   });
 }
 
-const GROUPS: readonly PresetGroup[] = ['styles', 'ethnicities', 'eyes', 'hairColors', 'hairStyles', 'bodies', 'outfits', 'personalities', 'relationships'];
+const GROUPS: readonly PresetGroup[] = [
+  'styles',
+  'ethnicities',
+  'eyes',
+  'hairColors',
+  'hairStyles',
+  'bodies',
+  'outfits',
+  'personalities',
+  'relationships',
+];
 
-export function normalizeOptions(raw: Partial<CreateOptions> & Record<string, unknown>, gender: GenderValue): CreateOptions {
-  const groups = Object.fromEntries(GROUPS.map((group) => [group, normalizeGroup(raw[group])])) as Record<PresetGroup, Preset[]>;
+export function normalizeOptions(
+  raw: Partial<CreateOptions> & Record<string, unknown>,
+  gender: GenderValue,
+): CreateOptions {
+  const groups = Object.fromEntries(GROUPS.map((group) => [group, normalizeGroup(raw[group])])) as Record<
+    PresetGroup,
+    Preset[]
+  >;
   return {
     ...groups,
     gender: raw.gender === 0 || raw.gender === 1 ? raw.gender : gender,
@@ -157,7 +185,11 @@ export async function getCreateOptions(gender: GenderValue) {
 
 /** POST character/previewPortrait: the portrait the image pipeline would draw; 10003 past 30 a minute. */
 export function previewPortrait(gender: GenderValue, style: string, looks: Looks) {
-  return apiPost<PortraitPreview>('/user/v1/character/previewPortrait', { gender, style, looks }, { handledCodes: EXPLAINED });
+  return apiPost<PortraitPreview>(
+    '/user/v1/character/previewPortrait',
+    { gender, style, looks },
+    { handledCodes: EXPLAINED },
+  );
 }
 
 /** POST character/create: signed in; 10001/10070 name the field at the start of `msg`. */

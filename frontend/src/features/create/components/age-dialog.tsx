@@ -6,7 +6,17 @@ import { DEFAULT_LIMITS } from '@/features/create/api/create-api';
 import styles from '@/features/create/components/create.module.css';
 
 /** Character cards carry no age: asked for when the server says the card gives none. */
-export function AgeDialog({ open, busy, onClose, onSubmit }: { open: boolean; busy: boolean; onClose: () => void; onSubmit: (age: number) => Promise<void> }) {
+export function AgeDialog({
+  open,
+  busy,
+  onClose,
+  onSubmit,
+}: {
+  open: boolean;
+  busy: boolean;
+  onClose: () => void;
+  onSubmit: (age: number) => Promise<void>;
+}) {
   const { t } = useTranslation('create');
   const { t: tApp } = useTranslation();
   const [value, setValue] = useState('');
@@ -27,7 +37,14 @@ export function AgeDialog({ open, busy, onClose, onSubmit }: { open: boolean; bu
     void onSubmit(age);
   };
   return (
-    <Modal open={open} onClose={onClose} title={t('myAi.ageTitle')} closeLabel={tApp('common.close')} width={400} testId="import-age-dialog">
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={t('myAi.ageTitle')}
+      closeLabel={tApp('common.close')}
+      width={400}
+      testId="import-age-dialog"
+    >
       <form
         className={styles.dialog}
         noValidate

@@ -19,7 +19,13 @@ export interface StepProps {
 }
 
 /** Style, and on phones (where the header has no switch) girlfriend or boyfriend. */
-export function StyleStep({ draft, options, update, errors, genderSwitch }: StepProps & { genderSwitch: { value: GenderValue; onChange: (g: GenderValue) => void } | null }) {
+export function StyleStep({
+  draft,
+  options,
+  update,
+  errors,
+  genderSwitch,
+}: StepProps & { genderSwitch: { value: GenderValue; onChange: (g: GenderValue) => void } | null }) {
   const { t } = useTranslation('create');
   return (
     <>
@@ -35,13 +41,28 @@ export function StyleStep({ draft, options, update, errors, genderSwitch }: Step
           />
         </div>
       )}
-      <ChipGroup field="style" group="styles" label={t('style.label')} presets={options.styles} value={draft.style} onChange={(style) => update((d) => ({ ...d, style }))} error={errors.style} />
+      <ChipGroup
+        field="style"
+        group="styles"
+        label={t('style.label')}
+        presets={options.styles}
+        value={draft.style}
+        onChange={(style) => update((d) => ({ ...d, style }))}
+        error={errors.style}
+      />
       <p className={styles.hint}>{t('style.hint')}</p>
     </>
   );
 }
 
-const LOOKS_LABEL = { ethnicity: 'looks.ethnicity', eyes: 'looks.eyes', hairColor: 'looks.hairColor', hairStyle: 'looks.hairStyle', body: 'looks.body', outfit: 'looks.outfit' } as const;
+const LOOKS_LABEL = {
+  ethnicity: 'looks.ethnicity',
+  eyes: 'looks.eyes',
+  hairColor: 'looks.hairColor',
+  hairStyle: 'looks.hairStyle',
+  body: 'looks.body',
+  outfit: 'looks.outfit',
+} as const;
 
 export function LooksStep({ draft, options, update, errors }: StepProps) {
   const { t } = useTranslation('create');
@@ -197,7 +218,11 @@ function TagsField({ draft, options, update, errors }: StepProps) {
           {draft.tags.map((tag) => (
             <li key={tag} className={styles.tag} data-testid="tag">
               {tag}
-              <button type="button" onClick={() => update((d) => ({ ...d, tags: d.tags.filter((x) => x !== tag) }))} aria-label={t('story.removeTag', { tag })}>
+              <button
+                type="button"
+                onClick={() => update((d) => ({ ...d, tags: d.tags.filter((x) => x !== tag) }))}
+                aria-label={t('story.removeTag', { tag })}
+              >
                 <CloseIcon size={12} />
               </button>
             </li>
@@ -221,7 +246,13 @@ function TagsField({ draft, options, update, errors }: StepProps) {
           }}
           data-testid="tag-input"
         />
-        <Button variant="secondary" size="small" onClick={add} disabled={full || !isValidTag(input)} data-testid="tag-add">
+        <Button
+          variant="secondary"
+          size="small"
+          onClick={add}
+          disabled={full || !isValidTag(input)}
+          data-testid="tag-add"
+        >
           {t('story.addTag')}
         </Button>
       </div>
@@ -237,10 +268,46 @@ export function StoryStep(props: StepProps) {
   const { limits } = options;
   return (
     <>
-      <TextField field="characterName" label={t('story.name')} value={draft.characterName} max={limits.nameMax} placeholder={t('story.namePlaceholder')} onChange={(characterName) => update((d) => ({ ...d, characterName }))} error={errors.characterName} />
-      <TextField field="introduction" label={t('story.introduction')} value={draft.introduction} max={limits.introductionMax} multiline placeholder={t('story.introductionPlaceholder')} onChange={(introduction) => update((d) => ({ ...d, introduction }))} error={errors.introduction} />
-      <TextField field="greeting" label={t('story.greeting')} value={draft.greeting} max={limits.greetingMax} multiline placeholder={t('story.greetingPlaceholder')} hint={t('story.greetingHint', { user: '{{user}}' })} onChange={(greeting) => update((d) => ({ ...d, greeting }))} error={errors.greeting} />
-      <TextField field="scenario" label={t('story.scenario')} value={draft.scenario} max={limits.scenarioMax} multiline placeholder={t('story.scenarioPlaceholder')} onChange={(scenario) => update((d) => ({ ...d, scenario }))} error={errors.scenario} />
+      <TextField
+        field="characterName"
+        label={t('story.name')}
+        value={draft.characterName}
+        max={limits.nameMax}
+        placeholder={t('story.namePlaceholder')}
+        onChange={(characterName) => update((d) => ({ ...d, characterName }))}
+        error={errors.characterName}
+      />
+      <TextField
+        field="introduction"
+        label={t('story.introduction')}
+        value={draft.introduction}
+        max={limits.introductionMax}
+        multiline
+        placeholder={t('story.introductionPlaceholder')}
+        onChange={(introduction) => update((d) => ({ ...d, introduction }))}
+        error={errors.introduction}
+      />
+      <TextField
+        field="greeting"
+        label={t('story.greeting')}
+        value={draft.greeting}
+        max={limits.greetingMax}
+        multiline
+        placeholder={t('story.greetingPlaceholder')}
+        hint={t('story.greetingHint', { user: '{{user}}' })}
+        onChange={(greeting) => update((d) => ({ ...d, greeting }))}
+        error={errors.greeting}
+      />
+      <TextField
+        field="scenario"
+        label={t('story.scenario')}
+        value={draft.scenario}
+        max={limits.scenarioMax}
+        multiline
+        placeholder={t('story.scenarioPlaceholder')}
+        onChange={(scenario) => update((d) => ({ ...d, scenario }))}
+        error={errors.scenario}
+      />
       <TagsField {...props} />
     </>
   );
@@ -252,7 +319,12 @@ export function PublishStep({ draft, update, errors, adultContent }: StepProps &
     <>
       {adultContent ? (
         <label className={styles.toggleRow} data-field="nsfw">
-          <input type="checkbox" checked={draft.nsfw} onChange={(event) => update((d) => ({ ...d, nsfw: event.target.checked }))} data-testid="field-nsfw" />
+          <input
+            type="checkbox"
+            checked={draft.nsfw}
+            onChange={(event) => update((d) => ({ ...d, nsfw: event.target.checked }))}
+            data-testid="field-nsfw"
+          />
           <span>
             <strong>{t('publish.nsfw')}</strong>
             <span className={styles.hint}>{t('publish.nsfwHint')}</span>
@@ -267,7 +339,13 @@ export function PublishStep({ draft, update, errors, adultContent }: StepProps &
         <legend className={styles.groupLabel}>{t('publish.visibility')}</legend>
         {(['private', 'public'] as const).map((visibility) => (
           <label key={visibility} className={styles.radioRow}>
-            <input type="radio" name="visibility" checked={draft.visibility === visibility} onChange={() => update((d) => ({ ...d, visibility }))} data-testid={`visibility-${visibility}`} />
+            <input
+              type="radio"
+              name="visibility"
+              checked={draft.visibility === visibility}
+              onChange={() => update((d) => ({ ...d, visibility }))}
+              data-testid={`visibility-${visibility}`}
+            />
             <span>
               <strong>{t(`publish.${visibility}`)}</strong>
               <span className={styles.hint}>{t(`publish.${visibility}Hint`)}</span>

@@ -5,7 +5,14 @@ import { useNavigate } from 'react-router';
 import { Button } from '@/components/button';
 import { Spinner } from '@/components/splash';
 import { createCharacter, updateCharacter, type Draft, type MyCharacter } from '@/features/create/api/create-api';
-import { PersonalityStep, PublishStep, StoryStep, StyleStep, VoiceStep, LooksStep } from '@/features/create/components/builder-steps';
+import {
+  PersonalityStep,
+  PublishStep,
+  StoryStep,
+  StyleStep,
+  VoiceStep,
+  LooksStep,
+} from '@/features/create/components/builder-steps';
 import styles from '@/features/create/components/create.module.css';
 import type { ShownError } from '@/features/create/components/fields';
 import { PortraitPreview } from '@/features/create/components/portrait-preview';
@@ -14,7 +21,14 @@ import { useCreateOptions } from '@/features/create/hooks/use-create-options';
 import { usePortraitPreview } from '@/features/create/hooks/use-portrait-preview';
 import { withDefaults } from '@/features/create/lib/draft';
 import { clearAfterCreate, loadBuilderState, saveBuilderState } from '@/features/create/lib/draft-storage';
-import { firstInvalidStep, parseServerError, stepOfField, STEPS, validateStep, type FieldId } from '@/features/create/lib/steps';
+import {
+  firstInvalidStep,
+  parseServerError,
+  stepOfField,
+  STEPS,
+  validateStep,
+  type FieldId,
+} from '@/features/create/lib/steps';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { ApiCode, type GenderValue } from '@/lib/api-types';
@@ -84,7 +98,9 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
   const last = stepIndex === STEPS.length - 1;
   const formRef = useRef<HTMLFormElement>(null);
   // With no voice for this gender there is nothing to pick: the server chooses one.
-  const context = (o: NonNullable<typeof options>) => ({ voices: o.voices.filter((voice) => voice.gender === gender).length });
+  const context = (o: NonNullable<typeof options>) => ({
+    voices: o.voices.filter((voice) => voice.gender === gender).length,
+  });
 
   // Empty preset fields take the options' first choice, so the portrait shows from the start.
   useEffect(() => {
@@ -108,7 +124,11 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
     const changed = fn(draft);
     update(fn);
     setErrors((current) =>
-      Object.fromEntries(Object.entries(current).filter(([field]) => JSON.stringify(fieldValue(changed, field)) === JSON.stringify(fieldValue(draft, field)))),
+      Object.fromEntries(
+        Object.entries(current).filter(
+          ([field]) => JSON.stringify(fieldValue(changed, field)) === JSON.stringify(fieldValue(draft, field)),
+        ),
+      ),
     );
   };
 
@@ -160,14 +180,17 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
       const envelope = editing ? await updateCharacter(mode.characterId, payload) : await createCharacter(payload);
       if (envelope.success && envelope.data) {
         if (!editing) clearAfterCreate(gender);
-        notify.success(editing ? t('saved', { name: payload.characterName }) : t('created', { name: payload.characterName }));
+        notify.success(
+          editing ? t('saved', { name: payload.characterName }) : t('created', { name: payload.characterName }),
+        );
         if (onDone) onDone(envelope.data);
         else navigate(localize(`${ROUTES.myAi}?created=${encodeURIComponent(envelope.data.character.characterId)}`));
         return;
       }
       if (envelope.code === ApiCode.paramError || envelope.code === ApiCode.inputContentIllegal) {
         const { field, message } = parseServerError(envelope.msg);
-        const text = envelope.code === ApiCode.inputContentIllegal ? t('errors.notAllowed', { reason: message }) : message;
+        const text =
+          envelope.code === ApiCode.inputContentIllegal ? t('errors.notAllowed', { reason: message }) : message;
         if (field) {
           goTo(stepOfField(field), { [field]: { server: text } });
           focusFirstError();
@@ -225,13 +248,26 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
               {t(`steps.${stepKey}`)}
             </h2>
           </div>
-          <div className={styles.bar} role="progressbar" aria-valuemin={1} aria-valuemax={STEPS.length} aria-valuenow={stepIndex + 1} aria-label={t('progress')}>
+          <div
+            className={styles.bar}
+            role="progressbar"
+            aria-valuemin={1}
+            aria-valuemax={STEPS.length}
+            aria-valuenow={stepIndex + 1}
+            aria-label={t('progress')}
+          >
             <span style={{ width: `${((stepIndex + 1) / STEPS.length) * 100}%` }} />
           </div>
           <ol className={styles.stepList}>
             {STEPS.map((key, index) => (
               <li key={key}>
-                <button type="button" className={styles.stepDot} aria-current={index === stepIndex ? 'step' : undefined} disabled={index > stepIndex} onClick={() => goTo(index)}>
+                <button
+                  type="button"
+                  className={styles.stepDot}
+                  aria-current={index === stepIndex ? 'step' : undefined}
+                  disabled={index > stepIndex}
+                  onClick={() => goTo(index)}
+                >
                   {t(`steps.${key}`)}
                 </button>
               </li>
@@ -239,7 +275,14 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
           </ol>
         </div>
 
-        {stepKey === 'style' && <StyleStep {...stepProps} genderSwitch={mobile && !editing && forcedGender === undefined ? { value: gender, onChange: switchGender } : null} />}
+        {stepKey === 'style' && (
+          <StyleStep
+            {...stepProps}
+            genderSwitch={
+              mobile && !editing && forcedGender === undefined ? { value: gender, onChange: switchGender } : null
+            }
+          />
+        )}
         {stepKey === 'looks' && <LooksStep {...stepProps} />}
         {stepKey === 'personality' && <PersonalityStep {...stepProps} />}
         {stepKey === 'voice' && <VoiceStep {...stepProps} />}
@@ -262,7 +305,12 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
           </p>
         )}
         <div className={styles.actions}>
-          <Button variant="secondary" onClick={() => goTo(stepIndex - 1)} disabled={stepIndex === 0 || busy} data-testid="builder-back">
+          <Button
+            variant="secondary"
+            onClick={() => goTo(stepIndex - 1)}
+            disabled={stepIndex === 0 || busy}
+            data-testid="builder-back"
+          >
             {t('back')}
           </Button>
           {last ? (
@@ -285,5 +333,10 @@ export function CharacterBuilder({ mode, forcedGender, onDone }: CharacterBuilde
 
 /** The value of a field of the draft, by the server's name for it. */
 function fieldValue(draft: Draft, field: string): unknown {
-  return field.split('.').reduce<unknown>((value, part) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined), draft);
+  return field
+    .split('.')
+    .reduce<unknown>(
+      (value, part) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined),
+      draft,
+    );
 }

@@ -23,7 +23,10 @@ function Where() {
 
 function routes(extra: Record<string, FakeReply | FakeReply[]> = {}) {
   return {
-    '/user/v1/character/getCreateOptions': [{ code: 200, data: optionsFor(Gender.girls) }, { code: 200, data: optionsFor(Gender.guys) }],
+    '/user/v1/character/getCreateOptions': [
+      { code: 200, data: optionsFor(Gender.girls) },
+      { code: 200, data: optionsFor(Gender.guys) },
+    ],
     '/user/v1/character/previewPortrait': PORTRAIT,
     ...extra,
   };
@@ -52,13 +55,24 @@ function renderBuilder(user: UserInfo | null, api: Record<string, FakeReply | Fa
 
 const step = () => screen.getByTestId('character-builder').dataset.step;
 const next = () => fireEvent.click(screen.getByTestId('builder-next'));
-const chip = (group: string, key: string) => fireEvent.click(document.querySelector(`[data-testid="preset-chip"][data-group="${group}"][data-key="${key}"]`)!);
+const chip = (group: string, key: string) =>
+  fireEvent.click(document.querySelector(`[data-testid="preset-chip"][data-group="${group}"][data-key="${key}"]`)!);
 const errorsShown = () => screen.queryAllByTestId('field-error').map((e) => `${e.dataset.field}: ${e.textContent}`);
-const type = (field: string, value: string) => fireEvent.change(screen.getByTestId(`field-${field}`), { target: { value } });
+const type = (field: string, value: string) =>
+  fireEvent.change(screen.getByTestId(`field-${field}`), { target: { value } });
 
 beforeEach(() => {
   forgetCreateOptions();
-  vi.stubGlobal('matchMedia', (query: string) => ({ matches: false, media: query, addEventListener: () => undefined, removeEventListener: () => undefined }) as unknown as MediaQueryList);
+  vi.stubGlobal(
+    'matchMedia',
+    (query: string) =>
+      ({
+        matches: false,
+        media: query,
+        addEventListener: () => undefined,
+        removeEventListener: () => undefined,
+      }) as unknown as MediaQueryList,
+  );
   act(() => store.set(interestedGenderAtom, Gender.girls));
 });
 afterEach(() => {
@@ -88,7 +102,10 @@ describe('/createcharacter', () => {
 
     expect(step()).toBe('personality');
     next();
-    expect(errorsShown()).toEqual(['personality.preset: Please choose one.', 'relationship.preset: Please choose one.']);
+    expect(errorsShown()).toEqual([
+      'personality.preset: Please choose one.',
+      'relationship.preset: Please choose one.',
+    ]);
     chip('personalities', 'playful');
     chip('relationships', 'girlfriend');
     type('personality.text', 'Loves bad puns.');
@@ -100,7 +117,11 @@ describe('/createcharacter', () => {
 
     expect(step()).toBe('story');
     next();
-    expect(errorsShown()).toEqual(['characterName: Please fill this in.', 'introduction: Please fill this in.', 'greeting: Please fill this in.']);
+    expect(errorsShown()).toEqual([
+      'characterName: Please fill this in.',
+      'introduction: Please fill this in.',
+      'greeting: Please fill this in.',
+    ]);
     type('characterName', 'Lena');
     type('introduction', 'A barista who paints at night.');
     type('greeting', 'Hi {{user}}! Coffee?');
@@ -118,10 +139,18 @@ describe('/createcharacter', () => {
     // Everything waits in storage, on the last step.
     const stored = loadDraft(Gender.girls)!;
     expect(stored.step).toBe(5);
-    expect(stored.draft).toMatchObject({ style: 'anime', characterName: 'Lena', voiceId: 'f2', tags: ['Artistic'], looks: { age: 24, eyes: 'green' } });
+    expect(stored.draft).toMatchObject({
+      style: 'anime',
+      characterName: 'Lena',
+      voiceId: 'f2',
+      tags: ['Artistic'],
+      looks: { age: 24, eyes: 'green' },
+    });
     expect(loadBuilderState()).toEqual({ gender: Gender.girls, pendingCreate: true });
     await new Promise((r) => setTimeout(r, 700));
-    const previews = calls.filter((c) => c.path === '/user/v1/character/previewPortrait').map((c) => (c.payload as { style: string }).style);
+    const previews = calls
+      .filter((c) => c.path === '/user/v1/character/previewPortrait')
+      .map((c) => (c.payload as { style: string }).style);
     // One portrait per settled change of the looks, not one per keystroke.
     expect(previews.length).toBeLessThanOrEqual(4);
     expect(previews.at(-1)).toBe('anime');
@@ -144,11 +173,21 @@ describe('/createcharacter', () => {
 
   it('shows a refusal at the field the server names, on its step', async () => {
     window.localStorage.setItem('createCharacterData', JSON.stringify({ draft: completeDraft(), step: 5 }));
-    renderBuilder(USER, routes({ '/user/v1/character/create': { code: 10070, msg: 'greeting: This content is not allowed by the community guidelines' } }));
+    renderBuilder(
+      USER,
+      routes({
+        '/user/v1/character/create': {
+          code: 10070,
+          msg: 'greeting: This content is not allowed by the community guidelines',
+        },
+      }),
+    );
     await screen.findByTestId('character-builder', {}, SLOW);
     fireEvent.click(screen.getByTestId('builder-create'));
     await waitFor(() => expect(step()).toBe('story'), SLOW);
-    expect(errorsShown()).toEqual(['greeting: This content is not allowed: This content is not allowed by the community guidelines']);
+    expect(errorsShown()).toEqual([
+      'greeting: This content is not allowed: This content is not allowed by the community guidelines',
+    ]);
     expect(screen.getByTestId('field-greeting')).toHaveAttribute('aria-invalid', 'true');
     type('greeting', 'Hello {{user}}.');
     expect(errorsShown()).toEqual([]);
@@ -164,21 +203,32 @@ describe('/createcharacter', () => {
     act(() => store.set(interestedGenderAtom, Gender.guys));
     await waitFor(() => expect(screen.getByTestId('character-builder')).toHaveAttribute('data-gender', '1'), SLOW);
     await waitFor(() => expect(step()).toBe('style'), SLOW);
-    expect(calls.filter((c) => c.path === '/user/v1/character/getCreateOptions').map((c) => c.payload)).toEqual([{ gender: 0 }, { gender: 1 }]);
+    expect(calls.filter((c) => c.path === '/user/v1/character/getCreateOptions').map((c) => c.payload)).toEqual([
+      { gender: 0 },
+      { gender: 1 },
+    ]);
     next();
     expect(loadDraft(Gender.guys)?.step).toBe(1);
     expect(loadBuilderState().gender).toBe(Gender.guys);
     act(() => store.set(interestedGenderAtom, Gender.girls));
     await waitFor(() => expect(step()).toBe('story'), SLOW);
-    expect((within(screen.getByTestId('character-builder')).getByTestId('field-characterName') as HTMLInputElement).value).toBe('Lena');
+    expect(
+      (within(screen.getByTestId('character-builder')).getByTestId('field-characterName') as HTMLInputElement).value,
+    ).toBe('Lena');
   });
 
   it('edits one of the user’s characters in the same builder, prefilled, without touching the stored draft', async () => {
-    window.localStorage.setItem('createCharacterData', JSON.stringify({ draft: { ...completeDraft(), characterName: 'Draft' }, step: 2 }));
+    window.localStorage.setItem(
+      'createCharacterData',
+      JSON.stringify({ draft: { ...completeDraft(), characterName: 'Draft' }, step: 2 }),
+    );
     const mine = myCharacter('c-1');
     const { calls } = renderBuilder(
       USER,
-      routes({ '/user/v1/character/getMyCharacters': { code: 200, data: [mine] }, '/user/v1/character/update': { code: 200, data: mine } }),
+      routes({
+        '/user/v1/character/getMyCharacters': { code: 200, data: [mine] },
+        '/user/v1/character/update': { code: 200, data: mine },
+      }),
       '/createcharacter?edit=c-1',
     );
     await screen.findByTestId('character-builder', {}, SLOW);
@@ -188,7 +238,10 @@ describe('/createcharacter', () => {
     next();
     fireEvent.click(screen.getByTestId('builder-create'));
     await waitFor(() => expect(screen.getByTestId('where')).toHaveTextContent('/myai?created=c-1'), SLOW);
-    expect(calls.find((c) => c.path === '/user/v1/character/update')?.payload).toEqual({ characterId: 'c-1', draft: { ...completeDraft(), characterName: 'Lena B' } });
+    expect(calls.find((c) => c.path === '/user/v1/character/update')?.payload).toEqual({
+      characterId: 'c-1',
+      draft: { ...completeDraft(), characterName: 'Lena B' },
+    });
     expect(loadDraft(Gender.girls)?.draft.characterName).toBe('Draft');
   });
 });

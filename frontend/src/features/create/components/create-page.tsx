@@ -28,7 +28,11 @@ const PATHS: Record<CreateVariant, string> = {
 };
 
 /** `?edit=<characterId>`: the builder opens prefilled from that character's draft (My AI's Edit). */
-function useEditTarget(): { characterId: string | null; state: 'none' | 'loading' | 'ready' | 'missing'; character: MyCharacter | null } {
+function useEditTarget(): {
+  characterId: string | null;
+  state: 'none' | 'loading' | 'ready' | 'missing';
+  character: MyCharacter | null;
+} {
   const [params] = useSearchParams();
   const characterId = params.get('edit');
   const loggedIn = useAtomValue(isLoggedInAtom);
@@ -72,7 +76,10 @@ export default function CreatePage({ variant = 'createCharacter' }: { variant?: 
     keywords: tApp(`seo.${variant}.keywords`),
     breadcrumbs: [
       { name: tApp('seo.breadcrumbHome'), path: localize(ROUTES.home) },
-      { name: variant === 'createCharacter' ? tApp('nav.createCharacter') : t(`page.${variant}.heading`), path: localize(PATHS[variant]) },
+      {
+        name: variant === 'createCharacter' ? tApp('nav.createCharacter') : t(`page.${variant}.heading`),
+        path: localize(PATHS[variant]),
+      },
     ],
   });
   useEffect(() => trackPageView(variant), [variant]);
@@ -81,7 +88,11 @@ export default function CreatePage({ variant = 'createCharacter' }: { variant?: 
     if (!editing) return { kind: 'create' };
     if (edit.state !== 'ready' || !edit.character) return null;
     const { character, draft } = edit.character;
-    return { kind: 'edit', characterId: character.characterId, initial: sanitizeDraft(draft, draft?.gender === Gender.guys ? Gender.guys : Gender.girls) };
+    return {
+      kind: 'edit',
+      characterId: character.characterId,
+      initial: sanitizeDraft(draft, draft?.gender === Gender.guys ? Gender.guys : Gender.girls),
+    };
   }, [editing, edit.state, edit.character]);
 
   const headingKey = editing ? 'edit' : variant;
@@ -105,7 +116,13 @@ export default function CreatePage({ variant = 'createCharacter' }: { variant?: 
     body = <Spinner label={t('loading')} />;
   } else {
     // A new key per mode: the edited character's draft never mixes with the stored one.
-    body = <CharacterBuilder key={editing ? `edit-${edit.characterId}` : 'create'} mode={mode} forcedGender={variant === 'createCharacter' ? undefined : Gender.girls} />;
+    body = (
+      <CharacterBuilder
+        key={editing ? `edit-${edit.characterId}` : 'create'}
+        mode={mode}
+        forcedGender={variant === 'createCharacter' ? undefined : Gender.girls}
+      />
+    );
   }
 
   const page = (

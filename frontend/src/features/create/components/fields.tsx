@@ -16,7 +16,8 @@ export function humanizeKey(key: string): string {
 
 export function usePresetLabel() {
   const { t } = useTranslation('create');
-  return (group: PresetGroup, key: string) => t(`presets.${group}.${key}` as 'presets.styles.realistic', { defaultValue: humanizeKey(key) });
+  return (group: PresetGroup, key: string) =>
+    t(`presets.${group}.${key}` as 'presets.styles.realistic', { defaultValue: humanizeKey(key) });
 }
 
 /** What the form shows under a field: the server's words for a refusal, else the rule broken. */
@@ -112,7 +113,9 @@ export function TextField({
       {multiline ? <textarea {...props} rows={4} /> : <input {...props} type="text" />}
       <span className={styles.fieldFoot}>
         {hint && <span className={styles.hint}>{hint}</span>}
-        <span className={`${styles.counter} ${value.length > max ? styles.counterOver : ''}`}>{t('count', { length: value.length, max })}</span>
+        <span className={`${styles.counter} ${value.length > max ? styles.counterOver : ''}`}>
+          {t('count', { length: value.length, max })}
+        </span>
       </span>
       <FieldMessage field={field} error={error} />
     </label>

@@ -58,7 +58,9 @@ describe('/myai', () => {
     const calls = renderAt(USER, { '/user/v1/character/getMyCharacters': { code: 200, data: [] } });
     const empty = await screen.findByTestId('my-ai-empty', {}, SLOW);
     expect(within(empty).getByTestId('my-ai-create')).toHaveAttribute('href', '/createcharacter');
-    expect(calls.filter((c) => c.path.startsWith('/user/'))).toEqual([{ path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 60 } }]);
+    expect(calls.filter((c) => c.path.startsWith('/user/'))).toEqual([
+      { path: '/user/v1/character/getMyCharacters', payload: { pageNo: 1, pageSize: 60 } },
+    ]);
   });
 
   it('shows each character with its status, the reason of a rejection, and its actions', async () => {
@@ -79,7 +81,13 @@ describe('/myai', () => {
     );
     const grid = await screen.findByTestId('my-ai-grid', {}, SLOW);
     const cards = within(grid).getAllByTestId('my-character');
-    expect(cards.map((card) => [card.dataset.characterId, card.dataset.status, within(card).getByTestId('status-badge').textContent])).toEqual([
+    expect(
+      cards.map((card) => [
+        card.dataset.characterId,
+        card.dataset.status,
+        within(card).getByTestId('status-badge').textContent,
+      ]),
+    ).toEqual([
       ['c-3', 'rejected', 'Rejected'],
       ['c-2', 'review', 'In review'],
       ['c-1', 'public', 'Public'],
@@ -98,19 +106,32 @@ describe('/myai', () => {
   it('duplicates, changes visibility, and deletes only after confirming', async () => {
     const calls = renderAt(USER, {
       '/user/v1/character/getMyCharacters': { code: 200, data: [myCharacter('c-1')] },
-      '/user/v1/character/duplicate': { code: 200, data: myCharacter('c-2', { character: { ...myCharacter('c-2').character, characterName: 'Lena (copy)' } }) },
-      '/user/v1/character/setVisibility': { code: 200, data: myCharacter('c-1', { status: 'review', visibility: 'public' }) },
+      '/user/v1/character/duplicate': {
+        code: 200,
+        data: myCharacter('c-2', { character: { ...myCharacter('c-2').character, characterName: 'Lena (copy)' } }),
+      },
+      '/user/v1/character/setVisibility': {
+        code: 200,
+        data: myCharacter('c-1', { status: 'review', visibility: 'public' }),
+      },
       '/user/v1/character/delete': { code: 200, data: true },
     });
     const grid = await screen.findByTestId('my-ai-grid', {}, SLOW);
     const card = () => grid.querySelector<HTMLElement>('[data-character-id="c-1"]')!;
     fireEvent.click(within(card()).getByTestId('my-character-duplicate'));
     await waitFor(() => expect(within(grid).getAllByTestId('my-character')).toHaveLength(2), SLOW);
-    expect(within(grid).getAllByTestId('my-character-name').map((n) => n.textContent)).toEqual(['Lena (copy)', 'Lena']);
+    expect(
+      within(grid)
+        .getAllByTestId('my-character-name')
+        .map((n) => n.textContent),
+    ).toEqual(['Lena (copy)', 'Lena']);
 
     fireEvent.click(within(card()).getByTestId('my-character-visibility'));
     await waitFor(() => expect(card()).toHaveAttribute('data-status', 'review'), SLOW);
-    expect(calls.find((c) => c.path === '/user/v1/character/setVisibility')?.payload).toEqual({ characterId: 'c-1', visibility: 'public' });
+    expect(calls.find((c) => c.path === '/user/v1/character/setVisibility')?.payload).toEqual({
+      characterId: 'c-1',
+      visibility: 'public',
+    });
 
     fireEvent.click(within(card()).getByTestId('my-character-delete'));
     const dialog = await screen.findByTestId('delete-character-dialog');
@@ -124,11 +145,16 @@ describe('/myai', () => {
   it('imports a card, asking for the age when the card gives none, and resends it with the age', async () => {
     const calls = renderAt(USER, {
       '/user/v1/character/getMyCharacters': { code: 200, data: [] },
-      '/user/v1/character/importCard': [{ code: 10001, msg: 'characterAge: the card gives no age' }, { code: 200, data: myCharacter('c-9', { imported: true }) }],
+      '/user/v1/character/importCard': [
+        { code: 10001, msg: 'characterAge: the card gives no age' },
+        { code: 200, data: myCharacter('c-9', { imported: true }) },
+      ],
     });
     await screen.findByTestId('my-ai-empty', {}, SLOW);
     const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    fireEvent.change(screen.getByTestId('import-input'), { target: { files: [new File([bytes], 'mia.png', { type: 'image/png' })] } });
+    fireEvent.change(screen.getByTestId('import-input'), {
+      target: { files: [new File([bytes], 'mia.png', { type: 'image/png' })] },
+    });
     const dialog = await screen.findByTestId('import-age-dialog', {}, SLOW);
     fireEvent.change(within(dialog).getByTestId('import-age-input'), { target: { value: '17' } });
     fireEvent.click(within(dialog).getByTestId('import-age-submit'));
@@ -151,21 +177,35 @@ describe('/myai', () => {
       '/user/v1/character/importCard': { code: 10001, msg: 'card: bad_png: not a PNG file' },
     });
     await screen.findByTestId('my-ai-empty', {}, SLOW);
-    fireEvent.change(screen.getByTestId('import-input'), { target: { files: [new File(['{}'], 'x.json', { type: 'application/json' })] } });
-    await waitFor(() => expect(messages()).toEqual(['error: This card could not be imported: card: bad_png: not a PNG file']), SLOW);
+    fireEvent.change(screen.getByTestId('import-input'), {
+      target: { files: [new File(['{}'], 'x.json', { type: 'application/json' })] },
+    });
+    await waitFor(
+      () => expect(messages()).toEqual(['error: This card could not be imported: card: bad_png: not a PNG file']),
+      SLOW,
+    );
     expect(screen.queryByTestId('import-age-dialog')).toBeNull();
   });
 
   it('exports a card as a download of the bytes the server sent', async () => {
     const blobs: Blob[] = [];
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:card'), revokeObjectURL: () => undefined }));
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:card'),
+        revokeObjectURL: () => undefined,
+      }),
+    );
     const clicked: string[] = [];
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       clicked.push(`${this.download} ${this.href}`);
     });
     renderAt(USER, {
       '/user/v1/character/getMyCharacters': { code: 200, data: [myCharacter('c-1')] },
-      '/user/v1/character/exportCard': { code: 200, data: { fileName: 'Lena.png', mime: 'image/png', data: 'iVBORw0KGgo=' } },
+      '/user/v1/character/exportCard': {
+        code: 200,
+        data: { fileName: 'Lena.png', mime: 'image/png', data: 'iVBORw0KGgo=' },
+      },
     });
     const grid = await screen.findByTestId('my-ai-grid', {}, SLOW);
     fireEvent.click(within(grid).getByTestId('my-character-export-png'));

@@ -3,9 +3,9 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import {
   CARD_MAX_BYTES,
   deleteCharacter,
@@ -99,7 +99,9 @@ export default function MyAiPage() {
   }, [gettingUser, loggedIn, openLogin]);
 
   const replace = (updated: MyCharacter) =>
-    setCharacters((list) => list.map((item) => (item.character.characterId === updated.character.characterId ? updated : item)));
+    setCharacters((list) =>
+      list.map((item) => (item.character.characterId === updated.character.characterId ? updated : item)),
+    );
 
   const run = async (id: string, action: () => Promise<void>) => {
     setBusyId(id);
@@ -135,7 +137,8 @@ export default function MyAiPage() {
   const download = (item: MyCharacter, format: CardFormat) =>
     run(item.character.characterId, async () => {
       const envelope = await exportCard(item.character.characterId, format);
-      if (envelope.success && envelope.data) downloadBase64(envelope.data.fileName, envelope.data.mime, envelope.data.data);
+      if (envelope.success && envelope.data)
+        downloadBase64(envelope.data.fileName, envelope.data.mime, envelope.data.data);
       else notify.error(envelope.msg || tApp('CommonErrorMsg'));
     });
 
@@ -160,7 +163,10 @@ export default function MyAiPage() {
     try {
       const envelope = await importCard({ ...card, gender, ...(age !== undefined ? { age } : {}) });
       if (envelope.success && envelope.data) {
-        setCharacters((list) => [envelope.data, ...list.filter((item) => item.character.characterId !== envelope.data.character.characterId)]);
+        setCharacters((list) => [
+          envelope.data,
+          ...list.filter((item) => item.character.characterId !== envelope.data.character.characterId),
+        ]);
         notify.success(t('myAi.imported', { name: envelope.data.character.characterName }));
         return true;
       }
@@ -191,8 +197,20 @@ export default function MyAiPage() {
 
   const importButton = (
     <>
-      <input ref={fileInput} type="file" accept=".png,.json,.charx" className={styles.hiddenInput} onChange={(event) => void onFile(event.target.files?.[0])} data-testid="import-input" />
-      <Button variant="secondary" onClick={() => fileInput.current?.click()} disabled={importing} data-testid="import-button">
+      <input
+        ref={fileInput}
+        type="file"
+        accept=".png,.json,.charx"
+        className={styles.hiddenInput}
+        onChange={(event) => void onFile(event.target.files?.[0])}
+        data-testid="import-input"
+      />
+      <Button
+        variant="secondary"
+        onClick={() => fileInput.current?.click()}
+        disabled={importing}
+        data-testid="import-button"
+      >
         {importing ? t('myAi.importing') : t('myAi.import')}
       </Button>
     </>

@@ -20,14 +20,28 @@ export interface MyCharacterCardProps {
 }
 
 /** One of the user's characters: portrait, status, name, age, introduction, and its actions. */
-export function MyCharacterCard({ item, busy, highlight, onDuplicate, onToggleVisibility, onExport, onDelete }: MyCharacterCardProps) {
+export function MyCharacterCard({
+  item,
+  busy,
+  highlight,
+  onDuplicate,
+  onToggleVisibility,
+  onExport,
+  onDelete,
+}: MyCharacterCardProps) {
   const { t } = useTranslation('create');
   const { t: tApp } = useTranslation();
   const setChatBefore = useSetAtom(chatBeforePagePathAtom);
   const { character, status } = item;
   const goingPublic = status === 'private' || status === 'rejected';
   return (
-    <li className={styles.card} data-testid="my-character" data-character-id={character.characterId} data-status={status} data-highlight={highlight}>
+    <li
+      className={styles.card}
+      data-testid="my-character"
+      data-character-id={character.characterId}
+      data-status={status}
+      data-highlight={highlight}
+    >
       <div className={styles.cardPhoto}>
         {character.characterPhoto && <img src={character.characterPhoto} alt="" loading="lazy" decoding="async" />}
         <span className={styles.badges}>
@@ -61,22 +75,57 @@ export function MyCharacterCard({ item, busy, highlight, onDuplicate, onToggleVi
         >
           <ChatIcon size={14} /> {t('myAi.actions.chat')}
         </LocalizedLink>
-        <LocalizedLink to={`${ROUTES.createCharacter}?edit=${encodeURIComponent(character.characterId)}`} className={buttonClassName({ variant: 'secondary', size: 'small' })} data-testid="my-character-edit">
+        <LocalizedLink
+          to={`${ROUTES.createCharacter}?edit=${encodeURIComponent(character.characterId)}`}
+          className={buttonClassName({ variant: 'secondary', size: 'small' })}
+          data-testid="my-character-edit"
+        >
           <PencilIcon size={14} /> {t('myAi.actions.edit')}
         </LocalizedLink>
-        <Button variant="secondary" size="small" onClick={onDuplicate} disabled={busy} data-testid="my-character-duplicate">
+        <Button
+          variant="secondary"
+          size="small"
+          onClick={onDuplicate}
+          disabled={busy}
+          data-testid="my-character-duplicate"
+        >
           <CopyIcon size={14} /> {t('myAi.actions.duplicate')}
         </Button>
-        <Button variant="secondary" size="small" onClick={onToggleVisibility} disabled={busy} data-testid="my-character-visibility">
+        <Button
+          variant="secondary"
+          size="small"
+          onClick={onToggleVisibility}
+          disabled={busy}
+          data-testid="my-character-visibility"
+        >
           {t(goingPublic ? 'myAi.actions.makePublic' : 'myAi.actions.makePrivate')}
         </Button>
-        <Button variant="ghost" size="small" onClick={() => onExport('png')} disabled={busy} data-testid="my-character-export-png">
+        <Button
+          variant="ghost"
+          size="small"
+          onClick={() => onExport('png')}
+          disabled={busy}
+          data-testid="my-character-export-png"
+        >
           {t('myAi.actions.exportPng')}
         </Button>
-        <Button variant="ghost" size="small" onClick={() => onExport('json')} disabled={busy} data-testid="my-character-export-json">
+        <Button
+          variant="ghost"
+          size="small"
+          onClick={() => onExport('json')}
+          disabled={busy}
+          data-testid="my-character-export-json"
+        >
           {t('myAi.actions.exportJson')}
         </Button>
-        <Button variant="ghost" size="small" className={styles.danger} onClick={onDelete} disabled={busy} data-testid="my-character-delete">
+        <Button
+          variant="ghost"
+          size="small"
+          className={styles.danger}
+          onClick={onDelete}
+          disabled={busy}
+          data-testid="my-character-delete"
+        >
           <TrashIcon size={14} /> {t('myAi.actions.delete')}
         </Button>
       </div>

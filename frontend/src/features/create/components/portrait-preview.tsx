@@ -11,7 +11,13 @@ export function PortraitPreview({ state, name, age }: { state: PreviewState; nam
     <figure className={styles.preview} data-testid="portrait-preview" data-status={state.status}>
       <div className={styles.previewFrame}>
         {image ? (
-          <img src={image.image} width={image.width} height={image.height} alt={t('preview.alt', { name: name || t('preview.unnamed') })} data-testid="portrait-image" />
+          <img
+            src={image.image}
+            width={image.width}
+            height={image.height}
+            alt={t('preview.alt', { name: name || t('preview.unnamed') })}
+            data-testid="portrait-image"
+          />
         ) : (
           // While the first drawing is on its way the spinner says enough.
           state.status !== 'loading' && <span className={styles.previewEmpty}>{t('preview.empty')}</span>

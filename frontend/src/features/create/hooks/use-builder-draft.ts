@@ -34,12 +34,19 @@ export function useBuilderDraft(mode: BuilderMode, gender: GenderValue) {
   }, [persist, gender, current]);
 
   const update = useCallback(
-    (change: (draft: Draft) => Draft) => setDrafts((all) => ({ ...all, [gender]: { ...all[gender], draft: change(all[gender].draft) } })),
+    (change: (draft: Draft) => Draft) =>
+      setDrafts((all) => ({ ...all, [gender]: { ...all[gender], draft: change(all[gender].draft) } })),
     [gender],
   );
-  const setStep = useCallback((step: number) => setDrafts((all) => ({ ...all, [gender]: { ...all[gender], step } })), [gender]);
+  const setStep = useCallback(
+    (step: number) => setDrafts((all) => ({ ...all, [gender]: { ...all[gender], step } })),
+    [gender],
+  );
   /** Starts this gender over (after creating). */
-  const reset = useCallback(() => setDrafts((all) => ({ ...all, [gender]: { draft: blankDraft(gender), step: 0 } })), [gender]);
+  const reset = useCallback(
+    () => setDrafts((all) => ({ ...all, [gender]: { draft: blankDraft(gender), step: 0 } })),
+    [gender],
+  );
 
   return { draft: current.draft, step: current.step, update, setStep, reset };
 }

@@ -15,7 +15,11 @@ export type PreviewState =
   | { status: 'failed'; previous: PortraitPreview | null };
 
 function complete(style: string, looks: Looks): boolean {
-  return Boolean(style && looks.ethnicity && looks.eyes && looks.hairColor && looks.hairStyle && looks.body && looks.outfit) && looks.age >= 18;
+  return (
+    Boolean(
+      style && looks.ethnicity && looks.eyes && looks.hairColor && looks.hairStyle && looks.body && looks.outfit,
+    ) && looks.age >= 18
+  );
 }
 
 /**
@@ -39,7 +43,8 @@ export function usePortraitPreview(gender: GenderValue, style: string, looks: Lo
       setState({ status: 'ready', preview: cached });
       return;
     }
-    const shown = (current: PreviewState) => (current.status === 'ready' ? current.preview : current.status === 'idle' ? null : current.previous);
+    const shown = (current: PreviewState) =>
+      current.status === 'ready' ? current.preview : current.status === 'idle' ? null : current.previous;
     setState((current) => ({ status: 'loading', previous: shown(current) }));
     let live = true;
     const timer = setTimeout(() => {

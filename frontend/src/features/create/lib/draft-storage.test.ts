@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { blankDraft, withDefaults } from '@/features/create/lib/draft';
-import { clearAfterCreate, draftKey, loadBuilderState, loadDraft, saveBuilderState, saveDraft } from '@/features/create/lib/draft-storage';
+import {
+  clearAfterCreate,
+  draftKey,
+  loadBuilderState,
+  loadDraft,
+  saveBuilderState,
+  saveDraft,
+} from '@/features/create/lib/draft-storage';
 import { completeDraft, optionsFor } from '@/features/create/lib/test-fixtures';
 import { Gender } from '@/lib/api-types';
 import { createCookieStorage, createStorage, STORAGE_KEYS } from '@/lib/storage';
@@ -36,10 +43,27 @@ describe('the builder’s draft in storage', () => {
     const backend = createStorage();
     window.localStorage.setItem('createCharacterData', '{not json');
     expect(loadDraft(Gender.girls, backend)).toBeNull();
-    window.localStorage.setItem('createCharacterData', JSON.stringify({ draft: { characterName: 7, looks: { age: 'x', eyes: 'blue' }, tags: ['a', 3], nsfw: 'yes', visibility: 'everyone', gender: 1 }, step: -2 }));
+    window.localStorage.setItem(
+      'createCharacterData',
+      JSON.stringify({
+        draft: {
+          characterName: 7,
+          looks: { age: 'x', eyes: 'blue' },
+          tags: ['a', 3],
+          nsfw: 'yes',
+          visibility: 'everyone',
+          gender: 1,
+        },
+        step: -2,
+      }),
+    );
     const read = loadDraft(Gender.girls, backend)!;
     expect(read.step).toBe(0);
-    expect(read.draft).toEqual({ ...blankDraft(Gender.girls), looks: { ...blankDraft(Gender.girls).looks, eyes: 'blue' }, tags: ['a'] });
+    expect(read.draft).toEqual({
+      ...blankDraft(Gender.girls),
+      looks: { ...blankDraft(Gender.girls).looks, eyes: 'blue' },
+      tags: ['a'],
+    });
   });
 
   it('remembers which draft was open and whether Create waited for a sign-in, and forgets a created one', () => {
@@ -61,9 +85,20 @@ describe('the builder’s draft in storage', () => {
 
 describe('defaults from the options', () => {
   it('fills empty and unknown looks with the first choice and the voice of the draft’s gender, and leaves personality to the user', () => {
-    const filled = withDefaults({ ...blankDraft(Gender.guys), looks: { ...blankDraft(Gender.guys).looks, eyes: 'blue', hairStyle: 'long-wavy' } }, optionsFor(Gender.guys));
+    const filled = withDefaults(
+      { ...blankDraft(Gender.guys), looks: { ...blankDraft(Gender.guys).looks, eyes: 'blue', hairStyle: 'long-wavy' } },
+      optionsFor(Gender.guys),
+    );
     expect(filled.style).toBe('realistic');
-    expect(filled.looks).toEqual({ age: 22, ethnicity: 'european', eyes: 'blue', hairColor: 'black', hairStyle: 'quiff', body: 'slim', outfit: 'casual' });
+    expect(filled.looks).toEqual({
+      age: 22,
+      ethnicity: 'european',
+      eyes: 'blue',
+      hairColor: 'black',
+      hairStyle: 'quiff',
+      body: 'slim',
+      outfit: 'casual',
+    });
     expect(filled.voiceId).toBe('m1');
     expect(filled.personality.preset).toBe('');
     expect(filled.relationship.preset).toBe('');

@@ -3,7 +3,14 @@
  * `MyCharacter.draft` (anything malformed falls back to blank values, never throws), and the
  * options' first choices filled into preset fields still empty.
  */
-import type { CreateOptions, Draft, Looks, PresetGroup, PresetText, Visibility } from '@/features/create/api/create-api';
+import type {
+  CreateOptions,
+  Draft,
+  Looks,
+  PresetGroup,
+  PresetText,
+  Visibility,
+} from '@/features/create/api/create-api';
 import { Gender, type GenderValue } from '@/lib/api-types';
 
 /** The age the builder starts from (18 is the minimum; most characters are older). */
@@ -77,7 +84,8 @@ export const LOOKS_GROUPS: readonly (readonly [Exclude<keyof Looks, 'age'>, Pres
   ['outfit', 'outfits'],
 ];
 
-const known = (options: CreateOptions, group: PresetGroup, key: string) => options[group].some((preset) => preset.key === key);
+const known = (options: CreateOptions, group: PresetGroup, key: string) =>
+  options[group].some((preset) => preset.key === key);
 
 /**
  * Where the draft holds no choice (or one the options no longer offer), the first offered:
@@ -85,11 +93,14 @@ const known = (options: CreateOptions, group: PresetGroup, key: string) => optio
  * the user to pick; the voice is the first of the draft's gender.
  */
 export function withDefaults(draft: Draft, options: CreateOptions): Draft {
-  const first = (group: PresetGroup, current: string) => (known(options, group, current) ? current : (options[group][0]?.key ?? current));
+  const first = (group: PresetGroup, current: string) =>
+    known(options, group, current) ? current : (options[group][0]?.key ?? current);
   const looks = { ...draft.looks };
   for (const [field, group] of LOOKS_GROUPS) looks[field] = first(group, looks[field]);
   const voices = options.voices.filter((voice) => voice.gender === draft.gender);
-  const voiceId = voices.some((voice) => voice.voiceId === draft.voiceId) ? draft.voiceId : (voices[0]?.voiceId ?? draft.voiceId);
+  const voiceId = voices.some((voice) => voice.voiceId === draft.voiceId)
+    ? draft.voiceId
+    : (voices[0]?.voiceId ?? draft.voiceId);
   return { ...draft, style: first('styles', draft.style), looks, voiceId };
 }
 

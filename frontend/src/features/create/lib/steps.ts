@@ -82,7 +82,12 @@ export interface StepContext {
 }
 
 /** Every problem of the draft's fields on `step` (none: Next may go on). */
-export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits, context: StepContext = { voices: 1 }): FieldErrors {
+export function validateStep(
+  step: StepKey,
+  draft: Draft,
+  limits: CreateLimits,
+  context: StepContext = { voices: 1 },
+): FieldErrors {
   const errors: FieldErrors = {};
   switch (step) {
     case 'style':
@@ -90,7 +95,8 @@ export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits, 
       break;
     case 'looks': {
       const { age } = draft.looks;
-      if (!Number.isInteger(age) || age < limits.ageMin || age > limits.ageMax) errors['looks.age'] = { key: 'age', values: { min: limits.ageMin, max: limits.ageMax } };
+      if (!Number.isInteger(age) || age < limits.ageMin || age > limits.ageMax)
+        errors['looks.age'] = { key: 'age', values: { min: limits.ageMin, max: limits.ageMax } };
       for (const field of ['ethnicity', 'eyes', 'hairColor', 'hairStyle', 'body', 'outfit'] as const) {
         if (!draft.looks[field]) errors[`looks.${field}`] = { key: 'pick' };
       }
@@ -120,7 +126,11 @@ export function validateStep(step: StepKey, draft: Draft, limits: CreateLimits, 
 }
 
 /** The first step (in order) with a problem, checking every step; null when all are fine. */
-export function firstInvalidStep(draft: Draft, limits: CreateLimits, context: StepContext = { voices: 1 }): { step: number; errors: FieldErrors } | null {
+export function firstInvalidStep(
+  draft: Draft,
+  limits: CreateLimits,
+  context: StepContext = { voices: 1 },
+): { step: number; errors: FieldErrors } | null {
   for (const [index, step] of STEPS.entries()) {
     const errors = validateStep(step, draft, limits, context);
     if (Object.keys(errors).length > 0) return { step: index, errors };
@@ -148,7 +158,8 @@ export function parseServerError(msg: string): ServerFieldError {
   const message = match[2]!.trim() || msg;
   if (FIELDS.has(name)) return { field: name as FieldId, message };
   if (name === 'gender') return { field: 'style', message };
-  if (name === 'looks' || name === 'portrait' || name === 'portraitPrompt') return { field: 'looks.ethnicity', message };
+  if (name === 'looks' || name === 'portrait' || name === 'portraitPrompt')
+    return { field: 'looks.ethnicity', message };
   if (name === 'personality' || name === 'relationship') return { field: `${name}.preset`, message };
   if (name === 'voice') return { field: 'voiceId', message };
   if (name === 'name') return { field: 'characterName', message };

@@ -29,7 +29,15 @@ export function completeDraft(gender: GenderValue = Gender.girls): Draft {
   return {
     gender,
     style: 'realistic',
-    looks: { age: 24, ethnicity: 'european', eyes: 'green', hairColor: 'auburn', hairStyle: gender === Gender.guys ? 'quiff' : 'long-wavy', body: 'slim', outfit: 'casual' },
+    looks: {
+      age: 24,
+      ethnicity: 'european',
+      eyes: 'green',
+      hairColor: 'auburn',
+      hairStyle: gender === Gender.guys ? 'quiff' : 'long-wavy',
+      body: 'slim',
+      outfit: 'casual',
+    },
     personality: { preset: 'playful', text: 'Loves bad puns.' },
     relationship: { preset: 'girlfriend', text: '' },
     voiceId: gender === Gender.guys ? 'm1' : 'f1',

@@ -1,8 +1,8 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CardMenu } from '@/components/card-menu';
 import { ChatIcon, LockIcon } from '@/components/icons';
 import styles from '@/features/home/components/character-card.module.css';
-import { CardMenu } from '@/features/moderation/components/card-menu';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
 
 export interface CharacterCardProps {
@@ -31,7 +31,13 @@ export const CharacterCard = memo(function CharacterCard({ character, onOpen, ea
         data-testid="character-card"
         data-character-id={character.characterId}
       >
-        <img className={styles.photo} src={character.characterPhoto} alt="" loading={eager ? 'eager' : 'lazy'} decoding="async" />
+        <img
+          className={styles.photo}
+          src={character.characterPhoto}
+          alt=""
+          loading={eager ? 'eager' : 'lazy'}
+          decoding="async"
+        />
         {secondary && <img className={styles.secondary} src={secondary} alt="" loading="lazy" decoding="async" />}
         <span className={styles.shade} />
         {secondary && (

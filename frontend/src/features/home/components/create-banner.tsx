@@ -18,7 +18,16 @@ function BannerBackdrop() {
       </defs>
       <circle cx="200" cy="180" r="175" fill="url(#banner-glow)" />
       <circle cx="200" cy="180" r="126" fill="none" stroke="#ffffff" strokeOpacity="0.12" strokeWidth="1.5" />
-      <circle cx="200" cy="180" r="156" fill="none" stroke="#ffffff" strokeOpacity="0.07" strokeWidth="1.5" strokeDasharray="4 8" />
+      <circle
+        cx="200"
+        cy="180"
+        r="156"
+        fill="none"
+        stroke="#ffffff"
+        strokeOpacity="0.07"
+        strokeWidth="1.5"
+        strokeDasharray="4 8"
+      />
       <g fill="#ff4f9a" className={styles.hearts}>
         <path d="M52 92c-6-8-20-6-20 6 0 10 20 22 20 22s20-12 20-22c0-12-14-14-20-6z" opacity="0.9" />
         <path d="M352 54c-4-5-13-4-13 4 0 6 13 14 13 14s13-8 13-14c0-8-9-9-13-4z" opacity="0.75" />
@@ -47,7 +56,9 @@ export function CreateBanner({ gender, portraits }: { gender: GenderValue; portr
           <SparkleIcon size={14} />
           {t('home.bannerEyebrow')}
         </span>
-        <p className={styles.title}>{gender === Gender.guys ? t('home.bannerTitleGuys') : t('home.bannerTitleGirls')}</p>
+        <p className={styles.title}>
+          {gender === Gender.guys ? t('home.bannerTitleGuys') : t('home.bannerTitleGirls')}
+        </p>
         <p className={styles.copy}>{t('home.bannerText')}</p>
         <span className={`${buttonClassName()} ${styles.cta}`}>{t('home.bannerCta')}</span>
       </div>

@@ -9,6 +9,10 @@ const FAQ_KEYS = ['nsfw', 'uncensored', 'spicy', 'free', 'design'] as const;
 export function FaqSection({ gender }: { gender: GenderValue }) {
   const { t } = useTranslation();
   const variant = gender === Gender.guys ? 'guys' : 'girls';
-  const items = FAQ_KEYS.map((key) => ({ key, title: t(`faq.${variant}.${key}.title`), content: t(`faq.${variant}.${key}.content`) }));
+  const items = FAQ_KEYS.map((key) => ({
+    key,
+    title: t(`faq.${variant}.${key}.title`),
+    content: t(`faq.${variant}.${key}.content`),
+  }));
   return <FaqList title={t('home.faqTitle')} items={items} testId="faq" />;
 }

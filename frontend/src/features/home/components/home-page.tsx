@@ -82,7 +82,11 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
 
   const firstLoad = feed.loading && feed.list.length === 0;
   const bannerPortraits = useMemo(
-    () => feed.list.filter((c) => c.usedType !== 1).slice(0, 3).map((c) => c.characterPhoto),
+    () =>
+      feed.list
+        .filter((c) => c.usedType !== 1)
+        .slice(0, 3)
+        .map((c) => c.characterPhoto),
     [feed.list],
   );
   const finished = !feed.hasMore && !feed.loading;
@@ -117,7 +121,12 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
       ) : feed.list.length > 0 ? (
         <div className={styles.grid} data-testid="character-grid">
           {feed.list.map((character, index) => (
-            <CharacterCard key={character.characterId} character={character} onOpen={openCharacter} eager={index < 10} />
+            <CharacterCard
+              key={character.characterId}
+              character={character}
+              onOpen={openCharacter}
+              eager={index < 10}
+            />
           ))}
         </div>
       ) : feed.failed ? (

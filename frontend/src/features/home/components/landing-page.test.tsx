@@ -29,10 +29,14 @@ function serveCatalogue() {
     vi.fn(async (url: string, init: RequestInit) => {
       const path = url.replace('/lust/api', '').split('?')[0]!;
       const key = (init.headers as Record<string, string>).secretKey!;
-      const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) as Record<string, unknown>;
+      const payload = JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) as Record<
+        string,
+        unknown
+      >;
       calls.push({ path, payload });
       let data: unknown = null;
-      if (path === '/user/v1/character/getCharacterList') data = payload.pageNo !== 1 ? [] : payload.tags ? TAGGED : CATALOGUE;
+      if (path === '/user/v1/character/getCharacterList')
+        data = payload.pageNo !== 1 ? [] : payload.tags ? TAGGED : CATALOGUE;
       const plain = JSON.stringify({ code: 200, msg: '', success: true, data });
       return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
     }),
@@ -80,6 +84,8 @@ describe('landing pages', () => {
     );
     const page = screen.getByTestId('landing-aiIncest');
     expect(page).toHaveTextContent('unrelated adults');
-    expect(page).toHaveTextContent('Our community guidelines do not allow sexual content between relatives, including step-relatives.');
+    expect(page).toHaveTextContent(
+      'Our community guidelines do not allow sexual content between relatives, including step-relatives.',
+    );
   });
 });

@@ -21,7 +21,13 @@ import { trackClick, trackPageView } from '@/lib/telemetry';
 
 function Faq({ items }: { items: TopicCopy['faq'] }) {
   const { t } = useTranslation();
-  return <FaqList title={t('home.faqTitle')} items={items.map((item) => ({ key: item.q, title: item.q, content: item.a }))} testId="landing-faq" />;
+  return (
+    <FaqList
+      title={t('home.faqTitle')}
+      items={items.map((item) => ({ key: item.q, title: item.q, content: item.a }))}
+      testId="landing-faq"
+    />
+  );
 }
 
 /** The page's body: the topic's copy (`topics` namespace), matching characters, FAQ, calls to chat or create. */
@@ -68,7 +74,11 @@ function LandingBody({ topic }: { topic: TopicKey }) {
             <ChatIcon size={18} />
             {t('landingPage.chatNow')}
           </Button>
-          <LocalizedLink to={ROUTES.createCharacter} className={buttonClassName({ variant: 'secondary' })} data-testid="landing-create">
+          <LocalizedLink
+            to={ROUTES.createCharacter}
+            className={buttonClassName({ variant: 'secondary' })}
+            data-testid="landing-create"
+          >
             <PlusIcon size={18} />
             {t('landingPage.createOwn')}
           </LocalizedLink>
@@ -93,7 +103,12 @@ function LandingBody({ topic }: { topic: TopicKey }) {
         ) : state.characters.length > 0 ? (
           <div className={styles.grid} data-testid="landing-grid">
             {state.characters.map((character, index) => (
-              <CharacterCard key={character.characterId} character={character} onOpen={openCharacter} eager={index < 6} />
+              <CharacterCard
+                key={character.characterId}
+                character={character}
+                onOpen={openCharacter}
+                eager={index < 6}
+              />
             ))}
           </div>
         ) : (
@@ -102,7 +117,10 @@ function LandingBody({ topic }: { topic: TopicKey }) {
           </div>
         )}
         <div className={styles.more}>
-          <LocalizedLink to={homePathFor(config.gender)} className={buttonClassName({ variant: 'ghost', size: 'small' })}>
+          <LocalizedLink
+            to={homePathFor(config.gender)}
+            className={buttonClassName({ variant: 'ghost', size: 'small' })}
+          >
             <ExploreIcon size={16} />
             {t('landingPage.exploreAll')}
           </LocalizedLink>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
-import { getCharacterList, HOME_PAGE_SIZE } from '@/features/home/api/get-character-list';
+import { getCharacterList, HOME_PAGE_SIZE } from '@/lib/character-list';
 import {
   appendPage,
   EMPTY_FEED,
@@ -19,7 +19,9 @@ export const CACHE_RESTORE_DELAY_MS = 500;
 
 /** The grid's card of `characterId`, if it is on the page. */
 export function cardElement(characterId: string): HTMLElement | null {
-  return document.querySelector<HTMLElement>(`[data-testid="character-card"][data-character-id="${CSS.escape(characterId)}"]`);
+  return document.querySelector<HTMLElement>(
+    `[data-testid="character-card"][data-character-id="${CSS.escape(characterId)}"]`,
+  );
 }
 
 /** How long the opened card is held in place after returning, while pictures and banners settle. */

@@ -22,7 +22,11 @@ describe('landing copy', () => {
     };
     expect(Object.keys(topics).sort()).toEqual(LANDING_ROUTES.map(({ key }) => key).sort());
     for (const { key } of LANDING_ROUTES) {
-      expect(Object.keys(translation.seo[key] ?? {}).sort(), `seo.${key}`).toEqual(['description', 'keywords', 'title']);
+      expect(Object.keys(translation.seo[key] ?? {}).sort(), `seo.${key}`).toEqual([
+        'description',
+        'keywords',
+        'title',
+      ]);
     }
   });
 });

@@ -30,13 +30,28 @@ const image = (imageId: string, extra: Partial<GalleryImage> = {}): GalleryImage
   createdAt: 1,
   ...extra,
 });
-const feedImage = (imageId: string, feedId: string) => ({ feedId, imageId, url: `/media/img-${imageId}`, width: 600, height: 800, characterId: null, characterName: null, prompt: 'a lighthouse', sharedAt: 1 });
+const feedImage = (imageId: string, feedId: string) => ({
+  feedId,
+  imageId,
+  url: `/media/img-${imageId}`,
+  width: 600,
+  height: 800,
+  characterId: null,
+  characterName: null,
+  prompt: 'a lighthouse',
+  sharedAt: 1,
+});
 
 /** An IntersectionObserver that reports every observed element as visible at once. */
 class VisibleObserver {
   constructor(private readonly callback: IntersectionObserverCallback) {}
   observe(element: Element) {
-    queueMicrotask(() => this.callback([{ isIntersecting: true, target: element } as IntersectionObserverEntry], this as unknown as IntersectionObserver));
+    queueMicrotask(() =>
+      this.callback(
+        [{ isIntersecting: true, target: element } as IntersectionObserverEntry],
+        this as unknown as IntersectionObserver,
+      ),
+    );
   }
   disconnect() {}
   unobserve() {}
@@ -79,7 +94,10 @@ afterEach(() => {
 describe('/gallery', () => {
   it('pages the user’s images newest first as the end comes into view, and filters by character', async () => {
     const calls = renderAt('/gallery', USER, {
-      '/user/v1/image/getGalleryCharacters': { code: 200, data: [{ characterId: 'gf-001', characterName: 'Mia', characterPhoto: '/media/p', count: 3 }] },
+      '/user/v1/image/getGalleryCharacters': {
+        code: 200,
+        data: [{ characterId: 'gf-001', characterName: 'Mia', characterPhoto: '/media/p', count: 3 }],
+      },
       '/user/v1/image/getGallery': [
         { code: 200, data: { images: [image('9'), image('8')], hasMore: true } },
         { code: 200, data: { images: [image('7')], hasMore: false } },
@@ -91,11 +109,21 @@ describe('/gallery', () => {
     const pages = calls.filter((c) => c.path === '/user/v1/image/getGallery').map((c) => c.payload);
     expect(pages).toEqual([{ pageSize: 24 }, { pageSize: 24, beforeId: '8' }]);
     expect(screen.getByText(/That's everything/)).toBeInTheDocument();
-    expect(within(grid).getAllByRole('img').map((img) => img.getAttribute('src'))).toEqual(['/media/img-9?w=750', '/media/img-8?w=750', '/media/img-7?w=750']);
+    expect(
+      within(grid)
+        .getAllByRole('img')
+        .map((img) => img.getAttribute('src')),
+    ).toEqual(['/media/img-9?w=750', '/media/img-8?w=750', '/media/img-7?w=750']);
 
     fireEvent.click(screen.getByTestId('gallery-filter-character'));
-    await waitFor(() => expect(within(screen.getByTestId('gallery-grid')).getAllByTestId('gallery-image')).toHaveLength(1), SLOW);
-    expect(calls.filter((c) => c.path === '/user/v1/image/getGallery').at(-1)?.payload).toEqual({ pageSize: 24, characterId: 'gf-001' });
+    await waitFor(
+      () => expect(within(screen.getByTestId('gallery-grid')).getAllByTestId('gallery-image')).toHaveLength(1),
+      SLOW,
+    );
+    expect(calls.filter((c) => c.path === '/user/v1/image/getGallery').at(-1)?.payload).toEqual({
+      pageSize: 24,
+      characterId: 'gf-001',
+    });
   });
 
   it('shares an image from the full view, and deletes one after confirming', async () => {
@@ -111,7 +139,10 @@ describe('/gallery', () => {
     expect(within(lightbox).getByTestId('lightbox-image')).toHaveAttribute('src', '/media/img-9?w=750');
     expect(within(lightbox).getByTestId('image-download')).toHaveAttribute('href', '/media/img-9');
     fireEvent.click(within(lightbox).getByTestId('image-share'));
-    await waitFor(() => expect(within(lightbox).getByTestId('image-share')).toHaveAttribute('data-shared', 'true'), SLOW);
+    await waitFor(
+      () => expect(within(lightbox).getByTestId('image-share')).toHaveAttribute('data-shared', 'true'),
+      SLOW,
+    );
     expect(calls.find((c) => c.path === '/user/v1/image/shareImage')?.payload).toEqual({ imageId: '9', shared: true });
     expect(within(grid).getAllByTestId('shared-badge')).toHaveLength(1);
 
@@ -134,8 +165,14 @@ describe('/gallery', () => {
     expect(screen.getByTestId('gallery-page')).toHaveAttribute('data-tab', 'feed');
     await screen.findByTestId('feed-grid');
     await waitFor(() => expect(calls.filter((c) => c.path === '/user/v1/image/getFeed')).toHaveLength(2), SLOW);
-    await waitFor(() => expect(within(screen.getByTestId('feed-grid')).getAllByTestId('gallery-image')).toHaveLength(2), SLOW);
-    expect(calls.filter((c) => c.path === '/user/v1/image/getFeed').map((c) => c.payload)).toEqual([{ pageSize: 24 }, { pageSize: 24, beforeId: 'f2' }]);
+    await waitFor(
+      () => expect(within(screen.getByTestId('feed-grid')).getAllByTestId('gallery-image')).toHaveLength(2),
+      SLOW,
+    );
+    expect(calls.filter((c) => c.path === '/user/v1/image/getFeed').map((c) => c.payload)).toEqual([
+      { pageSize: 24 },
+      { pageSize: 24, beforeId: 'f2' },
+    ]);
     fireEvent.click(screen.getByTestId('gallery-tab-mine'));
     expect(await screen.findByTestId('gallery-signed-out')).toBeInTheDocument();
     expect(calls.some((c) => c.path === '/user/v1/image/getGallery')).toBe(false);
@@ -152,10 +189,16 @@ describe('/gallery', () => {
     fireEvent.click(within(dialog).getByTestId('report-reason-minor'));
     fireEvent.click(within(dialog).getByTestId('report-submit'));
     await waitFor(() => expect(screen.queryByTestId('report-dialog')).toBeNull(), SLOW);
-    expect(calls.find((c) => c.path === '/user/v1/report/reportContent')?.payload).toEqual({ feedId: 'f2', reason: 'minor', note: '' });
+    expect(calls.find((c) => c.path === '/user/v1/report/reportContent')?.payload).toEqual({
+      feedId: 'f2',
+      reason: 'minor',
+      note: '',
+    });
 
     cleanup();
-    renderAt('/gallery?tab=feed', null, { '/user/v1/image/getFeed': { code: 200, data: { images: [feedImage('5', 'f2')], hasMore: false } } });
+    renderAt('/gallery?tab=feed', null, {
+      '/user/v1/image/getFeed': { code: 200, data: { images: [feedImage('5', 'f2')], hasMore: false } },
+    });
     fireEvent.click(within(await screen.findByTestId('feed-grid')).getByRole('button', { name: 'Open the image' }));
     fireEvent.click(within(await screen.findByTestId('image-lightbox')).getByTestId('feed-image-report'));
     expect(store.get(showLoginTipAtom)).toBe(true);

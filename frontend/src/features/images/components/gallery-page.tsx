@@ -3,10 +3,10 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Button, buttonClassName } from '@/components/button';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { GalleryIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
-import { ConfirmDialog } from '@/features/chat/components/confirm-dialog';
 import {
   deleteImage,
   getFeed,
@@ -16,18 +16,18 @@ import {
   type FeedImage,
   type GalleryCharacter,
   type GalleryImage,
-} from '@/features/images/api/images-api';
+} from '@/lib/images-api';
+import { Lightbox } from '@/components/lightbox';
+import { ReportDialog } from '@/components/report-dialog';
 import styles from '@/features/images/components/images.module.css';
-import { Lightbox } from '@/features/images/components/lightbox';
 import { useEndOfList, useImagePages } from '@/features/images/hooks/use-image-pages';
-import type { FeedImageReportTarget } from '@/features/moderation/api/report-api';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
 import { showLoginTipAtom } from '@/lib/app-state';
 import { mediaUrl } from '@/lib/media-url';
 import { notify } from '@/lib/notifications';
+import type { FeedImageReportTarget } from '@/lib/report-api';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
@@ -35,7 +35,17 @@ import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 type Tab = 'mine' | 'feed';
 
 /** One image of a grid; opens the full view. */
-function GridImage({ image, caption, badges, onOpen }: { image: { imageId: string; url: string; width: number; height: number }; caption: string; badges?: ReactNode; onOpen: () => void }) {
+function GridImage({
+  image,
+  caption,
+  badges,
+  onOpen,
+}: {
+  image: { imageId: string; url: string; width: number; height: number };
+  caption: string;
+  badges?: ReactNode;
+  onOpen: () => void;
+}) {
   const { t } = useTranslation('images');
   return (
     <div className={styles.tile} data-testid="gallery-image" data-image-id={image.imageId}>
@@ -46,7 +56,17 @@ function GridImage({ image, caption, badges, onOpen }: { image: { imageId: strin
   );
 }
 
-function EndOfList({ hasMore, loadingMore, onMore, count }: { hasMore: boolean; loadingMore: boolean; onMore: () => void; count: number }) {
+function EndOfList({
+  hasMore,
+  loadingMore,
+  onMore,
+  count,
+}: {
+  hasMore: boolean;
+  loadingMore: boolean;
+  onMore: () => void;
+  count: number;
+}) {
   const { t } = useTranslation('images');
   const { t: tApp } = useTranslation();
   const sentinel = useEndOfList(onMore, count);
@@ -71,7 +91,10 @@ function MyImages() {
 
   const fetchPage = useCallback(
     async (beforeId?: string) => {
-      const envelope = await getGallery({ ...(filter ? { characterId: filter } : {}), ...(beforeId ? { beforeId } : {}) });
+      const envelope = await getGallery({
+        ...(filter ? { characterId: filter } : {}),
+        ...(beforeId ? { beforeId } : {}),
+      });
       return envelope.success && envelope.data ? envelope.data : null;
     },
     [filter],
@@ -164,15 +187,32 @@ function MyImages() {
             />
           ))}
         </div>
-        <EndOfList hasMore={pages.hasMore} loadingMore={pages.loadingMore} onMore={() => void pages.loadMore()} count={pages.items.length} />
+        <EndOfList
+          hasMore={pages.hasMore}
+          loadingMore={pages.loadingMore}
+          onMore={() => void pages.loadMore()}
+          count={pages.items.length}
+        />
       </>
     );
 
   return (
     <>
       {characters.length > 0 && (
-        <div className={styles.chips} role="radiogroup" aria-label={t('gallery.byCharacter')} data-testid="gallery-filter">
-          <button type="button" role="radio" aria-checked={filter === null} className={styles.chip} onClick={() => setFilter(null)} data-testid="gallery-filter-all">
+        <div
+          className={styles.chips}
+          role="radiogroup"
+          aria-label={t('gallery.byCharacter')}
+          data-testid="gallery-filter"
+        >
+          <button
+            type="button"
+            role="radio"
+            aria-checked={filter === null}
+            className={styles.chip}
+            onClick={() => setFilter(null)}
+            data-testid="gallery-filter-all"
+          >
             {t('gallery.all')}
           </button>
           {characters.map((character) => (
@@ -200,13 +240,31 @@ function MyImages() {
         actions={
           viewing && (
             <>
-              <a className={buttonClassName({ variant: 'secondary', size: 'small' })} href={viewing.url} download={`amora-${viewing.imageId}`} data-testid="image-download">
+              <a
+                className={buttonClassName({ variant: 'secondary', size: 'small' })}
+                href={viewing.url}
+                download={`amora-${viewing.imageId}`}
+                data-testid="image-download"
+              >
                 {t('gallery.download')}
               </a>
-              <Button variant="secondary" size="small" onClick={() => void toggleShare(viewing)} disabled={sharing} data-testid="image-share" data-shared={viewing.shared}>
+              <Button
+                variant="secondary"
+                size="small"
+                onClick={() => void toggleShare(viewing)}
+                disabled={sharing}
+                data-testid="image-share"
+                data-shared={viewing.shared}
+              >
                 {viewing.shared ? t('gallery.unshare') : t('gallery.share')}
               </Button>
-              <Button variant="ghost" size="small" className={styles.danger} onClick={() => setDeleting(viewing)} data-testid="image-delete">
+              <Button
+                variant="ghost"
+                size="small"
+                className={styles.danger}
+                onClick={() => setDeleting(viewing)}
+                data-testid="image-delete"
+              >
                 {t('gallery.delete')}
               </Button>
             </>
@@ -275,7 +333,12 @@ function PublicFeed() {
             <GridImage key={image.imageId} image={image} caption={caption(image)} onOpen={() => setViewing(image)} />
           ))}
         </div>
-        <EndOfList hasMore={pages.hasMore} loadingMore={pages.loadingMore} onMore={() => void pages.loadMore()} count={pages.items.length} />
+        <EndOfList
+          hasMore={pages.hasMore}
+          loadingMore={pages.loadingMore}
+          onMore={() => void pages.loadMore()}
+          count={pages.items.length}
+        />
       </>
     );
 
@@ -354,10 +417,24 @@ export default function GalleryPage() {
         <h1 className={styles.heading}>{t('gallery.heading')}</h1>
       </header>
       <div className={styles.tabs} role="tablist">
-        <button type="button" role="tab" aria-selected={tab === 'mine'} className={styles.tab} onClick={() => choose('mine')} data-testid="gallery-tab-mine">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === 'mine'}
+          className={styles.tab}
+          onClick={() => choose('mine')}
+          data-testid="gallery-tab-mine"
+        >
           {t('gallery.mine')}
         </button>
-        <button type="button" role="tab" aria-selected={tab === 'feed'} className={styles.tab} onClick={() => choose('feed')} data-testid="gallery-tab-feed">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === 'feed'}
+          className={styles.tab}
+          onClick={() => choose('feed')}
+          data-testid="gallery-tab-feed"
+        >
           {t('gallery.feed')}
         </button>
       </div>

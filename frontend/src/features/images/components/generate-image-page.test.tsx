@@ -3,10 +3,10 @@ import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import GenerateImagePage from '@/features/images/components/generate-image-page';
-import { imageJobsAtom } from '@/features/images/stores/image-jobs-store';
-import { EMPTY_JOBS } from '@/features/images/stores/image-jobs';
 import type { GalleryImage, UserInfo } from '@/lib/api-types';
 import { showLoginTipAtom } from '@/lib/app-state';
+import { EMPTY_JOBS } from '@/lib/image-jobs';
+import { imageJobsAtom } from '@/lib/image-jobs-store';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
 import { store } from '@/lib/store';
 import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
@@ -38,7 +38,16 @@ const OPTIONS = {
   illustration: true,
 };
 const CHARACTERS = [
-  { characterId: 'gf-001', characterName: 'Mia', characterAge: 24, introduction: '', characterPhoto: '/media/portrait-gf-001-1', characterImageList: [], usedType: 0, gender: 0 },
+  {
+    characterId: 'gf-001',
+    characterName: 'Mia',
+    characterAge: 24,
+    introduction: '',
+    characterPhoto: '/media/portrait-gf-001-1',
+    characterImageList: [],
+    usedType: 0,
+    gender: 0,
+  },
 ];
 const image = (imageId: string): GalleryImage => ({
   imageId,
@@ -74,7 +83,10 @@ class FakeSocket implements RealtimeSocket {
 let socket: FakeSocket;
 let stop: () => void;
 
-function renderPage(user: UserInfo | null, generate: FakeReply = { code: 200, data: { jobId: 'j1', imageIds: ['a', 'b'], coin: 460 } }) {
+function renderPage(
+  user: UserInfo | null,
+  generate: FakeReply = { code: 200, data: { jobId: 'j1', imageIds: ['a', 'b'], coin: 460 } },
+) {
   const calls = serveApi({
     '/user/v1/image/getImageOptions': { code: 200, data: OPTIONS },
     '/user/v1/character/getCharacterList': { code: 200, data: CHARACTERS },
@@ -136,8 +148,16 @@ describe('/generateimage', () => {
     socket.say('imageQueued', { jobId: 'j1', imageId: 'a', characterId: 'gf-001', position: 0 });
     fireEvent.click(screen.getByTestId('generate-button'));
     const job = await screen.findByTestId('image-job');
-    expect(calls.find((c) => c.path === '/user/v1/image/generate')?.payload).toEqual({ characterId: 'gf-001', scene: 'beach', prompt: 'smiling', count: 2 });
-    const tiles = () => within(job).getAllByTestId('job-tile').map((tile) => tile.dataset.status);
+    expect(calls.find((c) => c.path === '/user/v1/image/generate')?.payload).toEqual({
+      characterId: 'gf-001',
+      scene: 'beach',
+      prompt: 'smiling',
+      count: 2,
+    });
+    const tiles = () =>
+      within(job)
+        .getAllByTestId('job-tile')
+        .map((tile) => tile.dataset.status);
     expect(tiles()).toEqual(['queued', 'queued']);
     socket.say('imageProgress', { jobId: 'j1', imageId: 'a', progress: 0.4 });
     expect(within(job).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '40');
@@ -145,7 +165,14 @@ describe('/generateimage', () => {
     expect(tiles()).toEqual(['done', 'queued']);
     expect(within(job).getByRole('img')).toHaveAttribute('src', '/media/img-a?w=750');
     expect(within(job).getByText('Illustration')).toBeInTheDocument();
-    socket.say('imageFailed', { jobId: 'j1', imageId: 'b', reason: 'failed', code: 50000, msg: 'backend down', refunded: 20 });
+    socket.say('imageFailed', {
+      jobId: 'j1',
+      imageId: 'b',
+      reason: 'failed',
+      code: 50000,
+      msg: 'backend down',
+      refunded: 20,
+    });
     expect(tiles()).toEqual(['done', 'failed']);
     expect(within(job).getAllByText('2 tokens refunded').length).toBeGreaterThan(0);
     expect(job.dataset.ended).toBe('true');

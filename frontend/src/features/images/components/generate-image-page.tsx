@@ -7,7 +7,7 @@ import { CoinIcon, InfoIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import { Spinner } from '@/components/splash';
-import { getCharacterList } from '@/features/home/api/get-character-list';
+import { getCharacterList } from '@/lib/character-list';
 import {
   cancelJob,
   generateImages,
@@ -16,17 +16,17 @@ import {
   PROMPT_MAX_CHARS,
   type ImageOptions,
   type PresetGroup,
-} from '@/features/images/api/images-api';
+} from '@/lib/images-api';
+import { Lightbox } from '@/components/lightbox';
 import styles from '@/features/images/components/images.module.css';
 import { JobCard } from '@/features/images/components/job-tiles';
-import { Lightbox } from '@/features/images/components/lightbox';
 import { buildRequest, type Selection } from '@/features/images/lib/generate-request';
-import { imageErrorKey } from '@/features/images/lib/image-errors';
-import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode, type CharacterCard, type GalleryImage } from '@/lib/api-types';
 import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
+import { imageErrorKey } from '@/lib/image-errors';
+import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
 import { ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
@@ -34,13 +34,29 @@ import { isLoggedInAtom, userInfoAtom } from '@/lib/user';
 
 const NO_SELECTION: Selection = { scenes: null, outfits: null, poses: null, styles: null };
 
-function CharacterPicker({ characters, value, onChange }: { characters: CharacterCard[]; value: string | null; onChange: (id: string | null) => void }) {
+function CharacterPicker({
+  characters,
+  value,
+  onChange,
+}: {
+  characters: CharacterCard[];
+  value: string | null;
+  onChange: (id: string | null) => void;
+}) {
   const { t } = useTranslation('images');
   return (
     <fieldset className={styles.group}>
       <legend className={styles.groupLabel}>{t('generate.character')}</legend>
       <div className={styles.characters} role="radiogroup" aria-label={t('generate.character')}>
-        <button type="button" role="radio" aria-checked={value === null} className={styles.characterOption} onClick={() => onChange(null)} data-testid="character-option" data-character-id="">
+        <button
+          type="button"
+          role="radio"
+          aria-checked={value === null}
+          className={styles.characterOption}
+          onClick={() => onChange(null)}
+          data-testid="character-option"
+          data-character-id=""
+        >
           <span className={styles.characterPhoto}>✦</span>
           <span>{t('generate.noCharacter')}</span>
         </button>
@@ -66,7 +82,17 @@ function CharacterPicker({ characters, value, onChange }: { characters: Characte
   );
 }
 
-function PresetGroupPicker({ group, options, value, onChange }: { group: PresetGroup; options: ImageOptions; value: string | null; onChange: (key: string | null) => void }) {
+function PresetGroupPicker({
+  group,
+  options,
+  value,
+  onChange,
+}: {
+  group: PresetGroup;
+  options: ImageOptions;
+  value: string | null;
+  onChange: (key: string | null) => void;
+}) {
   const { t } = useTranslation('images');
   const presets = options[group];
   if (presets.length === 0) return null;
@@ -169,7 +195,8 @@ export default function GenerateImagePage() {
     if (!options) return;
     setSelection((current) => {
       const next = { ...current };
-      for (const group of PRESET_GROUPS) if (next[group] && !options[group].some((p) => p.key === next[group])) next[group] = null;
+      for (const group of PRESET_GROUPS)
+        if (next[group] && !options[group].some((p) => p.key === next[group])) next[group] = null;
       return next;
     });
   }, [options]);
@@ -177,7 +204,10 @@ export default function GenerateImagePage() {
   const counts = options?.counts.length ? options.counts : [1, 2, 4];
   const costPerImage = options?.costPerImage ?? 0;
   const cost = costPerImage * count;
-  const request = useMemo(() => buildRequest(characterId, selection, prompt, count), [characterId, selection, prompt, count]);
+  const request = useMemo(
+    () => buildRequest(characterId, selection, prompt, count),
+    [characterId, selection, prompt, count],
+  );
   const generateJobs = jobs.filter((job) => job.origin === 'generate');
 
   const generate = async () => {
@@ -192,10 +222,16 @@ export default function GenerateImagePage() {
     try {
       const envelope = await generateImages(request);
       if (envelope.success && envelope.data) {
-        dispatchJobs({ type: 'jobStarted', jobId: envelope.data.jobId, imageIds: envelope.data.imageIds, origin: 'generate' });
+        dispatchJobs({
+          type: 'jobStarted',
+          jobId: envelope.data.jobId,
+          imageIds: envelope.data.imageIds,
+          origin: 'generate',
+        });
         // On a phone the results are below the form: bring the new tiles into view.
         const box = results.current?.getBoundingClientRect();
-        if (box && box.top > window.innerHeight * 0.6) results.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+        if (box && box.top > window.innerHeight * 0.6)
+          results.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
       } else if (envelope.code === ApiCode.needPay) {
         setNeedPay(true);
       } else {
@@ -246,7 +282,13 @@ export default function GenerateImagePage() {
       >
         <CharacterPicker characters={characters} value={characterId} onChange={setCharacterId} />
         {PRESET_GROUPS.map((group) => (
-          <PresetGroupPicker key={group} group={group} options={options} value={selection[group]} onChange={(key) => setSelection({ ...selection, [group]: key })} />
+          <PresetGroupPicker
+            key={group}
+            group={group}
+            options={options}
+            value={selection[group]}
+            onChange={(key) => setSelection({ ...selection, [group]: key })}
+          />
         ))}
         <label className={styles.group}>
           <span className={styles.groupLabel}>{t('generate.prompt')}</span>
@@ -258,7 +300,10 @@ export default function GenerateImagePage() {
             onChange={(event) => setPrompt(event.target.value)}
             data-testid="prompt-input"
           />
-          <span className={`${styles.counter} ${prompt.length >= PROMPT_MAX_CHARS ? styles.counterFull : ''}`} data-testid="prompt-count">
+          <span
+            className={`${styles.counter} ${prompt.length >= PROMPT_MAX_CHARS ? styles.counterFull : ''}`}
+            data-testid="prompt-count"
+          >
             {t('generate.promptCount', { length: prompt.length, max: PROMPT_MAX_CHARS })}
           </span>
         </label>
@@ -266,7 +311,16 @@ export default function GenerateImagePage() {
           <legend className={styles.groupLabel}>{t('generate.count')}</legend>
           <div className={styles.chips} role="radiogroup" aria-label={t('generate.count')}>
             {counts.map((n) => (
-              <button key={n} type="button" role="radio" aria-checked={count === n} className={styles.chip} onClick={() => setCount(n)} data-testid="count-option" data-count={n}>
+              <button
+                key={n}
+                type="button"
+                role="radio"
+                aria-checked={count === n}
+                className={styles.chip}
+                onClick={() => setCount(n)}
+                data-testid="count-option"
+                data-count={n}
+              >
                 {t('generate.countOption', { n })}
               </button>
             ))}
@@ -296,7 +350,11 @@ export default function GenerateImagePage() {
         {needPay && <NeedPayCard onDismiss={() => setNeedPay(false)} />}
         {!request && <p className={styles.counter}>{t('generate.needInput')}</p>}
         <Button type="submit" block disabled={busy || (loggedIn && !request)} data-testid="generate-button">
-          {!loggedIn ? t('generate.signInToGenerate') : busy ? t('generate.starting') : t('generate.button', { n: count })}
+          {!loggedIn
+            ? t('generate.signInToGenerate')
+            : busy
+              ? t('generate.starting')
+              : t('generate.button', { n: count })}
         </Button>
       </form>
     );
@@ -329,7 +387,11 @@ export default function GenerateImagePage() {
                   onDismiss={() => dispatchJobs({ type: 'jobDismissed', jobId: job.jobId })}
                 />
               ))}
-              <LocalizedLink to={ROUTES.gallery} className={buttonClassName({ variant: 'secondary', size: 'small' })} data-testid="open-gallery">
+              <LocalizedLink
+                to={ROUTES.gallery}
+                className={buttonClassName({ variant: 'secondary', size: 'small' })}
+                data-testid="open-gallery"
+              >
                 {t('generate.openGallery')}
               </LocalizedLink>
             </>
@@ -343,7 +405,11 @@ export default function GenerateImagePage() {
         onClose={() => setViewing(null)}
         actions={
           viewing && (
-            <a className={buttonClassName({ variant: 'secondary', size: 'small' })} href={viewing.url} download={`amora-${viewing.imageId}`}>
+            <a
+              className={buttonClassName({ variant: 'secondary', size: 'small' })}
+              href={viewing.url}
+              download={`amora-${viewing.imageId}`}
+            >
               {t('gallery.download')}
             </a>
           )

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import styles from '@/features/images/components/images.module.css';
-import { isEnded, jobEnded, jobSummary, type Job, type Tile } from '@/features/images/stores/image-jobs';
 import type { GalleryImage } from '@/lib/api-types';
+import { isEnded, jobEnded, jobSummary, type Job, type Tile } from '@/lib/image-jobs';
 import { mediaUrl } from '@/lib/media-url';
 import { displayCoins } from '@/lib/site';
 
@@ -12,7 +12,13 @@ export function JobTile({ tile, onOpen }: { tile: Tile; onOpen: (image: GalleryI
   switch (tile.status) {
     case 'queued':
       return (
-        <div className={styles.tile} data-testid="job-tile" data-status="queued" data-image-id={tile.imageId} role="status">
+        <div
+          className={styles.tile}
+          data-testid="job-tile"
+          data-status="queued"
+          data-image-id={tile.imageId}
+          role="status"
+        >
           <span className={styles.pulse} aria-hidden="true" />
           <span>{tile.position ? t('job.queuedAhead', { ahead: tile.position }) : t('job.queued')}</span>
         </div>
@@ -20,8 +26,20 @@ export function JobTile({ tile, onOpen }: { tile: Tile; onOpen: (image: GalleryI
     case 'running': {
       const percent = Math.round(tile.progress * 100);
       return (
-        <div className={styles.tile} data-testid="job-tile" data-status="running" data-image-id={tile.imageId} role="status">
-          <span className={styles.progress} role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+        <div
+          className={styles.tile}
+          data-testid="job-tile"
+          data-status="running"
+          data-image-id={tile.imageId}
+          role="status"
+        >
+          <span
+            className={styles.progress}
+            role="progressbar"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+          >
             <span style={{ width: `${percent}%` }} />
           </span>
           <span>{t('job.drawing', { percent })}</span>
@@ -31,23 +49,53 @@ export function JobTile({ tile, onOpen }: { tile: Tile; onOpen: (image: GalleryI
     case 'done':
       return (
         <div className={styles.tile} data-testid="job-tile" data-status="done" data-image-id={tile.imageId}>
-          <img src={mediaUrl(tile.image.url)} width={tile.image.width} height={tile.image.height} alt={tile.image.prompt} loading="lazy" />
-          <button type="button" className={styles.tileButton} onClick={() => onOpen(tile.image)} aria-label={t('gallery.open')} />
+          <img
+            src={mediaUrl(tile.image.url)}
+            width={tile.image.width}
+            height={tile.image.height}
+            alt={tile.image.prompt}
+            loading="lazy"
+          />
+          <button
+            type="button"
+            className={styles.tileButton}
+            onClick={() => onOpen(tile.image)}
+            aria-label={t('gallery.open')}
+          />
           {tile.image.illustration && <span className={styles.badge}>{t('gallery.illustration')}</span>}
         </div>
       );
     case 'failed':
       return (
-        <div className={`${styles.tile} ${styles.tileFailed}`} data-testid="job-tile" data-status="failed" data-reason={tile.reason} data-image-id={tile.imageId} role="alert">
+        <div
+          className={`${styles.tile} ${styles.tileFailed}`}
+          data-testid="job-tile"
+          data-status="failed"
+          data-reason={tile.reason}
+          data-image-id={tile.imageId}
+          role="alert"
+        >
           <strong>{t(`job.reason.${tile.reason}`)}</strong>
-          {tile.refunded > 0 && <small data-testid="job-refunded">{t('job.refunded', { tokens: displayCoins(tile.refunded) })}</small>}
+          {tile.refunded > 0 && (
+            <small data-testid="job-refunded">{t('job.refunded', { tokens: displayCoins(tile.refunded) })}</small>
+          )}
         </div>
       );
   }
 }
 
 /** A job: its tiles, how far it is, and its cancel (while images are still coming). */
-export function JobCard({ job, onOpen, onCancel, onDismiss }: { job: Job; onOpen: (image: GalleryImage) => void; onCancel: () => void; onDismiss: () => void }) {
+export function JobCard({
+  job,
+  onOpen,
+  onCancel,
+  onDismiss,
+}: {
+  job: Job;
+  onOpen: (image: GalleryImage) => void;
+  onCancel: () => void;
+  onDismiss: () => void;
+}) {
   const { t } = useTranslation('images');
   const summary = jobSummary(job);
   const ended = jobEnded(job);
@@ -65,7 +113,13 @@ export function JobCard({ job, onOpen, onCancel, onDismiss }: { job: Job; onOpen
             {t('job.dismiss')}
           </Button>
         ) : (
-          <Button variant="secondary" size="small" onClick={onCancel} disabled={job.cancelling} data-testid="job-cancel">
+          <Button
+            variant="secondary"
+            size="small"
+            onClick={onCancel}
+            disabled={job.cancelling}
+            data-testid="job-cancel"
+          >
             {job.cancelling ? t('job.cancelling') : t('job.cancel')}
           </Button>
         )}

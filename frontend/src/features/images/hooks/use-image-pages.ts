@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ImagePage } from '@/features/images/api/images-api';
+import type { ImagePage } from '@/lib/images-api';
 
 export type PageLoad = 'loading' | 'ready' | 'failed';
 
@@ -86,9 +86,12 @@ export function useEndOfList(onVisible: () => void, itemCount: number) {
   const [element, setElement] = useState<HTMLElement | null>(null);
   useEffect(() => {
     if (!element) return;
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) callback.current();
-    }, { rootMargin: '400px 0px' });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) callback.current();
+      },
+      { rootMargin: '400px 0px' },
+    );
     // A new observer reports at once: a page too short to fill the screen fetches the next.
     observer.observe(element);
     return () => observer.disconnect();

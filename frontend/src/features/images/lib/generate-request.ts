@@ -1,4 +1,10 @@
-import { PRESET_FIELD, PRESET_GROUPS, PROMPT_MAX_CHARS, type GenerateRequest, type PresetGroup } from '@/features/images/api/images-api';
+import {
+  PRESET_FIELD,
+  PRESET_GROUPS,
+  PROMPT_MAX_CHARS,
+  type GenerateRequest,
+  type PresetGroup,
+} from '@/lib/images-api';
 
 /** The preset chosen in each group, if any. */
 export type Selection = Record<PresetGroup, string | null>;
@@ -7,7 +13,12 @@ export type Selection = Record<PresetGroup, string | null>;
  * The `image/generate` payload the form describes, or null when it cannot be sent: it needs
  * a preset or a prompt (docs/api.md), and a prompt is at most 500 characters once trimmed.
  */
-export function buildRequest(characterId: string | null, selection: Selection, prompt: string, count: number): GenerateRequest | null {
+export function buildRequest(
+  characterId: string | null,
+  selection: Selection,
+  prompt: string,
+  count: number,
+): GenerateRequest | null {
   const request: GenerateRequest = { count };
   if (characterId) request.characterId = characterId;
   for (const group of PRESET_GROUPS) {

@@ -36,7 +36,13 @@ export function AgeGate({ onConfirm, onCancel }: AgeGateProps) {
     const doc = 'tag' in part ? LINK_TAGS[part.tag] : undefined;
     if (!doc) return <Fragment key={index}>{part.text}</Fragment>;
     return (
-      <button key={index} type="button" className={styles.docLink} onClick={() => setReading(doc)} data-testid={`age-gate-open-${doc}`}>
+      <button
+        key={index}
+        type="button"
+        className={styles.docLink}
+        onClick={() => setReading(doc)}
+        data-testid={`age-gate-open-${doc}`}
+      >
         {part.text}
       </button>
     );
@@ -73,7 +79,13 @@ export function AgeGate({ onConfirm, onCancel }: AgeGateProps) {
             >
               {t('ageGate.confirm')}
             </Button>
-            <Button block variant="secondary" className={styles.choice} onClick={leaveSite} data-testid="age-gate-decline">
+            <Button
+              block
+              variant="secondary"
+              className={styles.choice}
+              onClick={leaveSite}
+              data-testid="age-gate-decline"
+            >
               {t('ageGate.decline')}
             </Button>
           </div>

@@ -21,7 +21,10 @@ describe('legal pages', () => {
     expect(doc).toHaveTextContent('Last modified: October 20, 2024');
     expect(doc).toHaveTextContent('This English text is the legally binding version.');
     expect(within(doc).getAllByRole('link', { name: 'Privacy Policy' })[0]).toHaveAttribute('href', '/privacy-policy');
-    expect(within(doc).getAllByRole('link', { name: 'support@amora.chat' })[0]).toHaveAttribute('href', 'mailto:support@amora.chat');
+    expect(within(doc).getAllByRole('link', { name: 'support@amora.chat' })[0]).toHaveAttribute(
+      'href',
+      'mailto:support@amora.chat',
+    );
     expect(doc).toHaveTextContent('Amora Ltd, a company registered in Malta');
     expect(trackPageView).toHaveBeenCalledWith('termsOfUse');
     expect(document.title).toBe('Terms of Use – Amora');
@@ -29,7 +32,10 @@ describe('legal pages', () => {
 
   it('links keep the language prefix of the page', () => {
     renderPage(<LegalPage docKey="communityGuidelines" />, '/de/communityguidelines');
-    expect(screen.getAllByRole('link', { name: 'Complaint Policy' })[0]).toHaveAttribute('href', '/de/complaint-policy');
+    expect(screen.getAllByRole('link', { name: 'Complaint Policy' })[0]).toHaveAttribute(
+      'href',
+      '/de/complaint-policy',
+    );
   });
 
   it('the app-embedded copy has no heading and is not indexed', () => {

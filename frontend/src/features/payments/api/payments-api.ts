@@ -50,9 +50,13 @@ export interface Payment {
  * (a plan is already in force) keeps the client's default, a warning with the server's words.
  */
 export function createOrder(route: PaymentRoute, productId: string) {
-  return apiPost<CheckoutOrder>(`/user/v1/pay/${route.endpoint}`, { productId }, {
-    handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
-  });
+  return apiPost<CheckoutOrder>(
+    `/user/v1/pay/${route.endpoint}`,
+    { productId },
+    {
+      handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
+    },
+  );
 }
 
 /** GET pay/getUserSubscriptionList → Subscription[], newest first. */
@@ -62,7 +66,11 @@ export function getUserSubscriptionList() {
 
 /** POST pay/unSubscription {subscriptionId} → true; 10006 not this user's, 10001 not renewing. */
 export function unSubscription(subscriptionId: string) {
-  return apiPost<boolean>('/user/v1/pay/unSubscription', { subscriptionId }, { handledCodes: [ApiCode.notFound, ApiCode.paramError] });
+  return apiPost<boolean>(
+    '/user/v1/pay/unSubscription',
+    { subscriptionId },
+    { handledCodes: [ApiCode.notFound, ApiCode.paramError] },
+  );
 }
 
 /**

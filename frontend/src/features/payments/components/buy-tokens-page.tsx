@@ -24,7 +24,11 @@ import { userInfoAtom } from '@/lib/user';
 function PackageCard({ pack, language }: { pack: CoinPackage; language: string }) {
   const { t } = useTranslation('payments');
   return (
-    <article className={`${styles.pack} ${pack.bestValue ? styles.packBest : ''}`} data-testid="coin-package" data-product-id={pack.productId}>
+    <article
+      className={`${styles.pack} ${pack.bestValue ? styles.packBest : ''}`}
+      data-testid="coin-package"
+      data-product-id={pack.productId}
+    >
       {pack.bestValue && (
         <span className={styles.bestValue} data-testid="best-value">
           {t('buyTokens.bestValue')}
@@ -120,7 +124,10 @@ export default function BuyTokensPage() {
           </div>
         )}
         <p className={styles.faint}>
-          {t('buyTokens.costs', { image: displayCoins(defaultEnergy.genPictureCoin), voice: displayCoins(defaultEnergy.genVoiceCoin) })}
+          {t('buyTokens.costs', {
+            image: displayCoins(defaultEnergy.genPictureCoin),
+            voice: displayCoins(defaultEnergy.genVoiceCoin),
+          })}
         </p>
       </header>
       {content}

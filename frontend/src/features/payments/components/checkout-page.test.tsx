@@ -73,7 +73,9 @@ describe('/pay/{productId}', () => {
     fireEvent.click(screen.getAllByRole('radio')[1]!);
     fireEvent.click(screen.getByTestId('pay-button'));
     await waitFor(() => expect(assign).toHaveBeenCalledWith(ORDER.approveUrl));
-    expect(calls.filter((c) => c.path.startsWith('/user/v1/pay/'))).toEqual([{ path: '/user/v1/pay/paypalCreateOrder', payload: { productId: 'coin_3' } }]);
+    expect(calls.filter((c) => c.path.startsWith('/user/v1/pay/'))).toEqual([
+      { path: '/user/v1/pay/paypalCreateOrder', payload: { productId: 'coin_3' } },
+    ]);
     expect(screen.getByTestId('pay-button')).toBeDisabled();
   });
 
@@ -106,7 +108,9 @@ describe('/pay/{productId}', () => {
   });
 
   it('never follows an approveUrl that is not a web address', async () => {
-    renderCheckout('/pay/month_1', { '/user/v1/pay/sandboxCreateOrder': { code: 200, data: { ...ORDER, approveUrl: 'javascript:alert(1)' } } });
+    renderCheckout('/pay/month_1', {
+      '/user/v1/pay/sandboxCreateOrder': { code: 200, data: { ...ORDER, approveUrl: 'javascript:alert(1)' } },
+    });
     await screen.findByTestId('checkout-summary');
     fireEvent.click(screen.getByTestId('pay-button'));
     await screen.findByTestId('checkout-problem');
@@ -124,12 +128,24 @@ describe('/pay/{productId}', () => {
 });
 
 describe('/zpay/{productId}', () => {
-  const zpayData = { ...VIP_DATA, paymentRoutes: [...VIP_DATA.paymentRoutes, { route: 'zpay', endpoint: 'zPayCreateOrder', test: false }] };
+  const zpayData = {
+    ...VIP_DATA,
+    paymentRoutes: [...VIP_DATA.paymentRoutes, { route: 'zpay', endpoint: 'zPayCreateOrder', test: false }],
+  };
 
   it('offers zPay only and shows the QR code of qrPayload with the way to the result', async () => {
     const calls = renderCheckout(
       '/zpay/month_1',
-      { '/user/v1/pay/zPayCreateOrder': { code: 200, data: { orderId: 'ord_9', approveUrl: 'https://zpay.example/pay?o=9', qrPayload: 'weixin://wxpay/bizpayurl?pr=abc' } } },
+      {
+        '/user/v1/pay/zPayCreateOrder': {
+          code: 200,
+          data: {
+            orderId: 'ord_9',
+            approveUrl: 'https://zpay.example/pay?o=9',
+            qrPayload: 'weixin://wxpay/bizpayurl?pr=abc',
+          },
+        },
+      },
       zpayData,
     );
     await screen.findByTestId('checkout-summary');

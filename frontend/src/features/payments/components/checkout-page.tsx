@@ -64,7 +64,12 @@ function ProblemNote({ problem }: { problem: OrderProblem }) {
           ? t('checkout.badRequest')
           : ('msg' in problem && problem.msg) || t('checkout.alreadyHavePlan');
   return (
-    <div className={`${styles.problem} ${problem.kind === 'planInForce' ? styles.problemWarning : ''}`} role="alert" data-testid="checkout-problem" data-kind={problem.kind}>
+    <div
+      className={`${styles.problem} ${problem.kind === 'planInForce' ? styles.problemWarning : ''}`}
+      role="alert"
+      data-testid="checkout-problem"
+      data-kind={problem.kind}
+    >
       <WarningIcon size={18} />
       <span>{text}</span>
       {problem.kind === 'planInForce' && (
@@ -94,7 +99,9 @@ function Summary({ product, language }: { product: Product; language: string }) 
             {product.kind === 'plan' ? t('checkout.plan', { name: productName(t, product) }) : productName(t, product)}
           </strong>
           <span className={styles.faint}>
-            {product.kind === 'plan' ? t('checkout.renews', { every: t(`every.${product.plan.productId}`) }) : t('checkout.oneTime')}
+            {product.kind === 'plan'
+              ? t('checkout.renews', { every: t(`every.${product.plan.productId}`) })
+              : t('checkout.oneTime')}
           </span>
         </span>
       </div>
@@ -171,7 +178,8 @@ export default function CheckoutPage({ zpay = false }: { zpay?: boolean }) {
 
   const product = load.state === 'ready' ? findProduct(load.data, productId) : null;
   const backTo = product?.kind === 'coins' ? ROUTES.buyTokens : ROUTES.pricing;
-  const routes: PaymentRoute[] = load.state === 'ready' ? load.data.paymentRoutes.filter((r) => !zpay || r.route === 'zpay') : [];
+  const routes: PaymentRoute[] =
+    load.state === 'ready' ? load.data.paymentRoutes.filter((r) => !zpay || r.route === 'zpay') : [];
   const route = routes.find((r) => r.route === chosen) ?? routes[0] ?? null;
   const hasZpay = load.state === 'ready' && load.data.paymentRoutes.some((r) => r.route === 'zpay');
 
@@ -205,7 +213,8 @@ export default function CheckoutPage({ zpay = false }: { zpay?: boolean }) {
   };
 
   let content;
-  if (gate === 'checking' || (gate !== 'signedOut' && load.state === 'loading')) content = <Spinner label={tApp('common.loading')} />;
+  if (gate === 'checking' || (gate !== 'signedOut' && load.state === 'loading'))
+    content = <Spinner label={tApp('common.loading')} />;
   else if (gate === 'signedOut') content = <SignInRequired />;
   else if (load.state === 'failed') content = <LoadFailed onRetry={reload} />;
   else if (!product) {
@@ -235,8 +244,18 @@ export default function CheckoutPage({ zpay = false }: { zpay?: boolean }) {
             ) : (
               <div className={styles.routeChoices} role="radiogroup" aria-label={t('checkout.method')}>
                 {routes.map((r) => (
-                  <label key={r.route} className={`${styles.routeChoice} ${r === route ? styles.routeChosen : ''}`} data-route={r.route}>
-                    <input type="radio" name="route" value={r.route} checked={r === route} onChange={() => setChosen(r.route)} />
+                  <label
+                    key={r.route}
+                    className={`${styles.routeChoice} ${r === route ? styles.routeChosen : ''}`}
+                    data-route={r.route}
+                  >
+                    <input
+                      type="radio"
+                      name="route"
+                      value={r.route}
+                      checked={r === route}
+                      onChange={() => setChosen(r.route)}
+                    />
                     <span className={styles.routeText}>
                       <RouteLabel route={r} />
                       <span className={styles.faint}>{t(`routeNotes.${r.route}`)}</span>
@@ -262,7 +281,13 @@ export default function CheckoutPage({ zpay = false }: { zpay?: boolean }) {
               />
             </p>
             <Button block disabled={!route || busy} onClick={() => void pay()} data-testid="pay-button">
-              {busy && !zpay ? t('checkout.redirecting') : zpay ? t('checkout.qrStart') : route?.test ? t('checkout.payTest') : t('checkout.pay', { price })}
+              {busy && !zpay
+                ? t('checkout.redirecting')
+                : zpay
+                  ? t('checkout.qrStart')
+                  : route?.test
+                    ? t('checkout.payTest')
+                    : t('checkout.pay', { price })}
             </Button>
             {!zpay && hasZpay && (
               <LocalizedLink to={zpayPathFor(productId)} className={styles.link}>

@@ -28,7 +28,11 @@ export function PaymentMethods({ routes }: { routes: readonly PaymentRoute[] }) 
       ) : (
         <ul className={styles.methodList}>
           {routes.map((route) => (
-            <li key={route.route} className={`${styles.method} ${route.test ? styles.methodTest : ''}`} data-route={route.route}>
+            <li
+              key={route.route}
+              className={`${styles.method} ${route.test ? styles.methodTest : ''}`}
+              data-route={route.route}
+            >
               <RouteLabel route={route} />
               <span className={styles.faint}>{t(`routeNotes.${route.route}`)}</span>
             </li>

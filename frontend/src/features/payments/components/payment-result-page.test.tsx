@@ -41,7 +41,18 @@ const FREE = aUser();
 
 function payment(status: Payment['status'], extra: Partial<Payment> = {}): Payment {
   const final = ['paid', 'failed', 'expired', 'refunded'].includes(status);
-  return { flowId: ORDER, productId: 'month_1', route: 'sandbox', status, amount: '12.99', currency: 'USD', createdAt: 1, updatedAt: 2, final, ...extra };
+  return {
+    flowId: ORDER,
+    productId: 'month_1',
+    route: 'sandbox',
+    status,
+    amount: '12.99',
+    currency: 'USD',
+    createdAt: 1,
+    updatedAt: 2,
+    final,
+    ...extra,
+  };
 }
 
 function say(event: ServerEvent) {
@@ -133,7 +144,9 @@ describe('/paymentResults/{orderId}', () => {
     expect(reads.calls).toHaveLength(1);
     // What the package added comes from the catalogue, read through the real client.
     vi.useRealTimers();
-    await waitFor(() => expect(screen.getByTestId('payment-result-text')).toHaveTextContent('580 tokens were added to your balance.'));
+    await waitFor(() =>
+      expect(screen.getByTestId('payment-result-text')).toHaveTextContent('580 tokens were added to your balance.'),
+    );
   });
 
   it('gives up after 60 reads with "Check again", which starts another round', async () => {

@@ -24,10 +24,24 @@ import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { trackPageView } from '@/lib/telemetry';
 import { refreshUserInfo, userInfoAtom } from '@/lib/user';
 
-function Outcome({ tone, title, children, phase }: { tone: 'good' | 'wait' | 'bad'; title: string; children: ReactNode; phase: string }) {
+function Outcome({
+  tone,
+  title,
+  children,
+  phase,
+}: {
+  tone: 'good' | 'wait' | 'bad';
+  title: string;
+  children: ReactNode;
+  phase: string;
+}) {
   const Icon = tone === 'good' ? CheckCircleIcon : tone === 'bad' ? ErrorIcon : InfoIcon;
   return (
-    <section className={`${styles.card} ${styles.centered} ${styles.outcome}`} data-testid="payment-result" data-phase={phase}>
+    <section
+      className={`${styles.card} ${styles.centered} ${styles.outcome}`}
+      data-testid="payment-result"
+      data-phase={phase}
+    >
       <span className={`${styles.outcomeIcon} ${styles[tone]}`}>
         <Icon size={30} />
       </span>
@@ -42,7 +56,11 @@ function RetryLink({ productId }: { productId: string | null }) {
   const { t } = useTranslation('payments');
   return (
     <div className={styles.actions}>
-      <LocalizedLink to={productId ? payPathFor(productId) : ROUTES.pricing} className={buttonClassName({})} data-testid="payment-retry">
+      <LocalizedLink
+        to={productId ? payPathFor(productId) : ROUTES.pricing}
+        className={buttonClassName({})}
+        data-testid="payment-retry"
+      >
         {t('result.retry')}
       </LocalizedLink>
     </div>
@@ -67,9 +85,17 @@ function ResultBody({ view, onCheckAgain }: { view: PaymentResultView; onCheckAg
       return (
         <Outcome tone="good" title={t('result.paidTitle')} phase="paid">
           <p className={styles.muted} data-testid="payment-result-text">
-            {plan ? t('result.paidPlan', { plan }) : pack ? t('result.paidCoins', { tokens: displayCoins(pack.coins) }) : null}
+            {plan
+              ? t('result.paidPlan', { plan })
+              : pack
+                ? t('result.paidCoins', { tokens: displayCoins(pack.coins) })
+                : null}
           </p>
-          {view.payment && <p className={styles.faint}>{t('result.amount', { price: formatMoney(view.payment.amount, view.payment.currency, language) })}</p>}
+          {view.payment && (
+            <p className={styles.faint}>
+              {t('result.amount', { price: formatMoney(view.payment.amount, view.payment.currency, language) })}
+            </p>
+          )}
           {user && user.userVipType > 0 && (
             <p className={styles.balanceLine} data-testid="payment-result-balance">
               {t('result.balance', { tokens: displayCoins(user.coin) })}
@@ -79,7 +105,10 @@ function ResultBody({ view, onCheckAgain }: { view: PaymentResultView; onCheckAg
             <LocalizedLink to={ROUTES.chat} className={buttonClassName({})} data-testid="start-chatting">
               {t('result.startChatting')}
             </LocalizedLink>
-            <LocalizedLink to={plan ? ROUTES.subscriptionManage : ROUTES.buyTokens} className={buttonClassName({ variant: 'secondary' })}>
+            <LocalizedLink
+              to={plan ? ROUTES.subscriptionManage : ROUTES.buyTokens}
+              className={buttonClassName({ variant: 'secondary' })}
+            >
               {plan ? t('subscriptions.heading') : t('subscriptions.buyTokens')}
             </LocalizedLink>
           </div>
@@ -106,7 +135,11 @@ function ResultBody({ view, onCheckAgain }: { view: PaymentResultView; onCheckAg
       );
     case 'failed':
       return (
-        <Outcome tone="bad" title={view.reason === 'expired' ? t('result.expiredTitle') : t('result.failedTitle')} phase={view.reason}>
+        <Outcome
+          tone="bad"
+          title={view.reason === 'expired' ? t('result.expiredTitle') : t('result.failedTitle')}
+          phase={view.reason}
+        >
           <p className={styles.muted}>{view.reason === 'expired' ? t('result.expiredText') : t('result.failedText')}</p>
           <RetryLink productId={view.productId} />
         </Outcome>

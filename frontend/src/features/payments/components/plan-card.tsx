@@ -29,7 +29,11 @@ export function PlanCard({ plan, language, featured, onChoose }: PlanCardProps) 
   const every = t(`every.${plan.productId}`);
   const discounted = compareAmounts(plan.originalPrice, plan.price) > 0;
   return (
-    <article className={`${styles.plan} ${featured ? styles.planFeatured : ''}`} data-testid="plan-card" data-product-id={plan.productId}>
+    <article
+      className={`${styles.plan} ${featured ? styles.planFeatured : ''}`}
+      data-testid="plan-card"
+      data-product-id={plan.productId}
+    >
       {featured && <span className={styles.featuredBadge}>{t('pricing.bestDeal')}</span>}
       <header className={styles.planHead}>
         <h3 className={styles.planName}>{name}</h3>

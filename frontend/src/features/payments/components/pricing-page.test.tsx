@@ -27,7 +27,12 @@ function renderAt(path: string, user: UserInfo | null, { narrow = false } = {}) 
   vi.stubGlobal(
     'matchMedia',
     (query: string) =>
-      ({ matches: narrow && query.includes('max-width: 1024px'), media: query, addEventListener: () => undefined, removeEventListener: () => undefined }) as unknown as MediaQueryList,
+      ({
+        matches: narrow && query.includes('max-width: 1024px'),
+        media: query,
+        addEventListener: () => undefined,
+        removeEventListener: () => undefined,
+      }) as unknown as MediaQueryList,
   );
   act(() => {
     store.set(vipDataAtom, null);
@@ -78,7 +83,11 @@ describe('/pricing', () => {
   it('lists the payment methods, the sandbox as a test in which no money moves, and five questions', async () => {
     renderAt('/pricing', FREE);
     const methods = await screen.findByTestId('payment-methods');
-    expect([...methods.querySelectorAll('li')].map((li) => li.dataset.route)).toEqual(['sandbox', 'paypal', 'nowpayments']);
+    expect([...methods.querySelectorAll('li')].map((li) => li.dataset.route)).toEqual([
+      'sandbox',
+      'paypal',
+      'nowpayments',
+    ]);
     expect(within(methods).getByTestId('test-payment-badge')).toHaveTextContent(payments.testBadge);
     expect(methods).toHaveTextContent(payments.routeNotes.sandbox);
     expect(within(screen.getByTestId('pricing-faq')).getAllByRole('button')).toHaveLength(5);

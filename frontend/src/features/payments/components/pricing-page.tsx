@@ -52,7 +52,8 @@ export default function PricingPage() {
   const plans = load.state === 'ready' ? load.data.plans : [];
   const discount = bestFirstDiscount(plans);
   // The plan with the largest discount is drawn as the recommended one.
-  const featured = discount > 0 ? plans.find((plan) => plan.firstSubscriptionDiscount === discount)?.productId : undefined;
+  const featured =
+    discount > 0 ? plans.find((plan) => plan.firstSubscriptionDiscount === discount)?.productId : undefined;
 
   return (
     <div className={styles.page} data-testid="pricing-page">
@@ -93,7 +94,13 @@ export default function PricingPage() {
         <>
           <div className={styles.plans}>
             {plans.map((plan) => (
-              <PlanCard key={plan.productId} plan={plan} language={language} featured={plan.productId === featured} onChoose={requireLogin} />
+              <PlanCard
+                key={plan.productId}
+                plan={plan}
+                language={language}
+                featured={plan.productId === featured}
+                onChoose={requireLogin}
+              />
             ))}
           </div>
           <PaymentMethods routes={load.data.paymentRoutes} />
@@ -103,7 +110,11 @@ export default function PricingPage() {
       <FaqList
         title={t('pricing.faqTitle')}
         testId="pricing-faq"
-        items={FAQ_KEYS.map((key) => ({ key, title: t(`pricing.faq.${key}.title`), content: t(`pricing.faq.${key}.content`) }))}
+        items={FAQ_KEYS.map((key) => ({
+          key,
+          title: t(`pricing.faq.${key}.title`),
+          content: t(`pricing.faq.${key}.content`),
+        }))}
       />
       <p className={`${styles.faint} ${styles.legalLinks}`}>
         <LocalizedLink to={ROUTES.termsOfService}>{t('links.terms')}</LocalizedLink>

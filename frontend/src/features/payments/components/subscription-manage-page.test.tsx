@@ -62,7 +62,10 @@ describe('/subscriptionmanage', () => {
 
   it('cancels behind a confirmation, then says "ends on" and keeps the plan', async () => {
     const calls = renderPage({
-      '/user/v1/pay/getUserSubscriptionList': [{ code: 200, data: [ACTIVE] }, { code: 200, data: [CANCELLED] }],
+      '/user/v1/pay/getUserSubscriptionList': [
+        { code: 200, data: [ACTIVE] },
+        { code: 200, data: [CANCELLED] },
+      ],
       '/user/v1/pay/unSubscription': { code: 200, data: true },
     });
     fireEvent.click(await screen.findByTestId('cancel-subscription'));
@@ -75,12 +78,16 @@ describe('/subscriptionmanage', () => {
 
     fireEvent.click(screen.getByTestId('cancel-subscription'));
     fireEvent.click(screen.getByTestId('confirm-cancel-subscription'));
-    await waitFor(() => expect(screen.getByTestId('subscription-period-end')).toHaveTextContent('Ends on December 24, 2026'));
+    await waitFor(() =>
+      expect(screen.getByTestId('subscription-period-end')).toHaveTextContent('Ends on December 24, 2026'),
+    );
     expect(screen.getByTestId('subscription-state')).toHaveTextContent('Cancelled');
     expect(screen.queryByTestId('cancel-subscription')).toBeNull();
     expect(screen.queryByTestId('cancel-subscription-dialog')).toBeNull();
     expect(calls.find((c) => c.path === '/user/v1/pay/unSubscription')?.payload).toEqual({ subscriptionId: 'sub_1' });
-    expect(store.get(notificationsAtom).map((n) => n.message)).toEqual(['Your subscription is cancelled. Your plan stays active until December 24, 2026.']);
+    expect(store.get(notificationsAtom).map((n) => n.message)).toEqual([
+      'Your subscription is cancelled. Your plan stays active until December 24, 2026.',
+    ]);
   });
 
   it('says when there is no subscription yet', async () => {

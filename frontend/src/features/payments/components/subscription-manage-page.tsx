@@ -22,7 +22,11 @@ import { trackPageView } from '@/lib/telemetry';
 type Load = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; list: Subscription[] };
 
 /** "Renews on …", "Ends on …" or "Ended on …": what happens at the end of the period. */
-export function periodEndText(t: (key: string, options?: object) => string, subscription: Subscription, day: string): string {
+export function periodEndText(
+  t: (key: string, options?: object) => string,
+  subscription: Subscription,
+  day: string,
+): string {
   if (subscription.state === 'ended') return t('subscriptions.endedOn', { date: day });
   if (subscription.renews && subscription.state !== 'cancelled') return t('subscriptions.renewsOn', { date: day });
   return t('subscriptions.endsOn', { date: day });
@@ -39,13 +43,21 @@ function SubscriptionCard({ subscription, onCancel }: { subscription: Subscripti
   const say = t as unknown as (key: string, options?: object) => string;
   const end = formatDay(subscription.currentPeriodEnd, language);
   return (
-    <article className={styles.card} data-testid="subscription" data-subscription-id={subscription.subscriptionId} data-state={subscription.state}>
+    <article
+      className={styles.card}
+      data-testid="subscription"
+      data-subscription-id={subscription.subscriptionId}
+      data-state={subscription.state}
+    >
       <header className={styles.subscriptionHead}>
         <span className={styles.summaryIcon}>
           <CrownIcon size={22} />
         </span>
         <h2 className={styles.cardTitle}>{planNameOf(t, subscription.productId) ?? subscription.productId}</h2>
-        <span className={`${styles.stateBadge} ${styles[`state_${subscription.state}`] ?? ''}`} data-testid="subscription-state">
+        <span
+          className={`${styles.stateBadge} ${styles[`state_${subscription.state}`] ?? ''}`}
+          data-testid="subscription-state"
+        >
           {t(`subscriptions.states.${subscription.state}`)}
         </span>
       </header>
@@ -107,7 +119,11 @@ export default function SubscriptionManagePage() {
   const fetchList = useCallback(async () => {
     try {
       const envelope = await getUserSubscriptionList();
-      setLoad(envelope.success && Array.isArray(envelope.data) ? { state: 'ready', list: envelope.data } : { state: 'failed' });
+      setLoad(
+        envelope.success && Array.isArray(envelope.data)
+          ? { state: 'ready', list: envelope.data }
+          : { state: 'failed' },
+      );
     } catch {
       setLoad({ state: 'failed' });
     }
@@ -128,7 +144,9 @@ export default function SubscriptionManagePage() {
           current.state === 'ready'
             ? {
                 state: 'ready',
-                list: current.list.map((s) => (s.subscriptionId === target.subscriptionId ? { ...s, renews: false, state: 'cancelled' } : s)),
+                list: current.list.map((s) =>
+                  s.subscriptionId === target.subscriptionId ? { ...s, renews: false, state: 'cancelled' } : s,
+                ),
               }
             : current,
         );
@@ -136,7 +154,9 @@ export default function SubscriptionManagePage() {
         setConfirming(null);
         void fetchList();
       } else {
-        notify.warning(envelope.code === ApiCode.paramError ? t('subscriptions.notRenewing') : t('subscriptions.notFound'));
+        notify.warning(
+          envelope.code === ApiCode.paramError ? t('subscriptions.notRenewing') : t('subscriptions.notFound'),
+        );
         setConfirming(null);
         void fetchList();
       }
@@ -172,7 +192,11 @@ export default function SubscriptionManagePage() {
     content = (
       <div className={styles.subscriptions} data-testid="subscriptions">
         {load.list.map((subscription) => (
-          <SubscriptionCard key={subscription.subscriptionId} subscription={subscription} onCancel={() => setConfirming(subscription)} />
+          <SubscriptionCard
+            key={subscription.subscriptionId}
+            subscription={subscription}
+            onCancel={() => setConfirming(subscription)}
+          />
         ))}
       </div>
     );
@@ -199,12 +223,18 @@ export default function SubscriptionManagePage() {
         {confirming && (
           <div className={styles.dialog}>
             <h2 className={styles.cardTitle}>{t('subscriptions.confirmTitle')}</h2>
-            <p className={styles.muted}>{t('subscriptions.confirmText', { date: formatDay(confirming.currentPeriodEnd, language) })}</p>
+            <p className={styles.muted}>
+              {t('subscriptions.confirmText', { date: formatDay(confirming.currentPeriodEnd, language) })}
+            </p>
             <div className={styles.dialogActions}>
               <Button variant="ghost" onClick={() => setConfirming(null)} disabled={cancelling}>
                 {t('subscriptions.keep')}
               </Button>
-              <Button onClick={() => void confirmCancel()} disabled={cancelling} data-testid="confirm-cancel-subscription">
+              <Button
+                onClick={() => void confirmCancel()}
+                disabled={cancelling}
+                data-testid="confirm-cancel-subscription"
+              >
                 {t('subscriptions.confirm')}
               </Button>
             </div>

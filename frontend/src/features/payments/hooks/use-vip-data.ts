@@ -23,6 +23,10 @@ export function useVipData(): { load: VipDataLoad; reload: () => void } {
     };
   }, [attempt]);
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
-  const load: VipDataLoad = cached ? { state: 'ready', data: cached } : failed ? { state: 'failed' } : { state: 'loading' };
+  const load: VipDataLoad = cached
+    ? { state: 'ready', data: cached }
+    : failed
+      ? { state: 'failed' }
+      : { state: 'loading' };
   return { load, reload };
 }

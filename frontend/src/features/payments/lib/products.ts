@@ -25,7 +25,9 @@ type PaymentsT = TFunction<'payments'>;
 
 /** "3 months", "580 tokens": a product's name (coins shown ÷ 10). */
 export function productName(t: PaymentsT, product: Product): string {
-  return product.kind === 'plan' ? t(`products.${product.plan.productId}`) : t('products.coins', { tokens: displayCoins(product.pack.coins) });
+  return product.kind === 'plan'
+    ? t(`products.${product.plan.productId}`)
+    : t('products.coins', { tokens: displayCoins(product.pack.coins) });
 }
 
 /** A plan's name from its id alone (results and subscriptions may not have the catalogue). */
@@ -35,5 +37,7 @@ export function planNameOf(t: PaymentsT, productId: string): string | null {
 
 /** `1 700 000 000` (seconds) as the reader's language writes a day. */
 export function formatDay(seconds: number, language: string): string {
-  return new Intl.DateTimeFormat(language, { year: 'numeric', month: 'long', day: 'numeric' }).format(new Date(seconds * 1000));
+  return new Intl.DateTimeFormat(language, { year: 'numeric', month: 'long', day: 'numeric' }).format(
+    new Date(seconds * 1000),
+  );
 }

@@ -14,7 +14,18 @@ const ORDER = 'ord_0123456789abcdefghijklmn';
 
 function payment(status: Payment['status'], extra: Partial<Payment> = {}): Payment {
   const final = ['paid', 'failed', 'expired', 'refunded'].includes(status);
-  return { flowId: ORDER, productId: 'month_1', route: 'sandbox', status, amount: '12.99', currency: 'USD', createdAt: 1, updatedAt: 2, final, ...extra };
+  return {
+    flowId: ORDER,
+    productId: 'month_1',
+    route: 'sandbox',
+    status,
+    amount: '12.99',
+    currency: 'USD',
+    createdAt: 1,
+    updatedAt: 2,
+    final,
+    ...extra,
+  };
 }
 
 function run(state: PaymentResultState, ...actions: PaymentResultAction[]): PaymentResultState {
@@ -22,7 +33,10 @@ function run(state: PaymentResultState, ...actions: PaymentResultAction[]): Paym
 }
 
 /** One read: started, then answered. */
-const read = (answer: Payment | null): PaymentResultAction[] => [{ type: 'pollStarted' }, { type: 'polled', payment: answer }];
+const read = (answer: Payment | null): PaymentResultAction[] => [
+  { type: 'pollStarted' },
+  { type: 'polled', payment: answer },
+];
 const failedRead: PaymentResultAction[] = [{ type: 'pollStarted' }, { type: 'pollFailed' }];
 
 describe('the payment results state', () => {
@@ -32,7 +46,12 @@ describe('the payment results state', () => {
     expect(shouldPoll(state)).toBe(true);
 
     state = run(state, ...read(payment('created')), ...read(payment('pending')));
-    expect(paymentResultView(state)).toMatchObject({ phase: 'pending', productId: 'month_1', crypto: false, stopped: false });
+    expect(paymentResultView(state)).toMatchObject({
+      phase: 'pending',
+      productId: 'month_1',
+      crypto: false,
+      stopped: false,
+    });
     expect(shouldPoll(state)).toBe(true);
 
     state = run(state, ...read(payment('paid')));
@@ -41,18 +60,28 @@ describe('the payment results state', () => {
   });
 
   it('says a crypto payment can take a few minutes', () => {
-    const state = run(initialPaymentResult(ORDER, false), ...read(payment('pending', { route: 'nowpayments', productId: 'coin_3' })));
+    const state = run(
+      initialPaymentResult(ORDER, false),
+      ...read(payment('pending', { route: 'nowpayments', productId: 'coin_3' })),
+    );
     expect(paymentResultView(state)).toMatchObject({ phase: 'pending', crypto: true, productId: 'coin_3' });
   });
 
   it('offers a retry of the same product after a failure or an expiry', () => {
-    expect(paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('failed', { productId: 'coin_5' }))))).toEqual({
+    expect(
+      paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('failed', { productId: 'coin_5' })))),
+    ).toEqual({
       phase: 'failed',
       productId: 'coin_5',
       reason: 'failed',
     });
-    expect(paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('expired'))))).toMatchObject({ phase: 'failed', reason: 'expired' });
-    expect(paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('refunded'))))).toMatchObject({ phase: 'refunded' });
+    expect(paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('expired'))))).toMatchObject({
+      phase: 'failed',
+      reason: 'expired',
+    });
+    expect(paymentResultView(run(initialPaymentResult(ORDER, false), ...read(payment('refunded'))))).toMatchObject({
+      phase: 'refunded',
+    });
   });
 
   it('stops after POLL_LIMIT reads in a row and starts again on "check again"', () => {
@@ -106,7 +135,12 @@ describe('the payment results state', () => {
   });
 
   it('does not let a late non-final event undo a final read', () => {
-    const state = run(initialPaymentResult(ORDER, false), ...read(payment('paid')), { type: 'event', orderId: ORDER, productId: 'month_1', status: 'pending' });
+    const state = run(initialPaymentResult(ORDER, false), ...read(payment('paid')), {
+      type: 'event',
+      orderId: ORDER,
+      productId: 'month_1',
+      status: 'pending',
+    });
     expect(paymentResultView(state)).toMatchObject({ phase: 'paid' });
   });
 

@@ -113,7 +113,8 @@ export function paymentResultView(state: PaymentResultState): PaymentResultView 
   if (status === 'paid') return { phase: 'paid', productId: productId ?? '', payment: state.payment };
   if (status === 'refunded') return { phase: 'refunded', productId: productId ?? '' };
   if (state.cancelled && (state.payment || status === 'failed')) return { phase: 'cancelled', productId };
-  if (status === 'failed' || status === 'expired') return { phase: 'failed', productId: productId ?? '', reason: status };
+  if (status === 'failed' || status === 'expired')
+    return { phase: 'failed', productId: productId ?? '', reason: status };
   if (state.payment) {
     return {
       phase: 'pending',

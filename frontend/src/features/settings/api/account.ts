@@ -53,7 +53,8 @@ export async function getAvatarChoices(): Promise<string[]> {
       ).catch(() => null),
     ),
   );
-  const photos = pages.flatMap((envelope) => (envelope?.success && Array.isArray(envelope.data) ? envelope.data : []))
+  const photos = pages
+    .flatMap((envelope) => (envelope?.success && Array.isArray(envelope.data) ? envelope.data : []))
     .filter((card) => card.usedType !== 1)
     .map((card) => card.characterPhoto)
     .filter((photo) => photo.startsWith('/media/'));

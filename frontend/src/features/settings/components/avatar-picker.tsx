@@ -60,7 +60,14 @@ export function AvatarPicker({ open, current, onClose, onSaved }: AvatarPickerPr
   };
 
   return (
-    <Modal open={open} onClose={onClose} title={t('settings.avatarTitle')} closeLabel={t('common.close')} width={560} testId="avatar-picker">
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={t('settings.avatarTitle')}
+      closeLabel={t('common.close')}
+      width={560}
+      testId="avatar-picker"
+    >
       <div className={styles.dialogBody}>
         <h2 className={styles.dialogTitle}>{t('settings.avatarTitle')}</h2>
         <p className={styles.muted}>{t('settings.avatarText')}</p>

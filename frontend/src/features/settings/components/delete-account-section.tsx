@@ -44,7 +44,14 @@ function DeleteAccountDialog({ open, userNo, onClose }: { open: boolean; userNo:
   };
 
   return (
-    <Modal open={open} onClose={close} title={t('settings.deleteTitle')} closeLabel={t('common.close')} width={460} testId="delete-account-dialog">
+    <Modal
+      open={open}
+      onClose={close}
+      title={t('settings.deleteTitle')}
+      closeLabel={t('common.close')}
+      width={460}
+      testId="delete-account-dialog"
+    >
       <form
         className={styles.dialogBody}
         onSubmit={(event) => {
@@ -78,7 +85,13 @@ function DeleteAccountDialog({ open, userNo, onClose }: { open: boolean; userNo:
           <Button variant="secondary" onClick={close} disabled={deleting}>
             {t('settings.cancel')}
           </Button>
-          <Button type="submit" className={styles.dangerButton} disabled={!confirmed || deleting} aria-busy={deleting} data-testid="delete-confirm">
+          <Button
+            type="submit"
+            className={styles.dangerButton}
+            disabled={!confirmed || deleting}
+            aria-busy={deleting}
+            data-testid="delete-confirm"
+          >
             <TrashIcon size={18} />
             {t('settings.deleteConfirmButton')}
           </Button>
@@ -93,7 +106,11 @@ export function DeleteAccountSection({ detail }: { detail: UserDetail }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   return (
-    <section className={`${styles.card} ${styles.danger}`} aria-labelledby="settings-delete" data-testid="settings-delete">
+    <section
+      className={`${styles.card} ${styles.danger}`}
+      aria-labelledby="settings-delete"
+      data-testid="settings-delete"
+    >
       <div className={styles.row}>
         <div className={styles.rowText}>
           <h2 id="settings-delete" className={styles.cardTitle}>
@@ -101,7 +118,12 @@ export function DeleteAccountSection({ detail }: { detail: UserDetail }) {
           </h2>
           <span className={styles.muted}>{t('settings.deleteSectionText')}</span>
         </div>
-        <Button variant="secondary" className={styles.dangerOutline} onClick={() => setOpen(true)} data-testid="settings-delete-open">
+        <Button
+          variant="secondary"
+          className={styles.dangerOutline}
+          onClick={() => setOpen(true)}
+          data-testid="settings-delete-open"
+        >
           <TrashIcon size={18} />
           {t('settings.deleteButton')}
         </Button>

@@ -30,7 +30,13 @@ export function passwordProblem(form: PasswordForm, hasPassword: boolean): Passw
 const EMPTY: PasswordForm = { oldPassword: '', newPassword: '', confirm: '' };
 
 /** Sets the first password, or changes it with the old one; the ID is the name to log in with. */
-export function PasswordSection({ detail, onChange }: { detail: UserDetail; onChange: (change: Partial<UserDetail>) => void }) {
+export function PasswordSection({
+  detail,
+  onChange,
+}: {
+  detail: UserDetail;
+  onChange: (change: Partial<UserDetail>) => void;
+}) {
   const { t } = useTranslation();
   const [form, setForm] = useState<PasswordForm>(EMPTY);
   const [saving, setSaving] = useState(false);
@@ -100,7 +106,13 @@ export function PasswordSection({ detail, onChange }: { detail: UserDetail; onCh
         {detail.hasPassword && (
           <label className={styles.field}>
             {t('settings.oldPassword')}
-            <input className={styles.input} type="password" autoComplete="current-password" {...field('oldPassword')} data-testid="settings-old-password" />
+            <input
+              className={styles.input}
+              type="password"
+              autoComplete="current-password"
+              {...field('oldPassword')}
+              data-testid="settings-old-password"
+            />
           </label>
         )}
         <div className={styles.twoColumns}>
@@ -117,7 +129,13 @@ export function PasswordSection({ detail, onChange }: { detail: UserDetail; onCh
           </label>
           <label className={styles.field}>
             {t('settings.confirmPassword')}
-            <input className={styles.input} type="password" autoComplete="new-password" {...field('confirm')} data-testid="settings-confirm-password" />
+            <input
+              className={styles.input}
+              type="password"
+              autoComplete="new-password"
+              {...field('confirm')}
+              data-testid="settings-confirm-password"
+            />
           </label>
         </div>
         {hint && <p className={styles.fieldHint}>{hint}</p>}
@@ -127,7 +145,12 @@ export function PasswordSection({ detail, onChange }: { detail: UserDetail; onCh
           </p>
         )}
         <div className={styles.actions}>
-          <Button type="submit" disabled={problem !== null || saving} aria-busy={saving} data-testid="settings-password-save">
+          <Button
+            type="submit"
+            disabled={problem !== null || saving}
+            aria-busy={saving}
+            data-testid="settings-password-save"
+          >
             {detail.hasPassword ? t('settings.passwordChangeButton') : t('settings.passwordSetButton')}
           </Button>
         </div>

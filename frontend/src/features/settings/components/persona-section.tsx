@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
+import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
-import { getPersonaList, type UserPersona } from '@/features/settings/api/persona';
-import { PersonaForm } from '@/features/settings/components/persona-form';
 import styles from '@/features/settings/components/settings-page.module.css';
+import { getPersonaList, type UserPersona } from '@/lib/persona';
 
 /**
  * Settings: the persona for every character (issue 18), the name characters call the user

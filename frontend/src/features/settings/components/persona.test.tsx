@@ -1,12 +1,10 @@
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PersonaDialog } from '@/features/chat/components/persona-dialog';
-import { personaFor, personaProblem, type UserPersona } from '@/features/settings/api/persona';
 import { PersonaSection } from '@/features/settings/components/persona-section';
 import { ApiCode } from '@/lib/api-types';
+import { personaFor, personaProblem, type UserPersona } from '@/lib/persona';
 import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 import { serveApi } from '@/test/fake-api';
 
 const EVERYONE: UserPersona = { characterId: null, name: 'Captain Ann', description: 'A night nurse who sails.' };
@@ -43,7 +41,10 @@ describe('the settings persona section', () => {
   it('starts from the account name and saves the persona for every character', async () => {
     const calls = serveApi({
       '/user/v1/persona/getPersonaList': { code: 200, data: [] },
-      '/user/v1/persona/setPersona': { code: 200, data: { characterId: null, name: 'Mira', description: 'Night nurse.' } },
+      '/user/v1/persona/setPersona': {
+        code: 200,
+        data: { characterId: null, name: 'Mira', description: 'Night nurse.' },
+      },
     });
     renderSection();
     const name = (await screen.findByTestId('persona-form-name')) as HTMLInputElement;
@@ -54,7 +55,11 @@ describe('the settings persona section', () => {
     expect(screen.getByText('12/500')).toBeInTheDocument();
     fireEvent.click(screen.getByTestId('persona-form-save'));
     await waitFor(() => expect(calls.some((c) => c.path === '/user/v1/persona/setPersona')).toBe(true));
-    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({ characterId: null, name: 'Mira', description: 'Night nurse.' });
+    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({
+      characterId: null,
+      name: 'Mira',
+      description: 'Night nurse.',
+    });
     expect(await screen.findByTestId('persona-form-remove')).toBeInTheDocument();
   });
 
@@ -69,7 +74,9 @@ describe('the settings persona section', () => {
     expect((screen.getByTestId('persona-form-save') as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(description, { target: { value: 'Something else' } });
     fireEvent.click(screen.getByTestId('persona-form-save'));
-    expect(await screen.findByTestId('persona-form-error')).toHaveTextContent('not allowed by the community guidelines');
+    expect(await screen.findByTestId('persona-form-error')).toHaveTextContent(
+      'not allowed by the community guidelines',
+    );
     expect(description.value).toBe('Something else');
   });
 
@@ -81,40 +88,5 @@ describe('the settings persona section', () => {
     expect(screen.getByText('1 to 30 characters.')).toBeInTheDocument();
     expect((screen.getByTestId('persona-form-save') as HTMLButtonElement).disabled).toBe(true);
     expect(calls.filter((c) => c.path === '/user/v1/persona/setPersona')).toEqual([]);
-  });
-});
-
-describe("the chat screen's persona dialog", () => {
-  const renderDialog = () => {
-    act(() => store.set(userInfoAtom, { userName: 'mira' } as never));
-    return render(
-      <Provider store={store}>
-        <PersonaDialog open characterId="gf-001" characterName="Sofia" onClose={() => undefined} />
-      </Provider>,
-    );
-  };
-
-  it("shows the persona that applies and removes the character's own", async () => {
-    const calls = serveApi({ '/user/v1/persona/getPersonaList': { code: 200, data: [EVERYONE, OWN] } });
-    renderDialog();
-    expect(await screen.findByTestId('persona-current')).toHaveTextContent('Now: Dr Ann, just for Sofia.');
-    expect((screen.getByTestId('chat-persona-form-name') as HTMLInputElement).value).toBe('Dr Ann');
-    fireEvent.click(screen.getByTestId('chat-persona-form-remove'));
-    await waitFor(() => expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: your usual persona, Captain Ann.'));
-    expect(calls.find((c) => c.path === '/user/v1/persona/deletePersona')!.payload).toEqual({ characterId: 'gf-001' });
-    expect((screen.getByTestId('chat-persona-form-name') as HTMLInputElement).value).toBe('Captain Ann');
-  });
-
-  it('sets a persona just for this character', async () => {
-    const calls = serveApi({
-      '/user/v1/persona/getPersonaList': { code: 200, data: [] },
-      '/user/v1/persona/setPersona': { code: 200, data: { characterId: 'gf-001', name: 'Dr Ann', description: '' } },
-    });
-    renderDialog();
-    expect(await screen.findByTestId('persona-current')).toHaveTextContent('Now: your account name, mira.');
-    fireEvent.change(screen.getByTestId('chat-persona-form-name'), { target: { value: 'Dr Ann' } });
-    fireEvent.click(screen.getByTestId('chat-persona-form-save'));
-    await waitFor(() => expect(screen.getByTestId('persona-current')).toHaveTextContent('Now: Dr Ann, just for Sofia.'));
-    expect(calls.find((c) => c.path === '/user/v1/persona/setPersona')!.payload).toEqual({ characterId: 'gf-001', name: 'Dr Ann', description: '' });
   });
 });

@@ -27,11 +27,17 @@ export function PlanSection() {
       <div className={`${styles.row} ${styles.rowWrap}`}>
         <div className={styles.rowText}>
           <span className={styles.rowLabel}>{paid ? t('settings.planMember') : t('settings.planFree')}</span>
-          <span className={styles.muted}>{paid ? t('settings.planBalance', { tokens: displayCoins(user.coin) }) : t('settings.planFreeText')}</span>
+          <span className={styles.muted}>
+            {paid ? t('settings.planBalance', { tokens: displayCoins(user.coin) }) : t('settings.planFreeText')}
+          </span>
         </div>
         {paid ? (
           <span className={styles.planLinks}>
-            <LocalizedLink to={ROUTES.subscriptionManage} className={buttonClassName({ variant: 'secondary', size: 'small' })} data-testid="settings-manage-plan">
+            <LocalizedLink
+              to={ROUTES.subscriptionManage}
+              className={buttonClassName({ variant: 'secondary', size: 'small' })}
+              data-testid="settings-manage-plan"
+            >
               {t('settings.planManage')}
             </LocalizedLink>
             <LocalizedLink to={ROUTES.buyTokens} className={buttonClassName({ size: 'small' })}>
@@ -39,7 +45,11 @@ export function PlanSection() {
             </LocalizedLink>
           </span>
         ) : (
-          <LocalizedLink to={ROUTES.pricing} className={buttonClassName({ size: 'small' })} data-testid="settings-upgrade">
+          <LocalizedLink
+            to={ROUTES.pricing}
+            className={buttonClassName({ size: 'small' })}
+            data-testid="settings-upgrade"
+          >
             {t('nav.upgrade')}
           </LocalizedLink>
         )}

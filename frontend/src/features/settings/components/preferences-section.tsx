@@ -26,7 +26,13 @@ function currentNsfw(detail: UserDetail): boolean {
 }
 
 /** Language, adult content and interested gender, kept with the account and in this browser. */
-export function PreferencesSection({ detail, onChange }: { detail: UserDetail; onChange: (change: Partial<UserDetail>) => void }) {
+export function PreferencesSection({
+  detail,
+  onChange,
+}: {
+  detail: UserDetail;
+  onChange: (change: Partial<UserDetail>) => void;
+}) {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
   const [gender, setGender] = useAtom(interestedGenderAtom);

@@ -59,7 +59,11 @@ export function ProfileSection({ detail, onChange }: SectionProps) {
         setName(envelope.data.userName);
         notify.success(t('settings.saved'));
       } else {
-        setError(envelope.code === ApiCode.inputContentIllegal ? t('settings.contentNotAllowed') : envelope.msg || t('CommonErrorMsg'));
+        setError(
+          envelope.code === ApiCode.inputContentIllegal
+            ? t('settings.contentNotAllowed')
+            : envelope.msg || t('CommonErrorMsg'),
+        );
       }
     } catch {
       // The API client already said the server could not be reached.
@@ -112,7 +116,12 @@ export function ProfileSection({ detail, onChange }: SectionProps) {
             <code className={styles.userNo} data-testid="settings-user-no">
               {detail.userNo}
             </code>
-            <button type="button" className={styles.iconButton} onClick={() => void copyId()} aria-label={t('settings.copyId')}>
+            <button
+              type="button"
+              className={styles.iconButton}
+              onClick={() => void copyId()}
+              aria-label={t('settings.copyId')}
+            >
               {copied ? <CheckIcon size={16} /> : <CopyIcon size={16} />}
             </button>
           </div>
@@ -141,7 +150,12 @@ export function ProfileSection({ detail, onChange }: SectionProps) {
             data-testid="settings-name-input"
           />
         </label>
-        <Button type="submit" disabled={!nameChanged || !isValidUserName(name) || saving} aria-busy={saving} data-testid="settings-name-save">
+        <Button
+          type="submit"
+          disabled={!nameChanged || !isValidUserName(name) || saving}
+          aria-busy={saving}
+          data-testid="settings-name-save"
+        >
           {t('settings.save')}
         </Button>
       </form>
@@ -156,7 +170,12 @@ export function ProfileSection({ detail, onChange }: SectionProps) {
         <span className={styles.label}>{t('settings.methodsTitle')}</span>
         <ul className={styles.chips}>
           {methods.map((method) => (
-            <li key={method.key} className={`${styles.chip} ${method.on ? styles.chipOn : ''}`} data-method={method.key} data-on={method.on}>
+            <li
+              key={method.key}
+              className={`${styles.chip} ${method.on ? styles.chipOn : ''}`}
+              data-method={method.key}
+              data-on={method.on}
+            >
               {method.on && <CheckIcon size={14} />}
               <span>{method.label}</span>
               {method.value && <span className={styles.chipValue}>{method.value}</span>}

@@ -50,7 +50,8 @@ function serve(routes: Record<string, Reply | Reply[]>) {
     vi.fn(async (url: string, init: RequestInit) => {
       const path = url.replace('/lust/api', '').split('?')[0]!;
       const key = (init.headers as Record<string, string>).secretKey!;
-      if (init.body) sent.push({ path, payload: JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) });
+      if (init.body)
+        sent.push({ path, payload: JSON.parse(await decryptText(key, JSON.parse(init.body as string).requestData)) });
       const route = routes[path] ?? DEFAULT_ROUTES[path] ?? { code: 200, data: true };
       const list = Array.isArray(route) ? route : [route];
       const n = (counters[path] = (counters[path] ?? 0) + 1);
@@ -123,7 +124,10 @@ describe('settings screen', () => {
   it('sets a first password without an old one, then asks for the old one to change it', async () => {
     const sent = serve({
       '/user/v1/getOwnUserInfoDetail': { code: 200, data: DETAIL },
-      '/user/v1/updateUserPassword': [{ code: 200, data: true }, { code: ApiCode.accountPwdError, msg: 'wrong' }],
+      '/user/v1/updateUserPassword': [
+        { code: 200, data: true },
+        { code: ApiCode.accountPwdError, msg: 'wrong' },
+      ],
     });
     renderPage();
     const section = await screen.findByTestId('settings-password');
@@ -144,7 +148,9 @@ describe('settings screen', () => {
 
     await waitFor(() => expect(within(section).getByRole('heading')).toHaveTextContent('Change password'));
     expect(sent.find((s) => s.path === '/user/v1/updateUserPassword')?.payload).toEqual({ newPassword: 'secret-1' });
-    expect(store.get(notificationsAtom).map((n) => n.message)).toContain('Password set. You can now log in with your ID and password.');
+    expect(store.get(notificationsAtom).map((n) => n.message)).toContain(
+      'Password set. You can now log in with your ID and password.',
+    );
     expect(screen.getByTestId('settings-new-password')).toHaveValue('');
 
     fireEvent.change(screen.getByTestId('settings-old-password'), { target: { value: 'not-it' } });
@@ -152,7 +158,10 @@ describe('settings screen', () => {
     fireEvent.change(screen.getByTestId('settings-confirm-password'), { target: { value: 'secret-3' } });
     fireEvent.click(screen.getByTestId('settings-password-save'));
     expect(await within(section).findByRole('alert')).toHaveTextContent('Your current password is incorrect.');
-    expect(sent.filter((s) => s.path === '/user/v1/updateUserPassword')[1]?.payload).toEqual({ oldPassword: 'not-it', newPassword: 'secret-3' });
+    expect(sent.filter((s) => s.path === '/user/v1/updateUserPassword')[1]?.payload).toEqual({
+      oldPassword: 'not-it',
+      newPassword: 'secret-3',
+    });
   });
 
   it('saves a new name and shows it in the header state', async () => {
@@ -232,9 +241,12 @@ function renderInLayout() {
     store.set(gettingUserAtom, false);
     store.set(userInfoAtom, DETAIL);
   });
-  const router = createMemoryRouter([{ element: <RootLayout />, children: [{ path: 'setting', element: <SettingsPage /> }] }], {
-    initialEntries: ['/setting'],
-  });
+  const router = createMemoryRouter(
+    [{ element: <RootLayout />, children: [{ path: 'setting', element: <SettingsPage /> }] }],
+    {
+      initialEntries: ['/setting'],
+    },
+  );
   return render(
     <Provider store={store}>
       <RouterProvider router={router} />

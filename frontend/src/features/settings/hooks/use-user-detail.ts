@@ -2,9 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { getOwnUserInfoDetail, type UserDetail } from '@/features/settings/api/account';
 
 export type UserDetailState =
-  | { status: 'loading'; detail: null }
-  | { status: 'failed'; detail: null }
-  | { status: 'ready'; detail: UserDetail };
+  { status: 'loading'; detail: null } | { status: 'failed'; detail: null } | { status: 'ready'; detail: UserDetail };
 
 /** The account's details for the settings screen, fetched while `enabled` (signed in). */
 export function useUserDetail(enabled: boolean) {
@@ -18,7 +16,11 @@ export function useUserDetail(enabled: boolean) {
     getOwnUserInfoDetail().then(
       (envelope) => {
         if (cancelled) return;
-        setState(envelope.success && envelope.data ? { status: 'ready', detail: envelope.data } : { status: 'failed', detail: null });
+        setState(
+          envelope.success && envelope.data
+            ? { status: 'ready', detail: envelope.data }
+            : { status: 'failed', detail: null },
+        );
       },
       () => !cancelled && setState({ status: 'failed', detail: null }),
     );
@@ -31,7 +33,9 @@ export function useUserDetail(enabled: boolean) {
 
   /** Applies a change the server confirmed without fetching everything again. */
   const patch = useCallback((change: Partial<UserDetail>) => {
-    setState((previous) => (previous.status === 'ready' ? { status: 'ready', detail: { ...previous.detail, ...change } } : previous));
+    setState((previous) =>
+      previous.status === 'ready' ? { status: 'ready', detail: { ...previous.detail, ...change } } : previous,
+    );
   }, []);
 
   return { ...state, reload, patch };

@@ -52,7 +52,9 @@ describe('HeaderAccount', () => {
     // The defaults: voice 2, image 20.
     expect(popover).toHaveTextContent('Voice message: 0.2 tokens');
     expect(popover).toHaveTextContent('Image: 2 tokens');
-    act(() => store.set(globalWebConfigAtom, { ...DEFAULT_WEB_CONFIG, defaultEnergy: { genVoiceCoin: 5, genPictureCoin: 30 } }));
+    act(() =>
+      store.set(globalWebConfigAtom, { ...DEFAULT_WEB_CONFIG, defaultEnergy: { genVoiceCoin: 5, genPictureCoin: 30 } }),
+    );
     expect(popover).toHaveTextContent('Voice message: 0.5 tokens');
     expect(popover).toHaveTextContent('Image: 3 tokens');
     expect(screen.getByRole('link', { name: 'Get more tokens' })).toHaveAttribute('href', '/buytokens');

@@ -48,7 +48,13 @@ function PackageShortList({ onNavigate }: { onNavigate: () => void }) {
     <div className={styles.packages} data-testid="balance-packages">
       <div className={styles.packagesTitle}>{t('header.topUp')}</div>
       {packs.map((pack) => (
-        <LocalizedLink key={pack.productId} to={payPathFor(pack.productId)} className={styles.packageRow} onClick={onNavigate} data-product-id={pack.productId}>
+        <LocalizedLink
+          key={pack.productId}
+          to={payPathFor(pack.productId)}
+          className={styles.packageRow}
+          onClick={onNavigate}
+          data-product-id={pack.productId}
+        >
           <CoinIcon size={16} />
           <span>{t('header.packageTokens', { tokens: displayCoins(pack.coins) })}</span>
           <strong>{formatMoney(pack.price, pack.currency, language)}</strong>
@@ -83,10 +89,19 @@ function TokenBalance({ coin }: { coin: number }) {
             <span>{t('header.tokens')}</span>
             <span>{displayCoins(coin)}</span>
           </div>
-          <div className={styles.popoverRow}>{t('header.voiceCost', { cost: displayCoins(defaultEnergy.genVoiceCoin) })}</div>
-          <div className={styles.popoverRow}>{t('header.imageCost', { cost: displayCoins(defaultEnergy.genPictureCoin) })}</div>
+          <div className={styles.popoverRow}>
+            {t('header.voiceCost', { cost: displayCoins(defaultEnergy.genVoiceCoin) })}
+          </div>
+          <div className={styles.popoverRow}>
+            {t('header.imageCost', { cost: displayCoins(defaultEnergy.genPictureCoin) })}
+          </div>
           <PackageShortList onNavigate={() => setOpen(false)} />
-          <LocalizedLink to={ROUTES.buyTokens} onClick={() => setOpen(false)} className={styles.promo} style={{ justifyContent: 'center', marginTop: 6 }}>
+          <LocalizedLink
+            to={ROUTES.buyTokens}
+            onClick={() => setOpen(false)}
+            className={styles.promo}
+            style={{ justifyContent: 'center', marginTop: 6 }}
+          >
             {t('header.getMoreTokens')}
           </LocalizedLink>
         </div>

@@ -39,7 +39,13 @@ export function Header({ mobile, menuWidth, onOpenDrawer }: HeaderProps) {
   return (
     <header className={`${styles.header} ${mobile ? styles.mobile : ''}`} data-testid="header">
       {mobile && (
-        <button type="button" className={styles.burger} onClick={onOpenDrawer} aria-label={t('nav.openMenu')} data-testid="open-drawer">
+        <button
+          type="button"
+          className={styles.burger}
+          onClick={onOpenDrawer}
+          aria-label={t('nav.openMenu')}
+          data-testid="open-drawer"
+        >
           <MenuIcon size={24} />
         </button>
       )}

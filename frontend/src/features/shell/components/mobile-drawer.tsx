@@ -27,7 +27,13 @@ export function MobileDrawer({ open, onClose }: { open: boolean; onClose: () => 
   return (
     <>
       <div className={styles.backdrop} onClick={onClose} aria-hidden="true" />
-      <div className={styles.panel} role="dialog" aria-modal="true" aria-label={t('nav.mainNavigation')} data-testid="mobile-drawer">
+      <div
+        className={styles.panel}
+        role="dialog"
+        aria-modal="true"
+        aria-label={t('nav.mainNavigation')}
+        data-testid="mobile-drawer"
+      >
         <div className={styles.top}>
           <Logo asHeading={false} compact label={t('header.home')} />
           <button type="button" className={styles.close} onClick={onClose} aria-label={t('nav.closeMenu')}>

@@ -38,9 +38,23 @@ export function useSideMenuItems(): MenuItem[] {
   const gender = useAtomValue(interestedGenderAtom);
   const paid = useAtomValue(isPaidUserAtom);
   return [
-    { key: 'explore', label: t('nav.explore'), to: homePathFor(gender), Icon: ExploreIcon, guarded: false, isActive: isHomePath },
+    {
+      key: 'explore',
+      label: t('nav.explore'),
+      to: homePathFor(gender),
+      Icon: ExploreIcon,
+      guarded: false,
+      isActive: isHomePath,
+    },
     { key: 'chat', label: t('nav.chat'), to: ROUTES.chat, Icon: ChatIcon, guarded: true, isActive: isChatPath },
-    { key: 'gallery', label: t('nav.gallery'), to: ROUTES.gallery, Icon: GalleryIcon, guarded: true, isActive: exact(ROUTES.gallery) },
+    {
+      key: 'gallery',
+      label: t('nav.gallery'),
+      to: ROUTES.gallery,
+      Icon: GalleryIcon,
+      guarded: true,
+      isActive: exact(ROUTES.gallery),
+    },
     {
       key: 'generateImage',
       label: t('nav.generateImage'),
@@ -57,10 +71,33 @@ export function useSideMenuItems(): MenuItem[] {
       guarded: false,
       isActive: exact(ROUTES.createCharacter),
     },
-    { key: 'myAi', label: t('nav.myAi'), to: ROUTES.myAi, Icon: HeartIcon, guarded: false, isActive: exact(ROUTES.myAi) },
+    {
+      key: 'myAi',
+      label: t('nav.myAi'),
+      to: ROUTES.myAi,
+      Icon: HeartIcon,
+      guarded: false,
+      isActive: exact(ROUTES.myAi),
+    },
     paid
-      ? { key: 'buyTokens', label: t('nav.buyTokens'), to: ROUTES.buyTokens, Icon: CoinIcon, guarded: true, highlight: true, isActive: exact(ROUTES.buyTokens) }
-      : { key: 'upgrade', label: t('nav.upgrade'), to: ROUTES.pricing, Icon: CrownIcon, guarded: true, highlight: true, isActive: exact(ROUTES.pricing) },
+      ? {
+          key: 'buyTokens',
+          label: t('nav.buyTokens'),
+          to: ROUTES.buyTokens,
+          Icon: CoinIcon,
+          guarded: true,
+          highlight: true,
+          isActive: exact(ROUTES.buyTokens),
+        }
+      : {
+          key: 'upgrade',
+          label: t('nav.upgrade'),
+          to: ROUTES.pricing,
+          Icon: CrownIcon,
+          guarded: true,
+          highlight: true,
+          isActive: exact(ROUTES.pricing),
+        },
   ];
 }
 
@@ -73,12 +110,49 @@ export function useTabBarItems(): MenuItem[] {
   const gender = useAtomValue(interestedGenderAtom);
   const paid = useAtomValue(isPaidUserAtom);
   return [
-    { key: 'explore', label: t('nav.explore'), to: homePathFor(gender), Icon: ExploreIcon, guarded: false, isActive: isHomePath },
-    { key: 'generate', label: t('nav.generate'), to: ROUTES.generateImage, Icon: SparkleIcon, guarded: false, isActive: exact(ROUTES.generateImage) },
-    { key: 'create', label: t('nav.create'), to: ROUTES.createCharacter, Icon: CreateIcon, guarded: false, isActive: exact(ROUTES.createCharacter) },
+    {
+      key: 'explore',
+      label: t('nav.explore'),
+      to: homePathFor(gender),
+      Icon: ExploreIcon,
+      guarded: false,
+      isActive: isHomePath,
+    },
+    {
+      key: 'generate',
+      label: t('nav.generate'),
+      to: ROUTES.generateImage,
+      Icon: SparkleIcon,
+      guarded: false,
+      isActive: exact(ROUTES.generateImage),
+    },
+    {
+      key: 'create',
+      label: t('nav.create'),
+      to: ROUTES.createCharacter,
+      Icon: CreateIcon,
+      guarded: false,
+      isActive: exact(ROUTES.createCharacter),
+    },
     { key: 'chat', label: t('nav.chat'), to: ROUTES.chat, Icon: ChatIcon, guarded: true, isActive: isChatPath },
     paid
-      ? { key: 'buyTokens', label: t('nav.buyTokens'), to: ROUTES.buyTokens, Icon: CoinIcon, guarded: false, highlight: true, isActive: exact(ROUTES.buyTokens) }
-      : { key: 'upgrade', label: t('nav.upgrade'), to: ROUTES.pricing, Icon: CrownIcon, guarded: true, highlight: true, isActive: exact(ROUTES.pricing) },
+      ? {
+          key: 'buyTokens',
+          label: t('nav.buyTokens'),
+          to: ROUTES.buyTokens,
+          Icon: CoinIcon,
+          guarded: false,
+          highlight: true,
+          isActive: exact(ROUTES.buyTokens),
+        }
+      : {
+          key: 'upgrade',
+          label: t('nav.upgrade'),
+          to: ROUTES.pricing,
+          Icon: CrownIcon,
+          guarded: true,
+          highlight: true,
+          isActive: exact(ROUTES.pricing),
+        },
   ];
 }

@@ -26,7 +26,12 @@ export function ChooseMethodStep({ onProvider, onEmail, onPassword, onLeave }: C
   const { signIn } = useAtomValue(globalWebConfigAtom);
   const providers: { id: SignInProvider; label: string; icon: ReactNode; enabled: boolean }[] = [
     { id: 'google', label: t('login.google'), icon: <GoogleIcon size={20} />, enabled: signIn?.googleEnabled ?? true },
-    { id: 'discord', label: t('login.discord'), icon: <DiscordIcon size={20} />, enabled: signIn?.discordEnabled ?? true },
+    {
+      id: 'discord',
+      label: t('login.discord'),
+      icon: <DiscordIcon size={20} />,
+      enabled: signIn?.discordEnabled ?? true,
+    },
   ];
 
   return (
@@ -52,7 +57,12 @@ export function ChooseMethodStep({ onProvider, onEmail, onPassword, onLeave }: C
         </button>
       ))}
       <div className={styles.divider}>{t('login.or')}</div>
-      <button type="button" className={`${styles.provider} ${styles.emailButton}`} onClick={onEmail} data-testid="login-email-method">
+      <button
+        type="button"
+        className={`${styles.provider} ${styles.emailButton}`}
+        onClick={onEmail}
+        data-testid="login-email-method"
+      >
         <MailIcon size={20} />
         {t('login.email')}
       </button>

@@ -22,7 +22,16 @@ interface EmailStepProps {
 }
 
 /** Step 2: the address, the bot check the server asks for, and the Email button. */
-export function EmailStep({ email, check, checkKey, submitting, error, onEmailChange, onCheckChange, onSubmit }: EmailStepProps) {
+export function EmailStep({
+  email,
+  check,
+  checkKey,
+  submitting,
+  error,
+  onEmailChange,
+  onCheckChange,
+  onSubmit,
+}: EmailStepProps) {
   const { t } = useTranslation();
   const { signIn } = useAtomValue(globalWebConfigAtom);
   const language = useAtomValue(languageAtom);
@@ -61,7 +70,13 @@ export function EmailStep({ email, check, checkKey, submitting, error, onEmailCh
           {error}
         </p>
       )}
-      <Button type="submit" block disabled={!canSendEmail(email, check, submitting)} aria-busy={submitting} data-testid="login-email-submit">
+      <Button
+        type="submit"
+        block
+        disabled={!canSendEmail(email, check, submitting)}
+        aria-busy={submitting}
+        data-testid="login-email-submit"
+      >
         <MailIcon size={18} />
         {submitting ? t('login.sending') : t('login.emailButton')}
       </Button>

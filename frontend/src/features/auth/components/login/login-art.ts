@@ -1,5 +1,9 @@
 /** The ten decorative images of the login modal (spec section 2), emitted as static assets. */
-const modules = import.meta.glob<string>('../../assets/login-art-*.svg', { eager: true, query: '?url', import: 'default' });
+const modules = import.meta.glob<string>('../../assets/login-art-*.svg', {
+  eager: true,
+  query: '?url',
+  import: 'default',
+});
 
 export const LOGIN_ART: readonly string[] = Object.keys(modules)
   .sort()

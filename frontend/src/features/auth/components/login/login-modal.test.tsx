@@ -4,7 +4,11 @@ import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOGIN_ART, pickLoginArt } from '@/features/auth/components/login/login-art';
 import LoginModal from '@/features/auth/components/login/login-modal';
-import { BOT_CHECK_UNSUPPORTED_TOKEN, type Turnstile, type TurnstileOptions } from '@/features/auth/hooks/use-bot-check';
+import {
+  BOT_CHECK_UNSUPPORTED_TOKEN,
+  type Turnstile,
+  type TurnstileOptions,
+} from '@/features/auth/hooks/use-bot-check';
 import { ApiCode, type SignInConfig } from '@/lib/api-types';
 import { DEFAULT_WEB_CONFIG, globalWebConfigAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
@@ -14,7 +18,12 @@ import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
 
 const DEVELOPMENT: SignInConfig = { googleEnabled: true, discordEnabled: true, botCheckMode: 'development' };
-const TURNSTILE: SignInConfig = { googleEnabled: true, discordEnabled: true, botCheckMode: 'turnstile', turnstileSiteKey: '1x00000000000000000000AA' };
+const TURNSTILE: SignInConfig = {
+  googleEnabled: true,
+  discordEnabled: true,
+  botCheckMode: 'turnstile',
+  turnstileSiteKey: '1x00000000000000000000AA',
+};
 
 const USER = {
   userId: 'u1',
@@ -40,7 +49,11 @@ const isTelemetry = (url: string) => url.startsWith('/lust/api/spm');
 function respondWith(...replies: Reply[]) {
   let call = 0;
   const fetchMock = vi.fn(async (url: string, init: RequestInit) => {
-    const { code, data = null, msg = '' } = isTelemetry(url) ? { code: 200, data: true } : replies[Math.min(call++, replies.length - 1)]!;
+    const {
+      code,
+      data = null,
+      msg = '',
+    } = isTelemetry(url) ? { code: 200, data: true } : replies[Math.min(call++, replies.length - 1)]!;
     const key = (init.headers as Record<string, string>).secretKey!;
     const plain = JSON.stringify({ code, msg, success: code === 200, data });
     return new Response(JSON.stringify({ responseData: await encryptText(key, plain) }), { status: 200 });
@@ -135,9 +148,13 @@ describe('step 1: choose a method', () => {
   it('sends the browser to the server to start Google or Discord, with the current page as state', () => {
     renderModal();
     fireEvent.click(screen.getByTestId('login-google'));
-    expect(pageNavigation.assign).toHaveBeenLastCalledWith(`/lust/api/googleLogin?state=${encodeURIComponent(window.location.href)}`);
+    expect(pageNavigation.assign).toHaveBeenLastCalledWith(
+      `/lust/api/googleLogin?state=${encodeURIComponent(window.location.href)}`,
+    );
     fireEvent.click(screen.getByTestId('login-discord'));
-    expect(pageNavigation.assign).toHaveBeenLastCalledWith(`/lust/api/discordLogin?state=${encodeURIComponent(window.location.href)}`);
+    expect(pageNavigation.assign).toHaveBeenLastCalledWith(
+      `/lust/api/discordLogin?state=${encodeURIComponent(window.location.href)}`,
+    );
   });
 
   it('disables a provider the server has not set up, and says so', () => {
@@ -361,9 +378,15 @@ describe('step 4: ID and password', () => {
     fireEvent.change(screen.getByTestId('login-password-input'), { target: { value: 'secret1' } });
     fireEvent.click(screen.getByTestId('login-password-submit'));
     await waitFor(() => expect(screen.queryByTestId('login-modal')).not.toBeInTheDocument());
-    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toContainEqual(['success', 'Login successful']);
+    expect(store.get(notificationsAtom).map((n) => [n.kind, n.message])).toContainEqual([
+      'success',
+      'Login successful',
+    ]);
     expect(store.get(userInfoAtom)?.userNo).toBe('AB12CD');
-    expect(await sentPayload(fetchMock, '/login/v1/userPasswordLogin')).toEqual({ userNo: 'AB12CD', password: 'secret1' });
+    expect(await sentPayload(fetchMock, '/login/v1/userPasswordLogin')).toEqual({
+      userNo: 'AB12CD',
+      password: 'secret1',
+    });
     await waitFor(() => expect(pageNavigation.reload).toHaveBeenCalledTimes(1), { timeout: 2000 });
   });
 });

@@ -30,7 +30,11 @@ function useModalSize() {
   const width = useSyncExternalStore(subscribeResize, () => window.innerWidth);
   const height = useSyncExternalStore(subscribeResize, () => window.innerHeight);
   const narrow = width <= LOGIN_MODAL_NARROW_MAX_WIDTH;
-  return { narrow, width: narrow ? MODAL_WIDTH_NARROW : MODAL_WIDTH, maxHeight: Math.max(320, height - MAX_HEIGHT_MARGIN) };
+  return {
+    narrow,
+    width: narrow ? MODAL_WIDTH_NARROW : MODAL_WIDTH,
+    maxHeight: Math.max(320, height - MAX_HEIGHT_MARGIN),
+  };
 }
 
 /**
@@ -60,7 +64,15 @@ export default function LoginModal() {
   const close = () => setOpen(false);
 
   return (
-    <Modal open={open} onClose={close} title={t('login.title')} closeLabel={t('common.close')} width={width} maxHeight={maxHeight} testId="login-modal">
+    <Modal
+      open={open}
+      onClose={close}
+      title={t('login.title')}
+      closeLabel={t('common.close')}
+      width={width}
+      maxHeight={maxHeight}
+      testId="login-modal"
+    >
       <div className={narrow ? styles.narrow : undefined} data-step={state.step} data-testid="login-step">
         {state.step !== LOGIN_STEPS.choose && (
           <button

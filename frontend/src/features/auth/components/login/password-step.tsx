@@ -15,7 +15,15 @@ interface PasswordStepProps {
 }
 
 /** Step 4: ID (at most 10 characters) and password (at most 20), and Log in once both are filled. */
-export function PasswordStep({ userNo, password, submitting, error, onUserNoChange, onPasswordChange, onSubmit }: PasswordStepProps) {
+export function PasswordStep({
+  userNo,
+  password,
+  submitting,
+  error,
+  onUserNoChange,
+  onPasswordChange,
+  onSubmit,
+}: PasswordStepProps) {
   const { t } = useTranslation();
   return (
     <form
@@ -59,7 +67,13 @@ export function PasswordStep({ userNo, password, submitting, error, onUserNoChan
           {error}
         </p>
       )}
-      <Button type="submit" block disabled={!canLogIn(userNo, password)} aria-busy={submitting} data-testid="login-password-submit">
+      <Button
+        type="submit"
+        block
+        disabled={!canLogIn(userNo, password)}
+        aria-busy={submitting}
+        data-testid="login-password-submit"
+      >
         {submitting ? t('login.loggingIn') : t('login.loginButton')}
       </Button>
     </form>

@@ -14,7 +14,11 @@
 import type { GalleryImage } from '@/lib/api-types';
 import type { ServerEventOf } from '@/lib/realtime-events';
 
-export type ImageEvent = ServerEventOf<'imageQueued'> | ServerEventOf<'imageProgress'> | ServerEventOf<'imageDone'> | ServerEventOf<'imageFailed'>;
+export type ImageEvent =
+  | ServerEventOf<'imageQueued'>
+  | ServerEventOf<'imageProgress'>
+  | ServerEventOf<'imageDone'>
+  | ServerEventOf<'imageFailed'>;
 
 export type FailReason = ServerEventOf<'imageFailed'>['data']['reason'];
 
@@ -62,7 +66,9 @@ function applyToTile(tile: Tile, event: ImageEvent): Tile {
   if (isEnded(tile)) return tile;
   switch (event.event) {
     case 'imageQueued':
-      return tile.status === 'queued' ? { imageId: tile.imageId, status: 'queued', position: event.data.position } : tile;
+      return tile.status === 'queued'
+        ? { imageId: tile.imageId, status: 'queued', position: event.data.position }
+        : tile;
     case 'imageProgress':
       return { imageId: tile.imageId, status: 'running', progress: Math.min(1, Math.max(0, event.data.progress)) };
     case 'imageDone':
@@ -113,14 +119,26 @@ export function jobsReducer(state: JobsState, action: JobsAction): JobsState {
       return { jobs, early };
     }
     case 'cancelRequested':
-      return { ...state, jobs: state.jobs.map((job) => (job.jobId === action.jobId && !jobEnded(job) ? { ...job, cancelling: true } : job)) };
+      return {
+        ...state,
+        jobs: state.jobs.map((job) =>
+          job.jobId === action.jobId && !jobEnded(job) ? { ...job, cancelling: true } : job,
+        ),
+      };
     case 'cancelSettled':
-      return { ...state, jobs: state.jobs.map((job) => (job.jobId === action.jobId ? { ...job, cancelling: false } : job)) };
+      return {
+        ...state,
+        jobs: state.jobs.map((job) => (job.jobId === action.jobId ? { ...job, cancelling: false } : job)),
+      };
     case 'galleryImages': {
       const byId = new Map(action.images.map((image) => [image.imageId, image]));
       let jobs = state.jobs;
       for (const image of action.images) {
-        jobs = applyEvent(jobs, { event: 'imageDone', data: { jobId: image.jobId, imageId: image.imageId, image: byId.get(image.imageId)! } }) ?? jobs;
+        jobs =
+          applyEvent(jobs, {
+            event: 'imageDone',
+            data: { jobId: image.jobId, imageId: image.imageId, image: byId.get(image.imageId)! },
+          }) ?? jobs;
       }
       return jobs === state.jobs ? state : { ...state, jobs };
     }

@@ -17,5 +17,9 @@ export interface SpeakAnswer {
  * the play button itself.
  */
 export function speak(characterId: string, messageId: string) {
-  return apiPost<SpeakAnswer>('/user/v1/voice/speak', { characterId, messageId }, { handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError] });
+  return apiPost<SpeakAnswer>(
+    '/user/v1/voice/speak',
+    { characterId, messageId },
+    { handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError] },
+  );
 }

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import styles from '@/features/chat/components/chat.module.css';
-import type { Playback } from '@/features/voice/stores/voice-playback';
+import type { Playback } from '@/features/chat/stores/voice-playback';
 import { ApiCode } from '@/lib/api-types';
 import { displayCoins } from '@/lib/site';
 
@@ -41,9 +41,25 @@ export function PlayButton({ state, spokenBefore, cost, failure, onToggle, onDis
   return (
     <>
       <div className={styles.voiceRow}>
-        <button type="button" className={styles.voiceButton} onClick={onToggle} aria-label={label} title={label} data-testid="voice-play" data-state={state}>
+        <button
+          type="button"
+          className={styles.voiceButton}
+          onClick={onToggle}
+          aria-label={label}
+          title={label}
+          data-testid="voice-play"
+          data-state={state}
+        >
           {busy ? <StopGlyph /> : <PlayGlyph />}
-          <span>{state === 'loading' ? t('preparing') : state === 'playing' ? t('playing') : spokenBefore ? t('replayShort') : t('playShort', { tokens: displayCoins(cost) })}</span>
+          <span>
+            {state === 'loading'
+              ? t('preparing')
+              : state === 'playing'
+                ? t('playing')
+                : spokenBefore
+                  ? t('replayShort')
+                  : t('playShort', { tokens: displayCoins(cost) })}
+          </span>
         </button>
         {state === 'failed' && failure && failure.code !== ApiCode.needPay && (
           <span className={styles.voiceError} role="alert" data-testid="voice-error">

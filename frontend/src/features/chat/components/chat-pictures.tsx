@@ -6,12 +6,12 @@ import { CloseIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import styles from '@/features/chat/components/chat.module.css';
-import { PROMPT_MAX_CHARS, requestPicture } from '@/features/images/api/images-api';
-import { imageErrorKey } from '@/features/images/lib/image-errors';
-import type { Job, Tile } from '@/features/images/stores/image-jobs';
-import { dispatchJobs } from '@/features/images/stores/image-jobs-store';
 import { ApiCode, type ChatImage } from '@/lib/api-types';
 import { globalWebConfigAtom } from '@/lib/app-state';
+import { imageErrorKey } from '@/lib/image-errors';
+import type { Job, Tile } from '@/lib/image-jobs';
+import { dispatchJobs } from '@/lib/image-jobs-store';
+import { PROMPT_MAX_CHARS, requestPicture } from '@/lib/images-api';
 import { mediaUrl } from '@/lib/media-url';
 import { displayCoins } from '@/lib/site';
 import { userInfoAtom } from '@/lib/user';
@@ -51,7 +51,12 @@ export function PictureDialog({ open, characterId, characterName, onClose }: Pic
     try {
       const envelope = await requestPicture(characterId, wish.trim() || undefined);
       if (envelope.success && envelope.data) {
-        dispatchJobs({ type: 'jobStarted', jobId: envelope.data.jobId, imageIds: envelope.data.imageIds, origin: { chat: characterId } });
+        dispatchJobs({
+          type: 'jobStarted',
+          jobId: envelope.data.jobId,
+          imageIds: envelope.data.imageIds,
+          origin: { chat: characterId },
+        });
         setWish('');
         close();
       } else if (envelope.code === ApiCode.needPay) setNeedPay(true);
@@ -65,7 +70,14 @@ export function PictureDialog({ open, characterId, characterName, onClose }: Pic
 
   const title = t('chatPicture.title', { name: characterName });
   return (
-    <Modal open={open} onClose={close} title={title} closeLabel={tApp('common.close')} width={440} testId="picture-dialog">
+    <Modal
+      open={open}
+      onClose={close}
+      title={title}
+      closeLabel={tApp('common.close')}
+      width={440}
+      testId="picture-dialog"
+    >
       <form
         className={styles.pictureDialog}
         onSubmit={(event) => {
@@ -76,7 +88,13 @@ export function PictureDialog({ open, characterId, characterName, onClose }: Pic
         <h2 className={styles.confirmTitle}>{title}</h2>
         <label className={styles.pictureDialog}>
           <span>{t('chatPicture.wish')}</span>
-          <textarea value={wish} maxLength={PROMPT_MAX_CHARS} placeholder={t('chatPicture.wishPlaceholder')} onChange={(event) => setWish(event.target.value)} data-testid="picture-wish" />
+          <textarea
+            value={wish}
+            maxLength={PROMPT_MAX_CHARS}
+            placeholder={t('chatPicture.wishPlaceholder')}
+            onChange={(event) => setWish(event.target.value)}
+            data-testid="picture-wish"
+          />
         </label>
         <div className={styles.pictureDialogMeta}>
           <span data-testid="picture-cost">{t('chatPicture.cost', { tokens: displayCoins(cost) })}</span>
@@ -100,7 +118,13 @@ export function PictureDialog({ open, characterId, characterName, onClose }: Pic
 /** A picture in a character's message: opens the full view. */
 export function ChatPicture({ image, alt, onOpen }: { image: ChatImage; alt: string; onOpen: () => void }) {
   return (
-    <button type="button" className={styles.picture} onClick={onOpen} data-testid="chat-picture" data-image-id={image.imageId}>
+    <button
+      type="button"
+      className={styles.picture}
+      onClick={onOpen}
+      data-testid="chat-picture"
+      data-image-id={image.imageId}
+    >
       <img src={mediaUrl(image.url)} width={image.width} height={image.height} alt={alt} loading="lazy" />
     </button>
   );
@@ -121,7 +145,12 @@ function PendingTile({ tile, name }: { tile: Tile; name: string }) {
   if (tile.status === 'done') {
     return (
       <div className={styles.picture} data-testid="picture-arrived">
-        <img src={mediaUrl(tile.image.url)} width={tile.image.width} height={tile.image.height} alt={t('chatPicture.alt', { name })} />
+        <img
+          src={mediaUrl(tile.image.url)}
+          width={tile.image.width}
+          height={tile.image.height}
+          alt={t('chatPicture.alt', { name })}
+        />
       </div>
     );
   }
@@ -139,9 +168,21 @@ function PendingTile({ tile, name }: { tile: Tile; name: string }) {
  * The pictures asked for in this conversation that are not messages yet: on their way, just
  * arrived (until the conversation holds their message), or failed and refunded.
  */
-export function PendingPictures({ jobs, heldImageIds, name, photo }: { jobs: Job[]; heldImageIds: ReadonlySet<string>; name: string; photo: string }) {
+export function PendingPictures({
+  jobs,
+  heldImageIds,
+  name,
+  photo,
+}: {
+  jobs: Job[];
+  heldImageIds: ReadonlySet<string>;
+  name: string;
+  photo: string;
+}) {
   const { t } = useTranslation();
-  const rows = jobs.flatMap((job) => job.tiles.filter((tile) => !heldImageIds.has(tile.imageId)).map((tile) => ({ job, tile })));
+  const rows = jobs.flatMap((job) =>
+    job.tiles.filter((tile) => !heldImageIds.has(tile.imageId)).map((tile) => ({ job, tile })),
+  );
   return (
     <>
       {rows.map(({ job, tile }) => (
@@ -152,7 +193,12 @@ export function PendingPictures({ jobs, heldImageIds, name, photo }: { jobs: Job
           <div className={styles.bubbleColumn}>
             <PendingTile tile={tile} name={name} />
             {tile.status === 'failed' && (
-              <button type="button" className={styles.toolButton} onClick={() => dispatchJobs({ type: 'jobDismissed', jobId: job.jobId })} aria-label={t('chat.dismiss')}>
+              <button
+                type="button"
+                className={styles.toolButton}
+                onClick={() => dispatchJobs({ type: 'jobDismissed', jobId: job.jobId })}
+                aria-label={t('chat.dismiss')}
+              >
                 <CloseIcon size={14} />
               </button>
             )}

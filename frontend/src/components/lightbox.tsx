@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import styles from '@/components/lightbox.module.css';
 import { Modal } from '@/components/modal';
-import styles from '@/features/images/components/images.module.css';
 import { mediaUrl } from '@/lib/media-url';
 
 export interface LightboxImage {
@@ -26,7 +26,14 @@ export function Lightbox({ image, caption, actions, illustration, onClose }: Lig
   const { t } = useTranslation('images');
   const { t: tApp } = useTranslation();
   return (
-    <Modal open={image !== null} onClose={onClose} title={caption || t('gallery.fullView')} closeLabel={tApp('common.close')} width={Math.min(900, window.innerWidth - 24)} testId="image-lightbox">
+    <Modal
+      open={image !== null}
+      onClose={onClose}
+      title={caption || t('gallery.fullView')}
+      closeLabel={tApp('common.close')}
+      width={Math.min(900, window.innerWidth - 24)}
+      testId="image-lightbox"
+    >
       {image && (
         <div className={styles.lightbox}>
           <img

@@ -74,7 +74,13 @@ export const GALLERY_PAGE_SIZE = 24;
  * Refusals a screen explains in place (bad data, content not allowed, unknown character, too
  * many jobs) and `needPay`, which it answers with the buy/upgrade offer card.
  */
-const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound, ApiCode.rateLimited, ApiCode.needPay];
+const EXPLAINED = [
+  ApiCode.paramError,
+  ApiCode.inputContentIllegal,
+  ApiCode.notFound,
+  ApiCode.rateLimited,
+  ApiCode.needPay,
+];
 
 /** POST image/getImageOptions: open to everyone; NSFW presets only when the viewer allows them. */
 export function getImageOptions() {
@@ -108,7 +114,11 @@ export function deleteImage(imageId: string) {
 
 /** POST image/shareImage: into (or out of) the public feed; the prompt is moderated again (10070). */
 export function shareImage(imageId: string, shared: boolean) {
-  return apiPost<GalleryImage>('/user/v1/image/shareImage', { imageId, shared }, { handledCodes: [ApiCode.inputContentIllegal] });
+  return apiPost<GalleryImage>(
+    '/user/v1/image/shareImage',
+    { imageId, shared },
+    { handledCodes: [ApiCode.inputContentIllegal] },
+  );
 }
 
 /** POST image/getFeed: the public feed, open to everyone, newest first. */
@@ -118,5 +128,9 @@ export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
 
 /** POST chat/requestPicture: one image of the conversation's character, priced like image/generate. */
 export function requestPicture(characterId: string, prompt?: string) {
-  return apiPost<JobStarted>('/user/v1/chat/requestPicture', { characterId, ...(prompt ? { prompt } : {}) }, { handledCodes: EXPLAINED });
+  return apiPost<JobStarted>(
+    '/user/v1/chat/requestPicture',
+    { characterId, ...(prompt ? { prompt } : {}) },
+    { handledCodes: EXPLAINED },
+  );
 }

@@ -60,7 +60,9 @@ function mergeParts(known: SpokenMessage | undefined, incoming: VoicePart[], com
 function resume(spoken: SpokenMessage | undefined, active: Playback): Playback | null {
   const has = spoken?.parts.some((part) => part.index === active.current) ?? false;
   if (has) return { ...active, phase: 'playing' };
-  const lastIndex = spoken?.parts.find((part) => part.last)?.index ?? (spoken?.complete ? Math.max(-1, ...spoken.parts.map((p) => p.index)) : null);
+  const lastIndex =
+    spoken?.parts.find((part) => part.last)?.index ??
+    (spoken?.complete ? Math.max(-1, ...spoken.parts.map((p) => p.index)) : null);
   // Past the last part: the message has been spoken.
   if (lastIndex !== null && active.current > lastIndex) return null;
   return { ...active, phase: active.phase === 'requesting' ? 'requesting' : 'waiting' };
@@ -93,7 +95,10 @@ export function voiceReducer(state: VoiceState, action: VoiceAction): VoiceState
     }
     case 'ended': {
       if (!mine || !active || active.current !== action.index) return state;
-      return { ...state, active: resume(state.spoken[action.messageId], { ...active, current: action.index + 1, phase: 'waiting' }) };
+      return {
+        ...state,
+        active: resume(state.spoken[action.messageId], { ...active, current: action.index + 1, phase: 'waiting' }),
+      };
     }
     case 'failed':
       if (!mine || !active) return state;

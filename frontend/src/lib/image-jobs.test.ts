@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EARLY_EVENTS_KEPT, EMPTY_JOBS, jobEnded, jobsReducer, jobSummary, type JobsAction, type JobsState } from '@/features/images/stores/image-jobs';
 import type { GalleryImage } from '@/lib/api-types';
+import {
+  EARLY_EVENTS_KEPT,
+  EMPTY_JOBS,
+  jobEnded,
+  jobsReducer,
+  jobSummary,
+  type JobsAction,
+  type JobsState,
+} from '@/lib/image-jobs';
 
 const image = (imageId: string, jobId = 'j1'): GalleryImage => ({
   imageId,
@@ -20,9 +28,18 @@ const image = (imageId: string, jobId = 'j1'): GalleryImage => ({
   shared: false,
   createdAt: 1,
 });
-const queued = (imageId: string, position: number, jobId = 'j1'): JobsAction => ({ event: 'imageQueued', data: { jobId, imageId, characterId: 'gf-001', position } });
-const progress = (imageId: string, value: number, jobId = 'j1'): JobsAction => ({ event: 'imageProgress', data: { jobId, imageId, progress: value } });
-const done = (imageId: string, jobId = 'j1'): JobsAction => ({ event: 'imageDone', data: { jobId, imageId, image: image(imageId, jobId) } });
+const queued = (imageId: string, position: number, jobId = 'j1'): JobsAction => ({
+  event: 'imageQueued',
+  data: { jobId, imageId, characterId: 'gf-001', position },
+});
+const progress = (imageId: string, value: number, jobId = 'j1'): JobsAction => ({
+  event: 'imageProgress',
+  data: { jobId, imageId, progress: value },
+});
+const done = (imageId: string, jobId = 'j1'): JobsAction => ({
+  event: 'imageDone',
+  data: { jobId, imageId, image: image(imageId, jobId) },
+});
 const failed = (imageId: string, reason: 'failed' | 'cancelled', jobId = 'j1'): JobsAction => ({
   event: 'imageFailed',
   data: { jobId, imageId, reason, code: reason === 'cancelled' ? null : 50000, msg: 'backend down', refunded: 20 },
@@ -58,7 +75,14 @@ describe('image job tiles', () => {
 
   it('shows a failed image with what was refunded, and a late progress event does not revive it', () => {
     const state = run([started, failed('a', 'failed'), progress('a', 0.9), done('b')]);
-    expect(state.jobs[0]!.tiles[0]).toEqual({ imageId: 'a', status: 'failed', reason: 'failed', code: 50000, msg: 'backend down', refunded: 20 });
+    expect(state.jobs[0]!.tiles[0]).toEqual({
+      imageId: 'a',
+      status: 'failed',
+      reason: 'failed',
+      code: 50000,
+      msg: 'backend down',
+      refunded: 20,
+    });
     expect(jobSummary(state.jobs[0]!)).toEqual({ done: 1, failed: 1, refunded: 20, running: 0 });
   });
 

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CharacterReportTarget } from '@/features/moderation/api/report-api';
-import styles from '@/features/moderation/components/card-menu.module.css';
-import { FlagIcon, MoreIcon } from '@/features/moderation/components/moderation-icons';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
+import styles from '@/components/card-menu.module.css';
+import { FlagIcon, MoreIcon } from '@/components/moderation-icons';
+import { ReportDialog } from '@/components/report-dialog';
 import { useRequireLogin } from '@/hooks/use-require-login';
+import type { CharacterReportTarget } from '@/lib/report-api';
 
 /** The "more" menu on a character card: Report (signed in; otherwise the login prompt). */
 export function CardMenu({ target }: { target: CharacterReportTarget }) {
@@ -17,7 +17,8 @@ export function CardMenu({ target }: { target: CharacterReportTarget }) {
   useEffect(() => {
     if (!open) return;
     const close = (event: MouseEvent | KeyboardEvent) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node))
+        setOpen(false);
     };
     document.addEventListener('mousedown', close);
     document.addEventListener('keydown', close);

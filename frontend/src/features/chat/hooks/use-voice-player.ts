@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
-import { speak } from '@/features/voice/api/voice-api';
-import { currentPart, EMPTY_VOICE, needsRequest, voiceReducer } from '@/features/voice/stores/voice-playback';
+import { speak } from '@/features/chat/api/voice-api';
+import { currentPart, EMPTY_VOICE, needsRequest, voiceReducer } from '@/features/chat/stores/voice-playback';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 

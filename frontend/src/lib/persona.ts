@@ -39,7 +39,11 @@ export function getPersonaList() {
 
 /** POST /user/v1/persona/setPersona: creates or replaces; answers it as stored. */
 export function setPersona(persona: UserPersona) {
-  const payload = { characterId: persona.characterId, name: persona.name.trim(), description: persona.description.trim() };
+  const payload = {
+    characterId: persona.characterId,
+    name: persona.name.trim(),
+    description: persona.description.trim(),
+  };
   return apiPost<UserPersona>('/user/v1/persona/setPersona', payload, { handledCodes: FORM_CODES });
 }
 

@@ -3,10 +3,16 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { LocalizedLink } from '@/components/localized-link';
 import { Modal } from '@/components/modal';
-import { REPORT_NOTE_MAX_CHARS, REPORT_REASONS, type ReportReason, type ReportTarget, reportContent } from '@/features/moderation/api/report-api';
-import styles from '@/features/moderation/components/report-dialog.module.css';
+import styles from '@/components/report-dialog.module.css';
 import { ApiCode } from '@/lib/api-types';
 import { notify } from '@/lib/notifications';
+import {
+  REPORT_NOTE_MAX_CHARS,
+  REPORT_REASONS,
+  type ReportReason,
+  type ReportTarget,
+  reportContent,
+} from '@/lib/report-api';
 import { ROUTES } from '@/lib/routes';
 
 export interface ReportDialogProps {
@@ -86,7 +92,14 @@ export function ReportDialog({ target, onClose }: ReportDialogProps) {
           <legend className="visually-hidden">{t('report.reasonLabel')}</legend>
           {REPORT_REASONS.map((code) => (
             <label key={code} className={`${styles.reason} ${reason === code ? styles.chosen : ''}`}>
-              <input type="radio" name="report-reason" value={code} checked={reason === code} onChange={() => setReason(code)} data-testid={`report-reason-${code}`} />
+              <input
+                type="radio"
+                name="report-reason"
+                value={code}
+                checked={reason === code}
+                onChange={() => setReason(code)}
+                data-testid={`report-reason-${code}`}
+              />
               <span>{t(`report.reasons.${code}`)}</span>
             </label>
           ))}

@@ -1,8 +1,8 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useVoicePlayer } from '@/features/voice/hooks/use-voice-player';
-import { buttonState } from '@/features/voice/stores/voice-playback';
+import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
+import { buttonState } from '@/features/chat/stores/voice-playback';
 import type { UserInfo } from '@/lib/api-types';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
 import { store } from '@/lib/store';
@@ -29,7 +29,13 @@ function Player() {
   return (
     <>
       <audio ref={audioRef} data-testid="audio" />
-      <button type="button" onClick={() => void toggle('m1')} data-testid="play" data-state={buttonState(state, 'm1')} data-failure={state.active?.failure?.code ?? ''} />
+      <button
+        type="button"
+        onClick={() => void toggle('m1')}
+        data-testid="play"
+        data-state={buttonState(state, 'm1')}
+        data-failure={state.active?.failure?.code ?? ''}
+      />
     </>
   );
 }
@@ -74,7 +80,9 @@ describe('useVoicePlayer', () => {
     const calls = renderPlayer({ code: 200, data: { messageId: 'm1', parts: [part(0)], complete: false, coin: 98 } });
     fireEvent.click(screen.getByTestId('play'));
     await waitFor(() => expect(played).toEqual(['/media/voice-m1-0']));
-    expect(calls.filter((c) => c.path === '/user/v1/voice/speak').map((c) => c.payload)).toEqual([{ characterId: 'gf-001', messageId: 'm1' }]);
+    expect(calls.filter((c) => c.path === '/user/v1/voice/speak').map((c) => c.payload)).toEqual([
+      { characterId: 'gf-001', messageId: 'm1' },
+    ]);
     expect(screen.getByTestId('play')).toHaveAttribute('data-state', 'playing');
 
     // Another character's parts are not this conversation's.
@@ -112,7 +120,13 @@ describe('useVoicePlayer', () => {
     renderPlayer({ code: 200, data: { messageId: 'm1', parts: [part(0)], complete: false, coin: 98 } });
     fireEvent.click(screen.getByTestId('play'));
     await waitFor(() => expect(played).toHaveLength(1));
-    socket.say('voiceFailed', { characterId: 'gf-001', messageId: 'm1', code: 50000, msg: 'synthesiser failed', refunded: 0 });
+    socket.say('voiceFailed', {
+      characterId: 'gf-001',
+      messageId: 'm1',
+      code: 50000,
+      msg: 'synthesiser failed',
+      refunded: 0,
+    });
     expect(screen.getByTestId('play')).toHaveAttribute('data-failure', '50000');
   });
 });

@@ -2,11 +2,11 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ReportDialog } from '@/features/moderation/components/report-dialog';
+import { ReportDialog } from '@/components/report-dialog';
 import { ApiCode } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
 import { store } from '@/lib/store';
-import en from '../../../../public/locales/en/translation.json';
+import en from '../../public/locales/en/translation.json';
 
 type Reply = { code: number; data?: unknown };
 
@@ -56,7 +56,12 @@ describe('ReportDialog', () => {
     fireEvent.change(screen.getByTestId('report-note'), { target: { value: '  rude  ' } });
     fireEvent.click(submit);
     await waitFor(() => expect(onClose).toHaveBeenCalled());
-    expect(await sent(fetchMock)).toEqual({ characterId: 'gf-001', messageId: '1700000000000000000', reason: 'harassment', note: 'rude' });
+    expect(await sent(fetchMock)).toEqual({
+      characterId: 'gf-001',
+      messageId: '1700000000000000000',
+      reason: 'harassment',
+      note: 'rude',
+    });
   });
 
   it('asks for a note when the reason is "something else", without calling the server', () => {

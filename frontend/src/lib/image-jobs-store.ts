@@ -6,8 +6,8 @@
  * have been missed: the newest gallery page fills in the images that were done meanwhile.
  */
 import { atom } from 'jotai';
-import { getGallery } from '@/features/images/api/images-api';
-import { EMPTY_JOBS, jobEnded, jobsReducer, type JobsAction, type JobsState } from '@/features/images/stores/image-jobs';
+import { EMPTY_JOBS, jobEnded, jobsReducer, type JobsAction, type JobsState } from '@/lib/image-jobs';
+import { getGallery } from '@/lib/images-api';
 import { onServerEvent } from '@/lib/realtime';
 import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';

@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { buttonState, currentPart, EMPTY_VOICE, needsRequest, voiceReducer, type VoiceAction, type VoiceState } from '@/features/voice/stores/voice-playback';
+import {
+  buttonState,
+  currentPart,
+  EMPTY_VOICE,
+  needsRequest,
+  voiceReducer,
+  type VoiceAction,
+  type VoiceState,
+} from '@/features/chat/stores/voice-playback';
 import type { VoicePart } from '@/lib/api-types';
 
-const part = (index: number, last = false): VoicePart => ({ index, url: `/media/voice-m1-${index}`, durationMs: 1200, last });
+const part = (index: number, last = false): VoicePart => ({
+  index,
+  url: `/media/voice-m1-${index}`,
+  durationMs: 1200,
+  last,
+});
 const run = (actions: VoiceAction[], from: VoiceState = EMPTY_VOICE) => actions.reduce(voiceReducer, from);
 
 describe('voice part sequencing', () => {

@@ -8,9 +8,8 @@ import {
   personaProblem,
   setPersona,
   type UserPersona,
-} from '@/features/settings/api/persona';
-import styles from '@/features/settings/components/settings-page.module.css';
-import own from '@/features/settings/components/persona.module.css';
+} from '@/lib/persona';
+import styles from '@/components/persona-form.module.css';
 import { ApiCode } from '@/lib/api-types';
 import { notify } from '@/lib/notifications';
 
@@ -113,7 +112,7 @@ export function PersonaForm({ characterId, stored, suggestedName, onChange, remo
       <label className={styles.field}>
         {t('descriptionLabel')}
         <textarea
-          className={own.textarea}
+          className={styles.textarea}
           value={description}
           placeholder={t('descriptionPlaceholder')}
           onChange={(event) => {
@@ -123,7 +122,7 @@ export function PersonaForm({ characterId, stored, suggestedName, onChange, remo
           data-testid={`${testId}-description`}
         />
       </label>
-      <span className={own.counter} aria-live="polite">
+      <span className={styles.counter} aria-live="polite">
         {t('charCount', { count: [...description.trim()].length, max: PERSONA_DESCRIPTION_MAX_LENGTH })}
       </span>
       {problem === 'description' && <p className={styles.fieldError}>{t('descriptionRule')}</p>}
@@ -132,13 +131,25 @@ export function PersonaForm({ characterId, stored, suggestedName, onChange, remo
           {error}
         </p>
       )}
-      <div className={own.buttons}>
+      <div className={styles.buttons}>
         {stored && (
-          <Button variant="secondary" size="small" onClick={() => void remove()} disabled={busy} data-testid={`${testId}-remove`}>
+          <Button
+            variant="secondary"
+            size="small"
+            onClick={() => void remove()}
+            disabled={busy}
+            data-testid={`${testId}-remove`}
+          >
             {removeLabel}
           </Button>
         )}
-        <Button type="submit" size="small" disabled={problem !== null || unchanged || busy} aria-busy={busy} data-testid={`${testId}-save`}>
+        <Button
+          type="submit"
+          size="small"
+          disabled={problem !== null || unchanged || busy}
+          aria-busy={busy}
+          data-testid={`${testId}-save`}
+        >
           {t('save')}
         </Button>
       </div>

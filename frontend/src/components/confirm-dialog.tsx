@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
+import styles from '@/components/confirm-dialog.module.css';
 import { Modal } from '@/components/modal';
-import styles from '@/features/chat/components/chat.module.css';
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -15,7 +15,7 @@ export interface ConfirmDialogProps {
   testId?: string;
 }
 
-/** Asks before something that cannot be undone (deleting a chat or a message). */
+/** Asks before something that cannot be undone (deleting a chat, a message, an image or a character). */
 export function ConfirmDialog({ open, title, text, confirmLabel, onConfirm, onClose, testId }: ConfirmDialogProps) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
@@ -36,7 +36,13 @@ export function ConfirmDialog({ open, title, text, confirmLabel, onConfirm, onCl
           <Button variant="secondary" size="small" onClick={onClose} disabled={busy}>
             {t('chat.cancel')}
           </Button>
-          <Button size="small" className={styles.dangerButton} onClick={() => void confirm()} disabled={busy} data-testid="confirm-button">
+          <Button
+            size="small"
+            className={styles.dangerButton}
+            onClick={() => void confirm()}
+            disabled={busy}
+            data-testid="confirm-button"
+          >
             {confirmLabel}
           </Button>
         </div>

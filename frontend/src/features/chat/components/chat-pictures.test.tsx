@@ -2,10 +2,10 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { Provider, useAtomValue } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PendingPictures, PictureDialog } from '@/features/images/components/chat-pictures';
-import { EMPTY_JOBS } from '@/features/images/stores/image-jobs';
-import { dispatchJobs, imageJobsAtom } from '@/features/images/stores/image-jobs-store';
+import { PendingPictures, PictureDialog } from '@/features/chat/components/chat-pictures';
 import type { UserInfo } from '@/lib/api-types';
+import { EMPTY_JOBS } from '@/lib/image-jobs';
+import { dispatchJobs, imageJobsAtom } from '@/lib/image-jobs-store';
 import { store } from '@/lib/store';
 import { userInfoAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
@@ -54,11 +54,19 @@ describe('a picture asked for in chat', () => {
     fireEvent.change(screen.getByTestId('picture-wish'), { target: { value: ' at the beach ' } });
     fireEvent.click(screen.getByTestId('picture-ask'));
     await waitFor(() => expect(closed).toBe(true));
-    expect(calls.find((c) => c.path === '/user/v1/chat/requestPicture')?.payload).toEqual({ characterId: 'gf-001', prompt: 'at the beach' });
+    expect(calls.find((c) => c.path === '/user/v1/chat/requestPicture')?.payload).toEqual({
+      characterId: 'gf-001',
+      prompt: 'at the beach',
+    });
     expect(store.get(imageJobsAtom).jobs).toMatchObject([{ jobId: 'j7', origin: { chat: 'gf-001' } }]);
     expect(screen.getByTestId('picture-pending')).toHaveTextContent('Mia is taking a picture for you');
 
-    act(() => dispatchJobs({ event: 'imageFailed', data: { jobId: 'j7', imageId: 'p1', reason: 'timedOut', code: 50000, msg: 'slow', refunded: 20 } }));
+    act(() =>
+      dispatchJobs({
+        event: 'imageFailed',
+        data: { jobId: 'j7', imageId: 'p1', reason: 'timedOut', code: 50000, msg: 'slow', refunded: 20 },
+      }),
+    );
     expect(screen.getByTestId('picture-failed')).toHaveTextContent('Took too long · 2 tokens refunded');
   });
 
