@@ -32,5 +32,9 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
+    // A test's own waits (findBy…, waitFor) carry its expectations; the per-test limit only
+    // stops a hung test. At vitest's 5 s, a journey through lazily loaded pages (487 ms
+    // alone) timed out while the machine's two cores also compiled Rust.
+    testTimeout: 20_000,
   },
 });
