@@ -6,9 +6,13 @@
 //! - the waiting room holds at most `waiting` replies, all users together;
 //! - a free slot goes to the waiting reply that ranks first by, in order: (1) how many
 //!   *other* replies its user holds (running or waiting): a user's only reply goes before
-//!   anyone's second; (2) how many replies its user had started recently (a count that
-//!   halves every `RECENT_HALF_LIFE`): a user's first reply in a while goes before the
-//!   reply of someone served a moment ago; (3) arrival;
+//!   anyone's second; (2) how many replies its user had started *or had refused* recently
+//!   (a count that halves every `RECENT_HALF_LIFE`): a user's first reply in a while goes
+//!   before the reply of someone served a moment ago, and a user who sends again at every
+//!   refusal ranks after everyone asking once (counted by replies started only, twelve
+//!   flooders each given a few replies ranked before a user who had chatted a lot just
+//!   before, whose first token so waited 48 s: BENCHMARKS.md "Many accounts flooding the
+//!   model"); (3) arrival;
 //! - a reply arriving at a full waiting room takes the place of the waiting reply that ranks
 //!   last, when it ranks before it; that one is refused as the model being busy (its user
 //!   gets the free message back, as for any reply the model did not write).
@@ -146,6 +150,7 @@ impl Schedule {
     pub fn admit(&mut self, user_id: &UserId, now: Instant) -> Admit {
         let held = self.held_by(user_id);
         if held >= self.limits.per_user {
+            self.asked(user_id, now);
             return Admit::Refused(Refused::UserBusy);
         }
         if self.free > 0 && self.waiting.is_empty() {
@@ -156,7 +161,10 @@ impl Schedule {
         }
         let mut evicted = None;
         match self.room_for(user_id, now) {
-            Err(refused) => return Admit::Refused(refused),
+            Err(refused) => {
+                self.asked(user_id, now);
+                return Admit::Refused(refused);
+            }
             Ok(None) => {}
             Ok(Some(at)) => {
                 let out = self.waiting.remove(at);
@@ -171,16 +179,21 @@ impl Schedule {
         Admit::Wait { ticket, evicted }
     }
 
-    /// Whether a reply of `user_id` would be let in now (run or wait), changing nothing: a
-    /// send the engine would refuse is refused before its message is stored.
-    pub fn would_admit(&self, user_id: &UserId, now: Instant) -> Result<(), Refused> {
-        if self.held_by(user_id) >= self.limits.per_user {
-            return Err(Refused::UserBusy);
+    /// Whether a reply of `user_id` would be let in now (run or wait), taking no place: a
+    /// send the engine would refuse is refused before its message is stored. A refusal
+    /// here counts against the user's rank like one in `admit` (`asked`).
+    pub fn would_admit(&mut self, user_id: &UserId, now: Instant) -> Result<(), Refused> {
+        let answer = if self.held_by(user_id) >= self.limits.per_user {
+            Err(Refused::UserBusy)
+        } else if self.free > 0 && self.waiting.is_empty() {
+            Ok(())
+        } else {
+            self.room_for(user_id, now).map(|_| ())
+        };
+        if answer.is_err() {
+            self.asked(user_id, now);
         }
-        if self.free > 0 && self.waiting.is_empty() {
-            return Ok(());
-        }
-        self.room_for(user_id, now).map(|_| ())
+        answer
     }
 
     /// Room in the waiting room for a reply of `user_id`: free room (`None`), the place of
@@ -251,6 +264,12 @@ impl Schedule {
 
     fn recent_of(&self, user_id: &UserId, now: Instant) -> f64 {
         self.recent.get(user_id).map_or(0.0, |recent| recent.now(now))
+    }
+
+    /// A reply of `user_id` was refused: it counts as asked for, like one started, so that
+    /// a user sending again at every refusal ranks after one who asks once.
+    fn asked(&mut self, user_id: &UserId, now: Instant) {
+        self.started(user_id, now);
     }
 
     fn started(&mut self, user_id: &UserId, now: Instant) {
@@ -581,6 +600,51 @@ mod tests {
         let done = running.pop_front().unwrap_or_else(|| panic!("four replies run"));
         schedule.finish(&done);
         assert_eq!(schedule.start_next(now), Some((ticket, newcomer)), "the newcomer's reply starts next");
+    }
+
+    /// Issue 28's bench: a user who chats often (thirty replies just before the flood) asks
+    /// while twelve users flood, each sending again the moment a send is refused. Counted by
+    /// replies started alone, the flooders (a few each) ranked first and the user's first
+    /// token waited 48 s; a refused send counts as asked for, so the users hammering the
+    /// door rank after the one asking once, and its reply starts at the next free slot.
+    #[test]
+    fn a_chatty_user_goes_before_flooders_who_resend_when_refused() {
+        let t0 = Instant::now();
+        let mut schedule = Schedule::new(FairLimits { slots: 4, waiting: 16, per_user: 2 });
+        let chatty = user("uChatty001");
+        for _ in 0..30 {
+            assert_eq!(schedule.admit(&chatty, t0), Admit::Run);
+            schedule.finish(&chatty);
+        }
+        let flooders: Vec<UserId> = (0..12).map(|n| user(&format!("uFlood{n:04}"))).collect();
+        let mut running = std::collections::VecDeque::new();
+        let flood = |schedule: &mut Schedule, running: &mut std::collections::VecDeque<UserId>, now| {
+            for flooder in &flooders {
+                // Three sends a second each, as the clients send again on every refusal.
+                for _ in 0..3 {
+                    if schedule.would_admit(flooder, now).is_ok() && schedule.admit(flooder, now) == Admit::Run {
+                        running.push_back(flooder.clone());
+                    }
+                }
+            }
+        };
+        let flood_starts = t0 + Duration::from_secs(10);
+        flood(&mut schedule, &mut running, flood_starts);
+        for second in 1..=60 {
+            let now = flood_starts + Duration::from_secs(second);
+            let done = running.pop_front().unwrap_or_else(|| panic!("four replies run"));
+            schedule.finish(&done);
+            if let Some((_, started)) = schedule.start_next(now) {
+                running.push_back(started);
+            }
+            flood(&mut schedule, &mut running, now);
+        }
+        let now = flood_starts + Duration::from_secs(61);
+        assert!(schedule.would_admit(&chatty, now).is_ok(), "the chatty user is let in");
+        let Admit::Wait { ticket, .. } = schedule.admit(&chatty, now) else { panic!("the chatty user waits") };
+        let done = running.pop_front().unwrap_or_else(|| panic!("four replies run"));
+        schedule.finish(&done);
+        assert_eq!(schedule.start_next(now), Some((ticket, chatty)), "the chatty user's reply starts next");
     }
 
     /// Among users who each hold one waiting reply, the one served longest ago (its count
