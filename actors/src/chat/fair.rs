@@ -323,6 +323,11 @@ impl FairQueue {
                 Admit::Run => return Ok(Slot { queue: self.clone(), user_id: user_id.clone() }),
                 Admit::Refused(refused) => return Err(refused),
                 Admit::Wait { ticket, evicted } => {
+                    tracing::debug!(
+                        user = %user_id, ticket, held = state.schedule.held_by(user_id),
+                        recent = state.schedule.recent_of(user_id, Instant::now()),
+                        waiting = state.schedule.waiting.len(), "a reply waits for the model"
+                    );
                     // Dropping the pushed-out reply's sender tells its waiter.
                     if let Some(evicted) = evicted {
                         state.senders.remove(&evicted);
@@ -335,8 +340,10 @@ impl FairQueue {
         };
         // Counted as held from here: if this wait is abandoned, `Waiting` gives it back.
         let mut waiting = Waiting { queue: self.clone(), user_id: user_id.clone(), ticket, receiver, settled: false };
+        let asked = Instant::now();
         let turn = (&mut waiting.receiver).await;
         waiting.settled = true;
+        tracing::debug!(user = %user_id, ticket, waited_ms = asked.elapsed().as_millis() as u64, started = turn.is_ok(), "a waiting reply's turn");
         match turn {
             Ok(()) => Ok(Slot { queue: self.clone(), user_id: user_id.clone() }),
             // Pushed out of a full waiting room (the schedule gave its count back).
