@@ -13,6 +13,8 @@ import { signInByMail } from './support/sign-in.mjs';
 
 const RUN = Date.now().toString(36);
 const REPLY_TIMEOUT_MS = 90_000;
+// The user's own message: the small model sometimes quotes it back in its reply.
+const USER_MESSAGE = '[data-testid="chat-message"][data-speaker="user"]';
 /** A card whose greeting has the emphasis roleplay writes, and HTML that must stay text. */
 const GREETING =
   '*She looks up from the chart and smiles.* **Welcome aboard**, {{user}}. _Mind the ropes._ <b>not bold</b>';
@@ -168,7 +170,7 @@ async function journey(name, options) {
       soFar.length > 0 && plain(done.data.message.content).startsWith(soFar),
       `"${soFar}" is not the start of "${done.data.message.content}"`,
     );
-    await reloaded.getByTestId('chat-message').filter({ hasText: text }).waitFor();
+    await reloaded.locator(USER_MESSAGE).filter({ hasText: text }).waitFor();
     await reloaded.close();
 
     // Written to, it is a chat: listed.
@@ -178,9 +180,9 @@ async function journey(name, options) {
     const other = await context.newPage();
     other.on('pageerror', (error) => errors.push(error.message));
     await other.goto(`/chat/${characterId}`);
-    const mineThere = other.getByTestId('chat-message').filter({ hasText: text });
+    const mineThere = other.locator(USER_MESSAGE).filter({ hasText: text });
     await mineThere.waitFor();
-    const mine = page.getByTestId('chat-message').filter({ hasText: text });
+    const mine = page.locator(USER_MESSAGE).filter({ hasText: text });
     // Touch screens show a message's tools; a mouse finds them on hover.
     if (!phone) await mine.hover();
     await mine.getByRole('button', { name: 'Delete message' }).click();
