@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::cluster::{Socket, make_user};
+use crate::fakes::held_model::HeldModel;
 use crate::helpers::{TestApp, spawn_app_env};
 
 #[path = "../../../ai/tests/support/llama_server.rs"]
@@ -285,19 +286,9 @@ async fn memories_are_extracted_by_the_model_and_can_be_added_edited_and_deleted
     println!("extracted: {}", listed.data);
     assert_eq!(saved["data"]["added"].as_u64().unwrap() as usize, listed.data.as_array().unwrap().len());
 
-    // On demand ("save memories"), asked twice: the second joins the running extraction.
-    // The socket keeps serving while the model works: a ping is answered before it ends.
-    act(&mut socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
-    act(&mut socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
-    act(&mut socket, "ping", json!({})).await;
-    let mut seen = Vec::new();
-    while !seen.contains(&"memorySaved".to_owned()) {
-        let event = socket.next_event(REPLY).await.expect("extraction on demand ended");
-        seen.push(event["event"].as_str().unwrap_or_default().to_owned());
-    }
-    // `pong` and `memorySaving` travel different paths, so either may come first.
-    seen.sort();
-    assert_eq!(seen, ["memorySaved", "memorySaving", "pong"], "one extraction, and the ping answered meanwhile");
+    // On demand ("save memories"): nothing new in the same messages, so nothing is added.
+    let again = save_memories(&mut socket).await;
+    assert_eq!(again["data"]["added"], 0, "{again}");
 
     // The memories panel: add, edit, delete.
     let added = app
@@ -328,6 +319,47 @@ async fn memories_are_extracted_by_the_model_and_can_be_added_edited_and_deleted
         .await
         .0;
     assert!(listed.data.as_array().unwrap().iter().all(|m| m["content"] != "Ann loves jazz and blues"));
+}
+
+/// "Save memories" asked twice while the model works runs one extraction: the second joins
+/// it. And the socket keeps serving meanwhile. The extraction is held at a loopback model
+/// until the test lets it go, so this holds on a machine of any speed (on a fast one the
+/// embedded model's extraction once ended before the ping was answered).
+#[actix_rt::test]
+async fn saving_memories_twice_while_the_model_works_runs_one_extraction_and_the_socket_keeps_serving() {
+    let model = HeldModel::start().await;
+    let (_app, _, _voucher, mut socket) = chat_app(&[
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", &model.base),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "held"),
+    ])
+    .await;
+    send(&mut socket, FREE_CHARACTER, "My name is Ann and I work as a nurse.").await;
+    model.a_request_is_held(REPLY).await;
+    model.release_one();
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+
+    act(&mut socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
+    model.a_request_is_held(REPLY).await;
+    act(&mut socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
+    act(&mut socket, "ping", json!({})).await;
+    let mut before_release = Vec::new();
+    while !before_release.contains(&"pong".to_owned()) {
+        let event = socket.next_event(REPLY).await.expect("the ping was answered while the model worked");
+        before_release.push(event["event"].as_str().unwrap_or_default().to_owned());
+    }
+    assert!(!before_release.contains(&"memorySaved".to_owned()), "{before_release:?}");
+    model.release_all();
+    let mut seen = before_release;
+    while !seen.contains(&"memorySaved".to_owned()) {
+        let event = socket.next_event(REPLY).await.expect("the extraction ended");
+        seen.push(event["event"].as_str().unwrap_or_default().to_owned());
+    }
+    seen.sort();
+    assert_eq!(seen, ["memorySaved", "memorySaving", "pong"], "one extraction, and the ping answered meanwhile");
+    // The reply and one extraction: the second "save memories" asked nothing of the model.
+    assert_eq!(model.requests(), 2);
 }
 
 /// The contents of a `memorySaved` event's memories.

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::chat::{FREE_CHARACTER, contents, messages, send};
 use crate::cluster::{Socket, make_user};
+use crate::fakes::held_model::HeldModel;
 use crate::helpers::{TestApp, spawn_app_env};
 
 const ANSWER: Duration = Duration::from_secs(30);
@@ -102,50 +103,6 @@ async fn refused_sends_from_several_users_on_one_address_are_rate_limited() {
     assert_eq!(fresh.wait_for("pong", ANSWER).await.map(|_| "pong"), Some("pong"));
 }
 
-/// A loopback OpenAI-compatible model whose replies wait until the test lets them go, so a
-/// reply can be held at the model for as long as a test needs, without timing.
-struct HeldModel {
-    base: String,
-    arrived: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<()>>,
-    release: tokio::sync::watch::Sender<bool>,
-}
-
-impl HeldModel {
-    async fn start() -> Self {
-        let (arrive, arrived) = tokio::sync::mpsc::unbounded_channel::<()>();
-        let (release, released) = tokio::sync::watch::channel(false);
-        let server = actix_web::HttpServer::new(move || {
-            let (arrive, released) = (arrive.clone(), released.clone());
-            actix_web::App::new().route(
-                "/v1/chat/completions",
-                actix_web::web::post().to(move || {
-                    let (arrive, mut released) = (arrive.clone(), released.clone());
-                    async move {
-                        let _ = arrive.send(());
-                        let _ = released.wait_for(|go| *go).await;
-                        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello.\"}}]}\n\n\
-                                    data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
-                                    data: [DONE]\n\n";
-                        actix_web::HttpResponse::Ok().content_type("text/event-stream").body(body)
-                    }
-                }),
-            )
-        })
-        .workers(1)
-        .bind(("127.0.0.1", 0))
-        .unwrap();
-        let port = server.addrs()[0].port();
-        actix_rt::spawn(server.run());
-        Self { base: format!("http://127.0.0.1:{port}/v1"), arrived: tokio::sync::Mutex::new(arrived), release }
-    }
-
-    /// Waits until a reply is asked of the model (and held there).
-    async fn a_reply_is_held(&self) {
-        let arrived = tokio::time::timeout(ANSWER, self.arrived.lock().await.recv()).await;
-        assert!(matches!(arrived, Ok(Some(()))), "no reply reached the model");
-    }
-}
-
 /// The door check: a send the model would refuse now (its user already holds as many
 /// replies as `chat.replies_per_user` allows) is refused before anything of it is stored,
 /// rather than its message being kept and the reply refused after (issue 28: every one of
@@ -170,10 +127,10 @@ async fn a_send_the_model_would_refuse_is_refused_before_its_message_is_stored()
     socket.wait_for("hello", Duration::from_secs(10)).await.expect("hello");
 
     assert_eq!(send_and_answer(&mut socket, "gf-001").await, "accepted");
-    model.a_reply_is_held().await;
+    model.a_request_is_held(ANSWER).await;
     // The user's one reply is at the model: a send to another character is refused at the door.
     assert_eq!(send_and_answer(&mut socket, FREE_CHARACTER).await, "10003", "refused before it was stored");
     let stored = contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await);
     assert!(!stored.iter().any(|m| m == "Hello there"), "the refused message was not kept: {stored:?}");
-    let _ = model.release.send(true);
+    model.release_all();
 }

@@ -1,9 +1,12 @@
-//! Loopback payment processors that follow their published protocols (signatures
-//! included: PayPal, NOWPayments, zPay, the hosted adapter's bridge), each an in-process HTTP server on 127.0.0.1:0, and `CallbackReceiver`, the
+//! Loopback stand-ins for the services that cannot run here, each an in-process HTTP server
+//! on 127.0.0.1:0 following its published protocol: payment processors (signatures
+//! included: PayPal, NOWPayments, zPay, the hosted adapter's bridge), OpenAI-compatible chat
+//! models (`chat_api`, `held_model`) and speech services; and `CallbackReceiver`, the
 //! stand-in for the server's callback route: it hands what arrives, untouched, to a real
 //! provider's `verify_callback` and answers what the provider says.
 
 pub mod chat_api;
+pub mod held_model;
 pub mod hosted;
 pub mod nowpayments;
 pub mod paypal;
