@@ -132,8 +132,22 @@ prepared_statements_cache_size: 128MiB
 write_request_timeout: 10000ms
 cas_contention_timeout: 10000ms
 YAML
+  # Without a logback configuration Cassandra logs at DEBUG, and every schema change then
+  # writes the metadata of every keyspace: with a keyspace per test that grew quadratically
+  # (59 MB after ten keyspaces) and took CPU from the tests. Warnings and errors are kept.
+  cat >"$dir/logback.xml" <<'XML'
+<configuration>
+  <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="STDOUT"/></root>
+</configuration>
+XML
   cassandra_log "starting Cassandra $CASSANDRA_VERSION on 127.0.0.1:$port (data in $dir)"
-  # Single node on loopback: no ring delay, no waiting for gossip to settle.
+  # Single node on loopback: no ring delay, no waiting for gossip to settle; the system
+  # tables (where schema changes go) are written without waiting for the disk, as
+  # Cassandra's own test suites run (`cassandra.unsafesystem`): a test node's data is
+  # thrown away with it.
   nohup java -Xms2g -Xmx4g -XX:+UseG1GC -XX:MaxGCPauseMillis=300 -Xss512k \
     "${CASSANDRA_JVM17_FLAGS[@]}" \
     -Dcassandra.config="file://$dir/cassandra.yaml" \
@@ -143,6 +157,8 @@ YAML
     -Dcassandra.skip_wait_for_gossip_to_settle=0 \
     -Dcassandra.ring_delay_ms=0 \
     -Dcassandra.initial_token=0 \
+    -Dlogback.configurationFile="file://$dir/logback.xml" \
+    -Dcassandra.unsafesystem=true \
     -Dcassandra.jmx.local.port="$((port + 20000))" \
     -cp "$lib/*" org.apache.cassandra.service.CassandraDaemon \
     >"$dir/logs/stdout.log" 2>&1 &
