@@ -225,46 +225,18 @@ impl Handler<Continue> for CharacterActor {
                 }
             };
             let parent = newest_reply(window).map(|(_, parent)| parent.message_id);
-            let (turn, cancel) = match actor.claim(&chatter.user_id) {
-                Ok(claimed) => claimed,
-                Err(error) => return ready(Err(error)),
-            };
             let (engine, character_id, user) =
                 (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
-            Box::pin(actor.take_credit(&chatter, &character).then(move |credit, actor, _| {
-                let took_credit = match credit {
-                    Ok(took) => took,
-                    Err(error) => {
-                        actor.release(&chatter.user_id, turn);
-                        return ready(Err(error));
-                    }
-                };
-                Box::pin(
-                    async move {
-                        let Some(parent) = parent else { return Ok(None) };
-                        let versions = engine.store().alternatives.alternatives(&user, &character_id, parent).await?;
-                        Ok::<_, ChatError>(versions.as_ref().map(SwipeView::of))
-                    }
-                    .into_actor(actor)
-                    .map(move |swipes, actor, ctx| {
-                        let swipes = match swipes {
-                            Ok(swipes) => swipes,
-                            Err(error) => {
-                                actor.release(&chatter.user_id, turn);
-                                if took_credit {
-                                    actor.give_back_credit(ctx, &chatter);
-                                }
-                                return Err(error);
-                            }
-                        };
-                        // Only versions worth showing travel to clients; the index is
-                        // kept either way so the continued text reaches its version.
-                        let writing = Writing::Continuation { message: reply, parent, swipes };
-                        actor.spawn_reply(ctx, chatter, character, turn, cancel, writing);
-                        Ok(())
-                    }),
-                )
-            }))
+            let versions = async move {
+                let Some(parent) = parent else { return Ok(None) };
+                let versions = engine.store().alternatives.alternatives(&user, &character_id, parent).await?;
+                Ok::<_, ChatError>(versions.as_ref().map(SwipeView::of))
+            };
+            actor.paid_turn(chatter, character, versions, move |actor, ctx, turn, swipes| {
+                // Only versions worth showing travel to clients; the index is kept either
+                // way so the continued text reaches its version.
+                turn.start_reply(actor, ctx, Writing::Continuation { message: reply, parent, swipes });
+            })
         })
     }
 }

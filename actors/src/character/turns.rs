@@ -69,6 +69,22 @@ pub(super) struct ReplyEnded {
     recalled: Option<RecalledView>,
 }
 
+/// A turn whose slot is claimed and whose credit is taken (`paid_turn`): what starting
+/// its reply needs.
+pub(super) struct ClaimedTurn {
+    pub chatter: Chatter,
+    pub character: Character,
+    pub turn: u64,
+    pub cancel: CancellationToken,
+}
+
+impl ClaimedTurn {
+    /// Starts the model on the turn's reply (`spawn_reply`).
+    pub fn start_reply(self, actor: &mut CharacterActor, ctx: &mut Context<CharacterActor>, writing: Writing) {
+        actor.spawn_reply(ctx, self.chatter, self.character, self.turn, self.cancel, writing);
+    }
+}
+
 impl CharacterActor {
     /// Claims the pair's reply slot, or says a reply is running.
     pub(super) fn claim(&mut self, user_id: &UserId) -> Result<(u64, CancellationToken), ChatError> {
@@ -90,6 +106,44 @@ impl CharacterActor {
         {
             pair.reply = None;
         }
+    }
+
+    /// A paid turn, as sending, writing again and continuing all run it: the pair's reply
+    /// slot claimed, the credit taken (one of the day's free messages for a free user), then
+    /// `prepare`, the turn's own store work (a future does nothing until polled, so it runs
+    /// only once the credit is taken). If the credit or `prepare` fails, the slot is
+    /// released and the credit given back; else `start` gets the claimed turn and what
+    /// `prepare` made, and starts the reply.
+    pub(super) fn paid_turn<P: 'static, R: 'static>(
+        &mut self,
+        chatter: Chatter,
+        character: Character,
+        prepare: impl Future<Output = Result<P, ChatError>> + 'static,
+        start: impl FnOnce(&mut Self, &mut Context<Self>, ClaimedTurn, P) -> R + 'static,
+    ) -> ResponseActFuture<Self, Result<R, ChatError>> {
+        let (turn, cancel) = match self.claim(&chatter.user_id) {
+            Ok(claimed) => claimed,
+            Err(error) => return ready(Err(error)),
+        };
+        Box::pin(self.take_credit(&chatter, &character).then(move |credit, actor, _| {
+            let took_credit = match credit {
+                Ok(took) => took,
+                Err(error) => {
+                    actor.release(&chatter.user_id, turn);
+                    return ready(Err(error));
+                }
+            };
+            Box::pin(prepare.into_actor(actor).map(move |prepared, actor, ctx| match prepared {
+                Ok(prepared) => Ok(start(actor, ctx, ClaimedTurn { chatter, character, turn, cancel }, prepared)),
+                Err(error) => {
+                    actor.release(&chatter.user_id, turn);
+                    if took_credit {
+                        actor.give_back_credit(ctx, &chatter);
+                    }
+                    Err(error)
+                }
+            }))
+        }))
     }
 
     /// Free users pay for a message with one of the day's free messages; paid users write
@@ -241,10 +295,6 @@ impl Handler<Send> for CharacterActor {
             if let Err(refusal) = moderator.check_rules(Surface::ChatMessage, Some(&chatter.user_id), text.as_str()) {
                 return ready(Err(ChatError::Refused(refusal)));
             }
-            let (turn, cancel) = match actor.claim(&chatter.user_id) {
-                Ok(claimed) => claimed,
-                Err(error) => return ready(Err(error)),
-            };
             let message = StoredMessage {
                 message_id: new_entry_id(),
                 speaker: Speaker::User,
@@ -254,44 +304,21 @@ impl Handler<Send> for CharacterActor {
             let (engine, character_id, user) =
                 (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
             let stored = message.clone();
-            Box::pin(actor.take_credit(&chatter, &character).then(move |credit, actor, _| {
-                let took_credit = match credit {
-                    Ok(took) => took,
-                    Err(error) => {
-                        actor.release(&chatter.user_id, turn);
-                        return ready(Err(error));
-                    }
-                };
-                Box::pin(
-                    async move { engine.store().conversations.append(&user, &character_id, stored).await }
-                        .into_actor(actor)
-                        .map(move |appended, actor, ctx| {
-                            if let Err(error) = appended {
-                                actor.release(&chatter.user_id, turn);
-                                if took_credit {
-                                    actor.give_back_credit(ctx, &chatter);
-                                }
-                                return Err(ChatError::from(error));
-                            }
-                            if let Some(window) = actor.pair(&chatter.user_id).window.as_mut() {
-                                window.push(message.clone());
-                            }
-                            let view = MessageView::from(&message);
-                            actor.publish(
-                                ctx,
-                                &chatter.user_id,
-                                ServerEvent::ChatMessage {
-                                    character_id: actor.character_id.clone(),
-                                    message: view.clone(),
-                                },
-                            );
-                            actor.changed_elsewhere(ctx, &chatter.user_id);
-                            actor.engine.metrics().observe(Phase::Accept, started.elapsed());
-                            actor.spawn_reply(ctx, chatter, character, turn, cancel, Writing::Reply);
-                            Ok(view)
-                        }),
-                )
-            }))
+            let append = async move { Ok(engine.store().conversations.append(&user, &character_id, stored).await?) };
+            actor.paid_turn(chatter, character, append, move |actor, ctx, turn, ()| {
+                let user_id = turn.chatter.user_id.clone();
+                if let Some(window) = actor.pair(&user_id).window.as_mut() {
+                    window.push(message.clone());
+                }
+                let view = MessageView::from(&message);
+                let event =
+                    ServerEvent::ChatMessage { character_id: actor.character_id.clone(), message: view.clone() };
+                actor.publish(ctx, &user_id, event);
+                actor.changed_elsewhere(ctx, &user_id);
+                actor.engine.metrics().observe(Phase::Accept, started.elapsed());
+                turn.start_reply(actor, ctx, Writing::Reply);
+                view
+            })
         })
     }
 }
@@ -332,60 +359,33 @@ impl Handler<Regenerate> for CharacterActor {
                     )));
                 }
             };
-            let (turn, cancel) = match actor.claim(&chatter.user_id) {
-                Ok(claimed) => claimed,
-                Err(error) => return ready(Err(error)),
-            };
             let (engine, character_id, user) =
                 (actor.engine.clone(), actor.character_id.clone(), chatter.user_id.clone());
-            Box::pin(actor.take_credit(&chatter, &character).then(move |credit, actor, _| {
-                let took_credit = match credit {
-                    Ok(took) => took,
-                    Err(error) => {
-                        actor.release(&chatter.user_id, turn);
-                        return ready(Err(error));
+            let replaced = to_delete.clone();
+            let delete = async move {
+                if let Some(reply) = &replaced {
+                    // Kept as a version before it leaves the conversation.
+                    keep_version(&engine, &user, &character_id, parent, reply).await?;
+                    let reply_id = reply.message_id;
+                    engine.store().conversations.delete_messages(&user, &character_id, &[reply_id]).await?;
+                }
+                Ok::<_, ChatError>(())
+            };
+            actor.paid_turn(chatter, character, delete, move |actor, ctx, turn, ()| {
+                let user_id = turn.chatter.user_id.clone();
+                if let Some(reply_id) = to_delete.as_ref().map(|reply| reply.message_id) {
+                    if let Some(window) = actor.pair(&user_id).window.as_mut() {
+                        window.messages.retain(|m| m.message_id != reply_id);
                     }
-                };
-                let replaced = to_delete.clone();
-                Box::pin(
-                    async move {
-                        if let Some(reply) = &replaced {
-                            // Kept as a version before it leaves the conversation.
-                            keep_version(&engine, &user, &character_id, parent, reply).await?;
-                            let reply_id = reply.message_id;
-                            engine.store().conversations.delete_messages(&user, &character_id, &[reply_id]).await?;
-                        }
-                        Ok::<_, ChatError>(())
-                    }
-                    .into_actor(actor)
-                    .map(move |deleted, actor, ctx| {
-                        if let Err(error) = deleted {
-                            actor.release(&chatter.user_id, turn);
-                            if took_credit {
-                                actor.give_back_credit(ctx, &chatter);
-                            }
-                            return Err(error);
-                        }
-                        if let Some(reply_id) = to_delete.as_ref().map(|reply| reply.message_id) {
-                            if let Some(window) = actor.pair(&chatter.user_id).window.as_mut() {
-                                window.messages.retain(|m| m.message_id != reply_id);
-                            }
-                            actor.publish(
-                                ctx,
-                                &chatter.user_id,
-                                ServerEvent::ChatMessageDeleted {
-                                    character_id: actor.character_id.clone(),
-                                    message_ids: vec![reply_id],
-                                },
-                            );
-                            actor.changed_elsewhere(ctx, &chatter.user_id);
-                        }
-                        let writing = Writing::Version { parent, replaced: to_delete };
-                        actor.spawn_reply(ctx, chatter, character, turn, cancel, writing);
-                        Ok(())
-                    }),
-                )
-            }))
+                    let event = ServerEvent::ChatMessageDeleted {
+                        character_id: actor.character_id.clone(),
+                        message_ids: vec![reply_id],
+                    };
+                    actor.publish(ctx, &user_id, event);
+                    actor.changed_elsewhere(ctx, &user_id);
+                }
+                turn.start_reply(actor, ctx, Writing::Version { parent, replaced: to_delete });
+            })
         })
     }
 }
