@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use amora_actors::bus::{BusMessage, Delivery, EventBus};
-use amora_actors::events::ServerEvent;
+use amora_actors::wire::events::ServerEvent;
 use amora_domain::account::UserId;
 use amora_domain::money::Coins;
 

@@ -24,9 +24,10 @@ use amora_store::{LedgerOutcome, PaymentClaimKind, Reversal, Store, StoreError};
 use prometheus::{IntCounterVec, Opts};
 
 use crate::bus::{EventBus, UserNotice};
-use crate::events::ServerEvent;
-use crate::registry::{Registry, UserAddr};
+use crate::registry::Registry;
+use crate::user::UserAddr;
 use crate::user::{Credit, Debit};
+use crate::wire::events::ServerEvent;
 
 /// One product's price and what it gives.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::events::Frame;
+use crate::wire::events::Frame;
 
 const CHANNEL: &str = "amora:events";
 /// A publish never holds up the request that caused it for longer than this.

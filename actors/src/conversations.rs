@@ -15,17 +15,18 @@ use amora_domain::viewer::Viewer;
 use amora_store::Memory;
 use serde::Serialize;
 
-use crate::actions::ClientAction;
 use crate::character::{
-    AddMemory, AddPicture, CharacterActor, ChooseGreeting, Continue, DeleteConversation, DeleteMemory, DeleteMessage,
-    EditMessage, FindMessage, History, Memories, NewestSwipes, PinMemory, Regenerate, ReplyInFlight, SaveMemories,
-    Send, StopReply, Swipe, UpdateMemory,
+    AddMemory, AddPicture, CharacterActor, CharacterAddr, ChooseGreeting, Continue, DeleteConversation, DeleteMemory,
+    DeleteMessage, EditMessage, FindMessage, History, Memories, NewestSwipes, PinMemory, Regenerate, ReplyInFlight,
+    SaveMemories, Send, StopReply, Swipe, UpdateMemory,
 };
-use crate::chat::{ChatEngine, ChatError, Chatter, MemoryView, MessageView};
-use crate::events::ServerEvent;
+use crate::chat::{ChatEngine, ChatError, Chatter};
 use crate::moderation::{Moderator, Surface};
-use crate::registry::{CharacterAddr, Registry, UserAddr};
-use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor};
+use crate::registry::Registry;
+use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor, UserAddr};
+use crate::wire::actions::ClientAction;
+use crate::wire::chat::{MemoryView, MessageView};
+use crate::wire::events::ServerEvent;
 
 /// A conversation in the user's chat list.
 #[derive(Debug, Clone, Serialize)]

@@ -7,20 +7,20 @@
 //! Actors are caches in front of the store, never the only copy of anything: every balance
 //! change is a ledger row before anyone is told.
 
-pub mod actions;
 pub mod billing;
 pub mod bus;
 pub mod character;
 pub mod chat;
 pub mod conversations;
-pub mod events;
 pub mod images;
 pub mod moderation;
 pub mod pending;
 pub mod registry;
 pub mod seeding;
+pub mod supervision;
 pub mod user;
 pub mod voice;
+pub mod wire;
 pub mod wire_types;
 
 pub use amora_ai as ai;
@@ -41,8 +41,8 @@ use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
 use crate::images::{ImageJobSettings, ImageJobs};
 use crate::moderation::{ModerationParts, Moderator};
-use crate::registry::{Registry, RegistryLimits, UserAddr};
-use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserError};
+use crate::registry::{Registry, RegistryLimits};
+use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserAddr, UserError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {

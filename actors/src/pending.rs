@@ -28,10 +28,11 @@ use amora_store::{LedgerOutcome, PendingDebit, Store, StoreError, VoiceClipKey, 
 use serde::{Deserialize, Serialize};
 
 use crate::bus::EventBus;
-use crate::events::ServerEvent;
-use crate::images::ImageFailure;
-use crate::registry::{Registry, UserAddr};
+use crate::registry::Registry;
+use crate::user::UserAddr;
 use crate::user::{Credit, GiveBackFreeMessage, utc_day};
+use crate::wire::events::ServerEvent;
+use crate::wire::images::ImageFailure;
 
 /// What a pending debit pays for, with what recovery needs to settle it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

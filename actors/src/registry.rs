@@ -16,9 +16,10 @@ use amora_domain::character::CharacterId;
 use amora_store::Store;
 
 use crate::bus::{Delivery, EventBus, Inbox};
-use crate::character::{CharacterActor, CharacterNews};
+use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
-use crate::user::{Notify, UserActor};
+use crate::supervision::{Passivated, Stop};
+use crate::user::{Notify, UserActor, UserAddr};
 
 /// Limits of the actor populations of one node.
 #[derive(Debug, Clone, Copy)]
@@ -33,33 +34,10 @@ pub struct RegistryLimits {
     pub max_sockets_per_user: usize,
 }
 
-/// The actor of a user, spawned if this node has none.
-#[derive(Message)]
-#[rtype(result = "Addr<UserActor>")]
-pub struct UserAddr(pub UserId);
-
-/// The actor of a character, spawned if this node has none.
-#[derive(Message)]
-#[rtype(result = "Addr<CharacterActor>")]
-pub struct CharacterAddr(pub CharacterId);
-
-/// Sent by an actor as it stops.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub enum Passivated {
-    User { user_id: UserId, incarnation: u64 },
-    Character { character_id: CharacterId, incarnation: u64 },
-}
-
 /// How many actors of each kind run on this node: `(users, characters)`.
 #[derive(Message)]
 #[rtype(result = "(usize, usize)")]
 pub struct ActorCount;
-
-/// Asks an actor to stop now (eviction).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Stop;
 
 struct Entry<A: Actor> {
     addr: Addr<A>,
@@ -187,10 +165,10 @@ impl Handler<UserAddr> for Registry {
         }
         self.users.make_room();
         let (home, incarnation) = self.next_home();
-        let (store, bus, registry, limits, id) =
-            (self.store.clone(), self.bus.clone(), ctx.address(), self.limits, user_id.clone());
+        let (store, bus, passivated, limits, id) =
+            (self.store.clone(), self.bus.clone(), ctx.address().recipient(), self.limits, user_id.clone());
         let addr = UserActor::start_in_arbiter(&home, move |_| {
-            UserActor::new(id, store, bus, registry, incarnation, limits.max_sockets_per_user, limits.idle_after)
+            UserActor::new(id, store, bus, passivated, incarnation, limits.max_sockets_per_user, limits.idle_after)
         });
         self.users.insert(user_id, addr.clone(), incarnation);
         MessageResult(addr)
@@ -206,10 +184,15 @@ impl Handler<CharacterAddr> for Registry {
         }
         self.characters.make_room();
         let (home, incarnation) = self.next_home();
-        let (chat, registry, idle_after, id) =
-            (self.chat.clone(), ctx.address(), self.limits.idle_after, character_id.clone());
+        let (chat, users, passivated, idle_after, id) = (
+            self.chat.clone(),
+            ctx.address().recipient(),
+            ctx.address().recipient(),
+            self.limits.idle_after,
+            character_id.clone(),
+        );
         let addr = CharacterActor::start_in_arbiter(&home, move |_| {
-            CharacterActor::new(id, chat, registry, incarnation, idle_after)
+            CharacterActor::new(id, chat, users, passivated, incarnation, idle_after)
         });
         self.characters.insert(character_id, addr.clone(), incarnation);
         MessageResult(addr)

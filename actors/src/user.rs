@@ -24,8 +24,13 @@ use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bus::{BusMessage, EventBus, UserNotice};
-use crate::events::{Frame, ServerEvent};
-use crate::registry::{Passivated, Registry, Stop};
+use crate::supervision::{Passivated, Stop};
+use crate::wire::events::{Frame, ServerEvent};
+
+/// The actor of a user, spawned if this node has none (asked of the `Registry`).
+#[derive(Message)]
+#[rtype(result = "Addr<UserActor>")]
+pub struct UserAddr(pub UserId);
 
 /// Opens a socket of this user on this node; answers the balance for `hello`.
 #[derive(Message)]
@@ -146,7 +151,8 @@ pub struct UserActor {
     user_id: UserId,
     store: Store,
     bus: EventBus,
-    registry: Addr<Registry>,
+    /// The registry, told when this actor stops.
+    passivated: Recipient<Passivated>,
     /// Distinguishes this incarnation from a later one of the same user in the registry.
     incarnation: u64,
     /// The account as last read; `None` until first needed.
@@ -177,7 +183,7 @@ impl UserActor {
         user_id: UserId,
         store: Store,
         bus: EventBus,
-        registry: Addr<Registry>,
+        passivated: Recipient<Passivated>,
         incarnation: u64,
         max_sockets: usize,
         idle_after: Duration,
@@ -186,7 +192,7 @@ impl UserActor {
             user_id,
             store,
             bus,
-            registry,
+            passivated,
             incarnation,
             account: None,
             plans: Vec::new(),
@@ -382,7 +388,7 @@ impl Actor for UserActor {
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         // Dropping the senders ends every socket task of this user on this node.
         self.sockets.clear();
-        self.registry.do_send(Passivated::User { user_id: self.user_id.clone(), incarnation: self.incarnation });
+        self.passivated.do_send(Passivated::User { user_id: self.user_id.clone(), incarnation: self.incarnation });
         Running::Stop
     }
 }

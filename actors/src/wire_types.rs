@@ -6,11 +6,13 @@
 use amora_domain::code::ApiCode;
 use ts_rs::{Config, TS};
 
-use crate::actions::ClientAction;
-use crate::chat::{MemoryOriginName, MemoryView, MessageView, RecalledItem, RecalledView, SpeakerName, SwipeView};
-use crate::events::{PaymentStatus, ReplyEnd, ServerEvent};
-use crate::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
-use crate::voice::{VoicePart, VoiceView};
+use crate::wire::actions::ClientAction;
+use crate::wire::chat::{
+    MemoryOriginName, MemoryView, MessageView, RecalledItem, RecalledView, SpeakerName, SwipeView,
+};
+use crate::wire::events::{PaymentStatus, ReplyEnd, ServerEvent};
+use crate::wire::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
+use crate::wire::voice::{VoicePart, VoiceView};
 
 /// Where the generated file lives, from the repository root.
 pub const TYPESCRIPT_PATH: &str = "frontend/src/lib/wire-types.ts";

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use amora_actors::Node;
 use amora_actors::bus::EventBus;
-use amora_actors::events::ServerEvent;
+use amora_actors::wire::events::ServerEvent;
 use amora_domain::account::UserId;
 use amora_domain::money::Coins;
 use amora_server::observability::init_logging;

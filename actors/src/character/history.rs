@@ -8,9 +8,10 @@ use amora_domain::chat::{EntryId, MessageId, MessageText, Speaker};
 use amora_store::{MessageImage, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, greeting_text, localized, ready};
-use crate::chat::{ChatEngine, ChatError, Chatter, MessageView};
-use crate::events::ServerEvent;
+use crate::chat::{ChatEngine, ChatError, Chatter};
 use crate::moderation::Surface;
+use crate::wire::chat::MessageView;
+use crate::wire::events::ServerEvent;
 
 /// A page of the conversation, newest first: the `limit` messages older than `before`
 /// (the newest when `None`). Opening a new conversation writes the character's greeting.

@@ -13,8 +13,9 @@ use super::{CharacterActor, Needs, after_load, ready};
 use crate::chat::engine::ChatEngine;
 use crate::chat::engine::EXTRACTION_WINDOW;
 use crate::chat::memory::{MAX_MEMORIES, MemoryChange, merge};
-use crate::chat::{ChatError, Chatter, MemoryView, new_entry_id};
-use crate::events::ServerEvent;
+use crate::chat::{ChatError, Chatter, new_entry_id};
+use crate::wire::chat::MemoryView;
+use crate::wire::events::ServerEvent;
 
 /// Extracts memories from the conversation now (the user's "save memories"). Answers once
 /// the extraction has started; `memorySaved` tells when it ended (it takes a model reply).

@@ -45,9 +45,11 @@ use amora_store::{Memory, StoredMessage};
 
 use crate::bus::CharacterNotice;
 use crate::chat::lore::CardLore;
-use crate::chat::{ChatEngine, ChatError, Chatter, MessageView, new_entry_id};
-use crate::events::ServerEvent;
-use crate::registry::{Passivated, Registry, Stop};
+use crate::chat::{ChatEngine, ChatError, Chatter, new_entry_id};
+use crate::supervision::{Passivated, Stop};
+use crate::user::UserAddr;
+use crate::wire::chat::MessageView;
+use crate::wire::events::ServerEvent;
 
 /// Messages of a conversation held in the window; the prompt's token budget usually uses fewer.
 pub const HISTORY_WINDOW: usize = 60;
@@ -58,6 +60,11 @@ const CHARACTER_FRESH_FOR: Duration = Duration::from_secs(60);
 const IDLE_CHECK: Duration = Duration::from_secs(10);
 /// A pair nobody touched for this long is dropped from memory (it is all in the store).
 const PAIR_IDLE: Duration = Duration::from_secs(600);
+
+/// The actor of a character, spawned if this node has none (asked of the `Registry`).
+#[derive(Message)]
+#[rtype(result = "Addr<CharacterActor>")]
+pub struct CharacterAddr(pub CharacterId);
 
 /// News from the bus about this character (from the registry).
 #[derive(Message)]
@@ -125,7 +132,10 @@ impl Pair {
 pub struct CharacterActor {
     character_id: CharacterId,
     engine: Arc<ChatEngine>,
-    registry: Addr<Registry>,
+    /// The registry: where a user's actor is found (a turn's free message), and told
+    /// when this actor stops.
+    users: Recipient<UserAddr>,
+    passivated: Recipient<Passivated>,
     incarnation: u64,
     /// The character as last read, and when; `None` inside when it is gone or hidden.
     character: Option<(Option<Character>, Instant)>,
@@ -172,14 +182,16 @@ impl CharacterActor {
     pub fn new(
         character_id: CharacterId,
         engine: Arc<ChatEngine>,
-        registry: Addr<Registry>,
+        users: Recipient<UserAddr>,
+        passivated: Recipient<Passivated>,
         incarnation: u64,
         idle_after: Duration,
     ) -> Self {
         Self {
             character_id,
             engine,
-            registry,
+            users,
+            passivated,
             incarnation,
             character: None,
             lore: None,
@@ -396,7 +408,7 @@ impl Actor for CharacterActor {
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         // A reply in flight keeps going on its own task; only storing it ends with us,
         // so an actor with a reply running is never stopped for idleness (see `started`).
-        self.registry
+        self.passivated
             .do_send(Passivated::Character { character_id: self.character_id.clone(), incarnation: self.incarnation });
         Running::Stop
     }

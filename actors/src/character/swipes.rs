@@ -15,8 +15,9 @@ use amora_store::{StoredMessage, VoiceClipKey};
 
 use super::{CharacterActor, Needs, after_load, ready};
 use crate::chat::engine::join_continuation;
-use crate::chat::{ChatEngine, ChatError, Chatter, MessageView, SwipeView, new_entry_id};
-use crate::events::ServerEvent;
+use crate::chat::{ChatEngine, ChatError, Chatter, new_entry_id};
+use crate::wire::chat::{MessageView, SwipeView};
+use crate::wire::events::ServerEvent;
 
 /// `chatContinue`: writes the rest of the newest reply, streamed as `chatDelta` under its
 /// own id and stored as the same message, longer. Costs what a reply costs.

@@ -16,12 +16,13 @@ use super::{CharacterActor, InFlight, Needs, after_load, ready};
 use crate::chat::Found;
 use crate::chat::engine::ReplyContext;
 use crate::chat::metrics::{Outcome, Phase};
-use crate::chat::{ChatError, Chatter, MessageView, RecalledView, new_entry_id};
-use crate::events::{ReplyEnd, ServerEvent, reply_was_cut};
+use crate::chat::{ChatError, Chatter, new_entry_id, reply_was_cut};
 use crate::moderation::Surface;
 use crate::pending::{Journal, Owed, free_message_id};
-use crate::registry::UserAddr;
+use crate::user::UserAddr;
 use crate::user::{GiveBackFreeMessage, TakeFreeMessage, utc_day};
+use crate::wire::chat::{MessageView, RecalledView};
+use crate::wire::events::{ReplyEnd, ServerEvent};
 
 /// Stores the user's message and starts the reply (streamed as events). Answers the
 /// stored message.
@@ -160,12 +161,12 @@ impl CharacterActor {
         if character.card.used_type == UsedType::Premium {
             return Box::pin(actix::fut::ready(Err(ChatError::PremiumCharacter)));
         }
-        let (registry, user_id, limit) =
-            (self.registry.clone(), chatter.user_id.clone(), self.engine.settings().free_messages_per_day);
+        let (users, user_id, limit) =
+            (self.users.clone(), chatter.user_id.clone(), self.engine.settings().free_messages_per_day);
         let journal = Journal::new(self.engine.store().clone(), self.engine.bus());
         Box::pin(
             async move {
-                let user = registry.send(UserAddr(user_id.clone())).await?;
+                let user = users.send(UserAddr(user_id.clone())).await?;
                 if !user.send(TakeFreeMessage { limit }).await?? {
                     return Err(ChatError::OutOfCredits);
                 }
@@ -202,7 +203,7 @@ impl CharacterActor {
         if chatter.paid {
             return;
         }
-        let (registry, user_id) = (self.registry.clone(), chatter.user_id.clone());
+        let (users, user_id) = (self.users.clone(), chatter.user_id.clone());
         let debit_id = self.pairs.get_mut(&user_id).and_then(|pair| pair.credit.take());
         let journal = Journal::new(self.engine.store().clone(), self.engine.bus());
         ctx.spawn(
@@ -213,7 +214,7 @@ impl CharacterActor {
                     {
                         return Ok(());
                     }
-                    let user = registry.send(UserAddr(user_id.clone())).await?;
+                    let user = users.send(UserAddr(user_id.clone())).await?;
                     user.send(GiveBackFreeMessage).await??;
                     Ok::<_, ChatError>(())
                 };

@@ -26,8 +26,8 @@ use super::memory::{self, Layers};
 use super::metrics::{ChatMetrics, Phase};
 use super::{ChatError, ChatSettings, Chatter};
 use crate::bus::EventBus;
-use crate::events::ServerEvent;
 use crate::moderation::{Moderator, Surface};
+use crate::wire::events::ServerEvent;
 
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
@@ -219,7 +219,7 @@ impl ChatEngine {
                 return Ok(None);
             }
             // A reply the token limit stopped ends at its last whole sentence; one with none is
-            // kept as written and `chatDone` says it was cut (`events::reply_was_cut`).
+            // kept as written and `chatDone` says it was cut (`chat::reply_was_cut`).
             let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
             if !content.is_empty() {
                 return Ok(Some((content, finish)));

@@ -119,7 +119,7 @@ mod tests {
     use amora_store::RecallPosting;
 
     use super::*;
-    use crate::chat::{RECALLED_TEXT_CHARS, RecalledItem};
+    use crate::wire::chat::{RECALLED_TEXT_CHARS, RecalledItem};
 
     fn posting(term: &str, kind: RecallKind, id: i64, count: u32, length: u32) -> RecallPosting {
         RecallPosting { term: term.into(), kind, id: EntryId::from_raw(id), count, length }

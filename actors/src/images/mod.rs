@@ -13,12 +13,6 @@
 //! character whose image also becomes the character's message, written through the
 //! character's actor (`Conversations::add_picture`).
 
-mod views;
-
-pub use views::{
-    FeedImageView, GalleryCharacterView, GalleryImageView, ImageFailure, MessageImageView, Progress, image_url,
-};
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -43,11 +37,13 @@ use tokio::sync::Semaphore;
 use crate::bus::EventBus;
 use crate::chat::new_entry_id;
 use crate::conversations::Conversations;
-use crate::events::ServerEvent;
 use crate::moderation::{Moderator, Surface};
 use crate::pending::{Journal, Owed, image_debit_txn, image_refund_txn};
-use crate::registry::{Registry, UserAddr};
+use crate::registry::Registry;
+use crate::user::UserAddr;
 use crate::user::{Account, Credit, Debit};
+use crate::wire::events::ServerEvent;
+use crate::wire::images::{FeedImageView, GalleryCharacterView, GalleryImageView, ImageFailure, Progress};
 
 /// How image jobs run on this node (config section `[image]`).
 #[derive(Debug, Clone, Deserialize)]

@@ -32,14 +32,15 @@ use amora_domain::code::ApiCode;
 use amora_domain::money::{Coins, TxnId};
 use amora_store::{LedgerOutcome, MediaObject, Store, VoiceClip, VoiceClipKey, VoiceClipPart, VoiceClipState};
 use serde::Serialize;
-use ts_rs::TS;
 
 use crate::chat::ChatError;
 use crate::conversations::Conversations;
-use crate::events::ServerEvent;
 use crate::pending::{Journal, Owed};
-use crate::registry::{Registry, UserAddr};
+use crate::registry::Registry;
+use crate::user::UserAddr;
 use crate::user::{Balance, Credit, Debit};
+use crate::wire::events::ServerEvent;
+use crate::wire::voice::{VoicePart, VoiceView};
 
 /// How voice is priced and paced.
 #[derive(Debug, Clone)]
@@ -67,29 +68,6 @@ impl Default for VoiceSettings {
             stalled_after: Duration::from_secs(300),
         }
     }
-}
-
-/// A voice as `voice/getVoices` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct VoiceView {
-    pub voice_id: String,
-    /// 0 female, 1 male.
-    pub gender: u8,
-    pub label: String,
-}
-
-/// One stored part of a spoken message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct VoicePart {
-    pub index: u32,
-    /// `/media/voice-…`, an MP3.
-    pub url: String,
-    #[ts(type = "number")]
-    pub duration_ms: u64,
-    /// The message's last part.
-    pub last: bool,
 }
 
 /// The answer to `voice/speak`.

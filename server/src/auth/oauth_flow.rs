@@ -14,13 +14,14 @@
 //!   closes login CSRF even for someone who learnt a victim's `state`.
 
 use amora_domain::account::EmailAddress;
+use amora_store::Store;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{now, random_token, token_hash};
 use crate::api::ApiError;
-use crate::state::AppState;
+use crate::settings::OAuthSettings;
 
 /// How long a person has at the provider's consent screen.
 pub const FLOW_TTL_SECS: i64 = 600;
@@ -64,8 +65,7 @@ impl Flow {
 
 /// The signing key: derived from the provider secrets, which every node has and no
 /// browser does, so no extra setting is needed and a rotated secret voids open flows.
-fn key(state: &AppState) -> Vec<u8> {
-    let oauth = &state.settings.oauth;
+fn key(oauth: &OAuthSettings) -> Vec<u8> {
     let mut hasher = Sha256::new();
     for part in ["amora oauth flow v1", &oauth.google.client_secret, &oauth.discord.client_secret] {
         hasher.update((part.len() as u64).to_be_bytes());
@@ -83,16 +83,17 @@ fn row_key(flow_id: &str) -> String {
 }
 
 /// Records the flow as usable once and answers the cookie value that carries it.
-pub async fn begin(state: &AppState, flow: &Flow) -> Result<String, ApiError> {
-    state.store.sign_in_links.create(&row_key(&flow.id), &marker()?, flow.exp).await?;
-    encode(&Header::new(Algorithm::HS256), flow, &EncodingKey::from_secret(&key(state)))
+pub async fn begin(store: &Store, oauth: &OAuthSettings, flow: &Flow) -> Result<String, ApiError> {
+    store.sign_in_links.create(&row_key(&flow.id), &marker()?, flow.exp).await?;
+    encode(&Header::new(Algorithm::HS256), flow, &EncodingKey::from_secret(&key(oauth)))
         .map_err(|e| ApiError::Internal(format!("flow cookie: {e}")))
 }
 
 /// The flow of this callback: the cookie must be ours, unexpired, of this provider and name
 /// the `state` that came back; and its row must still be there, which this call uses up.
 pub async fn finish(
-    state: &AppState,
+    store: &Store,
+    oauth: &OAuthSettings,
     cookie: Option<&str>,
     provider: &str,
     returned_state: &str,
@@ -103,13 +104,13 @@ pub async fn finish(
     let mut validation = Validation::new(Algorithm::HS256);
     validation.set_required_spec_claims(&["exp"]);
     validation.leeway = 0;
-    let Ok(data) = decode::<Flow>(cookie, &DecodingKey::from_secret(&key(state)), &validation) else {
+    let Ok(data) = decode::<Flow>(cookie, &DecodingKey::from_secret(&key(oauth)), &validation) else {
         return Ok(None);
     };
     let flow = data.claims;
     if flow.provider != provider || returned_state.is_empty() || flow.id != returned_state {
         return Ok(None);
     }
-    let consumed = state.store.sign_in_links.consume(&row_key(&flow.id), now()).await?;
+    let consumed = store.sign_in_links.consume(&row_key(&flow.id), now()).await?;
     Ok(consumed.filter(|email| email.as_str() == FLOW_MARKER).map(|_| flow))
 }

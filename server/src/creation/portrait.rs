@@ -11,17 +11,17 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use amora_actors::ai::image::{GeneratedImage, ImageRequest, Subject};
+use amora_actors::images::{ImageJobSettings, ImageJobs};
 use amora_domain::appearance::Look;
 use amora_domain::character::CharacterId;
 use amora_domain::gender::Gender;
 use amora_domain::image::NEGATIVE_PROMPT;
-use amora_store::MediaObject;
+use amora_store::{MediaObject, Store};
 use base64::Engine as _;
 use hashlink::LruCache;
 use serde::Serialize;
 
 use crate::api::ApiError;
-use crate::state::AppState;
 
 /// The width of a preview, in pixels; its height keeps the portrait's 3:4.
 pub const PREVIEW_WIDTH: u32 = 320;
@@ -78,25 +78,30 @@ pub fn media_id_of(photo_url: &str) -> Option<&str> {
 }
 
 /// Stores a portrait's bytes under a new media id; answers its URL.
-pub async fn store(state: &AppState, id: &CharacterId, object: MediaObject) -> Result<String, ApiError> {
+pub async fn store(store: &Store, id: &CharacterId, object: MediaObject) -> Result<String, ApiError> {
     let media_id = new_media_id(id);
-    state.store.media.put(&media_id, object).await?;
+    store.media.put(&media_id, object).await?;
     Ok(format!("/media/{media_id}"))
 }
 
 /// Draws the portrait of character `id` through the image pipeline (its seed, the
-/// configured size) and stores it; answers its URL.
-pub async fn draw_and_store(state: &AppState, id: &CharacterId, spec: &PortraitSpec) -> Result<String, ApiError> {
-    let image = &state.settings.image;
+/// configured size, `image`) and stores it; answers its URL.
+pub async fn draw_and_store(
+    store: &Store,
+    images: &ImageJobs,
+    image: &ImageJobSettings,
+    id: &CharacterId,
+    spec: &PortraitSpec,
+) -> Result<String, ApiError> {
     let request = spec.request(amora_domain::appearance::seed_for(id), image.width, image.height);
-    let drawn = state.node.images.draw(request).await?;
-    store(state, id, MediaObject { content_type: drawn.content_type, bytes: drawn.bytes }).await
+    let drawn = images.draw(request).await?;
+    self::store(store, id, MediaObject { content_type: drawn.content_type, bytes: drawn.bytes }).await
 }
 
 /// Deletes a portrait this module stored; other photos are left alone.
-pub async fn delete(state: &AppState, photo_url: &str) -> Result<(), ApiError> {
+pub async fn delete(store: &Store, photo_url: &str) -> Result<(), ApiError> {
     if let Some(media_id) = media_id_of(photo_url) {
-        state.store.media.delete(media_id).await?;
+        store.media.delete(media_id).await?;
     }
     Ok(())
 }
@@ -133,12 +138,17 @@ impl Previews {
 
     /// The preview of `spec`, from the cache when the same looks were drawn before. `key`
     /// names the looks (every field the drawing depends on).
-    pub async fn preview(&self, state: &AppState, key: String, spec: &PortraitSpec) -> Result<Arc<Preview>, ApiError> {
+    pub async fn preview(
+        &self,
+        images: &ImageJobs,
+        key: String,
+        spec: &PortraitSpec,
+    ) -> Result<Arc<Preview>, ApiError> {
         if let Some(preview) = self.cached(&key) {
             return Ok(preview);
         }
         let seed = amora_domain::appearance::fnv1a(key.as_bytes());
-        let drawn = state.node.images.draw(spec.request(seed, PREVIEW_WIDTH, PREVIEW_HEIGHT)).await?;
+        let drawn = images.draw(spec.request(seed, PREVIEW_WIDTH, PREVIEW_HEIGHT)).await?;
         let png = tokio::task::spawn_blocking(move || preview_png(drawn))
             .await
             .map_err(|e| ApiError::Internal(format!("the preview task stopped: {e}")))??;

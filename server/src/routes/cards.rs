@@ -89,11 +89,11 @@ pub async fn import_card(
                 .await
                 .map_err(|e| ApiError::Internal(format!("the portrait task stopped: {e}")))?
                 .map_err(|e| card_image_refused(&e))?;
-            portrait::store(&state, &id, cleaned.0).await?
+            portrait::store(&state.store, &id, cleaned.0).await?
         }
         None => {
             let spec = creation::portrait_spec(valid.looks(), valid.draft().style);
-            portrait::draw_and_store(&state, &id, &spec).await?
+            portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec).await?
         }
     };
     let mut character = valid.character(id, &user.user_id, photo.clone(), text.extras.clone());

@@ -5,8 +5,8 @@
 //! `Conversations`, where the rules live.
 
 use actix_web::{HttpRequest, web};
-use amora_actors::chat::{MemoryView, MessageView};
 use amora_actors::conversations::{ChatSummary, MessagePage};
+use amora_actors::wire::chat::{MemoryView, MessageView};
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageText};
 use serde::Deserialize;

@@ -84,7 +84,7 @@ pub async fn preview_portrait(
     let described = looks.describe();
     creation::moderate(&state, None, Surface::CharacterText, [("looks".to_owned(), described.as_str())]).await?;
     let key = serde_json::json!([gender.code(), style.key(), looks.looks()]).to_string();
-    let preview = state.portraits.preview(&state, key, &creation::portrait_spec(&looks, style)).await?;
+    let preview = state.portraits.preview(&state.node.images, key, &creation::portrait_spec(&looks, style)).await?;
     Ok(ApiReply(preview.as_ref().clone()))
 }
 
@@ -104,7 +104,7 @@ pub async fn create(
     creation::ensure_room(&state, user).await?;
     let id = creation::new_character_id()?;
     let spec = creation::portrait_spec(valid.looks(), valid.draft().style);
-    let photo = portrait::draw_and_store(&state, &id, &spec).await?;
+    let photo = portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec).await?;
     let now = now_ms();
     let created = CreatedCharacter {
         character: valid.character(id, user, photo.clone(), Default::default()),
@@ -130,7 +130,7 @@ pub(crate) async fn save_new(state: &AppState, created: CreatedCharacter) -> Api
         Err(error) => Some(error.into()),
     };
     if let Some(refusal) = refusal {
-        if let Err(cleanup) = portrait::delete(state, &photo).await {
+        if let Err(cleanup) = portrait::delete(&state.store, &photo).await {
             tracing::warn!(%cleanup, %photo, "the portrait of an unsaved character could not be deleted");
         }
         return Err(refusal);
@@ -162,7 +162,14 @@ pub async fn update(
     let redraw = d.gender != old.draft.gender || d.style != old.draft.style || d.looks != old.draft.looks;
     let old_photo = old.character.card.character_photo.clone();
     let photo = if redraw {
-        portrait::draw_and_store(&state, &id, &creation::portrait_spec(valid.looks(), d.style)).await?
+        portrait::draw_and_store(
+            &state.store,
+            &state.node.images,
+            &state.settings.image,
+            &id,
+            &creation::portrait_spec(valid.looks(), d.style),
+        )
+        .await?
     } else {
         old_photo.clone()
     };
@@ -204,12 +211,12 @@ pub async fn update(
     };
     if let Err(error) = state.store.created.save(updated.clone()).await {
         if redraw {
-            portrait::delete(&state, &photo).await.ok();
+            portrait::delete(&state.store, &photo).await.ok();
         }
         return Err(error.into());
     }
     if redraw {
-        portrait::delete(&state, &old_photo).await?;
+        portrait::delete(&state.store, &old_photo).await?;
     }
     state.node.character_changed(&id).await;
     Ok(ApiReply(updated.into_view()))
@@ -248,7 +255,7 @@ pub async fn duplicate(
     let old_photo = &original.character.card.character_photo;
     let photo = match portrait::media_id_of(old_photo) {
         Some(media_id) => match state.store.media.get(media_id).await? {
-            Some(object) => portrait::store(&state, &copy_id, object).await?,
+            Some(object) => portrait::store(&state.store, &copy_id, object).await?,
             None => old_photo.clone(),
         },
         None => old_photo.clone(),

@@ -3,7 +3,8 @@
 //! their rules are the node's `ImageJobs`; images arrive over the WebSocket.
 
 use actix_web::{HttpRequest, web};
-use amora_actors::images::{FeedImageView, GalleryCharacterView, GalleryImageView, JobRequest};
+use amora_actors::images::JobRequest;
+use amora_actors::wire::images::{FeedImageView, GalleryCharacterView, GalleryImageView};
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
 use amora_domain::image::{COUNTS, Preset, PresetKind, RawImageRequest};

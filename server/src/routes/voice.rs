@@ -3,7 +3,8 @@
 //! node's `Voices`.
 
 use actix_web::web;
-use amora_actors::voice::{SpokenMessage, VoiceView};
+use amora_actors::voice::SpokenMessage;
+use amora_actors::wire::voice::VoiceView;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
 use serde::Deserialize;

@@ -134,7 +134,7 @@ async fn start_flow(
         Ok(url) => url,
         Err(error) => return failed(error),
     };
-    let value = match oauth_flow::begin(state, &flow).await {
+    let value = match oauth_flow::begin(&state.store, &state.settings.oauth, &flow).await {
         Ok(value) => value,
         Err(error) => return failed(error),
     };
@@ -148,7 +148,15 @@ async fn start_flow(
 /// The flow this browser started for `provider`, used up; `None` when there is none to use.
 async fn take_flow(req: &HttpRequest, state: &AppState, provider: &str, returned_state: &str) -> Option<Flow> {
     let cookie = req.cookie(FLOW_COOKIE);
-    match oauth_flow::finish(state, cookie.as_ref().map(|c| c.value()), provider, returned_state).await {
+    match oauth_flow::finish(
+        &state.store,
+        &state.settings.oauth,
+        cookie.as_ref().map(|c| c.value()),
+        provider,
+        returned_state,
+    )
+    .await
+    {
         Ok(flow) => flow,
         Err(error) => {
             tracing::error!(%error, "the sign-in flow could not be checked");

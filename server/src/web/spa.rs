@@ -8,6 +8,7 @@ use actix_files::NamedFile;
 use actix_web::http::Method;
 use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_SECURITY_POLICY, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
+use amora_domain::account::LANGUAGES;
 
 use crate::state::AppState;
 use crate::web::seo;
@@ -33,9 +34,6 @@ pub const APP_CONTENT_SECURITY_POLICY: &str = "default-src 'self'; \
     base-uri 'self'; \
     form-action 'self'; \
     frame-ancestors 'none'";
-
-/// The ten languages of the product (spec §1).
-pub const LANGUAGES: [&str; 10] = ["en", "de", "es", "fr", "id", "it", "ja", "ko", "pl", "pt"];
 
 /// `/locales/{lng}/{ns}.json`: only known languages and plain namespace names, so the path
 /// can never leave the locales folder.

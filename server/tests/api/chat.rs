@@ -629,7 +629,7 @@ async fn a_greeting_is_written_once_under_twenty_concurrent_first_opens() {
 async fn every_client_action_is_answered() {
     let (app, _, voucher, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "6")]).await;
     let mut answered = Vec::new();
-    for name in amora_actors::actions::ClientAction::NAMES {
+    for name in amora_actors::wire::actions::ClientAction::NAMES {
         let character = json!({ "characterId": FREE_CHARACTER });
         match name {
             "ping" => {
@@ -681,6 +681,6 @@ async fn every_client_action_is_answered() {
         }
         answered.push(name);
     }
-    assert_eq!(answered, amora_actors::actions::ClientAction::NAMES);
+    assert_eq!(answered, amora_actors::wire::actions::ClientAction::NAMES);
     drop(app);
 }

@@ -17,13 +17,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
+use amora_domain::account::LANGUAGES;
 use amora_domain::blog::{BlogKey, BlogPost};
 use amora_domain::character::{Character, CharacterId, Exposure};
 use amora_domain::gender::Gender;
 use amora_store::{Store, StoreResult};
 use serde_json::json;
 
-pub use crate::web::spa::LANGUAGES;
 use head::{APP_NAME, PageHead, Shell};
 use routes::{Located, MetaSource, NOT_FOUND, PageDef, Route};
 use texts::Texts;

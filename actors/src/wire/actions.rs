@@ -9,6 +9,8 @@ use amora_domain::code::ApiCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::events::ServerEvent;
+
 /// Every action a client may send. The TypeScript type the web app sends is generated from
 /// this one; the server parses with `ClientAction::parse`, which checks each field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -70,8 +72,7 @@ pub enum ActionError {
 
 impl ActionError {
     /// The event that answers the frame: `chatError` for a named conversation, else `error`.
-    pub fn answer(&self) -> crate::events::ServerEvent {
-        use crate::events::ServerEvent;
+    pub fn answer(&self) -> ServerEvent {
         match self {
             ActionError::BadData { character_id: Some(character_id), reason } => ServerEvent::ChatError {
                 character_id: character_id.clone(),

@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use amora_ai::chat::FinishReason;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
@@ -16,9 +15,9 @@ use amora_domain::payment::{OrderId, OrderState, ProductId};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::chat::{MemoryView, MessageView, RecalledView};
-use crate::images::{GalleryImageView, ImageFailure, Progress};
-use crate::voice::VoicePart;
+use super::chat::{MemoryView, MessageView, RecalledView};
+use super::images::{GalleryImageView, ImageFailure, Progress};
+use super::voice::VoicePart;
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -27,24 +26,6 @@ pub enum ReplyEnd {
     Stop,
     Length,
     Cancelled,
-}
-
-/// Whether a stored reply was cut (`chatDone.cut`): the token limit stopped it and it has
-/// no sentence end to be trimmed back to (`domain::chat::end_reply`), so it stops
-/// mid-sentence and the client may offer to continue it. A reply the limit stopped that
-/// ends at a sentence (trimmed or not) is not cut; one the user stopped is theirs.
-pub fn reply_was_cut(content: &str, finish: FinishReason) -> bool {
-    finish == FinishReason::Length && !amora_domain::chat::ends_at_sentence(content)
-}
-
-impl From<FinishReason> for ReplyEnd {
-    fn from(reason: FinishReason) -> Self {
-        match reason {
-            FinishReason::Stop => ReplyEnd::Stop,
-            FinishReason::Length => ReplyEnd::Length,
-            FinishReason::Cancelled => ReplyEnd::Cancelled,
-        }
-    }
 }
 
 /// Every event the server sends on a socket.

@@ -1,0 +1,21 @@
+//! What the `Registry` and the actors it supervises say to each other: it asks one to
+//! stop (`Stop`, eviction), and each says when it stopped (`Passivated`). Here, apart from
+//! both, so that a user's or a character's actor holds a `Recipient<Passivated>` and needs
+//! nothing of the registry's own type.
+
+use actix::Message;
+use amora_domain::account::UserId;
+use amora_domain::character::CharacterId;
+
+/// Sent by an actor as it stops.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub enum Passivated {
+    User { user_id: UserId, incarnation: u64 },
+    Character { character_id: CharacterId, incarnation: u64 },
+}
+
+/// Asks an actor to stop now (eviction).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Stop;
