@@ -186,45 +186,57 @@ impl EventBus {
         self.inner.redis.as_ref().is_none_or(|link| link.subscribed.load(Ordering::Relaxed))
     }
 
-    /// An event for the user's sockets on every node.
-    pub async fn publish(&self, user_id: &UserId, event: impl Into<Frame>) {
+    /// An event for the user's sockets on every node. Delivered on this node at the call,
+    /// not when the answer is awaited: the events of one actor reach the user's sockets in
+    /// the order it published them, whenever the futures are polled (an actor's spawned
+    /// futures are polled in no set order, and `memorySaving` once overtook the `chatDone`
+    /// published before it). The future publishes to the other nodes.
+    pub fn publish(&self, user_id: &UserId, event: impl Into<Frame>) -> impl Future<Output = ()> + 'static {
         let message = BusMessage::Event(event.into());
-        self.send(Delivery::ToUser { user_id: user_id.clone(), message }, true).await;
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message }, true)
     }
 
-    /// A notice for the user's actors on every node, this one included.
-    pub async fn notify(&self, user_id: &UserId, notice: UserNotice) {
-        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, true).await;
+    /// A notice for the user's actors on every node, this one included (here at the call).
+    pub fn notify(&self, user_id: &UserId, notice: UserNotice) -> impl Future<Output = ()> + 'static {
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, true)
     }
 
     /// A notice for the user's actors on the other nodes: this node's actor made the
     /// change and knows it already.
-    pub async fn notify_elsewhere(&self, user_id: &UserId, notice: UserNotice) {
-        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, false).await;
+    pub fn notify_elsewhere(&self, user_id: &UserId, notice: UserNotice) -> impl Future<Output = ()> + 'static {
+        self.send(Delivery::ToUser { user_id: user_id.clone(), message: BusMessage::Notice(notice) }, false)
     }
 
-    /// A notice for a character's actors: on every node, or (`here_too` false) on the others.
-    pub async fn notify_character(&self, character_id: &CharacterId, notice: CharacterNotice, here_too: bool) {
-        self.send(Delivery::ToCharacter { character_id: character_id.clone(), notice }, here_too).await;
+    /// A notice for a character's actors: on every node (here at the call), or
+    /// (`here_too` false) on the others.
+    pub fn notify_character(
+        &self,
+        character_id: &CharacterId,
+        notice: CharacterNotice,
+        here_too: bool,
+    ) -> impl Future<Output = ()> + 'static {
+        self.send(Delivery::ToCharacter { character_id: character_id.clone(), notice }, here_too)
     }
 
-    async fn send(&self, delivery: Delivery, here_too: bool) {
-        let Some(link) = &self.inner.redis else {
-            if here_too {
-                // Only fails once the registry is gone, when nobody is left to tell.
-                let _ = self.inner.local.send(delivery);
-            }
-            return;
-        };
-        let wire = WireEvent::of(&self.inner.node_id, &delivery);
+    /// Delivers here now (`here_too`); the future publishes to the other nodes.
+    fn send(&self, delivery: Delivery, here_too: bool) -> impl Future<Output = ()> + 'static {
+        let payload = self
+            .inner
+            .redis
+            .as_ref()
+            .and_then(|_| serde_json::to_string(&WireEvent::of(&self.inner.node_id, &delivery)).ok());
         if here_too {
+            // Only fails once the registry is gone, when nobody is left to tell.
             let _ = self.inner.local.send(delivery);
         }
-        let Ok(payload) = serde_json::to_string(&wire) else {
-            return;
-        };
-        if let Err(error) = link.publish(payload).await {
-            tracing::warn!(%error, "event not published to other nodes (Redis unavailable)");
+        let inner = self.inner.clone();
+        async move {
+            let (Some(payload), Some(link)) = (payload, &inner.redis) else {
+                return;
+            };
+            if let Err(error) = link.publish(payload).await {
+                tracing::warn!(%error, "event not published to other nodes (Redis unavailable)");
+            }
         }
     }
 }

@@ -326,15 +326,16 @@ impl CharacterActor {
 
     /// Sends an event to every socket of the user (on its own task: the bus may wait on Redis).
     fn publish(&self, ctx: &mut Context<Self>, user_id: &UserId, event: ServerEvent) {
-        let (bus, user_id) = (self.engine.bus().clone(), user_id.clone());
-        ctx.spawn(async move { bus.publish(&user_id, event).await }.into_actor(self));
+        // Delivered on this node now, in the order published; the rest is other nodes'.
+        let elsewhere = self.engine.bus().publish(user_id, event);
+        ctx.spawn(elsewhere.into_actor(self));
     }
 
     /// Tells this character's actors on other nodes that the pair changed here.
     fn changed_elsewhere(&self, ctx: &mut Context<Self>, user_id: &UserId) {
-        let (bus, character_id) = (self.engine.bus().clone(), self.character_id.clone());
         let notice = CharacterNotice::ConversationChanged { user_id: user_id.clone() };
-        ctx.spawn(async move { bus.notify_character(&character_id, notice, false).await }.into_actor(self));
+        let elsewhere = self.engine.bus().notify_character(&self.character_id, notice, false);
+        ctx.spawn(elsewhere.into_actor(self));
     }
 
     /// The `chatError` event for the pair.
