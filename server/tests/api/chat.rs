@@ -41,6 +41,9 @@ async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String, Socket) {
         ("AMORA_CHAT__MEMORY_EVERY_TURNS".to_owned(), "0".to_owned()),
         ("AMORA_ADMIN__TOKEN".to_owned(), OPERATOR.to_owned()),
     ];
+    if let Ok(library) = std::env::var("AMORA_LLAMA_LIB") {
+        env.push(("AMORA_CHAT__MODEL__EMBEDDED__LLAMA_LIBRARY".to_owned(), library));
+    }
     env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let app = spawn_app_env(env).await;
     let (user_id, voucher, socket) = user_with_socket(&app, "Ann").await;
@@ -274,7 +277,8 @@ async fn memories_are_extracted_by_the_model_and_can_be_added_edited_and_deleted
     let (app, _, voucher, mut socket) =
         chat_app(&[("AMORA_CHAT__MEMORY_EVERY_TURNS", "1"), ("AMORA_CHAT__MAX_REPLY_TOKENS", "8")]).await;
     send(&mut socket, FREE_CHARACTER, "My name is Ann, I work as a nurse in Lyon and I have a cat named Tom.").await;
-    until_reply_ends(&mut socket).await;
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(named(&events, "chatDone").len(), 1, "the reply was written: {events:?}");
     // After every reply (memory_every_turns = 1) the model is asked for facts.
     socket.wait_for("memorySaving", REPLY).await.expect("automatic extraction started");
     let saved = socket.wait_for("memorySaved", REPLY).await.expect("automatic extraction ended");
