@@ -2,10 +2,6 @@
 //! metrics. `startup::Application` is the whole server; `main` only reads the command line.
 
 pub mod admin;
-pub mod admin_content;
-pub mod admin_feed;
-pub mod admin_payments;
-pub mod admin_review;
 pub mod api;
 pub mod auth;
 pub mod blog;

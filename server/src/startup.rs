@@ -291,10 +291,10 @@ fn app(
             web::scope("/lust/admin")
                 .wrap(from_fn(crate::admin::require_token))
                 .configure(crate::admin::configure)
-                .configure(crate::admin_content::configure)
-                .configure(crate::admin_feed::configure)
-                .configure(crate::admin_review::configure)
-                .configure(crate::admin_payments::configure),
+                .configure(crate::admin::content::configure)
+                .configure(crate::admin::feed::configure)
+                .configure(crate::admin::review::configure)
+                .configure(crate::admin::payments::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope.
         .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))

@@ -159,7 +159,7 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("server/src/routes/user.rs", "UpdateWebDataRequest", "language", ENUM),
     ("server/src/routes/voice.rs", "SpeakRequest", "character_id", ID),
     ("server/src/routes/voice.rs", "SpeakRequest", "message_id", ID),
-    ("server/src/admin_content.rs", "PublishRequest", "file", Moderated("blogPost")),
+    ("server/src/admin/content.rs", "PublishRequest", "file", Moderated("blogPost")),
 ];
 
 /// Text-bearing field types: free text could ride in them.
@@ -241,14 +241,14 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
         NotFreeText("sign-in callbacks: tokens, OAuth codes and states, return paths; never shown or prompted"),
     ),
     ("server/src/web/socket.rs", "*", SECRET),
-    ("server/src/admin.rs", "*", OPERATOR_ONLY),
-    ("server/src/admin_feed.rs", "*", OPERATOR_ONLY),
-    ("server/src/admin_payments.rs", "*", OPERATOR_ONLY),
-    ("server/src/admin_review.rs", "*", OPERATOR_ONLY),
-    ("server/src/admin_content.rs", "KeyRequest", OPERATOR_ONLY),
-    ("server/src/admin_content.rs", "ReportsQuery", OPERATOR_ONLY),
-    ("server/src/admin_content.rs", "CharacterRequest", OPERATOR_ONLY),
-    ("server/src/admin_content.rs", "RemoveImageRequest", OPERATOR_ONLY),
+    ("server/src/admin/mod.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/feed.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/payments.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/review.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/content.rs", "KeyRequest", OPERATOR_ONLY),
+    ("server/src/admin/content.rs", "ReportsQuery", OPERATOR_ONLY),
+    ("server/src/admin/content.rs", "CharacterRequest", OPERATOR_ONLY),
+    ("server/src/admin/content.rs", "RemoveImageRequest", OPERATOR_ONLY),
 ];
 
 fn whole_type_listed(file: &str, owner: &str) -> bool {

@@ -2,7 +2,15 @@
 //! account (support staff, load-test set-up), credit or debit coins and set the VIP type
 //! of a user found by `userNo` or email. Off unless
 //! `admin.token` is set; the token comes as `Authorization: Bearer …`; every call is
-//! logged. Changes go through the actors and the bus like any other.
+//! logged. Changes go through the actors and the bus like any other. The operator's other
+//! desks are its children: `content` (blog, reports, hidden characters), `feed` (the public
+//! feed's moderation), `review` (created characters waiting for approval) and `payments`
+//! (orders and refunds).
+
+pub mod content;
+pub mod feed;
+pub mod payments;
+pub mod review;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::{EmailAddress, Password, User, UserNo, parse_user_name};
