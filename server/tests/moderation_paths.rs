@@ -65,7 +65,7 @@ const OPERATOR_ONLY: Kind = NotFreeText("the operator's own input (bearer token)
 
 /// Every text-bearing field of every request type: (file, type, field, kind).
 const FIELDS: &[(&str, &str, &str, Kind)] = &[
-    ("actors/src/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
+    ("actors/src/wire/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
     ("server/src/routes/blog.rs", "InfoRequest", "blog_key", ID),
     (
         "server/src/routes/cards.rs",
@@ -204,19 +204,13 @@ fn request_fields(source: &str) -> Vec<(String, String, String)> {
 /// the socket's actions. Telemetry's query and reports are listed as a whole (`TELEMETRY`).
 fn request_files() -> Vec<PathBuf> {
     let root = workspace();
-    let mut files = vec![root.join("actors/src/actions.rs")];
-    for dir in ["server/src/routes", "server/src/web"] {
+    let mut files = vec![root.join("actors/src/wire/actions.rs")];
+    for dir in ["server/src/routes", "server/src/web", "server/src/admin"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "rs") {
                 files.push(path);
             }
-        }
-    }
-    for entry in std::fs::read_dir(root.join("server/src")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("admin") {
-            files.push(path);
         }
     }
     files.sort();
@@ -226,7 +220,7 @@ fn request_files() -> Vec<PathBuf> {
 /// Request types that are not user-written text by construction, listed whole with why.
 const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
     (
-        "actors/src/actions.rs",
+        "actors/src/wire/actions.rs",
         "Envelope",
         NotFreeText(
             "a frame's outer shape: the action's name, and its data, read as the ClientAction listed in FIELDS",
