@@ -14,6 +14,7 @@ use amora_domain::persona::{UserPersona, persona_for};
 use amora_domain::viewer::Viewer;
 use amora_store::Memory;
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::actions::ClientAction;
 use crate::character::{
@@ -28,7 +29,7 @@ use crate::registry::{CharacterAddr, Registry, UserAddr};
 use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor};
 
 /// A conversation in the user's chat list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatSummary {
     pub character_id: CharacterId,
@@ -38,8 +39,9 @@ pub struct ChatSummary {
 }
 
 /// A persona of the user's as clients see it (docs/api.md `UserPersona`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "UserPersona")]
 pub struct PersonaView {
     /// `null`: the persona for every character.
     pub character_id: Option<CharacterId>,
@@ -54,7 +56,7 @@ impl From<amora_store::StoredPersona> for PersonaView {
 }
 
 /// A page of history as the chat screen shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MessagePage {
     /// Newest first.
@@ -69,9 +71,11 @@ pub struct MessagePage {
 }
 
 /// A reply still being written: the id it will be stored with and the text so far.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ReplyingNow")]
 pub struct ReplyingView {
+    #[ts(type = "string")]
     pub reply_id: EntryId,
     pub content: String,
 }

@@ -7,6 +7,7 @@ pub mod admin_feed;
 pub mod admin_payments;
 pub mod admin_review;
 pub mod api;
+pub mod api_types;
 pub mod auth;
 pub mod blog;
 pub mod client_address;

@@ -4,66 +4,33 @@
  * job arrive over the WebSocket (`imageQueued`, `imageProgress`, `imageDone`, `imageFailed`).
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type GalleryImage } from '@/lib/api-types';
-import type { FeedImage } from '@/lib/wire-types';
+import {
+  ApiCode,
+  type FeedImage,
+  type GalleryCharacter,
+  type GalleryImage,
+  type GenerateRequest,
+  type ImageOptions,
+  type ImagePage,
+  type JobStarted,
+} from '@/lib/api-types';
 
-export type { GalleryImage } from '@/lib/api-types';
-
-/** One choice of a preset group; its label is the client's (namespace `images`). */
-export interface ImagePreset {
-  key: string;
-  nsfw: boolean;
-}
+export type {
+  FeedImage,
+  GalleryCharacter,
+  GalleryImage,
+  GenerateRequest,
+  ImageOptions,
+  ImagePage,
+  ImagePreset,
+  JobStarted,
+} from '@/lib/api-types';
 
 export type PresetGroup = 'scenes' | 'outfits' | 'poses' | 'styles';
 export const PRESET_GROUPS: readonly PresetGroup[] = ['scenes', 'outfits', 'poses', 'styles'];
 
 /** The payload field that names a preset of each group. */
 export const PRESET_FIELD = { scenes: 'scene', outfits: 'outfit', poses: 'pose', styles: 'style' } as const;
-
-export interface ImageOptions {
-  scenes: ImagePreset[];
-  outfits: ImagePreset[];
-  poses: ImagePreset[];
-  styles: ImagePreset[];
-  counts: number[];
-  /** Coins per image (shown ÷ 10). */
-  costPerImage: number;
-  /** The embedded illustrator draws: images are illustrations, not photos. */
-  illustration: boolean;
-}
-
-/** A shared image of the public feed; `feedId` is the share's own id, the feed's paging cursor. */
-export type { FeedImage } from '@/lib/wire-types';
-
-export interface GalleryCharacter {
-  characterId: string;
-  characterName: string;
-  characterPhoto: string;
-  count: number;
-}
-
-export interface ImagePage<T> {
-  images: T[];
-  hasMore: boolean;
-}
-
-export interface GenerateRequest {
-  characterId?: string;
-  scene?: string;
-  outfit?: string;
-  pose?: string;
-  style?: string;
-  prompt?: string;
-  count: number;
-}
-
-export interface JobStarted {
-  jobId: string;
-  imageIds: string[];
-  /** The balance after the debit (`image/generate` only). */
-  coin?: number;
-}
 
 /** The longest prompt, in characters, as the server enforces. */
 export const PROMPT_MAX_CHARS = 500;

@@ -4,14 +4,9 @@
  * settings) or for one character (set from its chat), where it replaces the first.
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
+import { ApiCode, type UserPersona } from '@/lib/api-types';
 
-export interface UserPersona {
-  /** `null`: the persona for every character. */
-  characterId: string | null;
-  name: string;
-  description: string;
-}
+export type { UserPersona } from '@/lib/api-types';
 
 export const PERSONA_NAME_MAX_LENGTH = 30;
 export const PERSONA_DESCRIPTION_MAX_LENGTH = 500;

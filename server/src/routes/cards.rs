@@ -15,6 +15,7 @@ use amora_domain::gender::Gender;
 use amora_store::{CreatedCharacter, MediaObject};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload, Upload};
 use crate::auth::session::SignedIn;
@@ -199,7 +200,7 @@ pub struct ExportRequest {
     format: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportedCard {
     file_name: String,

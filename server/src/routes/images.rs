@@ -9,6 +9,7 @@ use amora_domain::chat::EntryId;
 use amora_domain::image::{COUNTS, Preset, PresetKind, RawImageRequest};
 use amora_domain::viewer::Viewer;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::{MaybeSignedIn, SignedIn};
@@ -38,13 +39,14 @@ fn adult_content_on(req: &HttpRequest, signed_in: &MaybeSignedIn) -> bool {
 }
 
 /// `ImagePreset`: a key the client labels, and whether it is explicit.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
+#[ts(rename = "ImagePreset")]
 pub struct PresetView {
     key: &'static str,
     nsfw: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageOptions {
     scenes: Vec<PresetView>,
@@ -52,6 +54,8 @@ pub struct ImageOptions {
     poses: Vec<PresetView>,
     styles: Vec<PresetView>,
     counts: [u8; 3],
+    /// Coins per image (shown ÷ 10).
+    #[ts(type = "number")]
     cost_per_image: i64,
     illustration: bool,
 }
@@ -83,8 +87,9 @@ pub async fn get_image_options(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct GenerateRequest {
     character_id: Option<String>,
     scene: Option<String>,
@@ -92,15 +97,21 @@ pub struct GenerateRequest {
     pose: Option<String>,
     style: Option<String>,
     prompt: Option<String>,
+    #[ts(type = "number")]
     count: i64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "JobStarted")]
 pub struct JobView {
+    #[ts(type = "string")]
     job_id: EntryId,
+    #[ts(type = "string[]")]
     image_ids: Vec<EntryId>,
+    /// The balance after the debit (`image/generate` only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
     coin: Option<i64>,
 }
 
@@ -170,8 +181,9 @@ pub struct GalleryRequest {
     page_size: Option<i64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ImagePage")]
 pub struct Page<T> {
     images: Vec<T>,
     has_more: bool,

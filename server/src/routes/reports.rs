@@ -15,6 +15,7 @@ use amora_domain::report::{Report, ReportReason, parse_note};
 use amora_domain::viewer::Viewer;
 use amora_store::FeedReport;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::now;
@@ -38,9 +39,10 @@ pub struct ReportRequest {
     note: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportReceipt {
+    #[ts(type = "string")]
     report_id: EntryId,
 }
 

@@ -1,29 +1,11 @@
 /** The blog's calls (docs/api.md "Blog"): a page of posts, newest first, and one post. */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
+import { ApiCode, type BlogArticle, type BlogPage } from '@/lib/api-types';
+
+export type { BlogArticle, BlogCard, BlogPage } from '@/lib/api-types';
 
 /** Posts per page of the list. */
 export const BLOG_PAGE_SIZE = 9;
-
-export interface BlogCard {
-  blogKey: string;
-  title: string;
-  description: string;
-  /** YYYY-MM-DD. */
-  date: string;
-  /** A path on this site or an https URL. */
-  cover: string;
-}
-
-export interface BlogPage {
-  list: BlogCard[];
-  total: number;
-}
-
-export interface BlogArticle extends BlogCard {
-  /** Rendered from Markdown and sanitised by the server when the post was published. */
-  html: string;
-}
 
 /** POST blog/getBlogList {pageNo, pageSize}. */
 export function getBlogList(pageNo: number) {

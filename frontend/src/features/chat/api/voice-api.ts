@@ -1,15 +1,8 @@
 /** The voice calls of docs/api.md "Voice". */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type VoicePart } from '@/lib/api-types';
+import { ApiCode, type SpeakAnswer } from '@/lib/api-types';
 
-export interface SpeakAnswer {
-  messageId: string;
-  parts: VoicePart[];
-  /** False: more parts follow as `voicePart` events. */
-  complete: boolean;
-  /** The balance after the first play's debit. */
-  coin: number;
-}
+export type { SpeakAnswer } from '@/lib/api-types';
 
 /**
  * POST voice/speak: the first play of a message costs `genVoiceCoin`, later plays are free.

@@ -5,84 +5,38 @@
  * (bad data naming a field, content not allowed, too many, unknown) is handled by the caller.
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type Character, type GenderValue } from '@/lib/api-types';
+import {
+  ApiCode,
+  type Character,
+  type CreateLimits,
+  type CreateOptions,
+  type Draft,
+  type ExportedCard,
+  type GenderValue,
+  type Looks,
+  type MyCharacter,
+  type PortraitPreview,
+  type Preset,
+  type Visibility,
+} from '@/lib/api-types';
 
-/** What the builder's looks step picks; each field but `age` is a preset key of CreateOptions. */
-export interface Looks {
-  age: number;
-  ethnicity: string;
-  eyes: string;
-  hairColor: string;
-  hairStyle: string;
-  body: string;
-  outfit: string;
-}
-
-/** A preset with the user's own words (≤ textMax characters). */
-export interface PresetText {
-  preset: string;
-  text: string;
-}
-
-export type Visibility = 'private' | 'public';
-export type CharacterStatus = 'private' | 'review' | 'public' | 'rejected';
-
-/** Everything the builder sends (`character/create`, `character/update`). */
-export interface Draft {
-  gender: GenderValue;
-  style: string;
-  looks: Looks;
-  personality: PresetText;
-  relationship: PresetText;
-  voiceId: string;
-  characterName: string;
-  introduction: string;
-  greeting: string;
-  scenario: string;
-  tags: string[];
-  nsfw: boolean;
-  visibility: Visibility;
-}
+export type {
+  CharacterStatus,
+  CreateLimits,
+  CreateOptions,
+  Draft,
+  ExportedCard,
+  Looks,
+  MyCharacter,
+  PortraitPreview,
+  Preset,
+  PresetText,
+  Visibility,
+  VoiceOption,
+} from '@/lib/api-types';
 
 /** A character as served to its creator (with `creatorId` and the card's fields). */
 export type OwnCharacter = Character;
-
-export interface MyCharacter {
-  character: OwnCharacter;
-  status: CharacterStatus;
-  /** Why an operator rejected it (status `rejected`). */
-  reviewReason: string | null;
-  visibility: Visibility;
-  nsfw: boolean;
-  /** What the builder opens with when the user edits it. */
-  draft: Draft;
-  imported: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** One choice of a preset group; labels are the client's (namespace `create`). */
-export interface Preset {
-  key: string;
-  nsfw?: boolean;
-}
-
-export interface VoiceOption {
-  voiceId: string;
-  gender: number;
-  label: string;
-}
-
-export interface CreateLimits {
-  nameMax: number;
-  introductionMax: number;
-  greetingMax: number;
-  scenarioMax: number;
-  textMax: number;
-  tagsMax: number;
-  ageMin: number;
-  ageMax: number;
-}
 
 export type PresetGroup =
   | 'styles'
@@ -95,11 +49,6 @@ export type PresetGroup =
   | 'personalities'
   | 'relationships';
 
-export type CreateOptions = { gender: GenderValue; voices: VoiceOption[]; limits: CreateLimits } & Record<
-  PresetGroup,
-  Preset[]
->;
-
 /** The limits docs/api.md gives, used until the options arrive (and by validation tests). */
 export const DEFAULT_LIMITS: CreateLimits = {
   nameMax: 40,
@@ -111,19 +60,6 @@ export const DEFAULT_LIMITS: CreateLimits = {
   ageMin: 18,
   ageMax: 100,
 };
-
-export interface PortraitPreview {
-  image: string;
-  width: number;
-  height: number;
-}
-
-export interface ExportedCard {
-  fileName: string;
-  mime: string;
-  /** Base64 of the file. */
-  data: string;
-}
 
 export type CardFormat = 'png' | 'json';
 

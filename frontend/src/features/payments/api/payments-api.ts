@@ -4,45 +4,10 @@
  * the server prices every order from its catalogue.
  */
 import { apiGet, apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
-import type { PaymentRoute, PaymentRouteName, PlanId } from '@/lib/catalogue';
+import { ApiCode, type CheckoutOrder, type Payment, type Subscription } from '@/lib/api-types';
+import type { PaymentRoute } from '@/lib/catalogue';
 
-export interface CheckoutOrder {
-  orderId: string;
-  /** Where the browser goes to pay. */
-  approveUrl: string;
-  /** What a wallet QR code shows (zPay), else null. */
-  qrPayload: string | null;
-}
-
-export type SubscriptionState = 'pending' | 'active' | 'cancelled' | 'ended';
-
-export interface Subscription {
-  subscriptionId: string;
-  productId: PlanId;
-  route: PaymentRouteName;
-  state: SubscriptionState;
-  /** Seconds since the epoch. */
-  startedAt: number;
-  /** Seconds since the epoch: access and coins paid for last until then. */
-  currentPeriodEnd: number;
-  renews: boolean;
-}
-
-export type PaymentStatus = 'created' | 'pending' | 'paid' | 'failed' | 'expired' | 'refunded';
-
-export interface Payment {
-  flowId: string;
-  productId: string;
-  route: PaymentRouteName;
-  status: PaymentStatus;
-  /** Decimal string, e.g. "12.99". */
-  amount: string;
-  currency: string;
-  createdAt: number;
-  updatedAt: number;
-  final: boolean;
-}
+export type { CheckoutOrder, Payment, PaymentStatus, Subscription, SubscriptionState } from '@/lib/api-types';
 
 /**
  * POST pay/<endpoint> {productId}. The checkout screen explains 10001 (unknown product),
