@@ -25,7 +25,7 @@ use ts_rs::{Config, TS};
 use crate::api::reply::Success;
 use crate::auth::accounts::{UserDetail, UserInfo};
 use crate::creation::portrait::Preview;
-use crate::routes::{blog, cards, characters, images, login, pay, reports, telemetry, user, web_config};
+use crate::routes::{blog, cards, characters, chat, images, login, pay, reports, telemetry, user, web_config};
 use crate::settings::SocialLinks;
 
 /// Where the generated file lives, from the repository root.
@@ -65,6 +65,14 @@ pub fn typescript() -> String {
         MyCharacter::decl(&cfg),
         Preview::decl(&cfg),
         cards::ExportedCard::decl(&cfg),
+        chat::MessageListRequest::decl(&cfg),
+        chat::EditMessageRequest::decl(&cfg),
+        chat::DeleteMessageRequest::decl(&cfg),
+        chat::ChooseGreetingRequest::decl(&cfg),
+        chat::AddMemoryRequest::decl(&cfg),
+        chat::UpdateMemoryRequest::decl(&cfg),
+        chat::DeleteMemoryRequest::decl(&cfg),
+        chat::PinMemoryRequest::decl(&cfg),
         ChatSummary::decl(&cfg),
         ReplyingView::decl(&cfg),
         MessagePage::decl(&cfg),
@@ -84,6 +92,12 @@ pub fn typescript() -> String {
         images::PresetView::decl(&cfg),
         images::ImageOptions::decl(&cfg),
         images::GenerateRequest::decl(&cfg),
+        images::PictureRequest::decl(&cfg),
+        images::JobRef::decl(&cfg),
+        images::GalleryRequest::decl(&cfg),
+        images::ImageRef::decl(&cfg),
+        images::ShareRequest::decl(&cfg),
+        images::FeedRequest::decl(&cfg),
         images::JobView::decl(&cfg),
         images::Page::<()>::decl(&cfg),
         GalleryCharacterView::decl(&cfg),

@@ -173,6 +173,22 @@ export type ExportedCard = { fileName: string, mime: string,
  */
 data: string, };
 
+export type MessageListRequest = { characterId: string, beforeId?: string, pageSize?: number, };
+
+export type EditMessageRequest = { characterId: string, messageId: string, content: string, };
+
+export type DeleteMessageRequest = { characterId: string, messageId: string, };
+
+export type ChooseGreetingRequest = { characterId: string, index: number, };
+
+export type AddMemoryRequest = { characterId: string, content: string, };
+
+export type UpdateMemoryRequest = { characterId: string, memoryId: string, content: string, };
+
+export type DeleteMemoryRequest = { characterId: string, memoryId: string, };
+
+export type PinMemoryRequest = { characterId: string, memoryId: string, pinned: boolean, };
+
 export type ChatSummary = { characterId: CharacterId, characterName: string, characterPhoto: string, lastMessage: ChatMessage, };
 
 export type ReplyingNow = { replyId: string, content: string, };
@@ -283,6 +299,18 @@ export type ImageOptions = { scenes: Array<ImagePreset>, outfits: Array<ImagePre
 costPerImage: number, illustration: boolean, };
 
 export type GenerateRequest = { characterId?: string, scene?: string, outfit?: string, pose?: string, style?: string, prompt?: string, count: number, };
+
+export type PictureRequest = { characterId: string, prompt?: string, };
+
+export type JobRef = { jobId: string, };
+
+export type GalleryRequest = { characterId?: string, beforeId?: string, pageSize?: number, };
+
+export type ImageRef = { imageId: string, };
+
+export type ShareRequest = { imageId: string, shared: boolean, };
+
+export type FeedRequest = { beforeId?: string, pageSize?: number, };
 
 export type JobStarted = { jobId: string, imageIds: string[], 
 /**

@@ -7,12 +7,18 @@ import { apiPost } from '@/lib/api-client';
 import {
   ApiCode,
   type FeedImage,
+  type FeedRequest,
   type GalleryCharacter,
   type GalleryImage,
+  type GalleryRequest,
   type GenerateRequest,
   type ImageOptions,
   type ImagePage,
+  type ImageRef,
+  type JobRef,
   type JobStarted,
+  type PictureRequest,
+  type ShareRequest,
 } from '@/lib/api-types';
 
 export type {
@@ -61,11 +67,11 @@ export function generateImages(request: GenerateRequest) {
 
 /** POST image/cancel: images not done yet end as `imageFailed` (cancelled) and are refunded. */
 export function cancelJob(jobId: string) {
-  return apiPost<boolean>('/user/v1/image/cancel', { jobId }, { handledCodes: [ApiCode.notFound] });
+  return apiPost<boolean>('/user/v1/image/cancel', { jobId } satisfies JobRef, { handledCodes: [ApiCode.notFound] });
 }
 
 /** POST image/getGallery: the user's images, newest first. */
-export function getGallery(query: { characterId?: string; beforeId?: string; pageSize?: number } = {}) {
+export function getGallery(query: GalleryRequest = {}) {
   return apiPost<ImagePage<GalleryImage>>('/user/v1/image/getGallery', { pageSize: GALLERY_PAGE_SIZE, ...query });
 }
 
@@ -76,20 +82,18 @@ export function getGalleryCharacters() {
 
 /** POST image/deleteImage: the image, its variants and its feed entry are gone. */
 export function deleteImage(imageId: string) {
-  return apiPost<boolean>('/user/v1/image/deleteImage', { imageId });
+  return apiPost<boolean>('/user/v1/image/deleteImage', { imageId } satisfies ImageRef);
 }
 
 /** POST image/shareImage: into (or out of) the public feed; the prompt is moderated again (10070). */
 export function shareImage(imageId: string, shared: boolean) {
-  return apiPost<GalleryImage>(
-    '/user/v1/image/shareImage',
-    { imageId, shared },
-    { handledCodes: [ApiCode.inputContentIllegal] },
-  );
+  return apiPost<GalleryImage>('/user/v1/image/shareImage', { imageId, shared } satisfies ShareRequest, {
+    handledCodes: [ApiCode.inputContentIllegal],
+  });
 }
 
 /** POST image/getFeed: the public feed, open to everyone, newest first. */
-export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
+export function getFeed(query: FeedRequest = {}) {
   return apiPost<ImagePage<FeedImage>>('/user/v1/image/getFeed', { pageSize: GALLERY_PAGE_SIZE, ...query });
 }
 
@@ -97,7 +101,7 @@ export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
 export function requestPicture(characterId: string, prompt?: string) {
   return apiPost<JobStarted>(
     '/user/v1/chat/requestPicture',
-    { characterId, ...(prompt ? { prompt } : {}) },
+    { characterId, ...(prompt ? { prompt } : {}) } satisfies PictureRequest,
     { handledCodes: EXPLAINED },
   );
 }

@@ -137,8 +137,9 @@ pub async fn generate(
     Ok(ApiReply(JobView { job_id: started.job_id, image_ids: started.image_ids, coin: Some(started.coin.units()) }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct PictureRequest {
     character_id: String,
     prompt: Option<String>,
@@ -160,7 +161,7 @@ pub async fn request_picture(
     Ok(ApiReply(JobView { job_id: started.job_id, image_ids: started.image_ids, coin: None }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct JobRef {
     job_id: String,
@@ -173,11 +174,13 @@ pub async fn cancel(state: web::Data<AppState>, signed_in: SignedIn, payload: Pa
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct GalleryRequest {
     character_id: Option<String>,
     before_id: Option<String>,
+    #[ts(as = "Option<u32>")]
     page_size: Option<i64>,
 }
 
@@ -211,7 +214,7 @@ pub async fn get_gallery_characters(
     Ok(ApiReply(state.node.images.gallery_characters(&signed_in.user.user_id).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageRef {
     image_id: String,
@@ -228,7 +231,7 @@ pub async fn delete_image(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ShareRequest {
     image_id: String,
@@ -246,10 +249,12 @@ pub async fn share_image(
     Ok(ApiReply(state.node.images.share(&signed_in.user.user_id, image_id, request.shared).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct FeedRequest {
     before_id: Option<String>,
+    #[ts(as = "Option<u32>")]
     page_size: Option<i64>,
 }
 

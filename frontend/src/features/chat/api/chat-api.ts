@@ -6,11 +6,19 @@
 import { apiPost } from '@/lib/api-client';
 import {
   ApiCode,
+  type AddMemoryRequest,
   type Character,
   type ChatMessage,
   type ChatSummary,
+  type ChooseGreetingRequest,
+  type DeleteMemoryRequest,
+  type DeleteMessageRequest,
+  type EditMessageRequest,
   type Memory,
+  type MessageListRequest,
   type MessagePage,
+  type PinMemoryRequest,
+  type UpdateMemoryRequest,
 } from '@/lib/api-types';
 
 /** History page size; the server's default. */
@@ -41,7 +49,7 @@ export function getChatList() {
 export function getMessageList(characterId: string, beforeId?: string) {
   return apiPost<MessagePage>(
     '/user/v1/chat/getMessageList',
-    { characterId, pageSize: MESSAGE_PAGE_SIZE, ...(beforeId ? { beforeId } : {}) },
+    { characterId, pageSize: MESSAGE_PAGE_SIZE, ...(beforeId ? { beforeId } : {}) } satisfies MessageListRequest,
     { handledCodes: [ApiCode.notFound] },
   );
 }
@@ -55,14 +63,14 @@ export function deleteChat(characterId: string) {
 export function editMessage(characterId: string, messageId: string, content: string) {
   return apiPost<ChatMessage>(
     '/user/v1/chat/editMessage',
-    { characterId, messageId, content },
+    { characterId, messageId, content } satisfies EditMessageRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST chat/deleteMessage: only the user's own messages. */
 export function deleteMessage(characterId: string, messageId: string) {
-  return apiPost<boolean>('/user/v1/chat/deleteMessage', { characterId, messageId });
+  return apiPost<boolean>('/user/v1/chat/deleteMessage', { characterId, messageId } satisfies DeleteMessageRequest);
 }
 
 /** POST memory/getMemoryList: newest first. */
@@ -72,26 +80,30 @@ export function getMemoryList(characterId: string) {
 
 /** POST memory/addMemory: 1–200 characters, at most 100 per character. */
 export function addMemory(characterId: string, content: string) {
-  return apiPost<Memory>('/user/v1/memory/addMemory', { characterId, content }, { handledCodes: EXPLAINED });
+  return apiPost<Memory>('/user/v1/memory/addMemory', { characterId, content } satisfies AddMemoryRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST memory/updateMemory: the memory becomes the user's own. */
 export function updateMemory(characterId: string, memoryId: string, content: string) {
   return apiPost<boolean>(
     '/user/v1/memory/updateMemory',
-    { characterId, memoryId, content },
+    { characterId, memoryId, content } satisfies UpdateMemoryRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST memory/pinMemory: a pinned memory is in every prompt; at most 10 per character (10001 past it). */
 export function pinMemory(characterId: string, memoryId: string, pinned: boolean) {
-  return apiPost<Memory>('/user/v1/memory/pinMemory', { characterId, memoryId, pinned }, { handledCodes: EXPLAINED });
+  return apiPost<Memory>('/user/v1/memory/pinMemory', { characterId, memoryId, pinned } satisfies PinMemoryRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST memory/deleteMemory. */
 export function deleteMemory(characterId: string, memoryId: string) {
-  return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId });
+  return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId } satisfies DeleteMemoryRequest);
 }
 
 /**
@@ -99,9 +111,7 @@ export function deleteMemory(characterId: string, memoryId: string) {
  * `alternateGreetings[index - 1]` (0: the main greeting); 10001 once the conversation went on.
  */
 export function chooseGreeting(characterId: string, index: number) {
-  return apiPost<ChatMessage>(
-    '/user/v1/chat/chooseGreeting',
-    { characterId, index },
-    { handledCodes: [ApiCode.paramError, ApiCode.notFound] },
-  );
+  return apiPost<ChatMessage>('/user/v1/chat/chooseGreeting', { characterId, index } satisfies ChooseGreetingRequest, {
+    handledCodes: [ApiCode.paramError, ApiCode.notFound],
+  });
 }
