@@ -25,7 +25,9 @@ use ts_rs::{Config, TS};
 use crate::api::reply::Success;
 use crate::auth::accounts::{UserDetail, UserInfo};
 use crate::creation::portrait::Preview;
-use crate::routes::{blog, cards, characters, chat, images, login, pay, reports, telemetry, user, web_config};
+use crate::routes::{
+    blog, cards, characters, chat, images, login, pay, persona, reports, telemetry, user, voice, web_config,
+};
 use crate::settings::SocialLinks;
 
 /// Where the generated file lives, from the repository root.
@@ -76,6 +78,8 @@ pub fn typescript() -> String {
         ChatSummary::decl(&cfg),
         ReplyingView::decl(&cfg),
         MessagePage::decl(&cfg),
+        persona::SetPersonaRequest::decl(&cfg),
+        persona::DeletePersonaRequest::decl(&cfg),
         PersonaView::decl(&cfg),
         web_config::WebConfig::decl(&cfg),
         web_config::DefaultEnergy::decl(&cfg),
@@ -85,6 +89,9 @@ pub fn typescript() -> String {
         web_config::Plan::decl(&cfg),
         web_config::CoinPackage::decl(&cfg),
         web_config::PaymentRouteView::decl(&cfg),
+        pay::CreateOrderRequest::decl(&cfg),
+        pay::SubscriptionRequest::decl(&cfg),
+        pay::LastFlowRequest::decl(&cfg),
         pay::CreatedOrder::decl(&cfg),
         SubscriptionState::decl(&cfg),
         pay::SubscriptionView::decl(&cfg),
@@ -101,10 +108,13 @@ pub fn typescript() -> String {
         images::JobView::decl(&cfg),
         images::Page::<()>::decl(&cfg),
         GalleryCharacterView::decl(&cfg),
+        blog::ListRequest::decl(&cfg),
+        blog::InfoRequest::decl(&cfg),
         blog::BlogCard::decl(&cfg),
         blog::BlogPage::decl(&cfg),
         blog::BlogArticle::decl(&cfg),
         reports::ReportReceipt::decl(&cfg),
+        voice::SpeakRequest::decl(&cfg),
         SpokenMessage::decl(&cfg),
         telemetry::ErrorReportRequest::decl(&cfg),
     ];

@@ -212,6 +212,14 @@ creditsLeft: number | null,
  */
 replying: ReplyingNow | null, };
 
+export type SetPersonaRequest = { 
+/**
+ * Absent or `null`: the persona for every character.
+ */
+characterId?: string | null, name: string, description: string, };
+
+export type DeletePersonaRequest = { characterId?: string | null, };
+
 export type UserPersona = { 
 /**
  * `null`: the persona for every character.
@@ -253,6 +261,12 @@ export type PaymentRoute = { route: PaymentRouteName, endpoint: string,
  * The sandbox: no money moves.
  */
 test: boolean, };
+
+export type CreateOrderRequest = { productId: string, };
+
+export type SubscriptionRequest = { subscriptionId: string, };
+
+export type LastFlowRequest = { orderId?: string, };
 
 export type CheckoutOrder = { orderId: string, 
 /**
@@ -322,6 +336,10 @@ export type ImagePage<T> = { images: Array<T>, hasMore: boolean, };
 
 export type GalleryCharacter = { characterId: string, characterName: string, characterPhoto: string, count: number, };
 
+export type BlogListRequest = { pageNo: number, pageSize: number, };
+
+export type BlogInfoRequest = { blogKey: string, };
+
 export type BlogCard = { blogKey: string, title: string, description: string, 
 /**
  * YYYY-MM-DD.
@@ -345,6 +363,8 @@ export type BlogArticle = { blogKey: string, title: string, description: string,
 html: string, };
 
 export type ReportReceipt = { reportId: string, };
+
+export type SpeakRequest = { characterId: string, messageId: string, };
 
 export type SpeakAnswer = { messageId: string, 
 /**

@@ -11,10 +11,13 @@ use ts_rs::TS;
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::state::AppState;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "BlogListRequest")]
 pub struct ListRequest {
+    #[ts(type = "number")]
     page_no: i64,
+    #[ts(type = "number")]
     page_size: i64,
 }
 
@@ -62,8 +65,9 @@ pub async fn get_blog_list(state: web::Data<AppState>, payload: Payload<ListRequ
     Ok(ApiReply(BlogPage { list, total }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "BlogInfoRequest")]
 pub struct InfoRequest {
     blog_key: String,
 }

@@ -48,7 +48,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/payment/getUserLastFlowId", web::post().to(get_user_last_flow_id));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateOrderRequest {
     product_id: String,
@@ -84,7 +84,7 @@ async fn create_order(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionRequest {
     subscription_id: String,
@@ -145,8 +145,9 @@ async fn get_user_subscription_list(
     Ok(ApiReply(subscriptions.into_iter().filter(|s| s.started_at > 0).map(SubscriptionView::from).collect()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct LastFlowRequest {
     order_id: Option<String>,
 }

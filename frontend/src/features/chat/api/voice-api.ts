@@ -1,6 +1,6 @@
 /** The voice calls of docs/api.md "Voice". */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type SpeakAnswer } from '@/lib/api-types';
+import { ApiCode, type SpeakAnswer, type SpeakRequest } from '@/lib/api-types';
 
 export type { SpeakAnswer } from '@/lib/api-types';
 
@@ -10,9 +10,7 @@ export type { SpeakAnswer } from '@/lib/api-types';
  * the play button itself.
  */
 export function speak(characterId: string, messageId: string) {
-  return apiPost<SpeakAnswer>(
-    '/user/v1/voice/speak',
-    { characterId, messageId },
-    { handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError] },
-  );
+  return apiPost<SpeakAnswer>('/user/v1/voice/speak', { characterId, messageId } satisfies SpeakRequest, {
+    handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError],
+  });
 }

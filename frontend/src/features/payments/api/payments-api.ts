@@ -4,7 +4,15 @@
  * the server prices every order from its catalogue.
  */
 import { apiGet, apiPost } from '@/lib/api-client';
-import { ApiCode, type CheckoutOrder, type Payment, type Subscription } from '@/lib/api-types';
+import {
+  ApiCode,
+  type CheckoutOrder,
+  type CreateOrderRequest,
+  type LastFlowRequest,
+  type Payment,
+  type Subscription,
+  type SubscriptionRequest,
+} from '@/lib/api-types';
 import type { PaymentRoute } from '@/lib/catalogue';
 
 export type { CheckoutOrder, Payment, PaymentStatus, Subscription, SubscriptionState } from '@/lib/api-types';
@@ -15,13 +23,9 @@ export type { CheckoutOrder, Payment, PaymentStatus, Subscription, SubscriptionS
  * (a plan is already in force) keeps the client's default, a warning with the server's words.
  */
 export function createOrder(route: PaymentRoute, productId: string) {
-  return apiPost<CheckoutOrder>(
-    `/user/v1/pay/${route.endpoint}`,
-    { productId },
-    {
-      handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
-    },
-  );
+  return apiPost<CheckoutOrder>(`/user/v1/pay/${route.endpoint}`, { productId } satisfies CreateOrderRequest, {
+    handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
+  });
 }
 
 /** GET pay/getUserSubscriptionList → Subscription[], newest first. */
@@ -31,11 +35,9 @@ export function getUserSubscriptionList() {
 
 /** POST pay/unSubscription {subscriptionId} → true; 10006 not this user's, 10001 not renewing. */
 export function unSubscription(subscriptionId: string) {
-  return apiPost<boolean>(
-    '/user/v1/pay/unSubscription',
-    { subscriptionId },
-    { handledCodes: [ApiCode.notFound, ApiCode.paramError] },
-  );
+  return apiPost<boolean>('/user/v1/pay/unSubscription', { subscriptionId } satisfies SubscriptionRequest, {
+    handledCodes: [ApiCode.notFound, ApiCode.paramError],
+  });
 }
 
 /**
@@ -43,5 +45,7 @@ export function unSubscription(subscriptionId: string) {
  * order. Quiet: the results page polls it and says itself when it cannot reach the server.
  */
 export function getUserLastFlowId(orderId: string) {
-  return apiPost<Payment | null>('/user/v1/payment/getUserLastFlowId', { orderId }, { quiet: true });
+  return apiPost<Payment | null>('/user/v1/payment/getUserLastFlowId', { orderId } satisfies LastFlowRequest, {
+    quiet: true,
+  });
 }
