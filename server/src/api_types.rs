@@ -26,7 +26,7 @@ use crate::api::reply::Success;
 use crate::auth::accounts::{UserDetail, UserInfo};
 use crate::creation::portrait::Preview;
 use crate::routes::{
-    blog, cards, characters, chat, images, login, pay, persona, reports, telemetry, user, voice, web_config,
+    blog, cards, characters, chat, creation, images, login, pay, persona, reports, telemetry, user, voice, web_config,
 };
 use crate::settings::SocialLinks;
 
@@ -65,6 +65,14 @@ pub fn typescript() -> String {
         CreateLimits::decl(&cfg),
         CreateOptions::decl(&cfg),
         MyCharacter::decl(&cfg),
+        creation::OptionsRequest::decl(&cfg),
+        creation::PreviewRequest::decl(&cfg),
+        creation::CreateRequest::decl(&cfg),
+        creation::UpdateRequest::decl(&cfg),
+        creation::CharacterRequest::decl(&cfg),
+        creation::VisibilityRequest::decl(&cfg),
+        cards::ImportRequest::decl(&cfg),
+        cards::ExportRequest::decl(&cfg),
         Preview::decl(&cfg),
         cards::ExportedCard::decl(&cfg),
         chat::MessageListRequest::decl(&cfg),
@@ -113,6 +121,7 @@ pub fn typescript() -> String {
         blog::BlogCard::decl(&cfg),
         blog::BlogPage::decl(&cfg),
         blog::BlogArticle::decl(&cfg),
+        reports::ReportRequest::decl(&cfg),
         reports::ReportReceipt::decl(&cfg),
         voice::SpeakRequest::decl(&cfg),
         SpokenMessage::decl(&cfg),
@@ -135,7 +144,8 @@ pub fn typescript() -> String {
         VoiceView::name(&cfg),
         PaymentStatus::name(&cfg),
     ];
-    let used: Vec<String> = shared.into_iter().filter(|name| names(&body, name)).collect();
+    let code = without_comments(&body);
+    let used: Vec<String> = shared.into_iter().filter(|name| names(&code, name)).collect();
 
     let mut out = String::from(
         "// Generated from the Rust types by `scripts/wire-types` (server/src/api_types.rs): do not edit.\n\
@@ -176,6 +186,19 @@ pub fn typescript() -> String {
     out.push_str(&body);
     out.truncate(out.trim_end().len());
     out.push('\n');
+    out
+}
+
+/// `text` without its `/* … */` comments (ts-rs writes the Rust doc comments there), so
+/// that a type named only in prose is not imported.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find("*/").map_or("", |end| &rest[start + end + 2..]);
+    }
+    out.push_str(rest);
     out
 }
 
@@ -228,5 +251,7 @@ mod tests {
         assert!(names("a: ChatMessage, b", "ChatMessage"));
         assert!(!names("a: ChatMessages", "ChatMessage"));
         assert!(!names("MyChatMessage", "ChatMessage"));
+        assert!(!names(&without_comments("/** see `FeedImage.feedId` */ a: string"), "FeedImage"));
+        assert!(names(&without_comments("/** x */ a: FeedImage"), "FeedImage"));
     }
 }

@@ -161,6 +161,26 @@ export type MyCharacter = { character: Character, status: CharacterStatus, revie
  */
 createdAt: number, updatedAt: number, };
 
+export type OptionsRequest = { gender: GenderValue, };
+
+export type PreviewRequest = { gender: GenderValue, style: Style, looks: Looks, };
+
+export type CreateRequest = { draft: Draft, };
+
+export type UpdateRequest = { characterId: string, draft: Draft, };
+
+export type CharacterRef = { characterId: string, };
+
+export type VisibilityRequest = { characterId: string, visibility: Visibility, };
+
+export type ImportRequest = { 
+/**
+ * The file's name as the user picked it (logged with a refusal).
+ */
+fileName: string, data: string, age?: number, gender?: GenderValue, };
+
+export type ExportRequest = { characterId: string, format: string, };
+
 export type PortraitPreview = { 
 /**
  * `data:image/png;base64,…`
@@ -361,6 +381,20 @@ export type BlogArticle = { blogKey: string, title: string, description: string,
  * Rendered from the post's Markdown and sanitised when it was published.
  */
 html: string, };
+
+export type ReportRequest = { 
+/**
+ * The character reported (or whose reply is); absent when a feed image is.
+ */
+characterId?: string, 
+/**
+ * An image of the public feed (`FeedImage.feedId`), instead of a character.
+ */
+feedId?: string, 
+/**
+ * A character's reply in the reporter's conversation; absent to report the character.
+ */
+messageId?: string, reason: string, note: string, };
 
 export type ReportReceipt = { reportId: string, };
 

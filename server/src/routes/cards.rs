@@ -26,16 +26,19 @@ use crate::state::AppState;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct ImportRequest {
     /// The file's name as the user picked it (logged with a refusal).
     #[serde(default)]
     file_name: String,
     data: String,
     #[serde(default)]
+    #[ts(as = "Option<u32>")]
     age: Option<i64>,
     #[serde(default)]
+    #[ts(as = "Option<amora_domain::gender::Gender>")]
     gender: Option<i64>,
 }
 
@@ -193,7 +196,7 @@ fn cut(text: &str, max_chars: usize) -> String {
     amora_domain::text::truncate_chars(text.trim(), max_chars).trim_end().to_owned()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportRequest {
     character_id: String,

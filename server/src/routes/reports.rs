@@ -22,8 +22,9 @@ use crate::auth::now;
 use crate::auth::session::SignedIn;
 use crate::state::AppState;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct ReportRequest {
     /// The character reported (or whose reply is); absent when a feed image is.
     #[serde(default)]

@@ -8,6 +8,7 @@ import {
   ApiCode,
   type AddMemoryRequest,
   type Character,
+  type CharacterRef,
   type ChatMessage,
   type ChatSummary,
   type ChooseGreetingRequest,
@@ -56,7 +57,7 @@ export function getMessageList(characterId: string, beforeId?: string) {
 
 /** POST chat/deleteChat: the conversation and the character's memories of the user. */
 export function deleteChat(characterId: string) {
-  return apiPost<boolean>('/user/v1/chat/deleteChat', { characterId });
+  return apiPost<boolean>('/user/v1/chat/deleteChat', { characterId } satisfies CharacterRef);
 }
 
 /** POST chat/editMessage: only the user's own messages; checked like a new message (10070). */
@@ -75,7 +76,9 @@ export function deleteMessage(characterId: string, messageId: string) {
 
 /** POST memory/getMemoryList: newest first. */
 export function getMemoryList(characterId: string) {
-  return apiPost<Memory[]>('/user/v1/memory/getMemoryList', { characterId }, { handledCodes: [ApiCode.notFound] });
+  return apiPost<Memory[]>('/user/v1/memory/getMemoryList', { characterId } satisfies CharacterRef, {
+    handledCodes: [ApiCode.notFound],
+  });
 }
 
 /** POST memory/addMemory: 1–200 characters, at most 100 per character. */

@@ -8,6 +8,15 @@ import { apiPost } from '@/lib/api-client';
 import {
   ApiCode,
   type Character,
+  type CharacterRef,
+  type CreateRequest,
+  type ExportRequest,
+  type ImportRequest,
+  type OptionsRequest,
+  type PreviewRequest,
+  type Style,
+  type UpdateRequest,
+  type VisibilityRequest,
   type CreateLimits,
   type CreateOptions,
   type Draft,
@@ -114,43 +123,54 @@ export function normalizeOptions(
 
 /** POST character/getCreateOptions: open to everyone (the builder works signed out). */
 export async function getCreateOptions(gender: GenderValue) {
-  const envelope = await apiPost<CreateOptions>('/user/v1/character/getCreateOptions', { gender });
+  const envelope = await apiPost<CreateOptions>('/user/v1/character/getCreateOptions', {
+    gender,
+  } satisfies OptionsRequest);
   if (envelope.success && envelope.data) envelope.data = normalizeOptions(envelope.data, gender);
   return envelope;
 }
 
 /** POST character/previewPortrait: the portrait the image pipeline would draw; 10003 past 30 a minute. */
-export function previewPortrait(gender: GenderValue, style: string, looks: Looks) {
+export function previewPortrait(gender: GenderValue, style: Style, looks: Looks) {
   return apiPost<PortraitPreview>(
     '/user/v1/character/previewPortrait',
-    { gender, style, looks },
+    { gender, style, looks } satisfies PreviewRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST character/create: signed in; 10001/10070 name the field at the start of `msg`. */
 export function createCharacter(draft: Draft) {
-  return apiPost<MyCharacter>('/user/v1/character/create', { draft }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/create', { draft } satisfies CreateRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/update: the creator's only; a public character goes back to review. */
 export function updateCharacter(characterId: string, draft: Draft) {
-  return apiPost<MyCharacter>('/user/v1/character/update', { characterId, draft }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/update', { characterId, draft } satisfies UpdateRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/delete: its portrait, conversations, memories and images go with it. */
 export function deleteCharacter(characterId: string) {
-  return apiPost<boolean>('/user/v1/character/delete', { characterId });
+  return apiPost<boolean>('/user/v1/character/delete', { characterId } satisfies CharacterRef);
 }
 
 /** POST character/duplicate: a private copy ("Name (copy)"). */
 export function duplicateCharacter(characterId: string) {
-  return apiPost<MyCharacter>('/user/v1/character/duplicate', { characterId }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/duplicate', { characterId } satisfies CharacterRef, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/setVisibility: `private` leaves the catalogue at once, `public` goes to review. */
 export function setVisibility(characterId: string, visibility: Visibility) {
-  return apiPost<MyCharacter>('/user/v1/character/setVisibility', { characterId, visibility });
+  return apiPost<MyCharacter>('/user/v1/character/setVisibility', {
+    characterId,
+    visibility,
+  } satisfies VisibilityRequest);
 }
 
 /** POST character/getMyCharacters: newest first. */
@@ -177,11 +197,13 @@ export async function getAllMyCharacters() {
  * answers 10001 `characterAge: …`; the screen asks and sends again with `age`. `gender` is
  * used when the card does not say (`extensions.amora.gender`).
  */
-export function importCard(card: { fileName: string; data: string; gender?: GenderValue; age?: number }) {
+export function importCard(card: ImportRequest) {
   return apiPost<MyCharacter>('/user/v1/character/importCard', card, { handledCodes: EXPLAINED });
 }
 
 /** POST character/exportCard: PNG (with `chara` and `ccv3`) or V3 JSON, as base64. */
 export function exportCard(characterId: string, format: CardFormat) {
-  return apiPost<ExportedCard>('/user/v1/character/exportCard', { characterId, format }, { handledCodes: EXPLAINED });
+  return apiPost<ExportedCard>('/user/v1/character/exportCard', { characterId, format } satisfies ExportRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
