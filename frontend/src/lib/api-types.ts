@@ -72,6 +72,8 @@ export type CharacterListQuery = { pageNo: number, pageSize: number, gender: Gen
  */
 tags?: Array<string>, };
 
+export type CharacterInfoRequest = { characterId: string, };
+
 export type CharacterCard = { characterId: CharacterId, characterName: string, characterAge: CharacterAge, introduction: string, characterPhoto: string, characterImageList: Array<string>, usedType: UsedType, gender: GenderValue, };
 
 export type CardExtras = { 
@@ -172,6 +174,8 @@ export type UpdateRequest = { characterId: string, draft: Draft, };
 export type CharacterRef = { characterId: string, };
 
 export type VisibilityRequest = { characterId: string, visibility: Visibility, };
+
+export type MyListRequest = { pageNo: number, pageSize: number, };
 
 export type ImportRequest = { 
 /**

@@ -70,8 +70,9 @@ pub async fn get_character_list(
     Ok(ApiReply(cards))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CharacterInfoRequest")]
 pub struct InfoRequest {
     character_id: String,
 }

@@ -326,10 +326,12 @@ pub async fn set_visibility(
     Ok(ApiReply(created.into_view()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MyListRequest {
+    #[ts(type = "number")]
     page_no: i64,
+    #[ts(type = "number")]
     page_size: i64,
 }
 

@@ -8,6 +8,7 @@ import {
   ApiCode,
   type AddMemoryRequest,
   type Character,
+  type CharacterInfoRequest,
   type CharacterRef,
   type ChatMessage,
   type ChatSummary,
@@ -34,11 +35,9 @@ const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notF
 
 /** POST /user/v1/character/getCharacterInfo: the header's portrait and name; 10006 when unknown or hidden. */
 export function getCharacterInfo(characterId: string) {
-  return apiPost<Character>(
-    '/user/v1/character/getCharacterInfo',
-    { characterId },
-    { handledCodes: [ApiCode.notFound] },
-  );
+  return apiPost<Character>('/user/v1/character/getCharacterInfo', { characterId } satisfies CharacterInfoRequest, {
+    handledCodes: [ApiCode.notFound],
+  });
 }
 
 /** POST chat/getChatList: the user's conversations, most recently active first. */

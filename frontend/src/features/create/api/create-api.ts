@@ -24,6 +24,7 @@ import {
   type GenderValue,
   type Looks,
   type MyCharacter,
+  type MyListRequest,
   type PortraitPreview,
   type Preset,
   type Visibility,
@@ -175,7 +176,7 @@ export function setVisibility(characterId: string, visibility: Visibility) {
 
 /** POST character/getMyCharacters: newest first. */
 export function getMyCharacters(pageNo = 1, pageSize = MY_CHARACTERS_PAGE_SIZE) {
-  return apiPost<MyCharacter[]>('/user/v1/character/getMyCharacters', { pageNo, pageSize });
+  return apiPost<MyCharacter[]>('/user/v1/character/getMyCharacters', { pageNo, pageSize } satisfies MyListRequest);
 }
 
 /**
