@@ -14,6 +14,7 @@ use amora_domain::persona::{UserPersona, persona_for};
 use amora_domain::viewer::Viewer;
 use amora_store::Memory;
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::character::{
     AddMemory, AddPicture, CharacterActor, CharacterAddr, ChooseGreeting, Continue, DeleteConversation, DeleteMemory,
@@ -29,7 +30,7 @@ use crate::wire::chat::{MemoryView, MessageView};
 use crate::wire::events::ServerEvent;
 
 /// A conversation in the user's chat list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatSummary {
     pub character_id: CharacterId,
@@ -39,8 +40,9 @@ pub struct ChatSummary {
 }
 
 /// A persona of the user's as clients see it (docs/api.md `UserPersona`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "UserPersona")]
 pub struct PersonaView {
     /// `null`: the persona for every character.
     pub character_id: Option<CharacterId>,
@@ -55,7 +57,7 @@ impl From<amora_store::StoredPersona> for PersonaView {
 }
 
 /// A page of history as the chat screen shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MessagePage {
     /// Newest first.
@@ -70,9 +72,11 @@ pub struct MessagePage {
 }
 
 /// A reply still being written: the id it will be stored with and the text so far.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ReplyingNow")]
 pub struct ReplyingView {
+    #[ts(type = "string")]
     pub reply_id: EntryId,
     pub content: String,
 }

@@ -1,6 +1,7 @@
 //! Characters: the companions people browse and chat with (spec §3 "Character card").
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::Invalid;
 use crate::gender::Gender;
@@ -11,8 +12,9 @@ pub const MAX_CHARACTER_AGE: u8 = 100;
 const MAX_ID_LEN: usize = 40;
 
 /// An opaque character id: 1 to 40 of `[A-Za-z0-9_-]`, so it is safe in a URL path.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(try_from = "String", into = "String")]
+#[ts(type = "string")]
 pub struct CharacterId(String);
 
 impl TryFrom<String> for CharacterId {
@@ -50,8 +52,9 @@ impl std::fmt::Display for CharacterId {
 }
 
 /// A character's age in years, 18 or over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, TS)]
 #[serde(transparent)]
+#[ts(type = "number")]
 pub struct CharacterAge(u8);
 
 impl CharacterAge {
@@ -71,8 +74,9 @@ impl CharacterAge {
 }
 
 /// `usedType` of the card: 1 shows a lock icon (premium character).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(into = "u8")]
+#[ts(type = "number")]
 pub enum UsedType {
     Free,
     Premium,
@@ -106,7 +110,7 @@ pub enum Exposure {
 }
 
 /// What the home grid shows for a character (API.md §4 `CharacterCard`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CharacterCard {
     pub character_id: CharacterId,
@@ -120,7 +124,7 @@ pub struct CharacterCard {
 }
 
 /// The whole character (API.md §4 `Character`): the card plus what a chat needs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Character {
     #[serde(flatten)]
@@ -129,7 +133,9 @@ pub struct Character {
     pub scenario: String,
     pub greeting: String,
     pub tags: Vec<String>,
+    /// Sent only to the creator.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub creator_id: Option<String>,
     #[serde(skip)]
     pub exposure: Exposure,
@@ -143,7 +149,7 @@ pub struct Character {
 }
 
 /// Where a character stands: who sees it, and whether it is in the catalogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum CharacterStatus {
     /// Only its creator sees it.
@@ -186,7 +192,7 @@ impl CharacterStatus {
 /// What a character card carries beyond the catalogue's fields (Character Card V2/V3:
 /// `system_prompt`, `post_history_instructions`, `mes_example`, `alternate_greetings`,
 /// `character_book`). Empty for seeded characters.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CardExtras {
     /// Replaces the default first line of the system message when set.

@@ -4,6 +4,7 @@
 //! the client (i18n namespace `create`), their words for prompts live here.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::Invalid;
 use crate::account::UserId;
@@ -16,7 +17,7 @@ use crate::gender::Gender;
 use crate::tag::TagKey;
 
 /// The builder's limits (`CreateOptions.limits`), in characters (not bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateLimits {
     pub name_max: usize,
@@ -46,7 +47,7 @@ pub const LIMITS: CreateLimits = CreateLimits {
 const VOICE_ID_MAX: usize = 64;
 
 /// How the portrait and images are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
     #[default]
@@ -74,7 +75,7 @@ impl Style {
 }
 
 /// Who the creator wants to see the character: `Public` goes through review first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     #[default]
@@ -101,11 +102,12 @@ impl Visibility {
 }
 
 /// The character's looks: an age and preset keys.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Looks {
     /// Years, 18 to 100. Wide on the wire so that a bad value is refused by `validate`
     /// naming `looks.age`, not by the JSON reader.
+    #[ts(type = "number")]
     pub age: i64,
     pub ethnicity: String,
     pub eyes: String,
@@ -116,7 +118,7 @@ pub struct Looks {
 }
 
 /// A preset with the creator's own words added (`personality`, `relationship`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
 #[serde(default)]
 pub struct PresetText {
     pub preset: String,
@@ -125,7 +127,7 @@ pub struct PresetText {
 
 /// What the builder sends (`character/create`, `character/update`) and what My AI gives
 /// back to edit. Missing text fields read as empty so that `validate` names them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Draft {
     pub gender: Gender,
@@ -349,13 +351,14 @@ fn keys(table: &[Preset]) -> Vec<PresetKey> {
 }
 
 /// A preset as `CreateOptions` lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[ts(rename = "Preset")]
 pub struct PresetKey {
     pub key: &'static str,
 }
 
 /// A voice the builder offers (from the voice catalogue, issue 16).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct VoiceOption {
     pub voice_id: String,
@@ -364,7 +367,7 @@ pub struct VoiceOption {
 }
 
 /// `character/getCreateOptions`: what the builder offers for a gender.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateOptions {
     pub gender: Gender,
@@ -606,7 +609,7 @@ impl ValidDraft {
 }
 
 /// A created character as its creator sees it in My AI (`MyCharacter`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MyCharacter {
     pub character: Character,
@@ -617,7 +620,9 @@ pub struct MyCharacter {
     pub draft: Draft,
     pub imported: bool,
     /// Milliseconds since the epoch.
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub updated_at: i64,
 }
 

@@ -1,12 +1,14 @@
 //! The interested-gender setting: which catalogue a person browses (spec §3, "Gender options").
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::Invalid;
 
 /// 0 = Girls (girlfriend characters), 1 = Guys (boyfriend characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(try_from = "i64", into = "u8")]
+#[ts(rename = "GenderValue")]
 pub enum Gender {
     Girls,
     Guys,

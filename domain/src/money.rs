@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::Invalid;
 
 /// A number of coins: a balance, or the size of one change (see `Coins::change`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(transparent)]
+#[ts(type = "number")]
 pub struct Coins(pub i64);
 
 impl Coins {

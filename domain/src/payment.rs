@@ -4,6 +4,7 @@
 //! is only ever taken from the server's catalogue.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::Invalid;
 use crate::account::UserId;
@@ -39,8 +40,9 @@ impl PlanPeriod {
 
 /// One of the products of spec §9: plans `month_1`, `quarter_1`, `year_1` and coin
 /// packages `coin_1` … `coin_6`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(try_from = "String", into = "String")]
+#[ts(type = "ProductId")]
 pub enum ProductId {
     Plan(PlanPeriod),
     /// Coin package 1 to 6.
@@ -194,8 +196,12 @@ impl Money {
 }
 
 /// Where the money comes through: the six routes of spec §7 and the embedded sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// On the wire as `code()` writes it (`nowpayments`, `zpay`): docs/api.md and the web app's
+/// route names. (camelCase sent `nowPayments` and `zPay`, which the web app did not know.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(rename = "PaymentRouteName")]
 pub enum PaymentRoute {
     /// Amora's own test checkout: no money moves (labelled so everywhere).
     Sandbox,
@@ -426,7 +432,7 @@ pub struct Order {
 }
 
 /// Where a subscription stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum SubscriptionState {
     /// Created; the first payment has not arrived.
@@ -614,6 +620,16 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The API writes a route as its code: `getVipData`, subscriptions and payments, and the
+    /// web app keys its labels by it (camelCase once sent `nowPayments` and `zPay`).
+    #[test]
+    fn a_route_is_sent_as_its_code() {
+        for route in PaymentRoute::ALL {
+            assert_eq!(serde_json::to_string(&route).unwrap_or_default(), format!("\"{}\"", route.code()));
+            assert_eq!(serde_json::from_str::<PaymentRoute>(&format!("\"{}\"", route.code())).ok(), Some(route));
+        }
+    }
 
     fn usd() -> Currency {
         Currency::parse("usd").unwrap_or_else(|e| panic!("{e}"))

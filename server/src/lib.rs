@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod api;
+pub mod api_types;
 pub mod auth;
 pub mod blog;
 pub mod client_address;

@@ -480,8 +480,9 @@ pub struct WebSettings {
     pub social: SocialLinks,
 }
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct SocialLinks {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discord: Option<String>,

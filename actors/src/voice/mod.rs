@@ -71,9 +71,11 @@ impl Default for VoiceSettings {
 }
 
 /// The answer to `voice/speak`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "SpeakAnswer")]
 pub struct SpokenMessage {
+    #[ts(type = "string")]
     pub message_id: MessageId,
     /// The voice it is spoken in (the character's).
     pub voice_id: String,

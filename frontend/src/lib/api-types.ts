@@ -1,164 +1,425 @@
-/** Wire shapes of API.md sections 1.3 and 4, shared by every feature. */
-import { API_CODES, type ChatMessage } from '@/lib/wire-types';
+// Generated from the Rust types by `scripts/wire-types` (server/src/api_types.rs): do not edit.
+// The HTTP shapes of docs/api.md: the envelope, request bodies and answers.
 
-export interface ApiEnvelope<T> {
-  code: number;
-  msg: string;
-  success: boolean;
-  data: T;
-}
+import type { ChatMessage, VoicePart, PaymentStatus } from './wire-types';
+import { API_CODES } from './wire-types';
 
-/** The codes of API.md 1.3, as the Rust server defines them (generated into wire-types.ts). */
+/** Every wire shape the chat and the socket share, from one place. */
+export type * from './wire-types';
+
+/** The codes of API.md 1.3, by name. */
 export const ApiCode = API_CODES;
 
 export type ApiCodeValue = (typeof ApiCode)[keyof typeof ApiCode];
 
-export interface UserInfo {
-  userId: string;
-  userNo: string;
-  userName: string;
-  email: string | null;
-  discordEmail: string | null;
-  appleEmail: string | null;
-  /** 0 free, above 0 paid. */
-  userVipType: number;
-  /** Token balance in integer units; shown divided by 10. */
-  coin: number;
-  userAvatar: string | null;
-  utmSource: string | null;
-  interestedGender?: number;
-  nsfw?: boolean | number;
-}
-
-export interface CharacterCard {
-  characterId: string;
-  characterName: string;
-  characterAge: number;
-  introduction: string;
-  characterPhoto: string;
-  characterImageList: string[];
-  /** 1 marks a locked character (lock icon on the card). */
-  usedType: number;
-  gender: number;
-}
-
-export interface SocialLinks {
-  discord?: string;
-  twitter?: string;
-  youtube?: string;
-  tiktok?: string;
-  reddit?: string;
-}
-
-export interface WebConfig {
-  defaultEnergy: { genVoiceCoin: number; genPictureCoin: number };
-  social: SocialLinks;
-  andoridDownloadUrl?: string;
-  /** Which sign-in methods this deployment offers; null until the config has loaded. */
-  signIn: SignInConfig | null;
-}
-
-/**
- * The sign-in part of WebConfig (docs/api.md): providers without a client id are off, and
- * without a Turnstile secret the server runs a development-only bot check (any token passes).
- */
-export interface SignInConfig {
-  googleEnabled: boolean;
-  discordEnabled: boolean;
-  botCheckMode: 'turnstile' | 'development';
-  turnstileSiteKey?: string;
-}
-
-export interface ErrorReport {
-  errorType: string;
-  message: string;
-  userAgent: string;
-  url: string;
-  userId: string;
-  timestamp: number;
-  stack: string;
-}
-
+/** The catalogue a person browses (`interestedGender`, a character's `gender`). */
 export const Gender = { girls: 0, guys: 1 } as const;
+
 export type GenderValue = (typeof Gender)[keyof typeof Gender];
 
-export function isGender(value: unknown): value is GenderValue {
-  return value === 0 || value === 1;
-}
+/** The plans and coin packages of spec section 9. */
+export const PLAN_IDS = ['month_1', 'quarter_1', 'year_1'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+export const COIN_PACKAGE_IDS = ['coin_1', 'coin_2', 'coin_3', 'coin_4', 'coin_5', 'coin_6'] as const;
+export type CoinPackageId = (typeof COIN_PACKAGE_IDS)[number];
+export type ProductId = PlanId | CoinPackageId;
 
-/** A character with what its pages show beyond the card (docs/api.md "Shapes, as served"). */
-export interface Character extends CharacterCard {
-  personality: string;
-  scenario: string;
-  greeting: string;
-  tags: string[];
-  /**
-   * What a character card adds (docs/api.md "Created characters", issue 17): other first
-   * messages the user may pick while the conversation holds only the greeting, and the
-   * card's prompt parts. Empty when the card sets none; absent from older servers.
-   */
-  alternateGreetings?: string[];
-  systemPrompt?: string;
-  postHistoryInstructions?: string;
-  exampleDialogue?: string;
-  hasLorebook?: boolean;
-  /** The creator's userId, sent only to the creator. */
-  creatorId?: string;
-}
+/** Every payment route, as the API writes it. */
+export const PAYMENT_ROUTE_NAMES = ['sandbox', 'paypal', 'nowpayments', 'zpay', 'aiglo', 'trust', 'luxfin'] as const;
+export type PaymentRouteName = (typeof PAYMENT_ROUTE_NAMES)[number];
 
+export type ApiEnvelope<T> = { code: number, data: T, msg: string, success: boolean, };
+
+export type Coins = number;
+
+export type CharacterId = string;
+
+export type CharacterAge = number;
+
+export type UsedType = number;
+
+export type UserInfo = { userId: string, userNo: string, userName: string, email: string | null, discordEmail: string | null, appleEmail: string | null, 
 /**
- * One message of a conversation (docs/api.md "Chat"), generated from the Rust server. Ids are
- * time-ordered decimal strings beyond JavaScript's safe integers: compare them with
- * `compareEntryIds`, never as numbers. A memory is a fact about the user a character keeps.
+ * 0 free, above 0 paid.
  */
-export type { ChatMessage, Memory } from '@/lib/wire-types';
+userVipType: number, coin: Coins, userAvatar: string, utmSource: string, interestedGender: GenderValue, nsfw: boolean, };
 
+export type UserDetail = { language: string, hasPassword: boolean, googleLinked: boolean, discordLinked: boolean, 
 /**
- * What a reply's prompt recalled from beyond the recent messages (`chatDone.recalled`,
- * docs/api.md "Recall"): memories by `memoryId` and the user's earlier messages by
- * `messageId`, each with its text as the prompt held it.
+ * Seconds since the epoch.
  */
-export type { Recalled, RecalledItem } from '@/lib/wire-types';
-
+createdAt: number, userId: string, userNo: string, userName: string, email: string | null, discordEmail: string | null, appleEmail: string | null, 
 /**
- * The picture a character sent in chat (`ChatMessage.image`, docs/api.md "Images"), and one
- * of the user's generated images, as the Rust server generates them.
+ * 0 free, above 0 paid.
  */
-export type { GalleryImage, MessageImage as ChatImage } from '@/lib/wire-types';
+userVipType: number, coin: Coins, userAvatar: string, utmSource: string, interestedGender: GenderValue, nsfw: boolean, };
 
-/** One spoken part of a message (docs/api.md "Voice"), in order from index 0. */
-export interface VoicePart {
-  index: number;
-  url: string;
-  durationMs: number;
-  last: boolean;
-}
+export type SignInResult = { voucher: string, userInfo: UserInfo, };
 
-/** One conversation of the chat list, most recently active first. */
-export interface ChatSummary {
-  characterId: string;
-  characterName: string;
-  characterPhoto: string;
-  lastMessage: ChatMessage;
-}
+export type SendLinkRequest = { emailAddress: string, cfToken: string, };
 
-/** A reply still being written when a page was read: its id and the text so far. */
-export interface ReplyingNow {
-  replyId: string;
-  content: string;
-}
+export type PasswordLoginRequest = { userNo: string, password: string, };
 
-/** One page of history, newest first; `creditsLeft` is null for paid users (unlimited). */
-export interface MessagePage {
-  messages: ChatMessage[];
-  hasMore: boolean;
-  creditsLeft: number | null;
-  /** The newest page only: the reply being written right now (docs/api.md "Chat polish"). */
-  replying?: ReplyingNow | null;
-}
+export type UpdateInfoRequest = { userName?: string, userAvatar?: string, };
 
-/** Orders time-ordered ids (decimal strings of any length) without losing precision. */
-export function compareEntryIds(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export type UpdatePasswordRequest = { oldPassword?: string, newPassword: string, };
+
+export type UpdateWebDataRequest = { interestedGender?: GenderValue, nsfw?: boolean, language?: string, };
+
+export type CharacterListQuery = { pageNo: number, pageSize: number, gender: GenderValue, 
+/**
+ * Project extension (docs/api.md): only characters carrying at least one of these tags.
+ */
+tags?: Array<string>, };
+
+export type CharacterInfoRequest = { characterId: string, };
+
+export type CharacterCard = { characterId: CharacterId, characterName: string, characterAge: CharacterAge, introduction: string, characterPhoto: string, characterImageList: Array<string>, usedType: UsedType, gender: GenderValue, };
+
+export type CardExtras = { 
+/**
+ * Replaces the default first line of the system message when set.
+ */
+systemPrompt: string, 
+/**
+ * Put after the history, just before the reply.
+ */
+postHistoryInstructions: string, 
+/**
+ * Example dialogue (`mes_example`), `<START>`-separated.
+ */
+exampleDialogue: string, 
+/**
+ * Other first messages the user may choose from.
+ */
+alternateGreetings: Array<string>, 
+/**
+ * Whether the card has lorebook entries.
+ */
+hasLorebook: boolean, };
+
+export type Character = { personality: string, scenario: string, greeting: string, tags: Array<string>, 
+/**
+ * Sent only to the creator.
+ */
+creatorId?: string, characterId: CharacterId, characterName: string, characterAge: CharacterAge, introduction: string, characterPhoto: string, characterImageList: Array<string>, usedType: UsedType, gender: GenderValue, 
+/**
+ * Replaces the default first line of the system message when set.
+ */
+systemPrompt: string, 
+/**
+ * Put after the history, just before the reply.
+ */
+postHistoryInstructions: string, 
+/**
+ * Example dialogue (`mes_example`), `<START>`-separated.
+ */
+exampleDialogue: string, 
+/**
+ * Other first messages the user may choose from.
+ */
+alternateGreetings: Array<string>, 
+/**
+ * Whether the card has lorebook entries.
+ */
+hasLorebook: boolean, };
+
+export type CharacterStatus = "private" | "review" | "public" | "rejected";
+
+export type Style = "realistic" | "anime";
+
+export type Visibility = "private" | "public";
+
+export type Looks = { 
+/**
+ * Years, 18 to 100. Wide on the wire so that a bad value is refused by `validate`
+ * naming `looks.age`, not by the JSON reader.
+ */
+age: number, ethnicity: string, eyes: string, hairColor: string, hairStyle: string, body: string, outfit: string, };
+
+export type PresetText = { preset: string, text: string, };
+
+export type Draft = { gender: GenderValue, style: Style, looks: Looks, personality: PresetText, relationship: PresetText, 
+/**
+ * Empty: the default voice of the gender.
+ */
+voiceId: string, characterName: string, introduction: string, greeting: string, scenario: string, tags: Array<string>, nsfw: boolean, visibility: Visibility, };
+
+export type Preset = { key: string, };
+
+export type VoiceOption = { voiceId: string, gender: GenderValue, label: string, };
+
+export type CreateLimits = { nameMax: number, introductionMax: number, greetingMax: number, scenarioMax: number, 
+/**
+ * The free text of the personality and of the relationship.
+ */
+textMax: number, tagsMax: number, ageMin: number, ageMax: number, };
+
+export type CreateOptions = { gender: GenderValue, styles: Array<Preset>, ethnicities: Array<Preset>, eyes: Array<Preset>, hairColors: Array<Preset>, hairStyles: Array<Preset>, bodies: Array<Preset>, outfits: Array<Preset>, personalities: Array<Preset>, relationships: Array<Preset>, voices: Array<VoiceOption>, limits: CreateLimits, };
+
+export type MyCharacter = { character: Character, status: CharacterStatus, reviewReason: string | null, visibility: Visibility, nsfw: boolean, draft: Draft, imported: boolean, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, updatedAt: number, };
+
+export type OptionsRequest = { gender: GenderValue, };
+
+export type PreviewRequest = { gender: GenderValue, style: Style, looks: Looks, };
+
+export type CreateRequest = { draft: Draft, };
+
+export type UpdateRequest = { characterId: string, draft: Draft, };
+
+export type CharacterRef = { characterId: string, };
+
+export type VisibilityRequest = { characterId: string, visibility: Visibility, };
+
+export type MyListRequest = { pageNo: number, pageSize: number, };
+
+export type ImportRequest = { 
+/**
+ * The file's name as the user picked it (logged with a refusal).
+ */
+fileName: string, data: string, age?: number, gender?: GenderValue, };
+
+export type ExportRequest = { characterId: string, format: string, };
+
+export type PortraitPreview = { 
+/**
+ * `data:image/png;base64,…`
+ */
+image: string, width: number, height: number, };
+
+export type ExportedCard = { fileName: string, mime: string, 
+/**
+ * Base64 of the file.
+ */
+data: string, };
+
+export type MessageListRequest = { characterId: string, beforeId?: string, pageSize?: number, };
+
+export type EditMessageRequest = { characterId: string, messageId: string, content: string, };
+
+export type DeleteMessageRequest = { characterId: string, messageId: string, };
+
+export type ChooseGreetingRequest = { characterId: string, index: number, };
+
+export type AddMemoryRequest = { characterId: string, content: string, };
+
+export type UpdateMemoryRequest = { characterId: string, memoryId: string, content: string, };
+
+export type DeleteMemoryRequest = { characterId: string, memoryId: string, };
+
+export type PinMemoryRequest = { characterId: string, memoryId: string, pinned: boolean, };
+
+export type ChatSummary = { characterId: CharacterId, characterName: string, characterPhoto: string, lastMessage: ChatMessage, };
+
+export type ReplyingNow = { replyId: string, content: string, };
+
+export type MessagePage = { 
+/**
+ * Newest first.
+ */
+messages: Array<ChatMessage>, 
+/**
+ * A full page: older messages may follow (ask with `beforeId` = the last id).
+ */
+hasMore: boolean, 
+/**
+ * Free messages left today; `null` for paid users (unlimited).
+ */
+creditsLeft: number | null, 
+/**
+ * The reply being written right now (a page reloaded mid-reply shows it and appends
+ * the `chatDelta`s that follow); `null` when none is.
+ */
+replying: ReplyingNow | null, };
+
+export type SetPersonaRequest = { 
+/**
+ * Absent or `null`: the persona for every character.
+ */
+characterId?: string | null, name: string, description: string, };
+
+export type DeletePersonaRequest = { characterId?: string | null, };
+
+export type UserPersona = { 
+/**
+ * `null`: the persona for every character.
+ */
+characterId: CharacterId | null, name: string, description: string, };
+
+export type WebConfig = { defaultEnergy: DefaultEnergy, social: SocialLinks, andoridDownloadUrl?: string, appVersion: string, signIn: SignInConfig, };
+
+export type DefaultEnergy = { genVoiceCoin: number, genPictureCoin: number, };
+
+export type SignInConfig = { googleEnabled: boolean, discordEnabled: boolean, 
+/**
+ * "turnstile" or "development" (any token passes; the modal labels it).
+ */
+botCheckMode: "turnstile" | "development", turnstileSiteKey?: string, };
+
+export type SocialLinks = { discord?: string, twitter?: string, youtube?: string, tiktok?: string, reddit?: string, };
+
+export type VipData = { plans: Array<Plan>, coinPackages: Array<CoinPackage>, 
+/**
+ * Project extension: the routes configured here, in the order the checkout offers them.
+ */
+paymentRoutes: Array<PaymentRoute>, };
+
+export type Plan = { productId: PlanId, price: string, originalPrice: string, currency: string, coinsPerPeriod: number, firstSubscriptionDiscount: number, periodMonths: number, 
+/**
+ * The price per month, a decimal string (rounded to the cent).
+ */
+perMonth: string, };
+
+export type CoinPackage = { productId: CoinPackageId, coins: number, price: string, currency: string, 
+/**
+ * The package with the most coins per unit of money.
+ */
+bestValue: boolean, };
+
+export type PaymentRoute = { route: PaymentRouteName, endpoint: string, 
+/**
+ * The sandbox: no money moves.
+ */
+test: boolean, };
+
+export type CreateOrderRequest = { productId: string, };
+
+export type SubscriptionRequest = { subscriptionId: string, };
+
+export type LastFlowRequest = { orderId?: string, };
+
+export type CheckoutOrder = { orderId: string, 
+/**
+ * Where the browser goes to pay.
+ */
+approveUrl: string, 
+/**
+ * What a wallet QR code shows (zPay), else null.
+ */
+qrPayload: string | null, };
+
+export type SubscriptionState = "pending" | "active" | "cancelled" | "ended";
+
+export type Subscription = { subscriptionId: string, productId: PlanId, route: PaymentRouteName, state: SubscriptionState, 
+/**
+ * Seconds since the epoch.
+ */
+startedAt: number, 
+/**
+ * Seconds since the epoch: access and coins paid for last until then.
+ */
+currentPeriodEnd: number, 
+/**
+ * It renews at `currentPeriodEnd` (else it ends then).
+ */
+renews: boolean, };
+
+export type Payment = { flowId: string, productId: ProductId, route: PaymentRouteName, status: PaymentStatus, 
+/**
+ * Decimal string, e.g. "12.99".
+ */
+amount: string, currency: string, createdAt: number, updatedAt: number, 
+/**
+ * No processor news is awaited: the page stops polling.
+ */
+final: boolean, };
+
+export type ImagePreset = { key: string, nsfw: boolean, };
+
+export type ImageOptions = { scenes: Array<ImagePreset>, outfits: Array<ImagePreset>, poses: Array<ImagePreset>, styles: Array<ImagePreset>, counts: [number, number, number], 
+/**
+ * Coins per image (shown ÷ 10).
+ */
+costPerImage: number, illustration: boolean, };
+
+export type GenerateRequest = { characterId?: string, scene?: string, outfit?: string, pose?: string, style?: string, prompt?: string, count: number, };
+
+export type PictureRequest = { characterId: string, prompt?: string, };
+
+export type JobRef = { jobId: string, };
+
+export type GalleryRequest = { characterId?: string, beforeId?: string, pageSize?: number, };
+
+export type ImageRef = { imageId: string, };
+
+export type ShareRequest = { imageId: string, shared: boolean, };
+
+export type FeedRequest = { beforeId?: string, pageSize?: number, };
+
+export type JobStarted = { jobId: string, imageIds: string[], 
+/**
+ * The balance after the debit (`image/generate` only).
+ */
+coin?: number, };
+
+export type ImagePage<T> = { images: Array<T>, hasMore: boolean, };
+
+export type GalleryCharacter = { characterId: string, characterName: string, characterPhoto: string, count: number, };
+
+export type BlogListRequest = { pageNo: number, pageSize: number, };
+
+export type BlogInfoRequest = { blogKey: string, };
+
+export type BlogCard = { blogKey: string, title: string, description: string, 
+/**
+ * YYYY-MM-DD.
+ */
+date: string, 
+/**
+ * A path on this site or an https URL.
+ */
+cover: string, };
+
+export type BlogPage = { list: Array<BlogCard>, 
+/**
+ * How many posts there are in all, for numbered pages.
+ */
+total: number, };
+
+export type BlogArticle = { blogKey: string, title: string, description: string, date: string, cover: string, 
+/**
+ * Rendered from the post's Markdown and sanitised when it was published.
+ */
+html: string, };
+
+export type ReportRequest = { 
+/**
+ * The character reported (or whose reply is); absent when a feed image is.
+ */
+characterId?: string, 
+/**
+ * An image of the public feed (`FeedImage.feedId`), instead of a character.
+ */
+feedId?: string, 
+/**
+ * A character's reply in the reporter's conversation; absent to report the character.
+ */
+messageId?: string, reason: string, note: string, };
+
+export type ReportReceipt = { reportId: string, };
+
+export type SpeakRequest = { characterId: string, messageId: string, };
+
+export type SpeakAnswer = { messageId: string, 
+/**
+ * The voice it is spoken in (the character's).
+ */
+voiceId: string, 
+/**
+ * The parts stored so far, in order.
+ */
+parts: Array<VoicePart>, 
+/**
+ * False while more parts follow as `voicePart` events.
+ */
+complete: boolean, 
+/**
+ * The balance after the play (after the debit on a first play).
+ */
+coin: Coins, };
+
+export type ErrorReport = { errorType: string, message: string, userAgent: string, url: string, userId: string, timestamp: number, stack: string, };

@@ -6,7 +6,7 @@
  * feature's `stores/` (the chat's memory saving: features/chat/stores/memory-saving.ts).
  */
 import { atom } from 'jotai';
-import { isGender, type CharacterCard, type GenderValue, type WebConfig } from '@/lib/api-types';
+import type { CharacterCard, GenderValue, SignInConfig, WebConfig } from '@/lib/api-types';
 import { DEFAULT_LANGUAGE, type Language } from '@/lib/languages';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 
@@ -24,7 +24,16 @@ export interface HomePageCache {
   anchor?: { characterId: string; top: number };
 }
 
-export const DEFAULT_WEB_CONFIG: WebConfig = {
+/**
+ * `WebConfig` as the app holds it: the defaults until the server's answer arrives, when
+ * `signIn` is still null (the login modal waits for it) and the version unknown.
+ */
+export type ClientWebConfig = Omit<WebConfig, 'signIn' | 'appVersion'> & {
+  signIn: SignInConfig | null;
+  appVersion?: string;
+};
+
+export const DEFAULT_WEB_CONFIG: ClientWebConfig = {
   defaultEnergy: { genVoiceCoin: 2, genPictureCoin: 20 },
   social: {},
   signIn: null,
@@ -42,9 +51,13 @@ export const pcMenuCollapsedAtom = atom(false);
 export const eighteenTipModalShowedAtom = atom(false);
 export const languageAtom = atom<Language>(DEFAULT_LANGUAGE);
 export const homePageCacheDataAtom = atom<HomePageCache | null>(null);
-export const globalWebConfigAtom = atom<WebConfig>(DEFAULT_WEB_CONFIG);
+export const globalWebConfigAtom = atom<ClientWebConfig>(DEFAULT_WEB_CONFIG);
 /** Whether the deployment configured any social link (the header and footer hide the block otherwise). */
 export const hasSocialLinksAtom = atom((get) => Object.values(get(globalWebConfigAtom).social).some(Boolean));
+
+function isGender(value: unknown): value is GenderValue {
+  return value === 0 || value === 1;
+}
 
 function readStoredGender(): GenderValue {
   const stored = Number(storage.get(STORAGE_KEYS.interestedGender));

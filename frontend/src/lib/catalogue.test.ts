@@ -48,7 +48,7 @@ describe('readVipData', () => {
     });
     expect(data.plans.map((p) => p.productId)).toEqual(['year_1']);
     // An original price or per-month figure the server did not send: the price, and none.
-    expect(data.plans[0]).toMatchObject({ originalPrice: '71.99', perMonth: null, currency: 'USD' });
+    expect(data.plans[0]).toMatchObject({ originalPrice: '71.99', perMonth: '', currency: 'USD' });
     expect(data.coinPackages.map((c) => c.productId)).toEqual(['coin_1']);
     expect(data.paymentRoutes.map((r) => r.route)).toEqual(['zpay']);
   });

@@ -8,56 +8,33 @@ import { atom } from 'jotai';
 import { apiPost } from '@/lib/api-client';
 import { isDecimalAmount } from '@/lib/money';
 import { store } from '@/lib/store';
+import {
+  COIN_PACKAGE_IDS,
+  PAYMENT_ROUTE_NAMES,
+  PLAN_IDS,
+  type CoinPackage,
+  type CoinPackageId,
+  type PaymentRoute,
+  type PaymentRouteName,
+  type Plan,
+  type PlanId,
+  type VipData,
+} from '@/lib/api-types';
 
-export const PLAN_IDS = ['month_1', 'quarter_1', 'year_1'] as const;
-export type PlanId = (typeof PLAN_IDS)[number];
-export const COIN_PACKAGE_IDS = ['coin_1', 'coin_2', 'coin_3', 'coin_4', 'coin_5', 'coin_6'] as const;
-export type CoinPackageId = (typeof COIN_PACKAGE_IDS)[number];
-export type ProductId = PlanId | CoinPackageId;
+export { COIN_PACKAGE_IDS, PAYMENT_ROUTE_NAMES, PLAN_IDS } from '@/lib/api-types';
+export type {
+  CoinPackage,
+  CoinPackageId,
+  PaymentRoute,
+  PaymentRouteName,
+  Plan,
+  PlanId,
+  ProductId,
+  VipData,
+} from '@/lib/api-types';
+
 /** The spec's short list (section 9), where all six do not fit: the balance popover, phones. */
 export const SHORT_LIST_PACKAGE_IDS: readonly CoinPackageId[] = ['coin_1', 'coin_3', 'coin_5'];
-
-export const PAYMENT_ROUTE_NAMES = ['sandbox', 'paypal', 'nowpayments', 'zpay', 'aiglo', 'trust', 'luxfin'] as const;
-export type PaymentRouteName = (typeof PAYMENT_ROUTE_NAMES)[number];
-
-export interface Plan {
-  productId: PlanId;
-  price: string;
-  originalPrice: string;
-  currency: string;
-  /** Coins credited each period, integer units (shown ÷ 10). */
-  coinsPerPeriod: number;
-  /** Percent off the first period (70 = 70% off). */
-  firstSubscriptionDiscount: number;
-  periodMonths: number;
-  /** The price per month, a decimal string; null when the server did not say. */
-  perMonth: string | null;
-}
-
-export interface CoinPackage {
-  productId: CoinPackageId;
-  /** Integer units, shown ÷ 10. */
-  coins: number;
-  price: string;
-  currency: string;
-  /** The package with the most coins per unit of money. */
-  bestValue: boolean;
-}
-
-export interface PaymentRoute {
-  route: PaymentRouteName;
-  /** The call that opens a checkout on this route: `POST /user/v1/pay/<endpoint>`. */
-  endpoint: string;
-  /** The sandbox: a test payment in which no money moves. */
-  test: boolean;
-}
-
-export interface VipData {
-  plans: Plan[];
-  coinPackages: CoinPackage[];
-  /** In the order the checkout offers them. */
-  paymentRoutes: PaymentRoute[];
-}
 
 export function isPlanId(value: string | undefined): value is PlanId {
   return (PLAN_IDS as readonly string[]).includes(value ?? '');
@@ -90,7 +67,7 @@ export function readVipData(raw: unknown): VipData {
         coinsPerPeriod: count(p.coinsPerPeriod),
         firstSubscriptionDiscount: count(p.firstSubscriptionDiscount),
         periodMonths: count(p.periodMonths),
-        perMonth: isDecimalAmount(p.perMonth) ? p.perMonth : null,
+        perMonth: isDecimalAmount(p.perMonth) ? p.perMonth : '',
       },
     ];
   });

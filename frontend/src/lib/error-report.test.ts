@@ -17,8 +17,10 @@ describe('error reports (spec section 3)', () => {
       appleEmail: null,
       userVipType: 0,
       coin: 0,
-      userAvatar: null,
-      utmSource: null,
+      userAvatar: '',
+      utmSource: '',
+      interestedGender: 0,
+      nsfw: false,
     });
     const report = buildErrorReport(errorDetails('renderError', new TypeError('x is undefined')));
     expect(report).toEqual({

@@ -4,66 +4,39 @@
  * job arrive over the WebSocket (`imageQueued`, `imageProgress`, `imageDone`, `imageFailed`).
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type GalleryImage } from '@/lib/api-types';
-import type { FeedImage } from '@/lib/wire-types';
+import {
+  ApiCode,
+  type FeedImage,
+  type FeedRequest,
+  type GalleryCharacter,
+  type GalleryImage,
+  type GalleryRequest,
+  type GenerateRequest,
+  type ImageOptions,
+  type ImagePage,
+  type ImageRef,
+  type JobRef,
+  type JobStarted,
+  type PictureRequest,
+  type ShareRequest,
+} from '@/lib/api-types';
 
-export type { GalleryImage } from '@/lib/api-types';
-
-/** One choice of a preset group; its label is the client's (namespace `images`). */
-export interface ImagePreset {
-  key: string;
-  nsfw: boolean;
-}
+export type {
+  FeedImage,
+  GalleryCharacter,
+  GalleryImage,
+  GenerateRequest,
+  ImageOptions,
+  ImagePage,
+  ImagePreset,
+  JobStarted,
+} from '@/lib/api-types';
 
 export type PresetGroup = 'scenes' | 'outfits' | 'poses' | 'styles';
 export const PRESET_GROUPS: readonly PresetGroup[] = ['scenes', 'outfits', 'poses', 'styles'];
 
 /** The payload field that names a preset of each group. */
 export const PRESET_FIELD = { scenes: 'scene', outfits: 'outfit', poses: 'pose', styles: 'style' } as const;
-
-export interface ImageOptions {
-  scenes: ImagePreset[];
-  outfits: ImagePreset[];
-  poses: ImagePreset[];
-  styles: ImagePreset[];
-  counts: number[];
-  /** Coins per image (shown ÷ 10). */
-  costPerImage: number;
-  /** The embedded illustrator draws: images are illustrations, not photos. */
-  illustration: boolean;
-}
-
-/** A shared image of the public feed; `feedId` is the share's own id, the feed's paging cursor. */
-export type { FeedImage } from '@/lib/wire-types';
-
-export interface GalleryCharacter {
-  characterId: string;
-  characterName: string;
-  characterPhoto: string;
-  count: number;
-}
-
-export interface ImagePage<T> {
-  images: T[];
-  hasMore: boolean;
-}
-
-export interface GenerateRequest {
-  characterId?: string;
-  scene?: string;
-  outfit?: string;
-  pose?: string;
-  style?: string;
-  prompt?: string;
-  count: number;
-}
-
-export interface JobStarted {
-  jobId: string;
-  imageIds: string[];
-  /** The balance after the debit (`image/generate` only). */
-  coin?: number;
-}
 
 /** The longest prompt, in characters, as the server enforces. */
 export const PROMPT_MAX_CHARS = 500;
@@ -94,11 +67,11 @@ export function generateImages(request: GenerateRequest) {
 
 /** POST image/cancel: images not done yet end as `imageFailed` (cancelled) and are refunded. */
 export function cancelJob(jobId: string) {
-  return apiPost<boolean>('/user/v1/image/cancel', { jobId }, { handledCodes: [ApiCode.notFound] });
+  return apiPost<boolean>('/user/v1/image/cancel', { jobId } satisfies JobRef, { handledCodes: [ApiCode.notFound] });
 }
 
 /** POST image/getGallery: the user's images, newest first. */
-export function getGallery(query: { characterId?: string; beforeId?: string; pageSize?: number } = {}) {
+export function getGallery(query: GalleryRequest = {}) {
   return apiPost<ImagePage<GalleryImage>>('/user/v1/image/getGallery', { pageSize: GALLERY_PAGE_SIZE, ...query });
 }
 
@@ -109,20 +82,18 @@ export function getGalleryCharacters() {
 
 /** POST image/deleteImage: the image, its variants and its feed entry are gone. */
 export function deleteImage(imageId: string) {
-  return apiPost<boolean>('/user/v1/image/deleteImage', { imageId });
+  return apiPost<boolean>('/user/v1/image/deleteImage', { imageId } satisfies ImageRef);
 }
 
 /** POST image/shareImage: into (or out of) the public feed; the prompt is moderated again (10070). */
 export function shareImage(imageId: string, shared: boolean) {
-  return apiPost<GalleryImage>(
-    '/user/v1/image/shareImage',
-    { imageId, shared },
-    { handledCodes: [ApiCode.inputContentIllegal] },
-  );
+  return apiPost<GalleryImage>('/user/v1/image/shareImage', { imageId, shared } satisfies ShareRequest, {
+    handledCodes: [ApiCode.inputContentIllegal],
+  });
 }
 
 /** POST image/getFeed: the public feed, open to everyone, newest first. */
-export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
+export function getFeed(query: FeedRequest = {}) {
   return apiPost<ImagePage<FeedImage>>('/user/v1/image/getFeed', { pageSize: GALLERY_PAGE_SIZE, ...query });
 }
 
@@ -130,7 +101,7 @@ export function getFeed(query: { beforeId?: string; pageSize?: number } = {}) {
 export function requestPicture(characterId: string, prompt?: string) {
   return apiPost<JobStarted>(
     '/user/v1/chat/requestPicture',
-    { characterId, ...(prompt ? { prompt } : {}) },
+    { characterId, ...(prompt ? { prompt } : {}) } satisfies PictureRequest,
     { handledCodes: EXPLAINED },
   );
 }

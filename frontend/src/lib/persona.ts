@@ -4,14 +4,9 @@
  * settings) or for one character (set from its chat), where it replaces the first.
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
+import { ApiCode, type DeletePersonaRequest, type SetPersonaRequest, type UserPersona } from '@/lib/api-types';
 
-export interface UserPersona {
-  /** `null`: the persona for every character. */
-  characterId: string | null;
-  name: string;
-  description: string;
-}
+export type { UserPersona } from '@/lib/api-types';
 
 export const PERSONA_NAME_MAX_LENGTH = 30;
 export const PERSONA_DESCRIPTION_MAX_LENGTH = 500;
@@ -39,7 +34,7 @@ export function getPersonaList() {
 
 /** POST /user/v1/persona/setPersona: creates or replaces; answers it as stored. */
 export function setPersona(persona: UserPersona) {
-  const payload = {
+  const payload: SetPersonaRequest = {
     characterId: persona.characterId,
     name: persona.name.trim(),
     description: persona.description.trim(),
@@ -49,5 +44,7 @@ export function setPersona(persona: UserPersona) {
 
 /** POST /user/v1/persona/deletePersona: the character goes back to the persona above it. */
 export function deletePersona(characterId: string | null) {
-  return apiPost<boolean>('/user/v1/persona/deletePersona', { characterId }, { handledCodes: FORM_CODES });
+  return apiPost<boolean>('/user/v1/persona/deletePersona', { characterId } satisfies DeletePersonaRequest, {
+    handledCodes: FORM_CODES,
+  });
 }

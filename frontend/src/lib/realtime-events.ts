@@ -6,7 +6,15 @@
  * the compiler checks that the schema describes exactly the generated type, and
  * `realtime-events.test.ts` checks it against the event table of docs/api.md.
  */
-import type { ChatImage, ChatMessage, GalleryImage, Memory, Recalled, RecalledItem, VoicePart } from '@/lib/api-types';
+import type {
+  MessageImage as ChatImage,
+  ChatMessage,
+  GalleryImage,
+  Memory,
+  Recalled,
+  RecalledItem,
+  VoicePart,
+} from '@/lib/api-types';
 import type { ClientAction as WireClientAction, ServerEvent as WireServerEvent } from '@/lib/wire-types';
 
 /**
@@ -124,19 +132,7 @@ type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKi
 type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
-/**
- * The voice events of issue 16 as docs/api.md writes them, for as long as the generated
- * `wire-types.ts` does not have them yet (the image events are generated): each one drops
- * out of this union by itself once the Rust server generates it, and from then on the
- * generated type is what the schema is checked against.
- */
-type Issue16Event =
-  | { event: 'voicePart'; data: { characterId: string; messageId: string; part: VoicePart } }
-  | {
-      event: 'voiceFailed';
-      data: { characterId: string; messageId: string; code: number; msg: string; refunded: number };
-    };
-type ServerEvents = WireServerEvent | Exclude<Issue16Event, { event: WireServerEvent['event'] }>;
+type ServerEvents = WireServerEvent;
 
 /** Fails to compile when the schema and the Rust server's events differ by an event or a field. */
 export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, ServerEvents> &

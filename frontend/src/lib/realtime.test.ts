@@ -58,8 +58,10 @@ function user(overrides: Partial<UserInfo> = {}): UserInfo {
     appleEmail: null,
     userVipType: 1,
     coin: 0,
-    userAvatar: null,
-    utmSource: null,
+    userAvatar: '',
+    utmSource: '',
+    interestedGender: 0,
+    nsfw: false,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 /** Reports of characters, replies and public feed images (docs/api.md "Reports"): signed in, limited per hour. */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
+import { ApiCode, type ReportReceipt, type ReportRequest } from '@/lib/api-types';
 
 /** The community guidelines' rules a report can name, in the order the dialog lists them. */
 export const REPORT_REASONS = [
@@ -39,9 +39,7 @@ export function reportContent(target: ReportTarget, reason: ReportReason, note: 
     'feedId' in target
       ? { feedId: target.feedId }
       : { characterId: target.characterId, ...(target.messageId ? { messageId: target.messageId } : {}) };
-  return apiPost<{ reportId: string }>(
-    '/user/v1/report/reportContent',
-    { ...about, reason, note },
-    { handledCodes: [ApiCode.paramError, ApiCode.rateLimited, ApiCode.notFound] },
-  );
+  return apiPost<ReportReceipt>('/user/v1/report/reportContent', { ...about, reason, note } satisfies ReportRequest, {
+    handledCodes: [ApiCode.paramError, ApiCode.rateLimited, ApiCode.notFound],
+  });
 }

@@ -1,10 +1,10 @@
 /** The deployment's web configuration (POST /user/v1/config/getWebConfig, API.md section 4). */
 import { apiPost } from '@/lib/api-client';
 import type { WebConfig } from '@/lib/api-types';
-import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
+import { DEFAULT_WEB_CONFIG, globalWebConfigAtom, type ClientWebConfig } from '@/lib/app-state';
 import { store } from '@/lib/store';
 
-export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): WebConfig {
+export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): ClientWebConfig {
   return {
     ...DEFAULT_WEB_CONFIG,
     ...data,

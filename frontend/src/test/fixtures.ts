@@ -11,8 +11,10 @@ export function aUser(changes: Partial<UserInfo> = {}): UserInfo {
     appleEmail: null,
     userVipType: 0,
     coin: 0,
-    userAvatar: null,
-    utmSource: null,
+    userAvatar: '',
+    utmSource: '',
+    interestedGender: 0,
+    nsfw: false,
     ...changes,
   };
 }

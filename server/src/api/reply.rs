@@ -15,8 +15,9 @@ pub struct ApiReply<T>(pub T);
 /// hundreds of allocations) only to write them out again. The fields are in the order the
 /// `Value` map wrote them (sorted), so the outer bytes are unchanged; inside `data` the
 /// fields now come in their declaration order, which JSON readers do not see.
-#[derive(Serialize)]
-struct Success<'a, T> {
+#[derive(Serialize, ts_rs::TS)]
+#[ts(rename = "ApiEnvelope")]
+pub(crate) struct Success<'a, T> {
     code: u32,
     data: &'a T,
     msg: &'static str,

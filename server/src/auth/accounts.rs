@@ -5,13 +5,14 @@ use amora_domain::account::{EmailAddress, User, UserId, UserNo};
 use amora_store::{NewUser, StoreError, UserChange};
 use rand::Rng;
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::now;
 use crate::api::ApiError;
 use crate::state::AppState;
 
 /// `UserInfo` of API.md §4.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UserInfo {
     user_id: String,
@@ -20,10 +21,13 @@ pub struct UserInfo {
     email: Option<String>,
     discord_email: Option<String>,
     apple_email: Option<String>,
+    /// 0 free, above 0 paid.
+    #[ts(type = "number")]
     user_vip_type: i64,
     coin: amora_domain::money::Coins,
     user_avatar: String,
     utm_source: String,
+    #[ts(type = "GenderValue")]
     interested_gender: u8,
     nsfw: bool,
 }
@@ -49,7 +53,7 @@ impl From<&User> for UserInfo {
 }
 
 /// `UserDetail`: what the settings screen needs beyond `UserInfo` (docs/api.md).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UserDetail {
     #[serde(flatten)]
@@ -58,6 +62,8 @@ pub struct UserDetail {
     has_password: bool,
     google_linked: bool,
     discord_linked: bool,
+    /// Seconds since the epoch.
+    #[ts(type = "number")]
     created_at: i64,
 }
 

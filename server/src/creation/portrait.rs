@@ -107,7 +107,8 @@ pub async fn delete(store: &Store, photo_url: &str) -> Result<(), ApiError> {
 }
 
 /// `previewPortrait`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "PortraitPreview")]
 pub struct Preview {
     /// `data:image/png;base64,…`
     pub image: String,

@@ -6,24 +6,32 @@ use amora_domain::blog::{BlogDate, BlogKey};
 use amora_domain::paging::PageRequest;
 use amora_store::BlogSummary;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::state::AppState;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "BlogListRequest")]
 pub struct ListRequest {
+    #[ts(type = "number")]
     page_no: i64,
+    #[ts(type = "number")]
     page_size: i64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct BlogCard {
+    #[ts(type = "string")]
     blog_key: BlogKey,
     title: String,
     description: String,
+    /// YYYY-MM-DD.
+    #[ts(type = "string")]
     date: BlogDate,
+    /// A path on this site or an https URL.
     cover: String,
 }
 
@@ -39,11 +47,12 @@ impl From<BlogSummary> for BlogCard {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct BlogPage {
     list: Vec<BlogCard>,
     /// How many posts there are in all, for numbered pages.
+    #[ts(type = "number")]
     total: u64,
 }
 
@@ -56,18 +65,21 @@ pub async fn get_blog_list(state: web::Data<AppState>, payload: Payload<ListRequ
     Ok(ApiReply(BlogPage { list, total }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "BlogInfoRequest")]
 pub struct InfoRequest {
     blog_key: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct BlogArticle {
+    #[ts(type = "string")]
     blog_key: BlogKey,
     title: String,
     description: String,
+    #[ts(type = "string")]
     date: BlogDate,
     cover: String,
     /// Rendered from the post's Markdown and sanitised when it was published.

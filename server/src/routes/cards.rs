@@ -15,6 +15,7 @@ use amora_domain::gender::Gender;
 use amora_store::{CreatedCharacter, MediaObject};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload, Upload};
 use crate::auth::session::SignedIn;
@@ -25,16 +26,19 @@ use crate::state::AppState;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct ImportRequest {
     /// The file's name as the user picked it (logged with a refusal).
     #[serde(default)]
     file_name: String,
     data: String,
     #[serde(default)]
+    #[ts(as = "Option<u32>")]
     age: Option<i64>,
     #[serde(default)]
+    #[ts(as = "Option<amora_domain::gender::Gender>")]
     gender: Option<i64>,
 }
 
@@ -192,14 +196,14 @@ fn cut(text: &str, max_chars: usize) -> String {
     amora_domain::text::truncate_chars(text.trim(), max_chars).trim_end().to_owned()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportRequest {
     character_id: String,
     format: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportedCard {
     file_name: String,

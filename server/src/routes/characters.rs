@@ -13,14 +13,19 @@ use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::MaybeSignedIn;
 use crate::state::AppState;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CharacterListQuery")]
 pub struct ListRequest {
+    #[ts(type = "number")]
     page_no: i64,
+    #[ts(type = "number")]
     page_size: i64,
+    #[ts(type = "GenderValue")]
     gender: i64,
     /// Project extension (docs/api.md): only characters carrying at least one of these tags.
     #[serde(default)]
+    #[ts(optional)]
     tags: Option<Vec<String>>,
 }
 
@@ -65,8 +70,9 @@ pub async fn get_character_list(
     Ok(ApiReply(cards))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CharacterInfoRequest")]
 pub struct InfoRequest {
     character_id: String,
 }

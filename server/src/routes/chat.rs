@@ -10,6 +10,7 @@ use amora_actors::wire::chat::{MemoryView, MessageView};
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageText};
 use serde::Deserialize;
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
@@ -24,11 +25,13 @@ pub async fn get_chat_list(state: web::Data<AppState>, signed_in: SignedIn) -> A
     Ok(ApiReply(state.node.conversations.chat_list(&signed_in.user.user_id).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct MessageListRequest {
     character_id: String,
     before_id: Option<String>,
+    #[ts(as = "Option<u32>")]
     page_size: Option<i64>,
 }
 
@@ -71,7 +74,7 @@ pub async fn delete_chat(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EditMessageRequest {
     character_id: String,
@@ -93,7 +96,7 @@ pub async fn edit_message(
     Ok(ApiReply(state.node.conversations.edit_message(&signed_in.user.user_id, &id, message_id, text).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteMessageRequest {
     character_id: String,
@@ -113,10 +116,11 @@ pub async fn delete_message(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChooseGreetingRequest {
     character_id: String,
+    #[ts(type = "number")]
     index: i64,
 }
 
@@ -146,7 +150,7 @@ pub async fn get_memory_list(
     Ok(ApiReply(state.node.conversations.memories(&signed_in.user.user_id, &id).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AddMemoryRequest {
     character_id: String,
@@ -164,7 +168,7 @@ pub async fn add_memory(
     Ok(ApiReply(state.node.conversations.add_memory(&signed_in.user.user_id, &id, request.content).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateMemoryRequest {
     character_id: String,
@@ -185,7 +189,7 @@ pub async fn update_memory(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteMemoryRequest {
     character_id: String,
@@ -205,7 +209,7 @@ pub async fn delete_memory(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PinMemoryRequest {
     character_id: String,

@@ -10,6 +10,7 @@ use amora_domain::paging::PageRequest;
 use amora_store::CreatedCharacter;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
@@ -36,8 +37,9 @@ pub(crate) fn parse_field<T: DeserializeOwned>(value: serde_json::Value, name: &
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 pub struct OptionsRequest {
+    #[ts(as = "amora_domain::gender::Gender")]
     gender: i64,
 }
 
@@ -57,12 +59,15 @@ pub async fn get_create_options(
     Ok(ApiReply(CreateOptions::new(gender, voices)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 pub struct PreviewRequest {
+    #[ts(as = "amora_domain::gender::Gender")]
     gender: i64,
     #[serde(default)]
+    #[ts(as = "amora_domain::creation::Style")]
     style: serde_json::Value,
     #[serde(default)]
+    #[ts(as = "amora_domain::creation::Looks")]
     looks: serde_json::Value,
 }
 
@@ -88,8 +93,9 @@ pub async fn preview_portrait(
     Ok(ApiReply(preview.as_ref().clone()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 pub struct CreateRequest {
+    #[ts(as = "amora_domain::creation::Draft")]
     draft: serde_json::Value,
 }
 
@@ -139,10 +145,11 @@ pub(crate) async fn save_new(state: &AppState, created: CreatedCharacter) -> Api
     Ok(ApiReply(created.into_view()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateRequest {
     character_id: String,
+    #[ts(as = "amora_domain::creation::Draft")]
     draft: serde_json::Value,
 }
 
@@ -222,8 +229,9 @@ pub async fn update(
     Ok(ApiReply(updated.into_view()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CharacterRef")]
 pub struct CharacterRequest {
     character_id: String,
 }
@@ -290,10 +298,11 @@ fn copy_name(name: &str) -> String {
     format!("{}{SUFFIX}", amora_domain::text::truncate_chars(name, max).trim_end())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct VisibilityRequest {
     character_id: String,
+    #[ts(as = "amora_domain::creation::Visibility")]
     visibility: serde_json::Value,
 }
 
@@ -324,10 +333,12 @@ pub async fn set_visibility(
     Ok(ApiReply(created.into_view()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MyListRequest {
+    #[ts(type = "number")]
     page_no: i64,
+    #[ts(type = "number")]
     page_size: i64,
 }
 

@@ -10,6 +10,7 @@ use amora_domain::chat::EntryId;
 use amora_domain::image::{COUNTS, Preset, PresetKind, RawImageRequest};
 use amora_domain::viewer::Viewer;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::{MaybeSignedIn, SignedIn};
@@ -39,13 +40,14 @@ fn adult_content_on(req: &HttpRequest, signed_in: &MaybeSignedIn) -> bool {
 }
 
 /// `ImagePreset`: a key the client labels, and whether it is explicit.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
+#[ts(rename = "ImagePreset")]
 pub struct PresetView {
     key: &'static str,
     nsfw: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageOptions {
     scenes: Vec<PresetView>,
@@ -53,6 +55,8 @@ pub struct ImageOptions {
     poses: Vec<PresetView>,
     styles: Vec<PresetView>,
     counts: [u8; 3],
+    /// Coins per image (shown ÷ 10).
+    #[ts(type = "number")]
     cost_per_image: i64,
     illustration: bool,
 }
@@ -84,8 +88,9 @@ pub async fn get_image_options(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct GenerateRequest {
     character_id: Option<String>,
     scene: Option<String>,
@@ -93,15 +98,21 @@ pub struct GenerateRequest {
     pose: Option<String>,
     style: Option<String>,
     prompt: Option<String>,
+    #[ts(type = "number")]
     count: i64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "JobStarted")]
 pub struct JobView {
+    #[ts(type = "string")]
     job_id: EntryId,
+    #[ts(type = "string[]")]
     image_ids: Vec<EntryId>,
+    /// The balance after the debit (`image/generate` only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
     coin: Option<i64>,
 }
 
@@ -127,8 +138,9 @@ pub async fn generate(
     Ok(ApiReply(JobView { job_id: started.job_id, image_ids: started.image_ids, coin: Some(started.coin.units()) }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct PictureRequest {
     character_id: String,
     prompt: Option<String>,
@@ -150,7 +162,7 @@ pub async fn request_picture(
     Ok(ApiReply(JobView { job_id: started.job_id, image_ids: started.image_ids, coin: None }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct JobRef {
     job_id: String,
@@ -163,16 +175,19 @@ pub async fn cancel(state: web::Data<AppState>, signed_in: SignedIn, payload: Pa
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct GalleryRequest {
     character_id: Option<String>,
     before_id: Option<String>,
+    #[ts(as = "Option<u32>")]
     page_size: Option<i64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ImagePage")]
 pub struct Page<T> {
     images: Vec<T>,
     has_more: bool,
@@ -200,7 +215,7 @@ pub async fn get_gallery_characters(
     Ok(ApiReply(state.node.images.gallery_characters(&signed_in.user.user_id).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageRef {
     image_id: String,
@@ -217,7 +232,7 @@ pub async fn delete_image(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ShareRequest {
     image_id: String,
@@ -235,10 +250,12 @@ pub async fn share_image(
     Ok(ApiReply(state.node.images.share(&signed_in.user.user_id, image_id, request.shared).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct FeedRequest {
     before_id: Option<String>,
+    #[ts(as = "Option<u32>")]
     page_size: Option<i64>,
 }
 

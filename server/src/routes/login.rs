@@ -4,6 +4,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::{EmailAddress, Password, UserNo};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::accounts::{self, Provider, UserInfo};
@@ -12,8 +13,9 @@ use crate::auth::{now, password, random_token, token_hash};
 use crate::state::AppState;
 
 /// The answer of every successful sign-in: the voucher for app views, and the account.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "SignInResult")]
 pub struct SignedInAnswer {
     voucher: String,
     user_info: UserInfo,
@@ -35,7 +37,7 @@ fn signed_in_response(
     response
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SendLinkRequest {
     email_address: String,
@@ -68,7 +70,7 @@ pub async fn send_register_user_email(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordLoginRequest {
     user_no: String,

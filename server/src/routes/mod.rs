@@ -1,20 +1,20 @@
 //! The API endpoints under `/lust/api`, one module per feature. `configure` mounts them
 //! inside the envelope middleware; anything unmatched answers `notFound` in an envelope.
 
-mod blog;
-mod cards;
-mod characters;
-mod chat;
+pub(crate) mod blog;
+pub(crate) mod cards;
+pub(crate) mod characters;
+pub(crate) mod chat;
 pub(crate) mod creation;
-mod images;
+pub(crate) mod images;
 pub mod login;
 pub mod pay;
-mod persona;
-mod reports;
-mod telemetry;
-mod user;
-mod voice;
-mod web_config;
+pub(crate) mod persona;
+pub(crate) mod reports;
+pub(crate) mod telemetry;
+pub(crate) mod user;
+pub(crate) mod voice;
+pub(crate) mod web_config;
 
 use actix_web::web;
 

@@ -7,6 +7,7 @@ use amora_domain::payment::{
     Order, OrderId, OrderState, PaymentRoute, ProductId, Subscription, SubscriptionId, SubscriptionState,
 };
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
@@ -47,17 +48,21 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/payment/getUserLastFlowId", web::post().to(get_user_last_flow_id));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateOrderRequest {
     product_id: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "CheckoutOrder")]
 pub struct CreatedOrder {
+    #[ts(type = "string")]
     order_id: OrderId,
+    /// Where the browser goes to pay.
     approve_url: String,
+    /// What a wallet QR code shows (zPay), else null.
     qr_payload: Option<String>,
 }
 
@@ -79,7 +84,7 @@ async fn create_order(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionRequest {
     subscription_id: String,
@@ -97,14 +102,21 @@ async fn un_subscription(
 }
 
 /// A plan as the subscription screen shows it.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Subscription")]
 pub struct SubscriptionView {
+    #[ts(type = "string")]
     subscription_id: SubscriptionId,
+    #[ts(type = "PlanId")]
     product_id: ProductId,
     route: PaymentRoute,
     state: SubscriptionState,
+    /// Seconds since the epoch.
+    #[ts(type = "number")]
     started_at: i64,
+    /// Seconds since the epoch: access and coins paid for last until then.
+    #[ts(type = "number")]
     current_period_end: i64,
     /// It renews at `currentPeriodEnd` (else it ends then).
     renews: bool,
@@ -133,23 +145,30 @@ async fn get_user_subscription_list(
     Ok(ApiReply(subscriptions.into_iter().filter(|s| s.started_at > 0).map(SubscriptionView::from).collect()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct LastFlowRequest {
     order_id: Option<String>,
 }
 
 /// A payment as the results page shows it.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "Payment")]
 pub struct PaymentView {
+    #[ts(type = "string")]
     flow_id: OrderId,
     product_id: ProductId,
     route: PaymentRoute,
+    #[ts(as = "amora_actors::events::PaymentStatus")]
     status: OrderState,
+    /// Decimal string, e.g. "12.99".
     amount: String,
     currency: String,
+    #[ts(type = "number")]
     created_at: i64,
+    #[ts(type = "number")]
     updated_at: i64,
     /// No processor news is awaited: the page stops polling.
     #[serde(rename = "final")]

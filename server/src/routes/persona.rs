@@ -8,6 +8,7 @@ use amora_actors::conversations::PersonaView;
 use amora_domain::character::CharacterId;
 use amora_domain::persona::UserPersona;
 use serde::Deserialize;
+use ts_rs::TS;
 
 use crate::api::{ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
@@ -19,10 +20,12 @@ pub async fn get_persona_list(state: web::Data<AppState>, signed_in: SignedIn) -
     Ok(ApiReply(state.node.conversations.personas(&signed_in.user.user_id).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetPersonaRequest {
+    /// Absent or `null`: the persona for every character.
     #[serde(default)]
+    #[ts(optional = nullable)]
     character_id: Option<String>,
     name: String,
     #[serde(default)]
@@ -43,10 +46,11 @@ pub async fn set_persona(
     Ok(ApiReply(state.node.conversations.set_persona(user_id, character.as_ref(), persona).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DeletePersonaRequest {
     #[serde(default)]
+    #[ts(optional = nullable)]
     character_id: Option<String>,
 }
 

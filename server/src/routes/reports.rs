@@ -15,14 +15,16 @@ use amora_domain::report::{Report, ReportReason, parse_note};
 use amora_domain::viewer::Viewer;
 use amora_store::FeedReport;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::now;
 use crate::auth::session::SignedIn;
 use crate::state::AppState;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct ReportRequest {
     /// The character reported (or whose reply is); absent when a feed image is.
     #[serde(default)]
@@ -38,9 +40,10 @@ pub struct ReportRequest {
     note: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportReceipt {
+    #[ts(type = "string")]
     report_id: EntryId,
 }
 

@@ -56,8 +56,9 @@ pub async fn spm(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<bool
 
 /// The `ErrorReport` shape of API.md §4. Browsers differ in what they can fill in, so
 /// only `message` is required.
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "ErrorReport")]
 pub struct ErrorReportRequest {
     #[serde(default)]
     error_type: String,
@@ -69,6 +70,7 @@ pub struct ErrorReportRequest {
     #[serde(default, deserialize_with = "string_or_number")]
     user_id: String,
     #[serde(default)]
+    #[ts(type = "number")]
     timestamp: i64,
     #[serde(default)]
     stack: String,

@@ -6,6 +6,7 @@ use amora_domain::account::{Password, parse_language, parse_user_name};
 use amora_domain::gender::Gender;
 use amora_store::UserChange;
 use serde::{Deserialize, Deserializer};
+use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::accounts::{self, UserDetail, UserInfo};
@@ -23,8 +24,9 @@ pub async fn get_own_user_info_detail(signed_in: SignedIn) -> ApiResult<UserDeta
     Ok(ApiReply(UserDetail::from(&signed_in.user)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct UpdateInfoRequest {
     user_name: Option<String>,
     user_avatar: Option<String>,
@@ -68,8 +70,9 @@ fn parse_avatar(raw: &str) -> Result<String, ApiError> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct UpdatePasswordRequest {
     old_password: Option<String>,
     new_password: String,
@@ -106,9 +109,11 @@ pub async fn update_user_password(
     Ok(ApiReply(true))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
 pub struct UpdateWebDataRequest {
+    #[ts(as = "Option<Gender>")]
     interested_gender: Option<i64>,
     #[serde(default, deserialize_with = "flag")]
     nsfw: Option<bool>,

@@ -8,6 +8,7 @@ use amora_actors::wire::voice::VoiceView;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
 use serde::Deserialize;
+use ts_rs::TS;
 
 use crate::api::{ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
@@ -18,7 +19,7 @@ pub async fn get_voices(state: web::Data<AppState>, _signed_in: SignedIn) -> Api
     Ok(ApiReply(state.voices.voices()))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SpeakRequest {
     character_id: String,

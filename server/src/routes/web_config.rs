@@ -4,38 +4,44 @@ use actix_web::web;
 use amora_domain::money::Cents;
 use amora_domain::payment::{PaymentRoute, ProductId};
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::api::{ApiReply, ApiResult, Payload};
 use crate::settings::SocialLinks;
 use crate::state::AppState;
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WebConfig {
     default_energy: DefaultEnergy,
     social: SocialLinks,
     #[serde(rename = "andoridDownloadUrl", skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     android_download_url: Option<String>,
     app_version: &'static str,
     sign_in: SignInConfig,
 }
 
 /// Which sign-in methods work on this install, so the login modal can say so.
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-struct SignInConfig {
+pub(crate) struct SignInConfig {
     google_enabled: bool,
     discord_enabled: bool,
     /// "turnstile" or "development" (any token passes; the modal labels it).
+    #[ts(type = "\"turnstile\" | \"development\"")]
     bot_check_mode: &'static str,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
     turnstile_site_key: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-struct DefaultEnergy {
+pub(crate) struct DefaultEnergy {
+    #[ts(type = "number")]
     gen_voice_coin: i64,
+    #[ts(type = "number")]
     gen_picture_coin: i64,
 }
 
@@ -56,7 +62,7 @@ pub async fn get_web_config(state: web::Data<AppState>, _empty: Payload<serde_js
     }))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct VipData {
     plans: Vec<Plan>,
@@ -65,13 +71,15 @@ pub struct VipData {
     payment_routes: Vec<PaymentRouteView>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-struct Plan {
+pub(crate) struct Plan {
+    #[ts(type = "PlanId")]
     product_id: String,
     price: String,
     original_price: String,
     currency: String,
+    #[ts(type = "number")]
     coins_per_period: i64,
     first_subscription_discount: u8,
     period_months: u32,
@@ -79,10 +87,12 @@ struct Plan {
     per_month: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-struct CoinPackage {
+pub(crate) struct CoinPackage {
+    #[ts(type = "CoinPackageId")]
     product_id: String,
+    #[ts(type = "number")]
     coins: i64,
     price: String,
     currency: String,
@@ -90,9 +100,10 @@ struct CoinPackage {
     best_value: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-struct PaymentRouteView {
+#[ts(rename = "PaymentRoute")]
+pub(crate) struct PaymentRouteView {
     route: PaymentRoute,
     endpoint: &'static str,
     /// The sandbox: no money moves.

@@ -1,17 +1,12 @@
 import { apiPost } from '@/lib/api-client';
-import type { UserInfo } from '@/lib/api-types';
-
-export interface SignInResult {
-  voucher: string;
-  userInfo: UserInfo;
-}
+import type { PasswordLoginRequest, SendLinkRequest, SignInResult } from '@/lib/api-types';
 
 /** POST /login/v1/sendRegisterUserEmail: `true` when the sign-in link was sent. */
-export function sendRegisterUserEmail(payload: { emailAddress: string; cfToken: string }) {
+export function sendRegisterUserEmail(payload: SendLinkRequest) {
   return apiPost<boolean>('/login/v1/sendRegisterUserEmail', payload, { handledCodes: 'all' });
 }
 
 /** POST /login/v1/userPasswordLogin: sets the session cookie on success. */
-export function userPasswordLogin(payload: { userNo: string; password: string }) {
+export function userPasswordLogin(payload: PasswordLoginRequest) {
   return apiPost<SignInResult>('/login/v1/userPasswordLogin', payload, { handledCodes: 'all' });
 }

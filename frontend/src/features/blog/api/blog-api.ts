@@ -1,42 +1,22 @@
 /** The blog's calls (docs/api.md "Blog"): a page of posts, newest first, and one post. */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
+import { ApiCode, type BlogArticle, type BlogInfoRequest, type BlogListRequest, type BlogPage } from '@/lib/api-types';
+
+export type { BlogArticle, BlogCard, BlogPage } from '@/lib/api-types';
 
 /** Posts per page of the list. */
 export const BLOG_PAGE_SIZE = 9;
 
-export interface BlogCard {
-  blogKey: string;
-  title: string;
-  description: string;
-  /** YYYY-MM-DD. */
-  date: string;
-  /** A path on this site or an https URL. */
-  cover: string;
-}
-
-export interface BlogPage {
-  list: BlogCard[];
-  total: number;
-}
-
-export interface BlogArticle extends BlogCard {
-  /** Rendered from Markdown and sanitised by the server when the post was published. */
-  html: string;
-}
-
 /** POST blog/getBlogList {pageNo, pageSize}. */
 export function getBlogList(pageNo: number) {
-  return apiPost<BlogPage>('/user/v1/blog/getBlogList', { pageNo, pageSize: BLOG_PAGE_SIZE });
+  return apiPost<BlogPage>('/user/v1/blog/getBlogList', { pageNo, pageSize: BLOG_PAGE_SIZE } satisfies BlogListRequest);
 }
 
 /** POST blog/getBlogInfo {blogKey}; 10006 when there is no such post. */
 export function getBlogInfo(blogKey: string) {
-  return apiPost<BlogArticle>(
-    '/user/v1/blog/getBlogInfo',
-    { blogKey },
-    { handledCodes: [ApiCode.notFound, ApiCode.paramError] },
-  );
+  return apiPost<BlogArticle>('/user/v1/blog/getBlogInfo', { blogKey } satisfies BlogInfoRequest, {
+    handledCodes: [ApiCode.notFound, ApiCode.paramError],
+  });
 }
 
 /** `2024-10-21` as the reader's language writes a day, without shifting it by time zone. */

@@ -6,11 +6,21 @@
 import { apiPost } from '@/lib/api-client';
 import {
   ApiCode,
+  type AddMemoryRequest,
   type Character,
+  type CharacterInfoRequest,
+  type CharacterRef,
   type ChatMessage,
   type ChatSummary,
+  type ChooseGreetingRequest,
+  type DeleteMemoryRequest,
+  type DeleteMessageRequest,
+  type EditMessageRequest,
   type Memory,
+  type MessageListRequest,
   type MessagePage,
+  type PinMemoryRequest,
+  type UpdateMemoryRequest,
 } from '@/lib/api-types';
 
 /** History page size; the server's default. */
@@ -25,11 +35,9 @@ const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notF
 
 /** POST /user/v1/character/getCharacterInfo: the header's portrait and name; 10006 when unknown or hidden. */
 export function getCharacterInfo(characterId: string) {
-  return apiPost<Character>(
-    '/user/v1/character/getCharacterInfo',
-    { characterId },
-    { handledCodes: [ApiCode.notFound] },
-  );
+  return apiPost<Character>('/user/v1/character/getCharacterInfo', { characterId } satisfies CharacterInfoRequest, {
+    handledCodes: [ApiCode.notFound],
+  });
 }
 
 /** POST chat/getChatList: the user's conversations, most recently active first. */
@@ -41,57 +49,63 @@ export function getChatList() {
 export function getMessageList(characterId: string, beforeId?: string) {
   return apiPost<MessagePage>(
     '/user/v1/chat/getMessageList',
-    { characterId, pageSize: MESSAGE_PAGE_SIZE, ...(beforeId ? { beforeId } : {}) },
+    { characterId, pageSize: MESSAGE_PAGE_SIZE, ...(beforeId ? { beforeId } : {}) } satisfies MessageListRequest,
     { handledCodes: [ApiCode.notFound] },
   );
 }
 
 /** POST chat/deleteChat: the conversation and the character's memories of the user. */
 export function deleteChat(characterId: string) {
-  return apiPost<boolean>('/user/v1/chat/deleteChat', { characterId });
+  return apiPost<boolean>('/user/v1/chat/deleteChat', { characterId } satisfies CharacterRef);
 }
 
 /** POST chat/editMessage: only the user's own messages; checked like a new message (10070). */
 export function editMessage(characterId: string, messageId: string, content: string) {
   return apiPost<ChatMessage>(
     '/user/v1/chat/editMessage',
-    { characterId, messageId, content },
+    { characterId, messageId, content } satisfies EditMessageRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST chat/deleteMessage: only the user's own messages. */
 export function deleteMessage(characterId: string, messageId: string) {
-  return apiPost<boolean>('/user/v1/chat/deleteMessage', { characterId, messageId });
+  return apiPost<boolean>('/user/v1/chat/deleteMessage', { characterId, messageId } satisfies DeleteMessageRequest);
 }
 
 /** POST memory/getMemoryList: newest first. */
 export function getMemoryList(characterId: string) {
-  return apiPost<Memory[]>('/user/v1/memory/getMemoryList', { characterId }, { handledCodes: [ApiCode.notFound] });
+  return apiPost<Memory[]>('/user/v1/memory/getMemoryList', { characterId } satisfies CharacterRef, {
+    handledCodes: [ApiCode.notFound],
+  });
 }
 
 /** POST memory/addMemory: 1–200 characters, at most 100 per character. */
 export function addMemory(characterId: string, content: string) {
-  return apiPost<Memory>('/user/v1/memory/addMemory', { characterId, content }, { handledCodes: EXPLAINED });
+  return apiPost<Memory>('/user/v1/memory/addMemory', { characterId, content } satisfies AddMemoryRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST memory/updateMemory: the memory becomes the user's own. */
 export function updateMemory(characterId: string, memoryId: string, content: string) {
   return apiPost<boolean>(
     '/user/v1/memory/updateMemory',
-    { characterId, memoryId, content },
+    { characterId, memoryId, content } satisfies UpdateMemoryRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST memory/pinMemory: a pinned memory is in every prompt; at most 10 per character (10001 past it). */
 export function pinMemory(characterId: string, memoryId: string, pinned: boolean) {
-  return apiPost<Memory>('/user/v1/memory/pinMemory', { characterId, memoryId, pinned }, { handledCodes: EXPLAINED });
+  return apiPost<Memory>('/user/v1/memory/pinMemory', { characterId, memoryId, pinned } satisfies PinMemoryRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST memory/deleteMemory. */
 export function deleteMemory(characterId: string, memoryId: string) {
-  return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId });
+  return apiPost<boolean>('/user/v1/memory/deleteMemory', { characterId, memoryId } satisfies DeleteMemoryRequest);
 }
 
 /**
@@ -99,9 +113,7 @@ export function deleteMemory(characterId: string, memoryId: string) {
  * `alternateGreetings[index - 1]` (0: the main greeting); 10001 once the conversation went on.
  */
 export function chooseGreeting(characterId: string, index: number) {
-  return apiPost<ChatMessage>(
-    '/user/v1/chat/chooseGreeting',
-    { characterId, index },
-    { handledCodes: [ApiCode.paramError, ApiCode.notFound] },
-  );
+  return apiPost<ChatMessage>('/user/v1/chat/chooseGreeting', { characterId, index } satisfies ChooseGreetingRequest, {
+    handledCodes: [ApiCode.paramError, ApiCode.notFound],
+  });
 }

@@ -1,15 +1,8 @@
 /** The voice calls of docs/api.md "Voice". */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type VoicePart } from '@/lib/api-types';
+import { ApiCode, type SpeakAnswer, type SpeakRequest } from '@/lib/api-types';
 
-export interface SpeakAnswer {
-  messageId: string;
-  parts: VoicePart[];
-  /** False: more parts follow as `voicePart` events. */
-  complete: boolean;
-  /** The balance after the first play's debit. */
-  coin: number;
-}
+export type { SpeakAnswer } from '@/lib/api-types';
 
 /**
  * POST voice/speak: the first play of a message costs `genVoiceCoin`, later plays are free.
@@ -17,9 +10,7 @@ export interface SpeakAnswer {
  * the play button itself.
  */
 export function speak(characterId: string, messageId: string) {
-  return apiPost<SpeakAnswer>(
-    '/user/v1/voice/speak',
-    { characterId, messageId },
-    { handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError] },
-  );
+  return apiPost<SpeakAnswer>('/user/v1/voice/speak', { characterId, messageId } satisfies SpeakRequest, {
+    handledCodes: [ApiCode.needPay, ApiCode.notFound, ApiCode.rateLimited, ApiCode.paramError],
+  });
 }

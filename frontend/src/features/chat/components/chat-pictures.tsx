@@ -6,7 +6,7 @@ import { CloseIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import styles from '@/features/chat/components/chat.module.css';
-import { ApiCode, type ChatImage } from '@/lib/api-types';
+import { ApiCode, type MessageImage as ChatImage } from '@/lib/api-types';
 import { globalWebConfigAtom } from '@/lib/app-state';
 import { imageErrorKey } from '@/lib/image-errors';
 import type { Job, Tile } from '@/lib/image-jobs';

@@ -358,7 +358,7 @@ export function MessageList({
               message={message}
               characterName={characterName}
               characterPhoto={characterPhoto}
-              userAvatar={user?.userAvatar ?? null}
+              userAvatar={user?.userAvatar || null}
               userName={userName}
               onEdit={edit}
               onAskDelete={setDeleting}

@@ -25,7 +25,7 @@ function message(n: number, speaker: ChatMessage['speaker'], content = `m${n}`):
 
 function page(messages: ChatMessage[], hasMore = false, creditsLeft: number | null = 30): MessagePage {
   // The server sends newest first.
-  return { messages: [...messages].reverse(), hasMore, creditsLeft };
+  return { messages: [...messages].reverse(), hasMore, creditsLeft, replying: null };
 }
 
 const run = (actions: ThreadAction[], from: ThreadState = EMPTY_THREAD) => actions.reduce(threadReducer, from);

@@ -15,7 +15,8 @@
  * - The newest reply may have versions (`swipes`, docs/api.md "Versions of a reply"):
  *   `swipeControls` says what its arrows do.
  */
-import { compareEntryIds, type ChatMessage, type MessagePage } from '@/lib/api-types';
+import type { ChatMessage, MessagePage } from '@/lib/api-types';
+import { compareEntryIds } from '@/lib/entry-ids';
 import type { ServerEventOf } from '@/lib/realtime-events';
 
 export interface PendingReply {

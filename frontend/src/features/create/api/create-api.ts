@@ -5,84 +5,48 @@
  * (bad data naming a field, content not allowed, too many, unknown) is handled by the caller.
  */
 import { apiPost } from '@/lib/api-client';
-import { ApiCode, type Character, type GenderValue } from '@/lib/api-types';
+import {
+  ApiCode,
+  type Character,
+  type CharacterRef,
+  type CreateRequest,
+  type ExportRequest,
+  type ImportRequest,
+  type OptionsRequest,
+  type PreviewRequest,
+  type Style,
+  type UpdateRequest,
+  type VisibilityRequest,
+  type CreateLimits,
+  type CreateOptions,
+  type Draft,
+  type ExportedCard,
+  type GenderValue,
+  type Looks,
+  type MyCharacter,
+  type MyListRequest,
+  type PortraitPreview,
+  type Preset,
+  type Visibility,
+} from '@/lib/api-types';
 
-/** What the builder's looks step picks; each field but `age` is a preset key of CreateOptions. */
-export interface Looks {
-  age: number;
-  ethnicity: string;
-  eyes: string;
-  hairColor: string;
-  hairStyle: string;
-  body: string;
-  outfit: string;
-}
-
-/** A preset with the user's own words (≤ textMax characters). */
-export interface PresetText {
-  preset: string;
-  text: string;
-}
-
-export type Visibility = 'private' | 'public';
-export type CharacterStatus = 'private' | 'review' | 'public' | 'rejected';
-
-/** Everything the builder sends (`character/create`, `character/update`). */
-export interface Draft {
-  gender: GenderValue;
-  style: string;
-  looks: Looks;
-  personality: PresetText;
-  relationship: PresetText;
-  voiceId: string;
-  characterName: string;
-  introduction: string;
-  greeting: string;
-  scenario: string;
-  tags: string[];
-  nsfw: boolean;
-  visibility: Visibility;
-}
+export type {
+  CharacterStatus,
+  CreateLimits,
+  CreateOptions,
+  Draft,
+  ExportedCard,
+  Looks,
+  MyCharacter,
+  PortraitPreview,
+  Preset,
+  PresetText,
+  Visibility,
+  VoiceOption,
+} from '@/lib/api-types';
 
 /** A character as served to its creator (with `creatorId` and the card's fields). */
 export type OwnCharacter = Character;
-
-export interface MyCharacter {
-  character: OwnCharacter;
-  status: CharacterStatus;
-  /** Why an operator rejected it (status `rejected`). */
-  reviewReason: string | null;
-  visibility: Visibility;
-  nsfw: boolean;
-  /** What the builder opens with when the user edits it. */
-  draft: Draft;
-  imported: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** One choice of a preset group; labels are the client's (namespace `create`). */
-export interface Preset {
-  key: string;
-  nsfw?: boolean;
-}
-
-export interface VoiceOption {
-  voiceId: string;
-  gender: number;
-  label: string;
-}
-
-export interface CreateLimits {
-  nameMax: number;
-  introductionMax: number;
-  greetingMax: number;
-  scenarioMax: number;
-  textMax: number;
-  tagsMax: number;
-  ageMin: number;
-  ageMax: number;
-}
 
 export type PresetGroup =
   | 'styles'
@@ -95,11 +59,6 @@ export type PresetGroup =
   | 'personalities'
   | 'relationships';
 
-export type CreateOptions = { gender: GenderValue; voices: VoiceOption[]; limits: CreateLimits } & Record<
-  PresetGroup,
-  Preset[]
->;
-
 /** The limits docs/api.md gives, used until the options arrive (and by validation tests). */
 export const DEFAULT_LIMITS: CreateLimits = {
   nameMax: 40,
@@ -111,19 +70,6 @@ export const DEFAULT_LIMITS: CreateLimits = {
   ageMin: 18,
   ageMax: 100,
 };
-
-export interface PortraitPreview {
-  image: string;
-  width: number;
-  height: number;
-}
-
-export interface ExportedCard {
-  fileName: string;
-  mime: string;
-  /** Base64 of the file. */
-  data: string;
-}
 
 export type CardFormat = 'png' | 'json';
 
@@ -178,48 +124,59 @@ export function normalizeOptions(
 
 /** POST character/getCreateOptions: open to everyone (the builder works signed out). */
 export async function getCreateOptions(gender: GenderValue) {
-  const envelope = await apiPost<CreateOptions>('/user/v1/character/getCreateOptions', { gender });
+  const envelope = await apiPost<CreateOptions>('/user/v1/character/getCreateOptions', {
+    gender,
+  } satisfies OptionsRequest);
   if (envelope.success && envelope.data) envelope.data = normalizeOptions(envelope.data, gender);
   return envelope;
 }
 
 /** POST character/previewPortrait: the portrait the image pipeline would draw; 10003 past 30 a minute. */
-export function previewPortrait(gender: GenderValue, style: string, looks: Looks) {
+export function previewPortrait(gender: GenderValue, style: Style, looks: Looks) {
   return apiPost<PortraitPreview>(
     '/user/v1/character/previewPortrait',
-    { gender, style, looks },
+    { gender, style, looks } satisfies PreviewRequest,
     { handledCodes: EXPLAINED },
   );
 }
 
 /** POST character/create: signed in; 10001/10070 name the field at the start of `msg`. */
 export function createCharacter(draft: Draft) {
-  return apiPost<MyCharacter>('/user/v1/character/create', { draft }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/create', { draft } satisfies CreateRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/update: the creator's only; a public character goes back to review. */
 export function updateCharacter(characterId: string, draft: Draft) {
-  return apiPost<MyCharacter>('/user/v1/character/update', { characterId, draft }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/update', { characterId, draft } satisfies UpdateRequest, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/delete: its portrait, conversations, memories and images go with it. */
 export function deleteCharacter(characterId: string) {
-  return apiPost<boolean>('/user/v1/character/delete', { characterId });
+  return apiPost<boolean>('/user/v1/character/delete', { characterId } satisfies CharacterRef);
 }
 
 /** POST character/duplicate: a private copy ("Name (copy)"). */
 export function duplicateCharacter(characterId: string) {
-  return apiPost<MyCharacter>('/user/v1/character/duplicate', { characterId }, { handledCodes: EXPLAINED });
+  return apiPost<MyCharacter>('/user/v1/character/duplicate', { characterId } satisfies CharacterRef, {
+    handledCodes: EXPLAINED,
+  });
 }
 
 /** POST character/setVisibility: `private` leaves the catalogue at once, `public` goes to review. */
 export function setVisibility(characterId: string, visibility: Visibility) {
-  return apiPost<MyCharacter>('/user/v1/character/setVisibility', { characterId, visibility });
+  return apiPost<MyCharacter>('/user/v1/character/setVisibility', {
+    characterId,
+    visibility,
+  } satisfies VisibilityRequest);
 }
 
 /** POST character/getMyCharacters: newest first. */
 export function getMyCharacters(pageNo = 1, pageSize = MY_CHARACTERS_PAGE_SIZE) {
-  return apiPost<MyCharacter[]>('/user/v1/character/getMyCharacters', { pageNo, pageSize });
+  return apiPost<MyCharacter[]>('/user/v1/character/getMyCharacters', { pageNo, pageSize } satisfies MyListRequest);
 }
 
 /**
@@ -241,11 +198,13 @@ export async function getAllMyCharacters() {
  * answers 10001 `characterAge: …`; the screen asks and sends again with `age`. `gender` is
  * used when the card does not say (`extensions.amora.gender`).
  */
-export function importCard(card: { fileName: string; data: string; gender?: GenderValue; age?: number }) {
+export function importCard(card: ImportRequest) {
   return apiPost<MyCharacter>('/user/v1/character/importCard', card, { handledCodes: EXPLAINED });
 }
 
 /** POST character/exportCard: PNG (with `chara` and `ccv3`) or V3 JSON, as base64. */
 export function exportCard(characterId: string, format: CardFormat) {
-  return apiPost<ExportedCard>('/user/v1/character/exportCard', { characterId, format }, { handledCodes: EXPLAINED });
+  return apiPost<ExportedCard>('/user/v1/character/exportCard', { characterId, format } satisfies ExportRequest, {
+    handledCodes: EXPLAINED,
+  });
 }

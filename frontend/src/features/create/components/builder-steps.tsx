@@ -7,7 +7,7 @@ import { CloseIcon } from '@/components/icons';
 import type { CreateOptions, Draft } from '@/features/create/api/create-api';
 import styles from '@/features/create/components/create.module.css';
 import { ChipGroup, FieldMessage, TextField, type ShownError } from '@/features/create/components/fields';
-import { LOOKS_GROUPS } from '@/features/create/lib/draft';
+import { isStyle, LOOKS_GROUPS } from '@/features/create/lib/draft';
 import { isValidTag, type FieldId } from '@/features/create/lib/steps';
 import type { GenderValue } from '@/lib/api-types';
 
@@ -47,7 +47,7 @@ export function StyleStep({
         label={t('style.label')}
         presets={options.styles}
         value={draft.style}
-        onChange={(style) => update((d) => ({ ...d, style }))}
+        onChange={(style) => update((d) => ({ ...d, style: isStyle(style) ? style : d.style }))}
         error={errors.style}
       />
       <p className={styles.hint}>{t('style.hint')}</p>

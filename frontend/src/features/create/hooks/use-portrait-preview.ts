@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { previewPortrait, type Looks, type PortraitPreview } from '@/features/create/api/create-api';
-import type { GenderValue } from '@/lib/api-types';
+import type { GenderValue, Style } from '@/lib/api-types';
 
 /** Wait this long after the last change of the looks before asking for a portrait. */
 export const PREVIEW_DEBOUNCE_MS = 600;
@@ -48,7 +48,7 @@ export function usePortraitPreview(gender: GenderValue, style: string, looks: Lo
     setState((current) => ({ status: 'loading', previous: shown(current) }));
     let live = true;
     const timer = setTimeout(() => {
-      const { gender: g, style: s, looks: l } = JSON.parse(key) as { gender: GenderValue; style: string; looks: Looks };
+      const { gender: g, style: s, looks: l } = JSON.parse(key) as { gender: GenderValue; style: Style; looks: Looks };
       previewPortrait(g, s, l)
         .then((envelope) => {
           if (!live) return;

@@ -11,15 +11,22 @@ import type {
   PresetText,
   Visibility,
 } from '@/features/create/api/create-api';
-import { Gender, type GenderValue } from '@/lib/api-types';
+import { Gender, type GenderValue, type Style } from '@/lib/api-types';
 
 /** The age the builder starts from (18 is the minimum; most characters are older). */
 export const DEFAULT_AGE = 22;
 
+/** The server's style when a draft names none (docs/api.md `Draft`). */
+const DEFAULT_STYLE: Style = 'realistic';
+
+export function isStyle(value: unknown): value is Style {
+  return value === 'realistic' || value === 'anime';
+}
+
 export function blankDraft(gender: GenderValue): Draft {
   return {
     gender,
-    style: '',
+    style: DEFAULT_STYLE,
     looks: { age: DEFAULT_AGE, ethnicity: '', eyes: '', hairColor: '', hairStyle: '', body: '', outfit: '' },
     personality: { preset: '', text: '' },
     relationship: { preset: '', text: '' },
@@ -51,7 +58,7 @@ export function sanitizeDraft(raw: unknown, gender: GenderValue): Draft {
   const visibility: Visibility = r.visibility === 'public' ? 'public' : 'private';
   return {
     gender,
-    style: text(r.style),
+    style: isStyle(r.style) ? r.style : DEFAULT_STYLE,
     looks: {
       age: Number.isFinite(age) && age > 0 ? Math.round(age) : DEFAULT_AGE,
       ethnicity: text(looks.ethnicity),
@@ -95,13 +102,14 @@ const known = (options: CreateOptions, group: PresetGroup, key: string) =>
 export function withDefaults(draft: Draft, options: CreateOptions): Draft {
   const first = (group: PresetGroup, current: string) =>
     known(options, group, current) ? current : (options[group][0]?.key ?? current);
+  const style = first('styles', draft.style);
   const looks = { ...draft.looks };
   for (const [field, group] of LOOKS_GROUPS) looks[field] = first(group, looks[field]);
   const voices = options.voices.filter((voice) => voice.gender === draft.gender);
   const voiceId = voices.some((voice) => voice.voiceId === draft.voiceId)
     ? draft.voiceId
     : (voices[0]?.voiceId ?? draft.voiceId);
-  return { ...draft, style: first('styles', draft.style), looks, voiceId };
+  return { ...draft, style: isStyle(style) ? style : draft.style, looks, voiceId };
 }
 
 export function isGenderValue(value: unknown): value is GenderValue {

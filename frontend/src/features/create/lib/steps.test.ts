@@ -34,7 +34,9 @@ describe('step validation', () => {
 
   it('names each missing choice and each text that is missing or too long', () => {
     const blank = blankDraft(Gender.girls);
-    expect(validateStep('style', blank, limits)).toEqual({ style: { key: 'pick' } });
+    // A blank draft has the server's default style (docs/api.md `Draft`); none is a missing choice.
+    expect(validateStep('style', blank, limits)).toEqual({});
+    expect(validateStep('style', { ...blank, style: '' as never }, limits)).toEqual({ style: { key: 'pick' } });
     expect(Object.keys(validateStep('looks', blank, limits)).sort()).toEqual([
       'looks.body',
       'looks.ethnicity',

@@ -21,8 +21,10 @@ const PAID: UserInfo = {
   appleEmail: null,
   userVipType: 1,
   coin: 500,
-  userAvatar: null,
-  utmSource: null,
+  userAvatar: '',
+  utmSource: '',
+  interestedGender: 0,
+  nsfw: false,
 };
 
 const OPTIONS = {

@@ -4,45 +4,18 @@
  * the server prices every order from its catalogue.
  */
 import { apiGet, apiPost } from '@/lib/api-client';
-import { ApiCode } from '@/lib/api-types';
-import type { PaymentRoute, PaymentRouteName, PlanId } from '@/lib/catalogue';
+import {
+  ApiCode,
+  type CheckoutOrder,
+  type CreateOrderRequest,
+  type LastFlowRequest,
+  type Payment,
+  type Subscription,
+  type SubscriptionRequest,
+} from '@/lib/api-types';
+import type { PaymentRoute } from '@/lib/catalogue';
 
-export interface CheckoutOrder {
-  orderId: string;
-  /** Where the browser goes to pay. */
-  approveUrl: string;
-  /** What a wallet QR code shows (zPay), else null. */
-  qrPayload: string | null;
-}
-
-export type SubscriptionState = 'pending' | 'active' | 'cancelled' | 'ended';
-
-export interface Subscription {
-  subscriptionId: string;
-  productId: PlanId;
-  route: PaymentRouteName;
-  state: SubscriptionState;
-  /** Seconds since the epoch. */
-  startedAt: number;
-  /** Seconds since the epoch: access and coins paid for last until then. */
-  currentPeriodEnd: number;
-  renews: boolean;
-}
-
-export type PaymentStatus = 'created' | 'pending' | 'paid' | 'failed' | 'expired' | 'refunded';
-
-export interface Payment {
-  flowId: string;
-  productId: string;
-  route: PaymentRouteName;
-  status: PaymentStatus;
-  /** Decimal string, e.g. "12.99". */
-  amount: string;
-  currency: string;
-  createdAt: number;
-  updatedAt: number;
-  final: boolean;
-}
+export type { CheckoutOrder, Payment, PaymentStatus, Subscription, SubscriptionState } from '@/lib/api-types';
 
 /**
  * POST pay/<endpoint> {productId}. The checkout screen explains 10001 (unknown product),
@@ -50,13 +23,9 @@ export interface Payment {
  * (a plan is already in force) keeps the client's default, a warning with the server's words.
  */
 export function createOrder(route: PaymentRoute, productId: string) {
-  return apiPost<CheckoutOrder>(
-    `/user/v1/pay/${route.endpoint}`,
-    { productId },
-    {
-      handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
-    },
-  );
+  return apiPost<CheckoutOrder>(`/user/v1/pay/${route.endpoint}`, { productId } satisfies CreateOrderRequest, {
+    handledCodes: [ApiCode.paramError, ApiCode.notFound, ApiCode.serverError],
+  });
 }
 
 /** GET pay/getUserSubscriptionList → Subscription[], newest first. */
@@ -66,11 +35,9 @@ export function getUserSubscriptionList() {
 
 /** POST pay/unSubscription {subscriptionId} → true; 10006 not this user's, 10001 not renewing. */
 export function unSubscription(subscriptionId: string) {
-  return apiPost<boolean>(
-    '/user/v1/pay/unSubscription',
-    { subscriptionId },
-    { handledCodes: [ApiCode.notFound, ApiCode.paramError] },
-  );
+  return apiPost<boolean>('/user/v1/pay/unSubscription', { subscriptionId } satisfies SubscriptionRequest, {
+    handledCodes: [ApiCode.notFound, ApiCode.paramError],
+  });
 }
 
 /**
@@ -78,5 +45,7 @@ export function unSubscription(subscriptionId: string) {
  * order. Quiet: the results page polls it and says itself when it cannot reach the server.
  */
 export function getUserLastFlowId(orderId: string) {
-  return apiPost<Payment | null>('/user/v1/payment/getUserLastFlowId', { orderId }, { quiet: true });
+  return apiPost<Payment | null>('/user/v1/payment/getUserLastFlowId', { orderId } satisfies LastFlowRequest, {
+    quiet: true,
+  });
 }

@@ -1,16 +1,17 @@
 /** The signed-in person's own account (API.md section 2, docs/api.md "Sign-in"). */
 import { apiGet, apiPost } from '@/lib/api-client';
-import { ApiCode, type CharacterCard, type GenderValue, type UserInfo } from '@/lib/api-types';
+import {
+  ApiCode,
+  type CharacterCard,
+  type UpdateInfoRequest,
+  type UpdatePasswordRequest,
+  type UpdateWebDataRequest,
+  type UserDetail,
+  type UserInfo,
+} from '@/lib/api-types';
 import type { Language } from '@/lib/languages';
 
-/** UserInfo plus what the settings screen needs; `createdAt` is in seconds since the epoch. */
-export interface UserDetail extends UserInfo {
-  language: string;
-  hasPassword: boolean;
-  googleLinked: boolean;
-  discordLinked: boolean;
-  createdAt: number;
-}
+export type { UserDetail } from '@/lib/api-types';
 
 /** GET /user/v1/getOwnUserInfoDetail. */
 export function getOwnUserInfoDetail() {
@@ -21,17 +22,17 @@ export function getOwnUserInfoDetail() {
 const FORM_CODES = [ApiCode.paramError, ApiCode.accountPwdError, ApiCode.inputContentIllegal, ApiCode.rateLimited];
 
 /** POST /user/v1/updateUserInfo: a name of 1–30 characters and/or an avatar `/media/<id>` ('' removes it). */
-export function updateUserInfo(change: { userName?: string; userAvatar?: string }) {
+export function updateUserInfo(change: UpdateInfoRequest) {
   return apiPost<UserInfo>('/user/v1/updateUserInfo', change, { handledCodes: FORM_CODES });
 }
 
 /** POST /user/v1/updateUserPassword: the old password is needed once one exists. */
-export function updateUserPassword(change: { oldPassword?: string; newPassword: string }) {
+export function updateUserPassword(change: UpdatePasswordRequest) {
   return apiPost<boolean>('/user/v1/updateUserPassword', change, { handledCodes: FORM_CODES });
 }
 
 /** POST /user/v1/updateWebData: preferences kept with the account. */
-export function updateWebData(change: { interestedGender?: GenderValue; nsfw?: boolean; language?: Language }) {
+export function updateWebData(change: UpdateWebDataRequest & { language?: Language }) {
   return apiPost<boolean>('/user/v1/updateWebData', change);
 }
 
