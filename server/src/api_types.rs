@@ -6,11 +6,12 @@
 //! (`ChatMessage`, `Memory`, `GalleryImage`, …) live in `wire-types.ts`; this file
 //! re-exports them so that a screen imports every wire shape from one place.
 
-use amora_actors::chat::{MemoryView, MessageView};
 use amora_actors::conversations::{ChatSummary, MessagePage, PersonaView, ReplyingView};
-use amora_actors::events::PaymentStatus;
-use amora_actors::images::{FeedImageView, GalleryCharacterView, GalleryImageView};
-use amora_actors::voice::{SpokenMessage, VoicePart, VoiceView};
+use amora_actors::voice::SpokenMessage;
+use amora_actors::wire::chat::{MemoryView, MessageView};
+use amora_actors::wire::events::PaymentStatus;
+use amora_actors::wire::images::{FeedImageView, GalleryCharacterView, GalleryImageView};
+use amora_actors::wire::voice::{VoicePart, VoiceView};
 use amora_domain::character::{
     CardExtras, Character, CharacterAge, CharacterCard, CharacterId, CharacterStatus, UsedType,
 };

@@ -32,6 +32,7 @@ use amora_domain::code::ApiCode;
 use amora_domain::money::{Coins, TxnId};
 use amora_store::{LedgerOutcome, MediaObject, Store, VoiceClip, VoiceClipKey, VoiceClipPart, VoiceClipState};
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::chat::ChatError;
 use crate::conversations::Conversations;

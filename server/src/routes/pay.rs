@@ -161,7 +161,7 @@ pub struct PaymentView {
     flow_id: OrderId,
     product_id: ProductId,
     route: PaymentRoute,
-    #[ts(as = "amora_actors::events::PaymentStatus")]
+    #[ts(as = "amora_actors::wire::events::PaymentStatus")]
     status: OrderState,
     /// Decimal string, e.g. "12.99".
     amount: String,
