@@ -67,7 +67,7 @@ async fn main() -> anyhow::Result<()> {
                 let mut calls = Vec::with_capacity(events);
                 for _ in 0..events {
                     let call = Instant::now();
-                    bus.publish(&user, ServerEvent::TokenCount { coin: Coins(now_micros()) }).await;
+                    bus.publish(&user, ServerEvent::TokenCount { coin: Coins::stored(now_micros()) }).await;
                     calls.push(call.elapsed().as_micros() as i64);
                 }
                 calls

@@ -238,7 +238,7 @@ mod tests {
                 model: amora_ai::image::build(&amora_ai::image::ImageModelSettings::default())
                     .unwrap_or_else(|e| panic!("{e}")),
                 settings: ImageJobSettings::default(),
-                cost_per_image: Coins(20),
+                cost_per_image: Coins::price(20).unwrap_or_else(|e| panic!("{e}")),
             },
             moderation: ModerationParts::default(),
         };
@@ -274,30 +274,34 @@ mod tests {
 
     /// Debit number `n` of a run: 7 coins, its own txn id.
     fn debit_of_7(n: u32) -> Debit {
-        Debit { amount: Coins(7), reason: "test".into(), txn_id: txn(&format!("d{n}")) }
+        Debit {
+            amount: Coins::change(7).unwrap_or_else(|e| panic!("{e}")),
+            reason: "test".into(),
+            txn_id: txn(&format!("d{n}")),
+        }
     }
 
     #[actix_rt::test]
     async fn idle_actors_stop_and_come_back_on_demand_with_nothing_lost() {
         let (_dir, store, node) = node(limits(100, Duration::from_millis(100))).await;
         let id = user(&store, 1).await;
-        let credit = node.credit(&id, Coins(40), "test", txn("t1")).await;
-        assert!(matches!(credit, Ok(LedgerOutcome::Applied { balance: Coins(40), .. })));
+        let credit = node.credit(&id, Coins::change(40).unwrap_or_else(|e| panic!("{e}")), "test", txn("t1")).await;
+        assert!(matches!(credit, Ok(LedgerOutcome::Applied { balance, .. }) if balance.units() == 40));
         assert_eq!(users_running(&node).await, 1);
         actix_rt::time::sleep(Duration::from_millis(400)).await;
         assert_eq!(users_running(&node).await, 0, "the idle actor passivated");
         assert_eq!(
             node.account(&id).await.ok().flatten().map(|a| a.coin),
-            Some(Coins(40)),
+            Some(Coins::stored(40)),
             "the respawned actor reads it"
         );
         assert!(matches!(
-            node.debit(&id, Coins(15), "test", txn("t2")).await,
-            Ok(LedgerOutcome::Applied { balance: Coins(25), .. })
+            node.debit(&id, Coins::change(15).unwrap_or_else(|e| panic!("{e}")), "test", txn("t2")).await,
+            Ok(LedgerOutcome::Applied { balance, .. }) if balance.units() == 25
         ));
         assert!(matches!(
-            node.debit(&id, Coins(30), "test", txn("t3")).await,
-            Ok(LedgerOutcome::Insufficient { balance: Coins(25), .. })
+            node.debit(&id, Coins::change(30).unwrap_or_else(|e| panic!("{e}")), "test", txn("t3")).await,
+            Ok(LedgerOutcome::Insufficient { balance, .. }) if balance.units() == 25
         ));
     }
 
@@ -341,7 +345,7 @@ mod tests {
     async fn a_users_debits_on_one_node_apply_in_the_order_they_were_sent() {
         let (_dir, store, node) = node(limits(100, DEFAULT_IDLE_AFTER)).await;
         let id = user(&store, 1).await;
-        let _ = node.credit(&id, Coins(100), "grant", txn("grant")).await;
+        let _ = node.credit(&id, Coins::change(100).unwrap_or_else(|e| panic!("{e}")), "grant", txn("grant")).await;
         let actor = node.user(&id).await.unwrap_or_else(|e| panic!("{e}"));
         // Sent without waiting, one after another: the mailbox and the money lane keep them in order.
         let pending: Vec<_> = (0..20).map(|i| actor.send(debit_of_7(i))).collect();
@@ -365,14 +369,14 @@ mod tests {
         assert_eq!(seqs, (2..16).collect::<Vec<_>>(), "applied in the order sent");
         let rows = store.ledger.rows(&id).await.unwrap_or_default();
         let account = node.account(&id).await.ok().flatten().map(|a| a.coin);
-        assert_eq!(account, Some(Coins(rows.iter().map(|r| r.delta.units()).sum())));
+        assert_eq!(account, Some(rows.iter().map(|r| r.delta).sum::<Coins>()));
     }
 
     #[actix_rt::test]
     async fn debits_keep_their_order_when_a_quick_answer_finishes_between_them() {
         let (_dir, store, node) = node(limits(100, DEFAULT_IDLE_AFTER)).await;
         let id = user(&store, 1).await;
-        let _ = node.credit(&id, Coins(21), "grant", txn("grant")).await;
+        let _ = node.credit(&id, Coins::change(21).unwrap_or_else(|e| panic!("{e}")), "grant", txn("grant")).await;
         let actor = node.user(&id).await.unwrap_or_else(|e| panic!("{e}"));
         assert!(actor.send(Account).await.is_ok(), "the account is cached, so the next one answers at once");
         // All queued before the actor runs: the account answer finishes on its first poll,

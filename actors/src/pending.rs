@@ -238,9 +238,9 @@ impl Recovery {
                         if store.gallery.get(user, image_id).await.map_err(|e| e.to_string())?.is_some() {
                             continue;
                         }
-                        let amount = Coins(per_image);
+                        let amount = Coins::stored(per_image);
                         self.refund(user, amount, "image refund", image_refund_txn(image_id)).await?;
-                        settled.refunded = Coins(settled.refunded.units() + per_image);
+                        settled.refunded = Coins::stored(settled.refunded.units() + per_image);
                         let event = ServerEvent::ImageFailed {
                             job_id,
                             image_id,
@@ -281,14 +281,14 @@ impl Recovery {
                                 .map_err(|e| e.to_string())?;
                         }
                         let txn = TxnId::parse(&refund_txn).map_err(|e| e.to_string())?;
-                        self.refund(user, Coins(price), "voice refund", txn).await?;
-                        settled.refunded = Coins(settled.refunded.units() + price);
+                        self.refund(user, Coins::stored(price), "voice refund", txn).await?;
+                        settled.refunded = Coins::stored(settled.refunded.units() + price);
                         let event = ServerEvent::VoiceFailed {
                             character_id,
                             message_id: MessageId::from_raw(message_id),
                             code: ApiCode::ServerError.value(),
                             msg: "The voice could not be made; the tokens went back.".into(),
-                            refunded: Coins(price),
+                            refunded: Coins::stored(price),
                         };
                         self.bus.publish(user, event).await;
                     }

@@ -6,11 +6,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::Invalid;
 
-/// A number of coins: a balance, or the size of one change (see `Coins::change`).
+/// A number of coins: a balance, or the size of one change (see `Coins::change`). The field
+/// is private, so every amount made outside this module says what it is by the constructor
+/// that made it: `change` (one credit or debit, checked), `price` (what something costs,
+/// checked) or `stored` (what the ledger or a store holds: a balance, a row's signed delta,
+/// a sum, read back as written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(transparent)]
 #[ts(type = "number")]
-pub struct Coins(pub i64);
+pub struct Coins(i64);
 
 impl Coins {
     pub const ZERO: Coins = Coins(0);
@@ -32,8 +36,28 @@ impl Coins {
         }
     }
 
+    /// What something costs (an image, a voice clip): 0 (free) to `MAX_CHANGE` coins.
+    pub fn price(amount: i64) -> Result<Coins, Invalid> {
+        if (0..=Self::MAX_CHANGE).contains(&amount) {
+            Ok(Coins(amount))
+        } else {
+            Err(Invalid::new("price", format!("must be from 0 to {} coins", Self::MAX_CHANGE)))
+        }
+    }
+
+    /// An amount as the ledger or a store holds it (a balance, a row's signed delta, a sum
+    /// of rows): read back as it was written, so not checked again.
+    pub const fn stored(units: i64) -> Coins {
+        Coins(units)
+    }
+
     pub fn units(self) -> i64 {
         self.0
+    }
+
+    /// `self` times `count` (a price for several), or `None` past `i64`.
+    pub fn checked_mul(self, count: i64) -> Option<Coins> {
+        self.0.checked_mul(count).map(Coins)
     }
 
     /// `self + other`, or `None` past `i64`.

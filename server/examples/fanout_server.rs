@@ -95,7 +95,7 @@ async fn publish(bus: &EventBus, users: &[UserId], rate: u32, seconds: f64) -> u
         let due = total.min((start.elapsed().as_secs_f64() * f64::from(rate)) as u64 + 1);
         while published < due {
             let user = &users[(published % users.len() as u64) as usize];
-            bus.publish(user, ServerEvent::TokenCount { coin: Coins(now_micros()) }).await;
+            bus.publish(user, ServerEvent::TokenCount { coin: Coins::stored(now_micros()) }).await;
             published += 1;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;

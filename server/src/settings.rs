@@ -86,10 +86,10 @@ pub struct VoiceSettings {
 
 impl VoiceSettings {
     /// What the actors' `Voices` is started with.
-    pub fn to_actors(&self, price: i64) -> amora_actors::voice::VoiceSettings {
+    pub fn to_actors(&self, price: amora_domain::money::Coins) -> amora_actors::voice::VoiceSettings {
         let part_timeout = std::time::Duration::from_secs(self.timeout_secs);
         amora_actors::voice::VoiceSettings {
-            price: amora_domain::money::Coins(price),
+            price,
             max_chars: self.max_chars,
             part_chars: self.part_chars,
             part_timeout,
@@ -480,6 +480,26 @@ pub struct WebSettings {
     pub social: SocialLinks,
 }
 
+/// What the node charges for a voice clip and for one image, as `web.gen_voice_coin` and
+/// `web.gen_picture_coin` (config/default.toml holds the one table of prices) say.
+pub struct Prices {
+    pub voice_clip: amora_domain::money::Coins,
+    pub image: amora_domain::money::Coins,
+}
+
+impl WebSettings {
+    /// The prices, each checked by `Coins::price` (0 to `Coins::MAX_CHANGE`).
+    pub fn prices(&self) -> Result<Prices, SettingsError> {
+        let price = |name: &str, units: i64| {
+            amora_domain::money::Coins::price(units).map_err(|e| SettingsError::Invalid(format!("web.{name}: {e}")))
+        };
+        Ok(Prices {
+            voice_clip: price("gen_voice_coin", self.gen_voice_coin)?,
+            image: price("gen_picture_coin", self.gen_picture_coin)?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, serde::Serialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 #[ts(optional_fields)]
@@ -618,9 +638,7 @@ impl Settings {
             "catalogue.coin_packages product ids",
         )?;
         self.catalogue.to_catalogue()?;
-        if self.web.gen_voice_coin < 0 || self.web.gen_picture_coin < 0 {
-            return Err(SettingsError::Invalid("web costs must not be negative".into()));
-        }
+        self.web.prices()?;
         let limits = &self.limits;
         for (name, value) in [
             ("reports_per_minute", limits.reports_per_minute),
@@ -692,6 +710,20 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn prices_are_checked_when_the_settings_are_read() {
+        let settings = Settings::load_from(None, env(&[])).unwrap_or_else(|e| panic!("{e}"));
+        let prices = settings.web.prices().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((prices.voice_clip.units(), prices.image.units()), (2, 20), "config/default.toml's table");
+        let free =
+            Settings::load_from(None, env(&[("AMORA_WEB__GEN_VOICE_COIN", "0")])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(free.web.prices().map(|p| p.voice_clip.units()).ok(), Some(0), "a free voice is a price");
+        for (key, value) in [("AMORA_WEB__GEN_VOICE_COIN", "-1"), ("AMORA_WEB__GEN_PICTURE_COIN", "1000000001")] {
+            let refused = Settings::load_from(None, env(&[(key, value)])).map(|_| ()).err().map(|e| e.to_string());
+            assert!(refused.as_deref().is_some_and(|e| e.contains("web.gen_")), "{key}={value}: {refused:?}");
+        }
     }
 
     #[test]

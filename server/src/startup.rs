@@ -54,6 +54,7 @@ impl Application {
 
         let listener = TcpListener::bind((settings.http.host.as_str(), settings.http.port))?;
         let port = listener.local_addr()?.port();
+        let prices = settings.web.prices()?;
         let node_settings = NodeSettings {
             limits: RegistryLimits {
                 max_users: settings.actors.max_users.max(1),
@@ -67,7 +68,7 @@ impl Application {
             images: ImageParts {
                 model: amora_actors::ai::image::build(&settings.image.model)?,
                 settings: settings.image.clone(),
-                cost_per_image: amora_domain::money::Coins(settings.web.gen_picture_coin),
+                cost_per_image: prices.image,
             },
             // The second layer when `[moderation.classifier]` configures one; its errors are
             // refusals (`on_error = "allow"` is a wrapper that answers none).
@@ -114,7 +115,7 @@ impl Application {
             voice_model,
             store.clone(),
             &node,
-            settings.voice.to_actors(settings.web.gen_voice_coin),
+            settings.voice.to_actors(prices.voice_clip),
         );
         let state = AppState {
             payments,

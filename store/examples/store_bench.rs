@@ -66,7 +66,7 @@ async fn main() {
     let credit = LedgerEntry {
         user_id: user.clone(),
         txn_id: TxnId::parse("grant").unwrap(),
-        delta: Coins(1_000_000),
+        delta: Coins::stored(1_000_000),
         reason: "bench".into(),
         created_at: 0,
     };
@@ -87,7 +87,7 @@ async fn main() {
         let entry = LedgerEntry {
             user_id: user.clone(),
             txn_id: TxnId::parse(&format!("debit-{n}")).unwrap(),
-            delta: Coins(-1),
+            delta: Coins::stored(-1),
             reason: "bench".into(),
             created_at: 0,
         };

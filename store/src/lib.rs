@@ -1104,7 +1104,7 @@ pub fn reversal_totals(before: ReversalTotals, reversal: &Reversal) -> ReversalT
     let credited = reversal.credited.units().max(0);
     let due =
         if price == 0 { 0 } else { (i128::from(credited) * i128::from(refunded_minor) / i128::from(price)) as i64 };
-    ReversalTotals { refunded_minor, reversed: Coins(due.max(before.reversed.units())) }
+    ReversalTotals { refunded_minor, reversed: Coins::stored(due.max(before.reversed.units())) }
 }
 
 /// A provider transaction, claimed once for one order.

@@ -355,7 +355,8 @@ impl ImageJobs {
         let job_id = new_entry_id();
         let image_ids: Vec<EntryId> = (0..count).map(|_| new_entry_id()).collect();
         let (cancel, position) = self.reserve(user_id, job_id, count)?;
-        let cost = Coins(self.inner.cost_per_image.units() * count as i64);
+        // At most a few images at a price of at most `Coins::MAX_CHANGE`: never past `i64`.
+        let cost = self.inner.cost_per_image.checked_mul(count as i64).unwrap_or(Coins::stored(i64::MAX));
         // The journal's row goes first: a node killed after the debit leaves it for a
         // recovery, which refunds every image not in the gallery (`pending.rs`).
         let debit_id = image_debit_txn(job_id);

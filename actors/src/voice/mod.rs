@@ -59,18 +59,6 @@ pub struct VoiceSettings {
     pub stalled_after: Duration,
 }
 
-impl Default for VoiceSettings {
-    fn default() -> Self {
-        Self {
-            price: Coins(2),
-            max_chars: 1_000,
-            part_chars: 240,
-            part_timeout: Duration::from_secs(30),
-            stalled_after: Duration::from_secs(300),
-        }
-    }
-}
-
 /// The answer to `voice/speak`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -466,7 +454,7 @@ impl Voices {
                 // The debit stays in the ledger; the refund's txn id is idempotent, so an
                 // operator's retry cannot pay it twice.
                 tracing::error!(%error, user = %job.key.user_id, "a failed voice play could not be refunded");
-                Coins(0)
+                Coins::ZERO
             }
         };
         let code = match error {

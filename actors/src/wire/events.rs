@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn an_event_travels_as_event_and_data() {
         assert_eq!(
-            wire(ServerEvent::TokenCount { coin: Coins(120) }),
+            wire(ServerEvent::TokenCount { coin: Coins::stored(120) }),
             json!({ "event": "tokenCount", "data": { "coin": 120 } })
         );
         assert_eq!(wire(ServerEvent::Pong {}), json!({ "event": "pong", "data": {} }));
@@ -295,8 +295,8 @@ mod tests {
         let id = || CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
         let user = UserId::parse("u1").unwrap_or_else(|e| panic!("{e}"));
         let all = [
-            ServerEvent::Hello { user_id: user, coin: Coins(1) },
-            ServerEvent::TokenCount { coin: Coins(1) },
+            ServerEvent::Hello { user_id: user, coin: Coins::stored(1) },
+            ServerEvent::TokenCount { coin: Coins::stored(1) },
             ServerEvent::Pong {},
             ServerEvent::Error { code: 1, msg: String::new() },
             ServerEvent::ChatDelta {
@@ -335,7 +335,7 @@ mod tests {
                 reason: ImageFailure::Cancelled,
                 code: None,
                 msg: String::new(),
-                refunded: Coins(20),
+                refunded: Coins::stored(20),
             },
             ServerEvent::VoicePart {
                 character_id: id(),
@@ -347,7 +347,7 @@ mod tests {
                 message_id: EntryId::from_raw(1),
                 code: 50000,
                 msg: String::new(),
-                refunded: Coins(2),
+                refunded: Coins::stored(2),
             },
         ];
         for event in all {

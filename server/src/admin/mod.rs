@@ -241,12 +241,12 @@ async fn credit(
     authorised(&req, &state)?;
     let request = body.into_inner();
     // Bounded before any arithmetic: `-coins` of i64::MIN would overflow.
-    if !amora_domain::money::Coins::is_valid_change(request.coins.checked_abs().unwrap_or(0)) {
+    let Ok(amount) = Coins::change(request.coins.checked_abs().unwrap_or(0)) else {
         return Err(AdminError::BadRequest(format!(
             "coins must be from 1 to {max} or from -{max} to -1",
-            max = amora_domain::money::Coins::MAX_CHANGE
+            max = Coins::MAX_CHANGE
         )));
-    }
+    };
     let user = find_user(&state, &request.user).await?;
     let reason = request.reason.unwrap_or_else(|| "admin".into());
     let txn_id = match request.txn_id {
@@ -254,7 +254,6 @@ async fn credit(
         None => TxnId::derived("admin", &[&crate::auth::random_token()]),
     };
     tracing::info!(target: "admin", user = %user.user_id, coins = request.coins, %reason, %txn_id, "admin credit");
-    let amount = Coins(request.coins.abs());
     let outcome = if request.coins > 0 {
         state.node.credit(&user.user_id, amount, &reason, txn_id).await
     } else {

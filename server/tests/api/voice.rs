@@ -72,7 +72,7 @@ async fn listener(app: &TestApp, name: &str, coins: i64) -> Listener {
         let grant = LedgerEntry {
             user_id: user_id.clone(),
             txn_id: TxnId::parse(&format!("grant:{}", user_id.as_str())).unwrap(),
-            delta: Coins(coins),
+            delta: Coins::stored(coins),
             reason: "test grant".into(),
             created_at: 0,
         };

@@ -188,7 +188,7 @@ impl AccountRow {
             google_subject: self.google_subject,
             discord_id: self.discord_id,
             user_vip_type: self.user_vip_type.unwrap_or(0),
-            coin: amora_domain::money::Coins(self.coin.unwrap_or(0)),
+            coin: amora_domain::money::Coins::stored(self.coin.unwrap_or(0)),
             user_avatar: self.user_avatar.unwrap_or_default(),
             utm_source: self.utm_source.unwrap_or_default(),
             interested_gender: Gender::try_from(i64::from(self.interested_gender.unwrap_or(0))).map_err(corrupt)?,

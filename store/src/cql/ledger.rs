@@ -102,10 +102,10 @@ impl LedgerRepo for CqlStore {
                 Before::NoAccount => return Ok(LedgerOutcome::NoAccount),
                 // Our own uncertain write landed: it is this call's entry, not a replay.
                 Before::Replayed { balance, seq } if failed_writes > 0 => {
-                    return Ok(LedgerOutcome::Applied { balance: Coins(balance), seq });
+                    return Ok(LedgerOutcome::Applied { balance: Coins::stored(balance), seq });
                 }
                 Before::Replayed { balance, seq } => {
-                    return Ok(LedgerOutcome::Replayed { balance: Coins(balance), seq });
+                    return Ok(LedgerOutcome::Replayed { balance: Coins::stored(balance), seq });
                 }
                 Before::At { balance, seq } => (balance, seq),
             };
@@ -113,7 +113,7 @@ impl LedgerRepo for CqlStore {
                 .checked_add(entry.delta.units())
                 .ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
             if after < 0 {
-                return Ok(LedgerOutcome::Insufficient { balance: Coins(balance), seq });
+                return Ok(LedgerOutcome::Insufficient { balance: Coins::stored(balance), seq });
             }
             let values = (
                 (after, seq + 1, user, seq),
@@ -132,7 +132,7 @@ impl LedgerRepo for CqlStore {
                 Err(error) => return Err(unavailable(error)),
             };
             if applied(result)? {
-                return Ok(LedgerOutcome::Applied { balance: Coins(after), seq: seq + 1 });
+                return Ok(LedgerOutcome::Applied { balance: Coins::stored(after), seq: seq + 1 });
             }
             // Lost the round to another entry (or this txn_id arrived meanwhile): read
             // again. A short random pause keeps contending writers from colliding in step.
@@ -155,7 +155,7 @@ impl LedgerRepo for CqlStore {
                         user_id: user_id.clone(),
                         // Written through `TxnId` only; a row that does not parse is not ours.
                         txn_id: TxnId::parse(&txn_id?).ok()?,
-                        delta: Coins(delta.unwrap_or(0)),
+                        delta: Coins::stored(delta.unwrap_or(0)),
                         reason: reason.unwrap_or_default(),
                         created_at: created_at.unwrap_or(0),
                     },

@@ -78,10 +78,10 @@ impl CqlStore {
             if let Some((_, _, _, Some(shares))) = &row
                 && let Some(coins) = shares.get(&reversal.provider_txn_id)
             {
-                return Ok(Coins(*coins));
+                return Ok(Coins::stored(*coins));
             }
             let before = row.as_ref().map_or(ReversalTotals::default(), |(_, refunded_minor, reversed, _)| {
-                ReversalTotals { refunded_minor: *refunded_minor, reversed: Coins(*reversed) }
+                ReversalTotals { refunded_minor: *refunded_minor, reversed: Coins::stored(*reversed) }
             });
             let after = reversal_totals(before, &reversal);
             let taken = after.reversed.units() - before.reversed.units();
@@ -98,7 +98,7 @@ impl CqlStore {
                 }
             };
             if applied {
-                return Ok(Coins(taken));
+                return Ok(Coins::stored(taken));
             }
             pause(attempt).await;
         }
@@ -107,7 +107,7 @@ impl CqlStore {
 
     pub(super) async fn order_reversed(&self, order_id: &OrderId) -> StoreResult<ReversalTotals> {
         Ok(self.reversal_row(order_id).await?.map_or(ReversalTotals::default(), |(_, refunded_minor, reversed, _)| {
-            ReversalTotals { refunded_minor, reversed: Coins(reversed) }
+            ReversalTotals { refunded_minor, reversed: Coins::stored(reversed) }
         }))
     }
 }

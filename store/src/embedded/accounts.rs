@@ -60,7 +60,7 @@ fn read_user(row: &Row<'_>) -> rusqlite::Result<StoreResult<User>> {
             google_subject,
             discord_id,
             user_vip_type,
-            coin: amora_domain::money::Coins(coin),
+            coin: amora_domain::money::Coins::stored(coin),
             user_avatar,
             utm_source,
             interested_gender: Gender::try_from(gender).map_err(corrupt)?,

@@ -37,13 +37,13 @@ impl LedgerRepo for EmbeddedStore {
                 )
                 .optional()?;
             if replayed.is_some() {
-                return Ok(LedgerOutcome::Replayed { balance: Coins(balance), seq: current });
+                return Ok(LedgerOutcome::Replayed { balance: Coins::stored(balance), seq: current });
             }
             let after = balance
                 .checked_add(entry.delta.units())
                 .ok_or_else(|| StoreError::Corrupt("balance overflow".into()))?;
             if after < 0 {
-                return Ok(LedgerOutcome::Insufficient { balance: Coins(balance), seq: current });
+                return Ok(LedgerOutcome::Insufficient { balance: Coins::stored(balance), seq: current });
             }
             let seq = current + 1;
             tx.execute(
@@ -53,7 +53,7 @@ impl LedgerRepo for EmbeddedStore {
             )?;
             tx.execute("UPDATE users SET coin = ?2 WHERE user_id = ?1 AND coin = ?3", params![user, after, balance])?;
             tx.commit()?;
-            Ok(LedgerOutcome::Applied { balance: Coins(after), seq })
+            Ok(LedgerOutcome::Applied { balance: Coins::stored(after), seq })
         })
         .await
     }
@@ -71,7 +71,7 @@ impl LedgerRepo for EmbeddedStore {
                     txn_id: TxnId::parse(&txn_id).map_err(|e| {
                         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
                     })?,
-                    delta: Coins(row.get(1)?),
+                    delta: Coins::stored(row.get(1)?),
                     reason: row.get(2)?,
                     created_at: row.get(3)?,
                 })

@@ -17,7 +17,7 @@ fn totals(conn: &rusqlite::Connection, order_id: &str) -> StoreResult<ReversalTo
              WHERE order_id = ?1",
         )?
         .query_row(params![order_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    Ok(ReversalTotals { refunded_minor, reversed: Coins(reversed) })
+    Ok(ReversalTotals { refunded_minor, reversed: Coins::stored(reversed) })
 }
 
 impl EmbeddedStore {
@@ -30,7 +30,7 @@ impl EmbeddedStore {
                 .query_row(params![order_id.as_str(), reversal.provider_txn_id], |row| row.get(0))
                 .optional()?;
             if let Some(coins) = earlier {
-                return Ok(Coins(coins));
+                return Ok(Coins::stored(coins));
             }
             let before = totals(&tx, order_id.as_str())?;
             let after = reversal_totals(before, &reversal);
@@ -47,7 +47,7 @@ impl EmbeddedStore {
                 reversal.at,
             ])?;
             tx.commit()?;
-            Ok(Coins(taken))
+            Ok(Coins::stored(taken))
         })
         .await
     }
