@@ -106,8 +106,13 @@ impl ClientAction {
     pub const NAMES: [&'static str; 8] =
         ["ping", "getBalance", "chatSend", "chatStop", "chatRegenerate", "saveMemories", "chatContinue", "chatSwipe"];
 
-    /// Parses one text frame: its fields are checked here (ids, message text), once.
+    /// Parses one text frame: its fields are checked here (ids, message text), once. A
+    /// well-formed frame is read once, straight into its action; only a frame that is not
+    /// (or leaves out its `data`) is read again, to say why or to fill the empty data in.
     pub fn parse(text: &str) -> Result<ClientAction, ActionError> {
+        if let Ok(action) = serde_json::from_str::<ClientAction>(text) {
+            return Ok(action);
+        }
         let envelope: Envelope = serde_json::from_str(text).map_err(|_| ActionError::NotAFrame)?;
         if !Self::NAMES.contains(&envelope.action.as_str()) {
             return Err(ActionError::Unknown(envelope.action));
@@ -154,6 +159,16 @@ mod tests {
             let text = format!(r#"{{"action":"{name}","data":{{"characterId":"gf-001"}}}}"#);
             assert_eq!(ClientAction::parse(&text).map(|a| a.name()), Ok(name));
         }
+    }
+
+    /// The one-read path and the checked path agree: extra top-level fields are ignored
+    /// either way, and a frame the one-read path refuses is answered as before.
+    #[test]
+    fn a_frame_read_once_is_the_action_the_checked_path_makes() {
+        let with_extra = r#"{"action":"chatStop","data":{"characterId":"gf-001"},"id":7}"#;
+        assert_eq!(ClientAction::parse(with_extra).map(|a| a.name()), Ok("chatStop"));
+        let direct = serde_json::from_str::<ClientAction>(r#"{"action":"ping","data":{}}"#).ok();
+        assert_eq!(direct, Some(ClientAction::Ping {}), "a well-formed frame needs no second read");
     }
 
     #[test]
