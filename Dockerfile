@@ -3,7 +3,8 @@
 FROM rust:1.95-bookworm AS server
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p amora-server
+# With the candle engine: the image has no llama.cpp library, and candle needs nothing else.
+RUN cargo build --release --locked -p amora-server --features candle
 
 FROM node:20-bookworm AS frontend
 WORKDIR /src/frontend

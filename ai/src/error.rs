@@ -30,6 +30,7 @@ impl AiError {
     }
 }
 
+#[cfg(feature = "candle")]
 impl From<candle_core::Error> for AiError {
     fn from(error: candle_core::Error) -> Self {
         Self::Internal(error.to_string())

@@ -3,7 +3,8 @@
 //! "AI providers").
 //!
 //! - [`chat`]: the [`chat::ChatModel`] trait, its request and streamed reply types, the
-//!   embedded provider (a GGUF model run in-process on the CPU with candle) and the
+//!   embedded provider (a GGUF model run in-process on the CPU by llama.cpp, or by candle
+//!   with `--features candle`) and the
 //!   OpenAI-compatible provider (`/v1/chat/completions` with streaming), and
 //!   [`chat::build`] to make one from [`chat::ModelSettings`].
 //!

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use amora_ai::AiError;
 use amora_ai::chat::embedded::{
-    EmbeddedChatModel, GgufTokenizer, SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file,
+    EmbeddedChatModel, GgufMetadata, GgufTokenizer, SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file,
 };
 use amora_ai::chat::{
     self, ChatMessage, ChatModel, ChatRequest, FinishReason, ModelSettings, Requantize, StreamEvent, TokenStream,
@@ -141,7 +141,20 @@ fn weights_are_converted_once_and_keep_the_originals_checksum() {
     let dtypes: std::collections::HashSet<_> = content.tensor_infos.values().map(|t| t.ggml_dtype).collect();
     assert!(!dtypes.contains(&candle_core::quantized::GgmlDType::Q4_1), "{dtypes:?}");
     assert!(dtypes.contains(&candle_core::quantized::GgmlDType::Q8_0), "{dtypes:?}");
-    GgufTokenizer::from_gguf(&content).unwrap();
+    GgufTokenizer::from_file(&converted).unwrap();
+    // Our header reader (all the llama.cpp engine reads on our side) agrees with candle's.
+    let ours = GgufMetadata::from_file(&converted).unwrap();
+    assert_eq!(ours.values.len(), content.metadata.len());
+    assert_eq!(ours.tensor_count as usize, content.tensor_infos.len());
+    assert_eq!(ours.string(SOURCE_SHA256_KEY), Some(sha.as_str()));
+    for (key, value) in &content.metadata {
+        if let Ok(text) = value.to_string() {
+            assert_eq!(ours.string(key), Some(text.as_str()), "{key}");
+        }
+        if let Ok(array) = value.to_vec() {
+            assert_eq!(ours.get(key).and_then(|v| v.as_array()).map(<[_]>::len), Some(array.len()), "{key}");
+        }
+    }
 
     // Unchanged original: the cached copy is used as it is.
     let modified = std::fs::metadata(&converted).unwrap().modified().unwrap();

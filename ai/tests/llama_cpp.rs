@@ -78,9 +78,14 @@ async fn the_auto_engine_picks_llama_cpp_when_its_library_is_set_and_a_reply_str
     assert!(usage.prompt_tokens > 20 && usage.completion_tokens >= 1, "{usage:?}");
     assert!(usage.completion_tokens <= 40);
 
-    // Without a library the candle engine answers.
+    // Without a library `auto` means candle, which a build without `--features candle` does
+    // not have: it says what to set instead.
     settings.embedded.llama_library = None;
     assert_eq!(settings.embedded.resolved_engine(), Engine::Candle);
+    if !cfg!(feature = "candle") {
+        let error = chat::build(&settings).err().expect("no engine without candle or a library");
+        assert!(matches!(error, AiError::Unavailable(ref m) if m.contains("llama_library")), "{error:?}");
+    }
     settings.embedded.engine = Engine::LlamaCpp;
     let error = chat::build(&settings).err().expect("llama_cpp without a library is refused");
     assert!(matches!(error, AiError::BadRequest(ref m) if m.contains("llama_library")), "{error:?}");

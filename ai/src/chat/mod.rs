@@ -322,8 +322,8 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
-/// Makes the chat model that `settings` describe: loads the embedded model (converting
-/// its weights once, see [`embedded::prepare_model`]) or checks the OpenAI settings.
+/// Makes the chat model that `settings` describe: loads the embedded model (on llama.cpp,
+/// or on candle in a build with `--features candle`) or checks the OpenAI settings.
 ///
 /// Blocking: loading the embedded model reads about 100 MB and takes a second or two.
 /// Call it before the server starts serving, or use [`build_async`] from async code.
@@ -332,7 +332,15 @@ pub fn build(settings: &ModelSettings) -> Result<Arc<dyn ChatModel>, AiError> {
     match settings.kind {
         ModelKind::Embedded => match settings.embedded.resolved_engine() {
             Engine::LlamaCpp => Ok(Arc::new(embedded::llama_cpp::LlamaCppChatModel::load(settings)?)),
+            #[cfg(feature = "candle")]
             _ => Ok(Arc::new(embedded::EmbeddedChatModel::load(settings)?)),
+            #[cfg(not(feature = "candle"))]
+            _ => Err(AiError::Unavailable(
+                "no chat engine: set chat.model.embedded.llama_library to llama.cpp's library \
+                 (scripts/lib/model.sh llama-shim builds it; ./scripts/run sets it), or build the \
+                 server with --features candle"
+                    .into(),
+            )),
         },
         ModelKind::Openai => Ok(Arc::new(openai::OpenAiChatModel::new(settings)?)),
     }

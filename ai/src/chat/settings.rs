@@ -138,7 +138,8 @@ pub enum Engine {
     /// llama.cpp when `llama_library` is set, candle otherwise.
     #[default]
     Auto,
-    /// candle, compiled into the server: needs nothing else, one sequence per forward pass.
+    /// candle, compiled into a server built with `--features candle`: needs nothing else, one
+    /// sequence per forward pass. A build without it says so when this is chosen.
     Candle,
     /// llama.cpp in-process (`llama_library`): this CPU's own kernels, and the replies
     /// written at once decode together in one batch (BENCHMARKS.md, "Against the peers").

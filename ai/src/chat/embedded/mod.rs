@@ -1,82 +1,55 @@
 //! The embedded chat model: a llama-architecture GGUF (SmolLM2-135M-Instruct by default)
-//! run in-process on the CPU with candle.
+//! run in-process on the CPU, by llama.cpp (`llama_cpp`, the product's engine) or, in a
+//! build with `--features candle`, by candle (`candle`).
 //!
-//! One worker thread owns the generation: it takes replies from a bounded queue and runs
-//! up to `concurrent_replies` of them at once, one token of each in turn, so a long reply
-//! does not hold the next conversation's first token back. Every reply has its own KV
-//! cache over one shared copy of the weights (cloning `ModelWeights` clones `Arc`s, not
-//! tensors). The async side only tokenizes the prompt and forwards the tokens as they come.
+//! What both engines share lives here: the queue of replies their one worker thread takes
+//! from (up to `concurrent_replies` at once, so a long reply does not hold the next
+//! conversation's first token back), the prompt built from the chat template and trimmed to
+//! the window, and the writing of a reply: sampling, stop strings, the events sent. The
+//! async side only tokenizes the prompt and forwards the tokens as they come.
 
-mod convert;
+#[cfg(feature = "candle")]
+mod candle;
+mod gguf;
 pub mod llama_cpp;
-mod prefix_cache;
+mod sampler;
 mod tokenizer;
 
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io::BufReader;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::path::PathBuf;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use candle_core::quantized::gguf_file;
-use candle_core::{DType, Device, Tensor};
-use candle_transformers::generation::{LogitsProcessor, Sampling};
-use candle_transformers::models::quantized_llama::{MAX_SEQ_LEN, ModelWeights};
 use tokio::sync::mpsc;
 
-pub use convert::{SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file};
+#[cfg(feature = "candle")]
+pub use candle::{EmbeddedChatModel, SOURCE_SHA256_KEY, candle_threads, converted_path, prepare_model, sha256_file};
+pub use gguf::{GgufMetadata, GgufValue};
+pub use sampler::{Sampler, Sampling, apply_repeat_penalty};
 pub use tokenizer::{GgufTokenizer, Utf8Decoder};
 
-use self::prefix_cache::PrefixCache;
 use super::stop::StopMatcher;
 use super::{
-    AiError, CancellationToken, ChatMessage, ChatModel, ChatRequest, EmbeddedSettings, Finish, FinishReason, ModelInfo,
-    ModelSettings, Role, StreamEvent, TokenStream, Usage,
+    AiError, CancellationToken, ChatMessage, ChatRequest, EmbeddedSettings, Finish, FinishReason, ModelInfo, Role,
+    StreamEvent, TokenStream, Usage,
 };
 
-/// Prompt tokens fed to the model per step; between steps other replies get a token and
-/// cancellation is checked.
-const PREFILL_CHUNK: usize = 64;
 const DEFAULT_TEMPERATURE: f32 = 0.7;
 const DEFAULT_TOP_P: f32 = 0.9;
 const TOP_K: usize = 40;
-
-/// The candle thread count in force for this process (its kernels' pool is sized once, from
-/// `CANDLE_NUM_THREADS`, else `RAYON_NUM_THREADS`, else the physical cores).
-pub fn candle_threads() -> usize {
-    std::env::var("CANDLE_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or_else(candle_core::utils::get_num_threads)
-}
-
-/// A loaded model and its tokenizer, shared by all replies.
-struct Shared {
-    weights: ModelWeights,
-    tokenizer: GgufTokenizer,
-    context_window: usize,
-    repeat_penalty: f32,
-    repeat_last_n: usize,
-    /// Tokens of fed prompts kept for reuse (`PrefixCache`).
-    prefix_cache_tokens: usize,
-    /// Prompt tokens not fed again thanks to the prefix cache, since loading.
-    reused_prompt_tokens: AtomicU64,
-    /// Prompt tokens of every reply started, since loading.
-    prompt_tokens: AtomicU64,
-}
 
 /// One reply waiting for, or holding, a slot.
 struct Job {
     prompt: Vec<u32>,
     /// Where the part of the prompt that the next turn starts with ends, when it ends
     /// before the prompt does (`ChatRequest::cache_prefix`): the state there is kept.
+    /// (Read by the candle engine's prefix cache; llama.cpp's slots keep their own.)
+    #[cfg_attr(not(feature = "candle"), allow(dead_code))]
     cache_at: Option<usize>,
     /// Where a later prompt may start from this one's kept state, ascending: prefill
     /// chunks end there, so that a prompt's state is computed in the same pieces whether
     /// or not a cached prefix was reused, and the reply is the same either way.
+    #[cfg_attr(not(feature = "candle"), allow(dead_code))]
     breaks: Vec<usize>,
     max_tokens: usize,
     sampling: Sampling,
@@ -145,108 +118,6 @@ fn drop_abandoned(waiting: &mut VecDeque<Job>) {
         }
         keep
     });
-}
-
-/// The embedded provider. Cheap to share (`Arc<dyn ChatModel>`); dropping the last handle
-/// lets the worker finish the replies it has and stop.
-pub struct EmbeddedChatModel {
-    shared: Arc<Shared>,
-    scheduler: Arc<Scheduler>,
-    name: String,
-    path: PathBuf,
-    max_tokens: u32,
-}
-
-impl std::fmt::Debug for EmbeddedChatModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbeddedChatModel").field("name", &self.name).field("path", &self.path).finish_non_exhaustive()
-    }
-}
-
-impl Drop for EmbeddedChatModel {
-    fn drop(&mut self) {
-        self.scheduler.close();
-    }
-}
-
-impl EmbeddedChatModel {
-    /// Loads the model that `settings.embedded` names (converting its weights once, see
-    /// [`prepare_model`]) and starts its worker thread. Blocking.
-    pub fn load(settings: &ModelSettings) -> Result<Self, AiError> {
-        let e = &settings.embedded;
-        let original = existing_model_file(e)?;
-        if let Some(threads) = e.threads
-            && threads != candle_threads()
-        {
-            return Err(AiError::BadRequest(format!(
-                "chat.embedded.threads is {threads} but candle runs {} threads in this process: \
-                 candle reads its thread count once, from the environment, so start the server \
-                 with CANDLE_NUM_THREADS={threads}",
-                candle_threads()
-            )));
-        }
-        let path = match prepare_model(&original, e.requantize) {
-            Ok(path) => path,
-            Err(error) => {
-                tracing::warn!(%error, "could not convert the chat model; loading it as it is (slower)");
-                original.clone()
-            }
-        };
-        let started = Instant::now();
-        let (weights, tokenizer, name, trained_context) = load_gguf(&path)?;
-        let context_window = [MAX_SEQ_LEN, trained_context, e.context_size.unwrap_or(usize::MAX)]
-            .into_iter()
-            .min()
-            .unwrap_or(MAX_SEQ_LEN);
-        tracing::info!(
-            model = %name,
-            path = %path.display(),
-            context_window,
-            threads = candle_threads(),
-            ms = started.elapsed().as_millis() as u64,
-            "loaded the embedded chat model"
-        );
-        let shared = Arc::new(Shared {
-            weights,
-            tokenizer,
-            context_window,
-            repeat_penalty: e.repeat_penalty,
-            repeat_last_n: e.repeat_last_n,
-            prefix_cache_tokens: e.prefix_cache_tokens,
-            reused_prompt_tokens: AtomicU64::new(0),
-            prompt_tokens: AtomicU64::new(0),
-        });
-        let scheduler = Arc::new(Scheduler {
-            queue: Mutex::new(Queue::default()),
-            ready: Condvar::new(),
-            capacity: e.queue_size,
-            concurrent: e.concurrent_replies,
-        });
-        {
-            let shared = shared.clone();
-            let scheduler = scheduler.clone();
-            std::thread::Builder::new()
-                .name("amora-chat-model".into())
-                .spawn(move || run_worker(&shared, &scheduler))
-                .map_err(|e| AiError::Internal(format!("cannot start the model's worker thread: {e}")))?;
-        }
-        Ok(Self { shared, scheduler, name, path, max_tokens: settings.max_tokens })
-    }
-
-    /// The model's tokenizer (built from the GGUF's metadata).
-    pub fn tokenizer(&self) -> &GgufTokenizer {
-        &self.shared.tokenizer
-    }
-
-    /// Prompt tokens that replies took from the prefix cache instead of feeding them again.
-    pub fn reused_prompt_tokens(&self) -> u64 {
-        self.shared.reused_prompt_tokens.load(Ordering::Relaxed)
-    }
-
-    /// The GGUF file loaded (the converted copy when there is one).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 /// The prompt for `messages` as token ids (either engine), trimmed to leave room for the
@@ -321,34 +192,6 @@ struct FedPrompt {
     breaks: Vec<usize>,
 }
 
-/// The GGUF at `path`, its header read (metadata and tensor index), the reader left at the
-/// tensors. For either engine.
-fn open_gguf(path: &Path) -> Result<(BufReader<File>, gguf_file::Content), AiError> {
-    let mut reader =
-        BufReader::new(File::open(path).map_err(|e| AiError::Unavailable(format!("{}: {e}", path.display())))?);
-    let content = gguf_file::Content::read(&mut reader)
-        .map_err(|e| AiError::BadRequest(format!("{} is not a GGUF file: {e}", path.display())))?;
-    Ok((reader, content))
-}
-
-/// The model's name: the GGUF's `general.name`, else the file's.
-fn model_name(content: &gguf_file::Content, path: &Path) -> String {
-    content
-        .metadata
-        .get("general.name")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
-}
-
-/// The context length the model was trained for, as its GGUF header gives it
-/// (`{architecture}.context_length`).
-fn trained_context(content: &gguf_file::Content) -> Option<usize> {
-    let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok())?;
-    let length = content.metadata.get(&format!("{architecture}.context_length"))?;
-    length.to_u64().ok().or_else(|| length.to_u32().ok().map(u64::from)).map(|n| n as usize)
-}
-
 /// The model file the settings name, when it is there.
 fn existing_model_file(settings: &EmbeddedSettings) -> Result<PathBuf, AiError> {
     let path = settings.resolved_model_path();
@@ -359,44 +202,6 @@ fn existing_model_file(settings: &EmbeddedSettings) -> Result<PathBuf, AiError> 
         )));
     }
     Ok(path)
-}
-
-fn load_gguf(path: &Path) -> Result<(ModelWeights, GgufTokenizer, String, usize), AiError> {
-    let (mut reader, content) = open_gguf(path)?;
-    let architecture = content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned();
-    if architecture.as_deref() != Some("llama") {
-        return Err(AiError::BadRequest(format!(
-            "the embedded provider runs llama-architecture models; {} is {architecture:?}",
-            path.display()
-        )));
-    }
-    let name = model_name(&content, path);
-    let trained_context = trained_context(&content).unwrap_or(MAX_SEQ_LEN);
-    let tokenizer = GgufTokenizer::from_gguf(&content)?;
-    let weights = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu)?;
-    Ok((weights, tokenizer, name, trained_context))
-}
-
-#[async_trait::async_trait]
-impl ChatModel for EmbeddedChatModel {
-    async fn stream(&self, request: ChatRequest) -> Result<TokenStream, AiError> {
-        start_reply(&self.scheduler, request, &self.shared.tokenizer, self.shared.context_window, self.max_tokens)
-    }
-
-    fn info(&self) -> ModelInfo {
-        embedded_info(&self.name, self.shared.context_window, self.max_tokens)
-    }
-
-    fn count_tokens(&self, text: &str) -> usize {
-        count_tokens_with(&self.shared.tokenizer, text)
-    }
-
-    fn prompt_cache(&self) -> Option<super::PromptCacheStats> {
-        Some(super::PromptCacheStats {
-            prompt_tokens: self.shared.prompt_tokens.load(Ordering::Relaxed),
-            reused_tokens: self.reused_prompt_tokens(),
-        })
-    }
 }
 
 /// Either engine's `ChatModel::stream`: the request made into a job for its worker.
@@ -503,122 +308,6 @@ impl Drop for WorkerGuard<'_> {
     }
 }
 
-fn run_worker(shared: &Shared, scheduler: &Scheduler) {
-    let _guard = WorkerGuard(scheduler);
-    let mut active: Vec<Session> = Vec::new();
-    let mut prompts = PrefixCache::new(shared.prefix_cache_tokens);
-    loop {
-        {
-            let mut queue = scheduler.lock();
-            loop {
-                drop_abandoned(&mut queue.waiting);
-                while active.len() < scheduler.concurrent
-                    && let Some(job) = queue.waiting.pop_front()
-                {
-                    active.push(Session::new(job, shared, &mut prompts));
-                }
-                queue.active = active.len();
-                if !active.is_empty() {
-                    break;
-                }
-                if queue.closed {
-                    return;
-                }
-                queue = scheduler.ready.wait(queue).unwrap_or_else(|poisoned| poisoned.into_inner());
-            }
-        }
-        // One step of each reply in turn.
-        active.retain_mut(|session| !session.step(shared, &mut prompts));
-    }
-}
-
-/// Fed prompts with the model state and the logits after them.
-type Prompts = PrefixCache<(ModelWeights, Tensor)>;
-
-/// A reply being generated.
-struct Session {
-    writing: Writing,
-    model: ModelWeights,
-    /// Tokens already in the KV cache (the next position).
-    fed: usize,
-    /// The logits after the prompt, when the prefix cache held all of it.
-    cached_logits: Option<Tensor>,
-}
-
-impl Session {
-    fn new(job: Job, shared: &Shared, prompts: &mut Prompts) -> Self {
-        shared.prompt_tokens.fetch_add(job.prompt.len() as u64, Ordering::Relaxed);
-        let (model, fed, cached_logits) = match prompts.reuse(&job.prompt) {
-            Some(reuse) => {
-                let (model, logits) = reuse.state;
-                shared.reused_prompt_tokens.fetch_add(reuse.fed as u64, Ordering::Relaxed);
-                tracing::debug!(cached = reuse.fed, prompt_tokens = job.prompt.len(), "prompt prefix from the cache");
-                (model, reuse.fed, (reuse.fed == job.prompt.len()).then_some(logits))
-            }
-            None => (shared.weights.clone(), 0, None),
-        };
-        Self { writing: Writing::new(job, "candle"), model, fed, cached_logits }
-    }
-
-    /// Runs one step; true when the reply is over.
-    fn step(&mut self, shared: &Shared, prompts: &mut Prompts) -> bool {
-        if self.writing.job.abandoned() {
-            self.writing.job.cancelled();
-            return true;
-        }
-        match self.advance(shared, prompts) {
-            Ok(None) => false,
-            Ok(Some(reason)) => {
-                self.writing.finish(reason);
-                true
-            }
-            Err(error) => {
-                tracing::error!(%error, "the embedded chat model failed");
-                let _ = self.writing.job.events.send(Err(error));
-                true
-            }
-        }
-    }
-
-    fn advance(&mut self, shared: &Shared, prompts: &mut Prompts) -> Result<Option<FinishReason>, AiError> {
-        let logits = match self.cached_logits.take() {
-            Some(logits) => logits,
-            None => {
-                // A chunk ends at the next of `Job::breaks` at the latest, `cache_at` among them.
-                let cache_at = self.writing.job.cache_at.filter(|&at| at > self.fed && at < self.writing.prompt_len);
-                let (start, end) = if self.fed < self.writing.prompt_len {
-                    let next_break = self.writing.job.breaks.iter().copied().find(|&at| at > self.fed);
-                    let end = (self.fed + PREFILL_CHUNK).min(self.writing.prompt_len);
-                    (self.fed, next_break.map_or(end, |at| end.min(at)))
-                } else {
-                    (self.fed, self.fed + 1)
-                };
-                let input = Tensor::new(&self.writing.tokens[start..end], &Device::Cpu)?.unsqueeze(0)?;
-                let logits = self.model.forward(&input, start)?;
-                self.fed = end;
-                if cache_at == Some(end) {
-                    // The next turn starts here; what follows (recalled facts) changes.
-                    prompts.keep(&self.writing.tokens[..end], (self.model.clone(), logits.clone()));
-                }
-                if self.fed < self.writing.prompt_len {
-                    return Ok(None);
-                }
-                if start < self.writing.prompt_len
-                    && self.writing.job.cache_at.is_none_or(|at| at >= self.writing.prompt_len)
-                {
-                    // The prompt is in: the next turn or a regenerate starts from here.
-                    prompts.keep(&self.writing.tokens[..self.writing.prompt_len], (self.model.clone(), logits.clone()));
-                }
-                logits
-            }
-        };
-
-        let logits = logits.squeeze(0)?.to_dtype(DType::F32)?;
-        let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
-        self.writing.next_token(logits, penalty, &shared.tokenizer, self.fed, shared.context_window)
-    }
-}
-
 /// Penalty on tokens seen in the last `last_n` (1: none).
 #[derive(Debug, Clone, Copy)]
 struct RepeatPenalty {
@@ -630,7 +319,7 @@ struct RepeatPenalty {
 /// the reply's tokens, and the text sent so far.
 struct Writing {
     job: Job,
-    sampler: LogitsProcessor,
+    sampler: Sampler,
     /// The prompt, then the reply's tokens.
     tokens: Vec<u32>,
     prompt_len: usize,
@@ -644,7 +333,7 @@ struct Writing {
 impl Writing {
     fn new(job: Job, engine: &'static str) -> Self {
         Self {
-            sampler: LogitsProcessor::from_sampling(job.seed, job.sampling.clone()),
+            sampler: Sampler::new(job.seed, job.sampling),
             tokens: job.prompt.clone(),
             prompt_len: job.prompt.len(),
             generated: 0,
@@ -655,13 +344,13 @@ impl Writing {
         }
     }
 
-    /// The sampling step: the next token after `logits` (1-D, f32), pushed onto `tokens`
+    /// The sampling step: the next token after `logits` (one per vocabulary entry), pushed onto `tokens`
     /// and its text sent. `Some` when the reply is over: `Stop` when the token ended the
     /// turn or completed a stop string, `Length` at `max_tokens` or when `held` (the tokens
     /// the engine's cache holds once this one is in, as it counts them) reaches `window`.
     fn next_token(
         &mut self,
-        mut logits: Tensor,
+        mut logits: Vec<f32>,
         repeat: RepeatPenalty,
         tokenizer: &GgufTokenizer,
         held: usize,
@@ -678,7 +367,7 @@ impl Writing {
         }
         if repeat.penalty != 1.0 {
             let from = self.tokens.len().saturating_sub(repeat.last_n);
-            logits = candle_transformers::utils::apply_repeat_penalty(&logits, repeat.penalty, &self.tokens[from..])?;
+            apply_repeat_penalty(&mut logits, repeat.penalty, &self.tokens[from..]);
         }
         let next = self.sampler.sample(&logits)?;
         if tokenizer.ends_turn(next) {

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use candle_core::quantized::gguf_file;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{BPE, Vocab};
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
@@ -13,6 +12,7 @@ use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{AddedToken, PreTokenizerWrapper, SplitDelimiterBehavior, Tokenizer};
 
+use super::gguf::{GgufMetadata, GgufValue};
 use crate::AiError;
 use crate::chat::{ChatMessage, Role};
 
@@ -63,20 +63,23 @@ impl std::fmt::Debug for GgufTokenizer {
     }
 }
 
-fn meta<'a>(content: &'a gguf_file::Content, key: &str) -> Option<&'a gguf_file::Value> {
-    content.metadata.get(key)
+fn meta<'a>(content: &'a GgufMetadata, key: &str) -> Option<&'a GgufValue> {
+    content.get(key)
 }
 
-fn meta_u32(content: &gguf_file::Content, key: &str) -> Option<u32> {
-    meta(content, key).and_then(|v| v.to_u32().ok().or_else(|| v.to_i32().ok().and_then(|i| u32::try_from(i).ok())))
+fn meta_u32(content: &GgufMetadata, key: &str) -> Option<u32> {
+    content.u32(key)
 }
 
-fn meta_strings(content: &gguf_file::Content, key: &str) -> Result<Vec<String>, AiError> {
+fn meta_strings(content: &GgufMetadata, key: &str) -> Result<Vec<String>, AiError> {
     let values = meta(content, key)
         .ok_or_else(|| bad(format!("the GGUF has no {key}")))?
-        .to_vec()
-        .map_err(|_| bad(format!("{key} is not an array")))?;
-    values.iter().map(|v| v.to_string().cloned().map_err(|_| bad(format!("{key} holds a non-string")))).collect()
+        .as_array()
+        .ok_or_else(|| bad(format!("{key} is not an array")))?;
+    values
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned).ok_or_else(|| bad(format!("{key} holds a non-string"))))
+        .collect()
 }
 
 /// GPT-2's map from bytes to the printable characters that byte-level vocabularies use.
@@ -99,15 +102,12 @@ fn byte_to_char() -> [char; 256] {
 impl GgufTokenizer {
     /// Reads the metadata of the GGUF file at `path` (not its tensors) and builds the tokenizer.
     pub fn from_file(path: &std::path::Path) -> Result<Self, AiError> {
-        let file = std::fs::File::open(path).map_err(|e| AiError::Unavailable(format!("{}: {e}", path.display())))?;
-        let content = gguf_file::Content::read(&mut std::io::BufReader::new(file))
-            .map_err(|e| bad(format!("{} is not a GGUF file: {e}", path.display())))?;
-        Self::from_gguf(&content)
+        Self::from_gguf(&GgufMetadata::from_file(path)?)
     }
 
     /// Builds the tokenizer from the GGUF's metadata.
-    pub fn from_gguf(content: &gguf_file::Content) -> Result<Self, AiError> {
-        let model = meta(content, "tokenizer.ggml.model").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+    pub fn from_gguf(content: &GgufMetadata) -> Result<Self, AiError> {
+        let model = content.string("tokenizer.ggml.model").unwrap_or_default().to_owned();
         if model != "gpt2" {
             return Err(bad(format!("tokenizer.ggml.model {model:?} is not supported (only byte-level BPE, gpt2)")));
         }
@@ -117,11 +117,9 @@ impl GgufTokenizer {
             .map(|m| m.split_once(' ').map(|(a, b)| (a.to_owned(), b.to_owned())))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| bad("a merge of tokenizer.ggml.merges is not two tokens"))?;
-        let types: Vec<u32> = match meta(content, "tokenizer.ggml.token_type").map(|v| v.to_vec()) {
-            Some(Ok(values)) => {
-                values.iter().map(|v| v.to_u32().or_else(|_| v.to_i32().map(|i| i as u32)).unwrap_or(1)).collect()
-            }
-            _ => vec![1; tokens.len()],
+        let types: Vec<u32> = match meta(content, "tokenizer.ggml.token_type").and_then(GgufValue::as_array) {
+            Some(values) => values.iter().map(|v| v.as_u32().unwrap_or(1)).collect(),
+            None => vec![1; tokens.len()],
         };
         if types.len() != tokens.len() {
             return Err(bad("tokenizer.ggml.token_type and tokenizer.ggml.tokens differ in length"));
@@ -129,12 +127,8 @@ impl GgufTokenizer {
         let bos = meta_u32(content, "tokenizer.ggml.bos_token_id");
         let eos = meta_u32(content, "tokenizer.ggml.eos_token_id");
         let unk = meta_u32(content, "tokenizer.ggml.unknown_token_id");
-        let add_space_prefix =
-            meta(content, "tokenizer.ggml.add_space_prefix").and_then(|v| v.to_bool().ok()).unwrap_or(false);
-        let pre = meta(content, "tokenizer.ggml.pre")
-            .and_then(|v| v.to_string().ok())
-            .cloned()
-            .unwrap_or_else(|| "default".into());
+        let add_space_prefix = matches!(meta(content, "tokenizer.ggml.add_space_prefix"), Some(GgufValue::Bool(true)));
+        let pre = content.string("tokenizer.ggml.pre").unwrap_or("default").to_owned();
 
         let vocab: Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
         let mut bpe = BPE::builder().vocab_and_merges(vocab, merges);
@@ -204,8 +198,7 @@ impl GgufTokenizer {
             .collect();
 
         let ids: HashMap<String, u32> = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let template =
-            meta(content, "tokenizer.chat_template").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+        let template = content.string("tokenizer.chat_template").unwrap_or_default().to_owned();
         let (im_start, im_end) = match (ids.get("<|im_start|>"), ids.get("<|im_end|>")) {
             (Some(s), Some(e)) if template.is_empty() || template.contains("<|im_start|>") => (*s, *e),
             _ => return Err(bad("the model's chat template is not ChatML (<|im_start|>role ... <|im_end|>)")),

@@ -29,12 +29,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use candle_core::{Device, Tensor};
-
 use self::ffi::{Batch, Decoded, Llama, OpenParams};
 use super::{
-    GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, count_tokens_with, drop_abandoned,
-    embedded_info, existing_model_file, model_name, open_gguf, start_reply, trained_context,
+    GgufMetadata, GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, count_tokens_with,
+    drop_abandoned, embedded_info, existing_model_file, start_reply,
 };
 use crate::chat::{
     AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream,
@@ -43,8 +41,8 @@ use crate::chat::{
 /// Most tokens one decode takes: the replies' next tokens first, then prompt tokens. 512 is
 /// llama-server's default, and large enough that a prompt's prefill runs at full speed.
 const BATCH: usize = 512;
-/// The context window when the settings name none: the candle engine's limit, so that both
-/// engines fit the same prompts.
+/// The context window when the settings name none: the candle engine's limit (its
+/// `MAX_SEQ_LEN`), so that both engines fit the same prompts.
 const DEFAULT_CONTEXT: usize = 4096;
 
 /// What the async side and the worker share.
@@ -99,9 +97,12 @@ struct Header {
 }
 
 fn read_header(path: &Path) -> Result<Header, AiError> {
-    let (_, content) = open_gguf(path)?;
-    let name = model_name(&content, path);
-    Ok(Header { tokenizer: GgufTokenizer::from_gguf(&content)?, name, trained_context: trained_context(&content) })
+    let metadata = GgufMetadata::from_file(path)?;
+    Ok(Header {
+        tokenizer: GgufTokenizer::from_gguf(&metadata)?,
+        name: metadata.model_name(path),
+        trained_context: metadata.trained_context(),
+    })
 }
 
 impl LlamaCppChatModel {
@@ -474,7 +475,7 @@ impl<'a> Batcher<'a> {
 impl Reply {
     /// Samples the next token from `logits` and sends its text; `Some` when the reply is over.
     fn next_token(&mut self, logits: &[f32], shared: &Shared) -> Result<Option<FinishReason>, AiError> {
-        let logits = Tensor::from_slice(logits, logits.len(), &Device::Cpu)?;
+        let logits = logits.to_vec();
         let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
         // Held once the token is in: the prompt, the reply so far and this token.
         let held = self.writing.tokens.len() + 1;
