@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
@@ -9,7 +10,6 @@ import { BLOG_PAGE_SIZE, type BlogPage, formatPostDate, getBlogList } from '@/fe
 import styles from '@/features/blog/components/blog.module.css';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { languageAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 

@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { ArrowLeftIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
@@ -10,7 +11,6 @@ import { type BlogArticle, formatPostDate, getBlogInfo } from '@/features/blog/a
 import styles from '@/features/blog/components/blog.module.css';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { languageAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 import { APP_NAME } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom, userInfoAtom } from '@/app/store';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { PencilIcon, TrashIcon } from '@/components/icons';
 import { FlagIcon } from '@/components/moderation-icons';
@@ -27,8 +28,6 @@ import {
 } from '@/features/chat/stores/chat-thread';
 import type { Playback } from '@/features/chat/stores/voice-playback';
 import type { ChatMessage, Recalled } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
-import { userInfoAtom } from '@/lib/user';
 
 /** Scrolling this close to the top loads the page before. */
 const LOAD_OLDER_WITHIN_PX = 160;

@@ -1,13 +1,13 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { userInfoAtom } from '@/app/store';
 import { UserIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
 import styles from '@/features/chat/components/persona-dialog.module.css';
 import { getPersonaList, personaFor, type UserPersona } from '@/lib/persona';
-import { userInfoAtom } from '@/lib/user';
 
 export interface PersonaDialogProps {
   open: boolean;

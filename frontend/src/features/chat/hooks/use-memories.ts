@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
+import { memorySavesAtom } from '@/app/store';
 import { addMemory, deleteMemory, getMemoryList, pinMemory, updateMemory } from '@/features/chat/api/chat-api';
-import { followMemorySaving, markSaveRequested, memorySavesAtom } from '@/features/chat/stores/memory-saving';
+import { followMemorySaving, markSaveRequested } from '@/features/chat/stores/memory-saving';
 import { noteMemoryChanged } from '@/features/chat/stores/recalled';
 import type { Memory } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';

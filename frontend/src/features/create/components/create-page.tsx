@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { gettingUserAtom, isLoggedInAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { Logo } from '@/components/logo';
 import { LocalizedLink } from '@/components/localized-link';
@@ -16,7 +17,6 @@ import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender } from '@/lib/api-types';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 /** The builder's entry points: the app's own, and two marketing pages outside the frame (spec section 2). */
 export type CreateVariant = 'createCharacter' | 'createGf' | 'yourAiGirlfriend';

@@ -2,6 +2,7 @@ import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { gettingUserAtom, interestedGenderAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { LocalizedLink } from '@/components/localized-link';
@@ -24,11 +25,9 @@ import { downloadBase64, fileToBase64 } from '@/features/create/lib/files';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 type Load = 'loading' | 'ready' | 'failed';
 

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { type HomePageCache, homePageCacheDataAtom, store } from '@/app/store';
 import { getCharacterList, HOME_PAGE_SIZE } from '@/lib/character-list';
 import {
   appendPage,
@@ -9,8 +10,6 @@ import {
   type FeedState,
 } from '@/features/home/stores/character-feed';
 import type { GenderValue } from '@/lib/api-types';
-import { homePageCacheDataAtom, type HomePageCache } from '@/lib/app-state';
-import { store } from '@/lib/store';
 import { trackExposure } from '@/lib/telemetry';
 
 export const SCROLL_THRESHOLD_PX = 400;

@@ -2,6 +2,7 @@ import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { imageJobsAtom, interestedGenderAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CoinIcon, InfoIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -24,13 +25,11 @@ import { buildRequest, type Selection } from '@/features/images/lib/generate-req
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode, type CharacterCard, type GalleryImage } from '@/lib/api-types';
-import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
 import { imageErrorKey } from '@/lib/image-errors';
-import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
+import { dispatchJobs, followImageJobs } from '@/lib/image-jobs-store';
 import { ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
-import { isLoggedInAtom, userInfoAtom } from '@/lib/user';
 
 const NO_SELECTION: Selection = { scenes: null, outfits: null, poses: null, styles: null };
 

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CrownIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -14,7 +15,6 @@ import { formatDay, planNameOf } from '@/features/payments/lib/products';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
-import { loadVipData, vipDataAtom, type VipData } from '@/lib/catalogue';
+import { vipDataAtom } from '@/app/store';
+import { loadVipData, type VipData } from '@/lib/catalogue';
 
 export type VipDataLoad = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; data: VipData };
 

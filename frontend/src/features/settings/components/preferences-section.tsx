@@ -2,18 +2,13 @@ import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
+import { eighteenTipModalShowedAtom, homePageCacheDataAtom, interestedGenderAtom, languageAtom } from '@/app/store';
 import { GenderSwitch } from '@/components/gender-switch';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
 import type { GenderValue } from '@/lib/api-types';
 import { ageConfirmed } from '@/lib/age-gate';
-import {
-  eighteenTipModalShowedAtom,
-  homePageCacheDataAtom,
-  interestedGenderAtom,
-  languageAtom,
-  nsfwEnabled,
-} from '@/lib/app-state';
+import { nsfwEnabled } from '@/lib/nsfw-preference';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
