@@ -56,14 +56,14 @@ export default tseslint.config(
     },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      // Two of the React Compiler's rules are off until the loading effects are replaced
-      // (issue 29, "one loading hook"): set-state-in-effect flags every effect that starts a
-      // load by setting `loading` (13 of them), refs flags the "latest callback" ref that
-      // modal.tsx and message-list.tsx assign during render. The app does not run the
-      // compiler; the classic rules-of-hooks and exhaustive-deps are errors.
-      'react-hooks/set-state-in-effect': 'off',
-      'react-hooks/refs': 'off',
-      'react-hooks/exhaustive-deps': 'error',
+      // All of the recommended rules are on, set-state-in-effect and refs included: loads go
+      // through useLoad (src/hooks/use-load.ts), state that follows a prop is adjusted during
+      // render, and "latest value" refs are written by useLatest. The five paged or
+      // socket-following loaders (chat list, chat thread, memories, home feed, image pages)
+      // disable set-state-in-effect on the one line that starts their first fetch, each
+      // saying why.
+      // useLoad's dependency list is checked like an effect's (src/hooks/use-load.ts).
+      'react-hooks/exhaustive-deps': ['error', { additionalHooks: '^useLoad$' }],
       'import-x/no-restricted-paths': ['error', { zones: [...featureZones, ...sharedZones] }],
       'no-restricted-imports': [
         'error',

@@ -42,9 +42,7 @@ function ScrollReset() {
 function LoginPrompt() {
   const open = useAtomValue(showLoginTipAtom);
   const [wanted, setWanted] = useState(open);
-  useEffect(() => {
-    if (open) setWanted(true);
-  }, [open]);
+  if (open && !wanted) setWanted(true);
   if (!wanted) return null;
   return (
     <Suspense fallback={null}>

@@ -27,6 +27,7 @@ import {
   type ThreadState,
 } from '@/features/chat/stores/chat-thread';
 import type { Playback } from '@/features/chat/stores/voice-playback';
+import { useLatest } from '@/hooks/use-latest';
 import type { ChatMessage, Recalled } from '@/lib/api-types';
 
 /** Scrolling this close to the top loads the page before. */
@@ -288,10 +289,12 @@ export function MessageList({
   const controls = replyControls(state);
   const swipe = swipeControls(state);
   // Stable for the memoised bubbles, whatever the parent passes.
-  const actions = useRef({ onRegenerate, onSwipe });
-  actions.current = { onRegenerate, onSwipe };
-  const newVersion = useCallback(() => actions.current.onRegenerate(), []);
-  const choose = useCallback((messageId: string, index: number) => actions.current.onSwipe?.(messageId, index), []);
+  const actions = useLatest({ onRegenerate, onSwipe });
+  const newVersion = useCallback(() => actions.current.onRegenerate(), [actions]);
+  const choose = useCallback(
+    (messageId: string, index: number) => actions.current.onSwipe?.(messageId, index),
+    [actions],
+  );
   const continuing = continuedMessageId(state);
   // After an edit of the message the newest reply answers: offer to write that reply again.
   const [offerFor, setOfferFor] = useState<string | null>(null);

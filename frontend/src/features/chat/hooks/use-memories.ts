@@ -38,6 +38,7 @@ export function useMemories(characterId: string) {
 
   useEffect(() => {
     followMemorySaving();
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the list follows the socket (`memorySaved` replaces it, `hello` refetches), so the first fetch starts with the subscription; reload sets state only after its await.
     void reload();
     return onServerEvent((event) => {
       // Back after a drop: a `memorySaved` may have gone by unheard, and the list says what

@@ -15,6 +15,7 @@ import { InterestedModal } from '@/features/home/components/interested-modal';
 import { MarketingSection } from '@/features/home/components/marketing-section';
 import { PromoBanner } from '@/features/home/components/promo-banner';
 import { cardElement, useCharacterFeed } from '@/features/home/hooks/use-character-feed';
+import { useLatest } from '@/hooks/use-latest';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
@@ -65,8 +66,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
   };
 
   // Read through a ref so the cards' click handler stays stable while pages append.
-  const feedRef = useRef(feed);
-  feedRef.current = feed;
+  const feedRef = useLatest(feed);
   const openCharacter = useCallback(
     (character: CharacterCardData) => {
       const { list, pageNo, hasMore } = feedRef.current;
@@ -77,7 +77,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
       trackClick('homeCharacter', { characterId: character.characterId });
       navigate(localize(chatPathFor(character.characterId)));
     },
-    [gender, setHomeCache, setChatBeforePath, navigate, localize],
+    [feedRef, setHomeCache, gender, setChatBeforePath, navigate, localize],
   );
 
   const firstLoad = feed.loading && feed.list.length === 0;

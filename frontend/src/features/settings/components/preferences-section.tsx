@@ -6,6 +6,7 @@ import { eighteenTipModalShowedAtom, homePageCacheDataAtom, interestedGenderAtom
 import { GenderSwitch } from '@/components/gender-switch';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
+import { useLatest } from '@/hooks/use-latest';
 import type { GenderValue } from '@/lib/api-types';
 import { ageConfirmed } from '@/lib/age-gate';
 import { nsfwEnabled } from '@/lib/nsfw-preference';
@@ -82,13 +83,12 @@ export function PreferencesSection({
   };
 
   // The confirmation closed: switch on if it was given, stay off if it was dismissed.
-  const applyNsfwRef = useRef(applyNsfw);
-  applyNsfwRef.current = applyNsfw;
+  const applyNsfwRef = useLatest(applyNsfw);
   useEffect(() => {
     if (ageGateShown || !waitingForAge.current) return;
     waitingForAge.current = false;
     if (ageConfirmed()) void applyNsfwRef.current(true);
-  }, [ageGateShown]);
+  }, [ageGateShown, applyNsfwRef]);
 
   const changeGender = async (next: GenderValue) => {
     setGender(next);

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { Suspense, useCallback, useEffect, useState } from 'react';
+import { Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 import { pcMenuCollapsedAtom } from '@/app/store';
@@ -34,9 +34,14 @@ export function AppShell() {
   const [drawerOpen, setDrawerOpen] = useState(false);
   const closeDrawer = useCallback(() => setDrawerOpen(false), []);
 
-  useEffect(() => {
+  // A new page (or the switch between phone and desktop layouts) closes the drawer, in the
+  // render that shows it.
+  const place = `${pathname}|${mobile}`;
+  const [drawerFor, setDrawerFor] = useState(place);
+  if (drawerFor !== place) {
+    setDrawerFor(place);
     setDrawerOpen(false);
-  }, [pathname, mobile]);
+  }
 
   return (
     <>
