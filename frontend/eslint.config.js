@@ -21,11 +21,27 @@ const featureZones = features.map((name) => ({
   message: `A feature imports only its own files and shared code (src/components, src/hooks, src/lib); move what "${name}" shares into them, or compose the features in src/app.`,
 }));
 
-const sharedZone = {
-  target: ['./src/components', './src/hooks', './src/lib', './src/test'],
-  from: ['./src/features', './src/app'],
-  message: 'Shared code (src/components, src/hooks, src/lib, src/test) imports no feature and nothing from src/app.',
-};
+const sharedTargets = ['./src/components', './src/hooks', './src/lib', './src/test'];
+const sharedZones = [
+  {
+    target: sharedTargets,
+    from: './src/features',
+    message: 'Shared code (src/components, src/hooks, src/lib, src/test) imports no feature and nothing from src/app.',
+  },
+  {
+    // The store module is the one exception: the API client, the socket client and the
+    // shared components read and write atoms through it like every other file.
+    target: sharedTargets,
+    from: './src/app',
+    except: ['./store.ts'],
+    message:
+      'Shared code (src/components, src/hooks, src/lib, src/test) imports no feature and nothing from src/app but the store (src/app/store.ts).',
+  },
+];
+
+// Atoms live in src/lib/state.ts (app-wide) and src/features/<name>/state.ts (one feature's),
+// and everything takes them from src/app/store.ts, which re-exports them with the store.
+const stateFiles = ['@/lib/state', '@/features/*/state', '**/state', './state', '../state'];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'test-output/'] },
@@ -40,17 +56,26 @@ export default tseslint.config(
     },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      // Two of the React Compiler's rules are off until the loading effects are replaced
-      // (issue 29, "one loading hook"): set-state-in-effect flags every effect that starts a
-      // load by setting `loading` (13 of them), refs flags the "latest callback" ref that
-      // modal.tsx and message-list.tsx assign during render. The app does not run the
-      // compiler; the classic rules-of-hooks and exhaustive-deps are errors.
-      'react-hooks/set-state-in-effect': 'off',
-      'react-hooks/refs': 'off',
-      'react-hooks/exhaustive-deps': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: [...featureZones, sharedZone] }],
+      // All of the recommended rules are on, set-state-in-effect and refs included: loads go
+      // through useLoad (src/hooks/use-load.ts), state that follows a prop is adjusted during
+      // render, and "latest value" refs are written by useLatest. The five paged or
+      // socket-following loaders (chat list, chat thread, memories, home feed, image pages)
+      // disable set-state-in-effect on the one line that starts their first fetch, each
+      // saying why.
+      // useLoad's dependency list is checked like an effect's (src/hooks/use-load.ts).
+      'react-hooks/exhaustive-deps': ['error', { additionalHooks: '^useLoad$' }],
+      'import-x/no-restricted-paths': ['error', { zones: [...featureZones, ...sharedZones] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: stateFiles, message: 'Atoms are imported from @/app/store, the one store module.' }] },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The store module is where the atom files are gathered.
+    files: ['src/app/store.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['*.{js,ts}', 'scripts/**/*.mjs'],

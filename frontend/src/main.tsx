@@ -3,13 +3,12 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
 import { createAppRouter } from '@/app/router';
+import { languageAtom, store } from '@/app/store';
 import { captureLandingParameters } from '@/lib/api-client';
-import { languageAtom } from '@/lib/app-state';
 import { installGlobalErrorReporting } from '@/lib/error-report';
 import { initI18n } from '@/lib/i18n';
 import { languageForPath } from '@/lib/language-preference';
 import { startRealtime } from '@/lib/realtime';
-import { store } from '@/lib/store';
 import { loadUserInfo } from '@/lib/user';
 import { loadWebConfig } from '@/lib/web-config';
 

@@ -3,8 +3,8 @@ import { Suspense } from 'react';
 import { RouterProvider } from 'react-router/dom';
 import { AppErrorBoundary } from '@/app/error-boundary';
 import { createAppRouter } from '@/app/router';
+import { store } from '@/app/store';
 import { Splash } from '@/components/splash';
-import { store } from '@/lib/store';
 
 type AppRouter = ReturnType<typeof createAppRouter>;
 

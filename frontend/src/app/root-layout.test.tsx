@@ -3,8 +3,8 @@ import { Provider } from 'jotai';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RootLayout } from '@/app/root-layout';
+import { store } from '@/app/store';
 import { i18n } from '@/lib/i18n';
-import { store } from '@/lib/store';
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 

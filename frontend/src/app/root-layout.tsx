@@ -1,6 +1,7 @@
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useReducer, useState } from 'react';
 import { Navigate, Outlet, useLocation, useNavigationType } from 'react-router';
+import { eighteenTipModalShowedAtom, languageAtom, showLoginTipAtom } from '@/app/store';
 import { NeedPayDialog } from '@/components/need-pay-offer';
 import { NotificationHost } from '@/components/notification-host';
 import { Splash } from '@/components/splash';
@@ -8,7 +9,6 @@ import { SignInNotices } from '@/features/auth/components/sign-in-notices';
 import { AgeGate } from '@/features/legal/components/age-gate';
 import ageGateStyles from '@/features/legal/components/age-gate.module.css';
 import { needsAgeGate } from '@/lib/age-gate';
-import { eighteenTipModalShowedAtom, languageAtom, showLoginTipAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { preferredLocation } from '@/lib/language-preference';
 import { DEFAULT_LANGUAGE, languageFromPath } from '@/lib/languages';
@@ -42,9 +42,7 @@ function ScrollReset() {
 function LoginPrompt() {
   const open = useAtomValue(showLoginTipAtom);
   const [wanted, setWanted] = useState(open);
-  useEffect(() => {
-    if (open) setWanted(true);
-  }, [open]);
+  if (open && !wanted) setWanted(true);
   if (!wanted) return null;
   return (
     <Suspense fallback={null}>

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { CloseIcon } from '@/components/icons';
 import styles from '@/components/modal.module.css';
+import { useLatest } from '@/hooks/use-latest';
 
 export interface ModalProps {
   open: boolean;
@@ -33,8 +34,7 @@ export function Modal({
 }: ModalProps) {
   const dialogRef = useRef<HTMLDivElement>(null);
   const titleId = useId();
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
+  const onCloseRef = useLatest(onClose);
 
   useEffect(() => {
     if (!open) return;
@@ -52,7 +52,7 @@ export function Modal({
       if (openModals === 0) document.body.style.overflow = '';
       previouslyFocused?.focus?.();
     };
-  }, [open, dismissible]);
+  }, [open, dismissible, onCloseRef]);
 
   if (!open) return null;
   return createPortal(

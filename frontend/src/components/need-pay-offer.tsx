@@ -2,14 +2,13 @@ import { useAtom, useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
+import { needPayOfferAtom, userInfoAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { CloseIcon, CoinIcon, CrownIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Modal } from '@/components/modal';
 import styles from '@/components/need-pay-offer.module.css';
-import { needPayOfferAtom } from '@/lib/app-state';
 import { needPayPathFor } from '@/lib/routes';
-import { userInfoAtom } from '@/lib/user';
 
 /**
  * What `needPay` (40004) offers this user: free and signed-out visitors the plans, paid

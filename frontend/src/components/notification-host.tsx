@@ -1,8 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { type NotificationKind, notificationsAtom } from '@/app/store';
 import { CheckCircleIcon, CloseIcon, ErrorIcon, InfoIcon, WarningIcon } from '@/components/icons';
 import styles from '@/components/notification-host.module.css';
-import { dismissNotification, notificationsAtom, type NotificationKind } from '@/lib/notifications';
+import { dismissNotification } from '@/lib/notifications';
 
 const ICONS: Record<NotificationKind, typeof InfoIcon> = {
   success: CheckCircleIcon,

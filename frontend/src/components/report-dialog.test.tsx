@@ -2,10 +2,10 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store } from '@/app/store';
 import { ReportDialog } from '@/components/report-dialog';
 import { ApiCode } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { store } from '@/lib/store';
 import en from '../../public/locales/en/translation.json';
 
 type Reply = { code: number; data?: unknown };

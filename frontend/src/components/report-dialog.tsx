@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { LocalizedLink } from '@/components/localized-link';
@@ -33,14 +33,16 @@ export function ReportDialog({ target, onClose }: ReportDialogProps) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  // Every report starts blank.
-  useEffect(() => {
+  // Every report starts blank: a new target resets the form in the render that shows it.
+  const [formFor, setFormFor] = useState(target);
+  if (formFor !== target) {
+    setFormFor(target);
     if (target) {
       setReason(null);
       setNote('');
       setError(null);
     }
-  }, [target]);
+  }
 
   if (!target) return null;
   const noteNeeded = reason === 'other' && note.trim() === '';

@@ -1,7 +1,6 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback } from 'react';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { isLoggedInAtom } from '@/lib/user';
+import { isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 
 /**
  * Menu guard (spec section 5): returns a function that tells whether the visitor may go on;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { languageAtom, needPayOfferAtom, notificationsAtom, showLoginTipAtom, store } from '@/app/store';
 import {
   apiGet,
   apiPost,
@@ -8,11 +9,8 @@ import {
   resetBlockedPageForTests,
 } from '@/lib/api-client';
 import { ApiCode } from '@/lib/api-types';
-import { languageAtom, needPayOfferAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { notificationsAtom } from '@/lib/notifications';
 import { STORAGE_KEYS } from '@/lib/storage';
-import { store } from '@/lib/store';
 
 interface Recorded {
   url: string;

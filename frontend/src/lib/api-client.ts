@@ -6,8 +6,9 @@
  * shows 'Failed to connect to the server!', and a firewall's 403 HTML page replaces the
  * document once. Endpoints are small typed functions next to the feature that uses them.
  */
+import { languageAtom, needPayOfferAtom, showLoginTipAtom, store } from '@/app/store';
 import { ApiCode, type ApiEnvelope } from '@/lib/api-types';
-import { captureNsfwFlag, languageAtom, needPayOfferAtom, nsfwEnabled, showLoginTipAtom } from '@/lib/app-state';
+import { captureNsfwFlag, nsfwEnabled } from '@/lib/nsfw-preference';
 import { detectClient, detectSystem } from '@/lib/device';
 import { decryptText, encryptText, generateSecretKey, isValidSecretKey } from '@/lib/envelope-crypto';
 import { i18n } from '@/lib/i18n';
@@ -17,7 +18,6 @@ import { markRequestFinished, markRequestStarted } from '@/lib/prerender';
 import { APP_EMBEDDED_PATHS } from '@/lib/routes';
 import { APP_VERSION } from '@/lib/site';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { store } from '@/lib/store';
 import { captureTrackingSource, storedTrackingSource } from '@/lib/tracking-source';
 
 export const API_PREFIX = '/lust/api';

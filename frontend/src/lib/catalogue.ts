@@ -4,10 +4,9 @@
  * deployment has configured. Shared because the header's balance popover offers the short
  * list of packages as well as the payment screens. Prices are decimal strings (lib/money.ts).
  */
-import { atom } from 'jotai';
+import { store, vipDataAtom } from '@/app/store';
 import { apiPost } from '@/lib/api-client';
 import { isDecimalAmount } from '@/lib/money';
-import { store } from '@/lib/store';
 import {
   COIN_PACKAGE_IDS,
   PAYMENT_ROUTE_NAMES,
@@ -102,9 +101,6 @@ export async function fetchVipData(): Promise<VipData | null> {
   const envelope = await apiPost<unknown>('/user/v1/getVipData', {});
   return envelope.success ? readVipData(envelope.data) : null;
 }
-
-/** The last catalogue read this session (prices change rarely; screens refresh it on mount). */
-export const vipDataAtom = atom<VipData | null>(null);
 
 let loading: Promise<VipData | null> | null = null;
 

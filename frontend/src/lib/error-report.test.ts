@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { buildErrorReport, errorDetails } from '@/lib/error-report';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 afterEach(() => store.set(userInfoAtom, null));
 

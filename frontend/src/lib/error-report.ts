@@ -3,11 +3,10 @@
  * and identical ones inside that window are sent once; in development they only go to the
  * console.
  */
+import { store, userInfoAtom } from '@/app/store';
 import { apiPost } from '@/lib/api-client';
 import type { ErrorReport } from '@/lib/api-types';
 import { ERROR_REPORT_DEBOUNCE_MS } from '@/lib/site';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 export interface ErrorDetails {
   errorType: string;

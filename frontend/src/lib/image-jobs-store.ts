@@ -5,14 +5,10 @@
  * its tiles while the user looks elsewhere. After a reconnect (a second `hello`), events may
  * have been missed: the newest gallery page fills in the images that were done meanwhile.
  */
-import { atom } from 'jotai';
-import { EMPTY_JOBS, jobEnded, jobsReducer, type JobsAction, type JobsState } from '@/lib/image-jobs';
+import { imageJobsAtom, store, userInfoAtom } from '@/app/store';
+import { EMPTY_JOBS, jobEnded, jobsReducer, type JobsAction } from '@/lib/image-jobs';
 import { getGallery } from '@/lib/images-api';
 import { onServerEvent } from '@/lib/realtime';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
-
-export const imageJobsAtom = atom<JobsState>(EMPTY_JOBS);
 
 export function dispatchJobs(action: JobsAction): void {
   store.set(imageJobsAtom, (state) => jobsReducer(state, action));

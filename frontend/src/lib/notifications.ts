@@ -2,19 +2,8 @@
  * Top-of-page notifications, each shown for 3 seconds and titled Success, Info, Warning or
  * Error (spec section 8). Callable from anywhere, including the API client.
  */
-import { atom } from 'jotai';
+import { type NotificationKind, notificationsAtom, store } from '@/app/store';
 import { NOTIFICATION_DURATION_MS } from '@/lib/site';
-import { store } from '@/lib/store';
-
-export type NotificationKind = 'success' | 'info' | 'warning' | 'error';
-
-export interface Notification {
-  id: number;
-  kind: NotificationKind;
-  message: string;
-}
-
-export const notificationsAtom = atom<Notification[]>([]);
 
 let nextId = 1;
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { realtimeConnectedAtom, store, userInfoAtom } from '@/app/store';
 import type { UserInfo } from '@/lib/api-types';
 import { encryptText } from '@/lib/envelope-crypto';
 import {
@@ -6,15 +7,12 @@ import {
   backoffDelay,
   onServerEvent,
   type RealtimeSocket,
-  realtimeConnectedAtom,
   realtimeUrl,
   sendAction,
   startRealtime,
 } from '@/lib/realtime';
 import type { ServerEvent } from '@/lib/realtime-events';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 /** Stands in for the browser's WebSocket; the server's side is `say` and `drop`. */
 class FakeSocket implements RealtimeSocket {

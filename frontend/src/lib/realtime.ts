@@ -8,12 +8,11 @@
  * Screens send actions with `sendAction` and follow events with `onServerEvent`; a
  * `hello` after the first tells them to refetch what they show.
  */
-import { atom } from 'jotai';
+import { realtimeConnectedAtom, store, userInfoAtom } from '@/app/store';
 import { apiBaseUrl } from '@/lib/api-client';
 import { parseServerEvent, type ClientAction, type ServerEvent } from '@/lib/realtime-events';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { store } from '@/lib/store';
-import { refreshUserInfo, userInfoAtom } from '@/lib/user';
+import { refreshUserInfo } from '@/lib/user';
 
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 30_000;
@@ -54,9 +53,6 @@ export interface RealtimeSocket {
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }
-
-/** True while a socket is open and has said `hello`: actions can be sent. */
-export const realtimeConnectedAtom = atom(false);
 
 /** Sends through the socket that said `hello`; set by startRealtime. */
 let sendText: ((text: string) => boolean) | null = null;

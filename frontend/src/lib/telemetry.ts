@@ -2,14 +2,14 @@
  * Product telemetry through GET /spm (spec section 7): page views, clicks and exposure
  * lists. A failed call is reported through /webError.
  */
+import { store, userInfoAtom } from '@/app/store';
 import { apiGet, getDistinctId } from '@/lib/api-client';
 import { ApiCode } from '@/lib/api-types';
 import { detectClient, detectSystem } from '@/lib/device';
 import { errorDetails, reportError } from '@/lib/error-report';
 import { APP_VERSION } from '@/lib/site';
-import { store } from '@/lib/store';
 import { storedTrackingSource } from '@/lib/tracking-source';
-import { trackingEmail, userInfoAtom } from '@/lib/user';
+import { trackingEmail } from '@/lib/user';
 
 export interface TelemetryInfo {
   category: 'pageView' | 'click' | 'exposure' | string;

@@ -1,13 +1,11 @@
 import { act } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { gettingUserAtom, notificationsAtom, showLoginTipAtom, store, userInfoAtom } from '@/app/store';
 import { encryptText } from '@/lib/envelope-crypto';
-import { notificationsAtom } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { store } from '@/lib/store';
 import type { UserInfo } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { gettingUserAtom, logout, refreshUserInfo, userInfoAtom } from '@/lib/user';
+import { logout, refreshUserInfo } from '@/lib/user';
 
 function answer(code: number, msg = '') {
   const fetchMock = vi.fn(async (_url: string, init: RequestInit) => {

@@ -2,7 +2,7 @@
  * The signed-in user (spec section 3 "User state"): who it is, whether it is being fetched,
  * and the session actions every screen shares (refresh, logout).
  */
-import { atom } from 'jotai';
+import { gettingUserAtom, store, userInfoAtom, userInfoFetchedAtom } from '@/app/store';
 import { apiGet, resetDistinctId } from '@/lib/api-client';
 import { ApiCode, type UserInfo } from '@/lib/api-types';
 import { i18n } from '@/lib/i18n';
@@ -10,17 +10,6 @@ import { languageFromPath, withLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { store } from '@/lib/store';
-
-export const userInfoAtom = atom<UserInfo | null>(null);
-/** True until the first user-info request has answered (the spec's `geting`). */
-export const gettingUserAtom = atom(true);
-/** True once user info has been fetched at least once (the spec's `userInfoGeted`). */
-export const userInfoFetchedAtom = atom(false);
-
-export const isLoggedInAtom = atom((get) => get(userInfoAtom) !== null);
-/** Paid users have userVipType above 0. */
-export const isPaidUserAtom = atom((get) => (get(userInfoAtom)?.userVipType ?? 0) > 0);
 
 export function fetchUserInfo(options: { quiet?: boolean } = {}) {
   return apiGet<UserInfo | null>('/user/v1/getUserInfo', undefined, options);

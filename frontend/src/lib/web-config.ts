@@ -1,8 +1,7 @@
 /** The deployment's web configuration (POST /user/v1/config/getWebConfig, API.md section 4). */
+import { type ClientWebConfig, DEFAULT_WEB_CONFIG, globalWebConfigAtom, store } from '@/app/store';
 import { apiPost } from '@/lib/api-client';
 import type { WebConfig } from '@/lib/api-types';
-import { DEFAULT_WEB_CONFIG, globalWebConfigAtom, type ClientWebConfig } from '@/lib/app-state';
-import { store } from '@/lib/store';
 
 export function mergeWebConfig(data: Partial<WebConfig> | null | undefined): ClientWebConfig {
   return {

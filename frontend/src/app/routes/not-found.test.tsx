@@ -3,7 +3,7 @@ import { Provider } from 'jotai';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import NotFoundPage from '@/app/routes/not-found';
-import { store } from '@/lib/store';
+import { store } from '@/app/store';
 
 vi.mock('@/lib/telemetry', () => ({ trackPageView: vi.fn() }));
 const { trackPageView } = await import('@/lib/telemetry');

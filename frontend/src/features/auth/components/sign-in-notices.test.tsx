@@ -2,9 +2,8 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { notificationsAtom, store } from '@/app/store';
 import { ACCOUNT_DELETED_NOTICE_DELAY_MS, SignInNotices } from '@/features/auth/components/sign-in-notices';
-import { notificationsAtom } from '@/lib/notifications';
-import { store } from '@/lib/store';
 
 function Where() {
   const { pathname, search } = useLocation();

@@ -77,12 +77,19 @@ export function useTurnstile(siteKey: string | null, language: string) {
   const [state, setState] = useState<BotCheckState>(siteKey ? { status: 'running', token: null } : BOT_CHECK_IDLE);
   const [attempt, setAttempt] = useState(0);
 
+  // Each widget (a new key, language or attempt) starts running, from the render that asks for it.
+  const widget = `${siteKey}|${language}|${attempt}`;
+  const [stateFor, setStateFor] = useState(widget);
+  if (stateFor !== widget) {
+    setStateFor(widget);
+    if (siteKey) setState({ status: 'running', token: null });
+  }
+
   useEffect(() => {
     if (!siteKey) return;
     let cancelled = false;
     let widgetId: string | undefined;
     let turnstile: Turnstile | undefined;
-    setState({ status: 'running', token: null });
     loadTurnstile().then(
       (loaded) => {
         const container = containerRef.current;

@@ -1,6 +1,7 @@
 import { useSetAtom } from 'jotai';
 import { useCallback, useReducer, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { showLoginTipAtom, userInfoAtom } from '@/app/store';
 import { sendRegisterUserEmail, userPasswordLogin } from '@/features/auth/api/login';
 import { providerSignInUrl, type SignInProvider } from '@/features/auth/api/oauth';
 import type { BotCheckState } from '@/features/auth/hooks/use-bot-check';
@@ -12,11 +13,9 @@ import {
   type LoginFlowAction,
 } from '@/features/auth/stores/login-flow';
 import { ApiCode } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
 import { track } from '@/lib/telemetry';
-import { userInfoAtom } from '@/lib/user';
 
 /** How long 'Login successful' shows before the page reloads signed in. */
 export const LOGIN_RELOAD_DELAY_MS = 800;

@@ -1,15 +1,16 @@
 import { useAtomValue } from 'jotai';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
 import { BLOG_PAGE_SIZE, type BlogPage, formatPostDate, getBlogList } from '@/features/blog/api/blog-api';
 import styles from '@/features/blog/components/blog.module.css';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { languageAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 
@@ -22,8 +23,16 @@ export default function BlogListPage() {
   const localize = useLocalizedPath();
   const [params] = useSearchParams();
   const pageNo = Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
+  const { data, reload } = useLoad(
+    () =>
+      getBlogList(pageNo).then(
+        (envelope): Load =>
+          envelope.success && envelope.data ? { state: 'ready', page: envelope.data } : { state: 'failed' },
+        (): Load => ({ state: 'failed' }),
+      ),
+    [pageNo],
+  );
+  const load: Load = data ?? { state: 'loading' };
 
   usePageMeta({
     title: t('blog.metaTitle'),
@@ -35,20 +44,6 @@ export default function BlogListPage() {
     ],
   });
   useEffect(() => trackPageView('blog'), []);
-
-  useEffect(() => {
-    let live = true;
-    setLoad({ state: 'loading' });
-    getBlogList(pageNo)
-      .then((envelope) => {
-        if (!live) return;
-        setLoad(envelope.success && envelope.data ? { state: 'ready', page: envelope.data } : { state: 'failed' });
-      })
-      .catch(() => live && setLoad({ state: 'failed' }));
-    return () => {
-      live = false;
-    };
-  }, [pageNo, attempt]);
 
   const pages = load.state === 'ready' ? Math.max(1, Math.ceil(load.page.total / BLOG_PAGE_SIZE)) : 1;
   const pageLink = (n: number) => (n === 1 ? ROUTES.blog : `${ROUTES.blog}?page=${n}`);
@@ -63,11 +58,7 @@ export default function BlogListPage() {
       {load.state === 'failed' && (
         <div className={styles.note}>
           <p>{t('blog.loadFailed')}</p>
-          <button
-            type="button"
-            className={buttonClassName({ variant: 'secondary', size: 'small' })}
-            onClick={() => setAttempt(attempt + 1)}
-          >
+          <button type="button" className={buttonClassName({ variant: 'secondary', size: 'small' })} onClick={reload}>
             {t('home.retry')}
           </button>
         </div>

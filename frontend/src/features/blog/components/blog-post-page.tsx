@@ -1,16 +1,17 @@
 import { useAtomValue } from 'jotai';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { ArrowLeftIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
 import NotFoundPage from '@/app/routes/not-found';
 import { type BlogArticle, formatPostDate, getBlogInfo } from '@/features/blog/api/blog-api';
 import styles from '@/features/blog/components/blog.module.css';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { languageAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 import { APP_NAME } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
@@ -54,23 +55,20 @@ export default function BlogPostPage() {
   const { t } = useTranslation();
   const { blogKey = '' } = useParams();
   const language = useAtomValue(languageAtom);
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const { data } = useLoad(
+    () =>
+      getBlogInfo(blogKey).then(
+        (envelope): Load => {
+          if (envelope.success && envelope.data) return { state: 'ready', post: envelope.data };
+          return { state: envelope.code === 10006 || envelope.code === 10001 ? 'missing' : 'failed' };
+        },
+        (): Load => ({ state: 'failed' }),
+      ),
+    [blogKey],
+  );
+  const load: Load = data ?? { state: 'loading' };
 
   useEffect(() => trackPageView('blogArticle'), []);
-  useEffect(() => {
-    let live = true;
-    setLoad({ state: 'loading' });
-    getBlogInfo(blogKey)
-      .then((envelope) => {
-        if (!live) return;
-        if (envelope.success && envelope.data) setLoad({ state: 'ready', post: envelope.data });
-        else setLoad({ state: envelope.code === 10006 || envelope.code === 10001 ? 'missing' : 'failed' });
-      })
-      .catch(() => live && setLoad({ state: 'failed' }));
-    return () => {
-      live = false;
-    };
-  }, [blogKey]);
 
   if (load.state === 'missing') return <NotFoundPage />;
   return (

@@ -2,6 +2,7 @@ import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
+import { chatBeforePagePathAtom, gettingUserAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { ChatIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
@@ -12,11 +13,9 @@ import { useChatList } from '@/features/chat/hooks/use-chat-list';
 import { useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
-import { chatBeforePagePathAtom, showLoginTipAtom } from '@/lib/app-state';
 import { onServerEvent } from '@/lib/realtime';
 import { ROUTES, chatPathFor } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 /**
  * Signed out, the chat screen asks to sign in, like the guarded menu items: the login

@@ -2,12 +2,11 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { Provider, useAtomValue } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { imageJobsAtom, store, userInfoAtom } from '@/app/store';
 import { PendingPictures, PictureDialog } from '@/features/chat/components/chat-pictures';
 import type { UserInfo } from '@/lib/api-types';
 import { EMPTY_JOBS } from '@/lib/image-jobs';
-import { dispatchJobs, imageJobsAtom } from '@/lib/image-jobs-store';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
+import { dispatchJobs } from '@/lib/image-jobs-store';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 function Harness({ open = true, onClose = () => undefined }: { open?: boolean; onClose?: () => void }) {

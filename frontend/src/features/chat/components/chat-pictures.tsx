@@ -1,20 +1,19 @@
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { globalWebConfigAtom, userInfoAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { CloseIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { NeedPayCard } from '@/components/need-pay-offer';
 import styles from '@/features/chat/components/chat.module.css';
 import { ApiCode, type MessageImage as ChatImage } from '@/lib/api-types';
-import { globalWebConfigAtom } from '@/lib/app-state';
 import { imageErrorKey } from '@/lib/image-errors';
 import type { Job, Tile } from '@/lib/image-jobs';
 import { dispatchJobs } from '@/lib/image-jobs-store';
 import { PROMPT_MAX_CHARS, requestPicture } from '@/lib/images-api';
 import { mediaUrl } from '@/lib/media-url';
 import { displayCoins } from '@/lib/site';
-import { userInfoAtom } from '@/lib/user';
 
 export interface PictureDialogProps {
   open: boolean;

@@ -2,13 +2,10 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { notificationsAtom, realtimeConnectedAtom, store, userInfoAtom } from '@/app/store';
 import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
 import { Composer } from '@/features/chat/components/composer';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
-import { notificationsAtom } from '@/lib/notifications';
-import { realtimeConnectedAtom } from '@/lib/realtime';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 import en from '../../../../public/locales/en/translation.json';
 import { aUser } from '@/test/fixtures';
 

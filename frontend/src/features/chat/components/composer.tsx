@@ -1,12 +1,12 @@
 import { useAtomValue } from 'jotai';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { realtimeConnectedAtom } from '@/app/store';
 import { LocalizedLink } from '@/components/localized-link';
 import { MESSAGE_MAX_CHARS } from '@/features/chat/api/chat-api';
 import { PictureIcon, SendIcon, StopIcon } from '@/features/chat/components/chat-icons';
 import styles from '@/features/chat/components/chat.module.css';
 import { notify } from '@/lib/notifications';
-import { realtimeConnectedAtom } from '@/lib/realtime';
 import { ROUTES } from '@/lib/routes';
 
 /** The counter shows once a message gets this long. */

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { interestedGenderAtom, languageAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { ChatIcon, TrashIcon } from '@/components/icons';
@@ -9,7 +10,6 @@ import { Spinner } from '@/components/splash';
 import { formatListTime } from '@/features/chat/components/chat-time';
 import styles from '@/features/chat/components/chat.module.css';
 import type { ChatSummary } from '@/lib/api-types';
-import { interestedGenderAtom, languageAtom } from '@/lib/app-state';
 import { chatPathFor, homePathFor } from '@/lib/routes';
 
 export interface ConversationListProps {

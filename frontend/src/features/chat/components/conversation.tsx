@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { globalWebConfigAtom, imageJobsAtom, recalledAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { ArrowLeftIcon, LockIcon } from '@/components/icons';
 import { Lightbox, type LightboxImage } from '@/components/lightbox';
@@ -21,13 +22,13 @@ import { useChatThread } from '@/features/chat/hooks/use-chat-thread';
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
 import { greetingOnly } from '@/features/chat/stores/chat-thread';
-import { followRecalled, recalledAtom } from '@/features/chat/stores/recalled';
+import { followRecalled } from '@/features/chat/stores/recalled';
 import { buttonState } from '@/features/chat/stores/voice-playback';
+import { useLoad } from '@/hooks/use-load';
 import { useMediaQuery } from '@/hooks/use-media-query';
 import type { Character, ChatMessage, ChatSummary } from '@/lib/api-types';
-import { globalWebConfigAtom } from '@/lib/app-state';
 import { jobEnded } from '@/lib/image-jobs';
-import { followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
+import { followImageJobs } from '@/lib/image-jobs-store';
 import { notify } from '@/lib/notifications';
 import type { ReportTarget } from '@/lib/report-api';
 import { displayCoins } from '@/lib/site';
@@ -52,27 +53,27 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
   const memories = useMemories(characterId);
   const wide = useMediaQuery(MEMORIES_OPEN_FROM);
   const [memoriesOpen, setMemoriesOpen] = useState(() => !mobile && wide);
-  const [character, setCharacter] = useState<Character | null>(null);
   const [personaOpen, setPersonaOpen] = useState(false);
   const recalled = useAtomValue(recalledAtom);
   useEffect(followRecalled, []);
 
-  // On a phone the panel is a sheet over the chat: it opens only when asked for.
-  useEffect(() => {
+  // On a phone the panel is a sheet over the chat: it opens only when asked for (and closes
+  // in the render that turns the screen into a phone's).
+  const [wasMobile, setWasMobile] = useState(mobile);
+  if (mobile !== wasMobile) {
+    setWasMobile(mobile);
     if (mobile) setMemoriesOpen(false);
-  }, [mobile]);
+  }
 
-  useEffect(() => {
-    let live = true;
-    getCharacterInfo(characterId)
-      .then((envelope) => {
-        if (live && envelope.success && envelope.data) setCharacter(envelope.data);
-      })
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [characterId]);
+  const character =
+    useLoad(
+      (): Promise<Character | null> =>
+        getCharacterInfo(characterId).then(
+          (envelope) => (envelope.success && envelope.data ? envelope.data : null),
+          () => null,
+        ),
+      [characterId],
+    ).data ?? null;
 
   const loaded = thread.load === 'ready';
   useEffect(() => {
@@ -119,7 +120,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
 
   // Spoken replies (issue 16).
   const player = useVoicePlayer(characterId);
-  const { toggle, dismiss } = player;
+  const { toggle, dismiss, audioRef } = player;
   const voiceState = player.state;
   const voice = useMemo<VoiceControls>(
     () => ({
@@ -255,7 +256,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
           />
         )}
         {/* The one audio element the replies play through. */}
-        <audio ref={player.audioRef} preload="auto" data-testid="voice-audio" hidden />
+        <audio ref={audioRef} preload="auto" data-testid="voice-audio" hidden />
       </section>
       {memoriesOpen && (
         <MemoriesPanel memories={memories} characterName={name} sheet={mobile} onClose={() => setMemoriesOpen(false)} />

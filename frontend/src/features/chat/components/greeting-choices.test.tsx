@@ -1,10 +1,9 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { fillMacros, GreetingChoices } from '@/features/chat/components/greeting-choices';
 import type { UserInfo } from '@/lib/api-types';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 afterEach(() => act(() => store.set(userInfoAtom, null)));
 

@@ -1,8 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { userInfoAtom } from '@/app/store';
 import styles from '@/features/chat/components/chat.module.css';
-import { userInfoAtom } from '@/lib/user';
 
 /** `{{char}}`, `{{user}}` and their legacy forms filled in, as the server does for the stored greeting. */
 export function fillMacros(text: string, characterName: string, userName: string): string {

@@ -1,11 +1,10 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { MemoriesPanel } from '@/features/chat/components/memories-panel';
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import type { Memory, UserInfo } from '@/lib/api-types';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 import { serveApi, type FakeCall } from '@/test/fake-api';
 
 const CHARACTER = 'gf-001';

@@ -1,12 +1,11 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { MessageList, type MessageListProps } from '@/features/chat/components/message-list';
 import { swipeDirection, SWIPE_MIN_PX } from '@/features/chat/components/swipe-bar';
 import { EMPTY_THREAD, type ThreadState } from '@/features/chat/stores/chat-thread';
 import type { ChatMessage, UserInfo } from '@/lib/api-types';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 afterEach(() => act(() => store.set(userInfoAtom, null)));
 

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
-import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom, userInfoAtom } from '@/app/store';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { PencilIcon, TrashIcon } from '@/components/icons';
 import { FlagIcon } from '@/components/moderation-icons';
@@ -26,9 +27,8 @@ import {
   type ThreadState,
 } from '@/features/chat/stores/chat-thread';
 import type { Playback } from '@/features/chat/stores/voice-playback';
+import { useLatest } from '@/hooks/use-latest';
 import type { ChatMessage, Recalled } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
-import { userInfoAtom } from '@/lib/user';
 
 /** Scrolling this close to the top loads the page before. */
 const LOAD_OLDER_WITHIN_PX = 160;
@@ -76,54 +76,62 @@ function Avatar({ src, name }: { src: string | null | undefined; name: string })
   );
 }
 
-interface BubbleProps {
-  message: ChatMessage;
+/** Who speaks in the conversation: the same for every bubble. */
+interface BubblePeople {
   characterName: string;
   characterPhoto: string;
   userAvatar: string | null;
   userName: string;
+}
+
+/** What a bubble's buttons do: the same for every bubble (stable, for the memoised bubbles). */
+interface BubbleActions {
   onEdit: MessageListProps['onEdit'];
   onAskDelete: (message: ChatMessage) => void;
   onReport: (message: ChatMessage) => void;
-  /** Null for the user's messages. */
+  voice: VoiceControls | undefined;
+  onOpenPicture: ((message: ChatMessage) => void) | undefined;
+  onSwipe: ((messageId: string, index: number) => void) | undefined;
+  onNewVersion: () => void;
+}
+
+/** What changes for one message while it is shown; compared field by field. */
+interface BubbleLive {
+  /** Null for the user's messages (or without voice). */
   voiceState: VoiceButtonState | null;
   spokenBefore: boolean;
   voiceFailure: Playback['failure'];
-  voice: VoiceControls | undefined;
-  onOpenPicture: ((message: ChatMessage) => void) | undefined;
   /** The text of this reply's continuation so far, while it is being continued. */
   continuation: string | null;
   /** On the newest reply: its versions. */
   swipe: SwipeState | null;
-  onSwipe: ((messageId: string, index: number) => void) | undefined;
-  onNewVersion: () => void;
-  /** What this reply recalled, if anything. */
+  /** What this reply recalled, if anything, and how its memories are fixed. */
   recalled?: Recalled;
   fixes?: MemoryFixes;
 }
 
+interface BubbleProps {
+  message: ChatMessage;
+  people: BubblePeople;
+  actions: BubbleActions;
+  live: BubbleLive;
+}
+
+function sameLive(a: BubbleLive, b: BubbleLive): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof BubbleLive)[]);
+  return [...keys].every((key) => Object.is(a[key], b[key]));
+}
+
+/** A bubble renders again only when its message, the people, the actions or its live state changed. */
+function sameBubble(a: BubbleProps, b: BubbleProps): boolean {
+  return a.message === b.message && a.people === b.people && a.actions === b.actions && sameLive(a.live, b.live);
+}
+
 /** One stored message; the user's own can be edited in place or deleted, the character's reported. */
-const MessageBubble = memo(function MessageBubble({
-  message,
-  characterName,
-  characterPhoto,
-  userAvatar,
-  userName,
-  onEdit,
-  onAskDelete,
-  onReport,
-  voiceState,
-  spokenBefore,
-  voiceFailure,
-  voice,
-  onOpenPicture,
-  continuation,
-  swipe,
-  onSwipe,
-  onNewVersion,
-  recalled,
-  fixes,
-}: BubbleProps) {
+const MessageBubble = memo(function MessageBubble({ message, people, actions, live }: BubbleProps) {
+  const { characterName, characterPhoto, userAvatar, userName } = people;
+  const { onEdit, onAskDelete, onReport, voice, onOpenPicture, onSwipe, onNewVersion } = actions;
+  const { voiceState, spokenBefore, voiceFailure, continuation, swipe, recalled, fixes } = live;
   const { t } = useTranslation();
   const choose = (index: number) => onSwipe?.(message.messageId, index);
   const gesture = useSwipeGesture(onSwipe ? swipe : null, choose, onNewVersion);
@@ -252,7 +260,7 @@ const MessageBubble = memo(function MessageBubble({
       </div>
     </li>
   );
-});
+}, sameBubble);
 
 /**
  * The conversation, oldest at the top: scrolling near the top loads the page before
@@ -289,10 +297,12 @@ export function MessageList({
   const controls = replyControls(state);
   const swipe = swipeControls(state);
   // Stable for the memoised bubbles, whatever the parent passes.
-  const actions = useRef({ onRegenerate, onSwipe });
-  actions.current = { onRegenerate, onSwipe };
-  const newVersion = useCallback(() => actions.current.onRegenerate(), []);
-  const choose = useCallback((messageId: string, index: number) => actions.current.onSwipe?.(messageId, index), []);
+  const actions = useLatest({ onRegenerate, onSwipe });
+  const newVersion = useCallback(() => actions.current.onRegenerate(), [actions]);
+  const choose = useCallback(
+    (messageId: string, index: number) => actions.current.onSwipe?.(messageId, index),
+    [actions],
+  );
   const continuing = continuedMessageId(state);
   // After an edit of the message the newest reply answers: offer to write that reply again.
   const [offerFor, setOfferFor] = useState<string | null>(null);
@@ -304,7 +314,7 @@ export function MessageList({
       if (result.ok) setOfferFor(messageId);
       return result;
     },
-    [onEdit],
+    [onEdit, setOfferFor],
   );
   const firstId = state.messages[0]?.messageId;
   const pendingText = state.pending?.text;
@@ -335,6 +345,23 @@ export function MessageList({
   }, [state.hasMore, loadingOlder, onLoadOlder]);
 
   const userName = user?.userName || t('chat.you');
+  const userAvatar = user?.userAvatar || null;
+  const people = useMemo(
+    () => ({ characterName, characterPhoto, userAvatar, userName }),
+    [characterName, characterPhoto, userAvatar, userName],
+  );
+  const bubbleActions = useMemo<BubbleActions>(
+    () => ({
+      onEdit: edit,
+      onAskDelete: setDeleting,
+      onReport,
+      voice,
+      onOpenPicture,
+      onSwipe: onSwipe ? choose : undefined,
+      onNewVersion: newVersion,
+    }),
+    [edit, onReport, voice, onOpenPicture, onSwipe, choose, newVersion],
+  );
   const newest = state.messages[state.messages.length - 1];
 
   return (
@@ -356,24 +383,17 @@ export function MessageList({
             <MessageBubble
               key={message.messageId}
               message={message}
-              characterName={characterName}
-              characterPhoto={characterPhoto}
-              userAvatar={user?.userAvatar || null}
-              userName={userName}
-              onEdit={edit}
-              onAskDelete={setDeleting}
-              onReport={onReport}
-              voiceState={spoken?.state ?? null}
-              spokenBefore={spoken?.spokenBefore ?? false}
-              voiceFailure={spoken?.failure ?? null}
-              voice={voice}
-              onOpenPicture={onOpenPicture}
-              continuation={message.messageId === continuing ? (state.pending?.text ?? '') : null}
-              swipe={swipe?.messageId === message.messageId ? swipe : null}
-              onSwipe={onSwipe ? choose : undefined}
-              onNewVersion={newVersion}
-              recalled={recalled}
-              fixes={recalled ? remembered?.fixes : undefined}
+              people={people}
+              actions={bubbleActions}
+              live={{
+                voiceState: spoken?.state ?? null,
+                spokenBefore: spoken?.spokenBefore ?? false,
+                voiceFailure: spoken?.failure ?? null,
+                continuation: message.messageId === continuing ? (state.pending?.text ?? '') : null,
+                swipe: swipe?.messageId === message.messageId ? swipe : null,
+                recalled,
+                fixes: recalled ? remembered?.fixes : undefined,
+              }}
             />
           );
         })}

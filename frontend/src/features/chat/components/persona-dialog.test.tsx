@@ -1,10 +1,9 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { PersonaDialog } from '@/features/chat/components/persona-dialog';
 import type { UserPersona } from '@/lib/persona';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 import { serveApi } from '@/test/fake-api';
 
 const EVERYONE: UserPersona = { characterId: null, name: 'Captain Ann', description: 'A night nurse who sails.' };

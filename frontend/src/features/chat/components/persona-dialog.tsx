@@ -1,13 +1,13 @@
 import { useAtomValue } from 'jotai';
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { userInfoAtom } from '@/app/store';
 import { UserIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
 import styles from '@/features/chat/components/persona-dialog.module.css';
+import { useLoad } from '@/hooks/use-load';
 import { getPersonaList, personaFor, type UserPersona } from '@/lib/persona';
-import { userInfoAtom } from '@/lib/user';
 
 export interface PersonaDialogProps {
   open: boolean;
@@ -24,17 +24,18 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
   const { t } = useTranslation('persona');
   const { t: common } = useTranslation();
   const user = useAtomValue(userInfoAtom);
-  const [personas, setPersonas] = useState<UserPersona[] | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  useEffect(() => {
-    if (!open) return;
-    setPersonas(null);
-    setFailed(false);
-    getPersonaList()
-      .then((envelope) => (envelope.success ? setPersonas(envelope.data) : setFailed(true)))
-      .catch(() => setFailed(true));
-  }, [open, characterId]);
+  // Asked again each time the dialog opens; the list holds every character's personas.
+  const load = useLoad(
+    () =>
+      getPersonaList().then((envelope) => {
+        if (!envelope.success) throw new Error('getPersonaList failed');
+        return envelope.data;
+      }),
+    [],
+    { enabled: open },
+  );
+  const personas = load.data ?? null;
+  const failed = load.error !== null;
 
   const accountName = user?.userName ?? '';
   const mine = personas?.find((p) => p.characterId === characterId) ?? null;
@@ -47,7 +48,7 @@ export function PersonaDialog({ open, characterId, characterName, onClose }: Per
       : t('usingAccount', { persona: accountName });
 
   const replace = (persona: UserPersona | null) =>
-    setPersonas((list) => [
+    load.setData((list) => [
       ...(list ?? []).filter((p) => p.characterId !== characterId),
       ...(persona ? [persona] : []),
     ]);

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { deleteChat, getChatList } from '@/features/chat/api/chat-api';
+import { useLatest } from '@/hooks/use-latest';
 import type { ChatMessage, ChatSummary } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 
@@ -22,8 +23,7 @@ export function withLastMessage(
 export function useChatList() {
   const [list, setList] = useState<ChatSummary[]>([]);
   const [status, setStatus] = useState<'loading' | 'ready' | 'failed'>('loading');
-  const listRef = useRef(list);
-  listRef.current = list;
+  const listRef = useLatest(list);
 
   const reload = useCallback(async () => {
     try {
@@ -38,6 +38,7 @@ export function useChatList() {
   }, []);
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the list follows the socket (refetched on `hello` and on events it cannot apply), so its first fetch starts with the subscription; reload sets state only after its await.
     void reload();
     return onServerEvent((event) => {
       if (event.event === 'hello') {
@@ -63,7 +64,7 @@ export function useChatList() {
       if (next) setList(next);
       else void reload();
     });
-  }, [reload]);
+  }, [listRef, reload]);
 
   const remove = useCallback(async (characterId: string) => {
     const envelope = await deleteChat(characterId);

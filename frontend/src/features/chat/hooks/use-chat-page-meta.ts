@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getCharacterInfo } from '@/features/chat/api/chat-api';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender, type Character } from '@/lib/api-types';
@@ -16,21 +16,16 @@ import { APP_NAME } from '@/lib/site';
 export function useChatPageMeta(characterId: string | undefined): void {
   const { t } = useTranslation();
   const localize = useLocalizedPath();
-  const [character, setCharacter] = useState<Character | null>(null);
-
-  useEffect(() => {
-    setCharacter(null);
-    if (!characterId) return;
-    let live = true;
-    getCharacterInfo(characterId)
-      .then((envelope) => {
-        if (live && envelope.success && envelope.data) setCharacter(envelope.data);
-      })
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [characterId]);
+  // Without the character (none, or not answered), the chat screen's own texts.
+  const { data: character } = useLoad(
+    (): Promise<Character | null> =>
+      getCharacterInfo(characterId ?? '').then(
+        (envelope) => (envelope.success && envelope.data ? envelope.data : null),
+        () => null,
+      ),
+    [characterId],
+    { enabled: characterId !== undefined && characterId !== '' },
+  );
 
   const home = { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) };
   let meta;

@@ -6,6 +6,7 @@ import {
   getMessageList,
 } from '@/features/chat/api/chat-api';
 import { EMPTY_THREAD, threadReducer } from '@/features/chat/stores/chat-thread';
+import { useLatest } from '@/hooks/use-latest';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
 
@@ -24,8 +25,7 @@ export function useChatThread(characterId: string) {
   const [state, dispatch] = useReducer(threadReducer, EMPTY_THREAD);
   const [load, setLoad] = useState<ThreadLoad>('loading');
   const [loadingOlder, setLoadingOlder] = useState(false);
-  const stateRef = useRef(state);
-  stateRef.current = state;
+  const stateRef = useLatest(state);
   const olderInFlight = useRef(false);
 
   const loadNewest = useCallback(async () => {
@@ -40,9 +40,10 @@ export function useChatThread(characterId: string) {
     } catch {
       if (!stateRef.current.loaded) setLoad('failed');
     }
-  }, [characterId]);
+  }, [characterId, stateRef]);
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the thread follows the socket (its events feed the reducer, `hello` refetches the newest page), so the first fetch starts with the subscription; loadNewest sets state only after its await.
     void loadNewest();
     return onServerEvent((event) => {
       if (event.event === 'hello') {
@@ -84,7 +85,7 @@ export function useChatThread(characterId: string) {
       olderInFlight.current = false;
       setLoadingOlder(false);
     }
-  }, [characterId]);
+  }, [characterId, stateRef]);
 
   /** False when no socket is connected: nothing was sent. */
   const send = useCallback(

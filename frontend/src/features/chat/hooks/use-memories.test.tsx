@@ -2,14 +2,11 @@ import { act, renderHook, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { memorySavesAtom, notificationsAtom, store, userInfoAtom } from '@/app/store';
 import { useMemories } from '@/features/chat/hooks/use-memories';
-import { memorySavesAtom } from '@/features/chat/stores/memory-saving';
 import type { Memory, UserInfo } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { notificationsAtom } from '@/lib/notifications';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 const CHARACTER = 'gf-001';
 const OTHER = 'gf-002';

@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
+import { memorySavesAtom } from '@/app/store';
 import { addMemory, deleteMemory, getMemoryList, pinMemory, updateMemory } from '@/features/chat/api/chat-api';
-import { followMemorySaving, markSaveRequested, memorySavesAtom } from '@/features/chat/stores/memory-saving';
+import { followMemorySaving, markSaveRequested } from '@/features/chat/stores/memory-saving';
 import { noteMemoryChanged } from '@/features/chat/stores/recalled';
 import type { Memory } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
@@ -37,6 +38,7 @@ export function useMemories(characterId: string) {
 
   useEffect(() => {
     followMemorySaving();
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the list follows the socket (`memorySaved` replaces it, `hello` refetches), so the first fetch starts with the subscription; reload sets state only after its await.
     void reload();
     return onServerEvent((event) => {
       // Back after a drop: a `memorySaved` may have gone by unheard, and the list says what

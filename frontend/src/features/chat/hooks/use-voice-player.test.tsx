@@ -1,12 +1,11 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { store, userInfoAtom } from '@/app/store';
 import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
 import { buttonState } from '@/features/chat/stores/voice-playback';
 import type { UserInfo } from '@/lib/api-types';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 class FakeSocket implements RealtimeSocket {

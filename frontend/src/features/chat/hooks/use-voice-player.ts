@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { speak } from '@/features/chat/api/voice-api';
 import { currentPart, EMPTY_VOICE, needsRequest, voiceReducer } from '@/features/chat/stores/voice-playback';
+import { useLatest } from '@/hooks/use-latest';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 
@@ -13,8 +14,7 @@ import { onServerEvent } from '@/lib/realtime';
 export function useVoicePlayer(characterId: string) {
   const [state, dispatch] = useReducer(voiceReducer, EMPTY_VOICE);
   const audioRef = useRef<HTMLAudioElement>(null);
-  const stateRef = useRef(state);
-  stateRef.current = state;
+  const stateRef = useLatest(state);
 
   useEffect(
     () =>
@@ -85,7 +85,7 @@ export function useVoicePlayer(characterId: string) {
         dispatch({ type: 'failed', messageId, code: ApiCode.serverError, msg: '' });
       }
     },
-    [characterId],
+    [characterId, stateRef],
   );
 
   const dismiss = useCallback(() => dispatch({ type: 'stop' }), []);

@@ -8,12 +8,11 @@
  * character, rather than by the open chat: coming back to a chat that is still saving
  * shows it saving, and the user who asked is told when it ends.
  */
-import { atom } from 'jotai';
+import { memorySavesAtom, store } from '@/app/store';
 import { i18n } from '@/lib/i18n';
 import { notify } from '@/lib/notifications';
 import { onServerEvent } from '@/lib/realtime';
 import type { ServerEvent } from '@/lib/realtime-events';
-import { store } from '@/lib/store';
 
 /** Who started a save: the user's button, or the periodic extraction after a few replies. */
 export type MemorySaveType = 'save' | 'auto';
@@ -26,8 +25,6 @@ export interface MemorySave {
 
 /** Saves in progress by characterId; a character without an entry is not saving. */
 export type MemorySaves = ReadonlyMap<string, MemorySave>;
-
-export const memorySavesAtom = atom<MemorySaves>(new Map());
 
 /** The user pressed "save memories" for a character and the action was sent. */
 export interface SaveRequested {

@@ -5,16 +5,13 @@
  * the reply, so a reload forgets it), for every character: a reply may end while its chat
  * is closed.
  */
-import { atom } from 'jotai';
+import { recalledAtom, store } from '@/app/store';
 import type { Recalled } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
 import type { ServerEvent } from '@/lib/realtime-events';
-import { store } from '@/lib/store';
 
 /** What replies recalled, by the reply's messageId; replies that recalled nothing have no entry. */
 export type RecalledByReply = ReadonlyMap<string, Recalled>;
-
-export const recalledAtom = atom<RecalledByReply>(new Map());
 
 /** The map after one socket event; the same map when the event recalled nothing. */
 export function nextRecalled(held: RecalledByReply, event: ServerEvent): RecalledByReply {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { notificationsAtom, showLoginTipAtom, store } from '@/app/store';
 import {
   createCharacter,
   deleteCharacter,
@@ -15,9 +16,6 @@ import {
 } from '@/features/create/api/create-api';
 import { completeDraft, myCharacter, optionsFor } from '@/features/create/lib/test-fixtures';
 import { Gender } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { notificationsAtom } from '@/lib/notifications';
-import { store } from '@/lib/store';
 import { serveApi } from '@/test/fake-api';
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { Modal } from '@/components/modal';
@@ -21,12 +21,15 @@ export function AgeDialog({
   const { t: tApp } = useTranslation();
   const [value, setValue] = useState('');
   const [error, setError] = useState(false);
-  useEffect(() => {
+  // Each opening starts blank, from the render that opens it.
+  const [wasOpen, setWasOpen] = useState(open);
+  if (open !== wasOpen) {
+    setWasOpen(open);
     if (open) {
       setValue('');
       setError(false);
     }
-  }, [open]);
+  }
   const { ageMin, ageMax } = DEFAULT_LIMITS;
   const submit = () => {
     const age = Number(value);

@@ -2,6 +2,7 @@ import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { interestedGenderAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { Spinner } from '@/components/splash';
 import { createCharacter, updateCharacter, type Draft, type MyCharacter } from '@/features/create/api/create-api';
@@ -32,11 +33,10 @@ import {
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { ApiCode, type GenderValue } from '@/lib/api-types';
-import { interestedGenderAtom, nsfwEnabled, showLoginTipAtom } from '@/lib/app-state';
+import { nsfwEnabled } from '@/lib/nsfw-preference';
 import { notify } from '@/lib/notifications';
 import { ROUTES } from '@/lib/routes';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
-import { isLoggedInAtom, userInfoAtom } from '@/lib/user';
 
 export interface CharacterBuilderProps {
   mode: BuilderMode;

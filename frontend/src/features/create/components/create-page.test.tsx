@@ -2,14 +2,19 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  gettingUserAtom,
+  interestedGenderAtom,
+  showLoginTipAtom,
+  store,
+  userInfoAtom,
+  userInfoFetchedAtom,
+} from '@/app/store';
 import CreatePage from '@/features/create/components/create-page';
 import { forgetCreateOptions } from '@/features/create/hooks/use-create-options';
 import { loadBuilderState, loadDraft } from '@/features/create/lib/draft-storage';
 import { completeDraft, myCharacter, optionsFor } from '@/features/create/lib/test-fixtures';
 import { Gender, type UserInfo } from '@/lib/api-types';
-import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 const USER = { userId: 'u1', userNo: 'AB12CD', userName: 'mira', userVipType: 0, coin: 0 } as UserInfo;

@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { gettingUserAtom, isLoggedInAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { Logo } from '@/components/logo';
 import { LocalizedLink } from '@/components/localized-link';
@@ -11,12 +12,12 @@ import { CharacterBuilder } from '@/features/create/components/character-builder
 import styles from '@/features/create/components/create.module.css';
 import type { BuilderMode } from '@/features/create/hooks/use-builder-draft';
 import { sanitizeDraft } from '@/features/create/lib/draft';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender } from '@/lib/api-types';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 /** The builder's entry points: the app's own, and two marketing pages outside the frame (spec section 2). */
 export type CreateVariant = 'createCharacter' | 'createGf' | 'yourAiGirlfriend';
@@ -36,21 +37,21 @@ function useEditTarget(): {
   const [params] = useSearchParams();
   const characterId = params.get('edit');
   const loggedIn = useAtomValue(isLoggedInAtom);
-  const [found, setFound] = useState<{ id: string; character: MyCharacter | null } | null>(null);
-  useEffect(() => {
-    if (!characterId || !loggedIn) return;
-    let live = true;
-    getAllMyCharacters()
-      .then((envelope) => {
-        if (!live) return;
-        const list = envelope.success && Array.isArray(envelope.data) ? envelope.data : [];
-        setFound({ id: characterId, character: list.find((c) => c.character.characterId === characterId) ?? null });
-      })
-      .catch(() => live && setFound({ id: characterId, character: null }));
-    return () => {
-      live = false;
-    };
-  }, [characterId, loggedIn]);
+  // The answer names the character it was for: one for another `?edit=` is not shown.
+  const found = useLoad(
+    (): Promise<{ id: string; character: MyCharacter | null }> => {
+      const id = characterId ?? '';
+      return getAllMyCharacters().then(
+        (envelope) => {
+          const list = envelope.success && Array.isArray(envelope.data) ? envelope.data : [];
+          return { id, character: list.find((c) => c.character.characterId === id) ?? null };
+        },
+        () => ({ id, character: null }),
+      );
+    },
+    [characterId],
+    { enabled: characterId !== null && loggedIn, keepData: true },
+  ).data;
   if (!characterId) return { characterId: null, state: 'none', character: null };
   if (!found || found.id !== characterId) return { characterId, state: 'loading', character: null };
   return { characterId, state: found.character ? 'ready' : 'missing', character: found.character };

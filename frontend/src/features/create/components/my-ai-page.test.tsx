@@ -2,13 +2,17 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  gettingUserAtom,
+  notificationsAtom,
+  showLoginTipAtom,
+  store,
+  userInfoAtom,
+  userInfoFetchedAtom,
+} from '@/app/store';
 import MyAiPage from '@/features/create/components/my-ai-page';
 import { myCharacter } from '@/features/create/lib/test-fixtures';
 import type { UserInfo } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { notificationsAtom } from '@/lib/notifications';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 const USER = { userId: 'u1', userNo: 'AB12CD', userName: 'mira', userVipType: 0, coin: 0 } as UserInfo;

@@ -1,7 +1,8 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { gettingUserAtom, interestedGenderAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { LocalizedLink } from '@/components/localized-link';
@@ -21,14 +22,13 @@ import { AgeDialog } from '@/features/create/components/age-dialog';
 import styles from '@/features/create/components/create.module.css';
 import { MyCharacterCard } from '@/features/create/components/my-character-card';
 import { downloadBase64, fileToBase64 } from '@/features/create/lib/files';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 type Load = 'loading' | 'ready' | 'failed';
 
@@ -56,8 +56,20 @@ export default function MyAiPage() {
   const gettingUser = useAtomValue(gettingUserAtom);
   const gender = useAtomValue(interestedGenderAtom);
   const openLogin = useSetAtom(showLoginTipAtom);
-  const [characters, setCharacters] = useState<MyCharacter[]>([]);
-  const [load, setLoad] = useState<Load>('loading');
+  // The list stays shown while it is asked for again (a retry after a failure).
+  const mine = useLoad(
+    async () => {
+      const envelope = await getAllMyCharacters();
+      if (!envelope.success || !Array.isArray(envelope.data)) throw new Error('getAllMyCharacters failed');
+      return envelope.data;
+    },
+    [],
+    { enabled: loggedIn, keepData: true },
+  );
+  const characters = mine.data ?? [];
+  const load: Load = mine.loading ? 'loading' : mine.error !== null ? 'failed' : mine.data ? 'ready' : 'loading';
+  const { reload, setData } = mine;
+  const setCharacters = (update: (list: MyCharacter[]) => MyCharacter[]) => setData((list) => update(list ?? []));
   const [deleting, setDeleting] = useState<MyCharacter | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
@@ -75,23 +87,6 @@ export default function MyAiPage() {
     ],
   });
   useEffect(() => trackPageView('myAi'), []);
-
-  const reload = useCallback(async () => {
-    setLoad('loading');
-    try {
-      const envelope = await getAllMyCharacters();
-      if (envelope.success && Array.isArray(envelope.data)) {
-        setCharacters(envelope.data);
-        setLoad('ready');
-      } else setLoad('failed');
-    } catch {
-      setLoad('failed');
-    }
-  }, []);
-
-  useEffect(() => {
-    if (loggedIn) void reload();
-  }, [loggedIn, reload]);
 
   // Signed out: the login prompt, once the user fetch has said so.
   useEffect(() => {
@@ -234,7 +229,7 @@ export default function MyAiPage() {
     body = (
       <div className={styles.signedOut}>
         <p className={styles.fieldError}>{t('myAi.loadFailed')}</p>
-        <Button variant="secondary" size="small" onClick={() => void reload()}>
+        <Button variant="secondary" size="small" onClick={reload}>
           {t('retry')}
         </Button>
       </div>

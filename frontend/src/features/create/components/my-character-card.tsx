@@ -1,11 +1,11 @@
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { chatBeforePagePathAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ChatIcon, CopyIcon, PencilIcon, TrashIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import type { CardFormat, MyCharacter } from '@/features/create/api/create-api';
 import styles from '@/features/create/components/create.module.css';
-import { chatBeforePagePathAtom } from '@/lib/app-state';
 import { chatPathFor, ROUTES } from '@/lib/routes';
 
 export interface MyCharacterCardProps {

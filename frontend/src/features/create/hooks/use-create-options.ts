@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
 import { getCreateOptions, type CreateOptions } from '@/features/create/api/create-api';
+import { useLoad } from '@/hooks/use-load';
 import type { GenderValue } from '@/lib/api-types';
 
 /** The options of each gender, kept for the session: switching back and forth asks once. */
@@ -10,37 +10,18 @@ export function forgetCreateOptions(): void {
   cache.clear();
 }
 
+async function requestOptions(gender: GenderValue): Promise<CreateOptions> {
+  const envelope = await getCreateOptions(gender);
+  if (!envelope.success || !envelope.data) throw new Error('getCreateOptions failed');
+  cache.set(gender, envelope.data);
+  return envelope.data;
+}
+
 /** `character/getCreateOptions` for `gender`: the options, or `failed` with a retry. */
 export function useCreateOptions(gender: GenderValue) {
-  const [options, setOptions] = useState<CreateOptions | null>(() => cache.get(gender) ?? null);
-  const [failed, setFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    const cached = cache.get(gender);
-    if (cached) {
-      setOptions(cached);
-      return;
-    }
-    let live = true;
-    setOptions(null);
-    setFailed(false);
-    getCreateOptions(gender)
-      .then((envelope) => {
-        if (!live) return;
-        if (envelope.success && envelope.data) {
-          cache.set(gender, envelope.data);
-          setOptions(envelope.data);
-        } else setFailed(true);
-      })
-      .catch(() => {
-        if (live) setFailed(true);
-      });
-    return () => {
-      live = false;
-    };
-  }, [gender, attempt]);
-
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { options, failed, retry };
+  const cached = cache.get(gender);
+  // A gender asked for before is not asked again; its options show at once.
+  const { data, error, reload } = useLoad(() => requestOptions(gender), [gender], { enabled: !cached });
+  const options = cached ?? data ?? null;
+  return { options, failed: !options && error !== null, retry: reload };
 }

@@ -28,6 +28,11 @@ function complete(style: string, looks: Looks): boolean {
  * slider or clicking through colours sends one request rather than one per change (the
  * server allows 30 a minute). While a new one is drawn the last one stays shown.
  */
+/** The portrait a state shows, if any: the drawn one, or the last one while the next is drawn. */
+function shown(current: PreviewState) {
+  return current.status === 'ready' ? current.preview : current.status === 'idle' ? null : current.previous;
+}
+
 export function usePortraitPreview(gender: GenderValue, style: string, looks: Looks): PreviewState {
   const key = JSON.stringify({ gender, style, looks });
   const ready = complete(style, looks);
@@ -36,16 +41,21 @@ export function usePortraitPreview(gender: GenderValue, style: string, looks: Lo
     return cached ? { status: 'ready', preview: cached } : { status: 'idle' };
   });
 
-  useEffect(() => {
-    if (!ready) return;
-    const cached = drawn.get(key);
-    if (cached) {
-      setState({ status: 'ready', preview: cached });
-      return;
+  // New complete looks show their drawn portrait, or start loading, in the render that sees them.
+  const asked = ready ? key : null;
+  const [shownFor, setShownFor] = useState<string | null>(null);
+  if (asked !== shownFor) {
+    setShownFor(asked);
+    if (asked !== null) {
+      const cached = drawn.get(asked);
+      setState((current) =>
+        cached ? { status: 'ready', preview: cached } : { status: 'loading', previous: shown(current) },
+      );
     }
-    const shown = (current: PreviewState) =>
-      current.status === 'ready' ? current.preview : current.status === 'idle' ? null : current.previous;
-    setState((current) => ({ status: 'loading', previous: shown(current) }));
+  }
+
+  useEffect(() => {
+    if (!ready || drawn.has(key)) return;
     let live = true;
     const timer = setTimeout(() => {
       const { gender: g, style: s, looks: l } = JSON.parse(key) as { gender: GenderValue; style: Style; looks: Looks };

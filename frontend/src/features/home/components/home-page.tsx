@@ -2,6 +2,7 @@ import { useSetAtom } from 'jotai';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { chatBeforePagePathAtom, homePageCacheDataAtom, interestedGenderAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { GenderSwitch } from '@/components/gender-switch';
 import { Spinner } from '@/components/splash';
@@ -14,11 +15,11 @@ import { InterestedModal } from '@/features/home/components/interested-modal';
 import { MarketingSection } from '@/features/home/components/marketing-section';
 import { PromoBanner } from '@/features/home/components/promo-banner';
 import { cardElement, useCharacterFeed } from '@/features/home/hooks/use-character-feed';
+import { useLatest } from '@/hooks/use-latest';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender, type CharacterCard as CharacterCardData, type GenderValue } from '@/lib/api-types';
-import { chatBeforePagePathAtom, homePageCacheDataAtom, interestedGenderAtom } from '@/lib/app-state';
 import { chatPathFor, homePathFor, ROUTES } from '@/lib/routes';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { trackClick, trackPageView } from '@/lib/telemetry';
@@ -65,8 +66,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
   };
 
   // Read through a ref so the cards' click handler stays stable while pages append.
-  const feedRef = useRef(feed);
-  feedRef.current = feed;
+  const feedRef = useLatest(feed);
   const openCharacter = useCallback(
     (character: CharacterCardData) => {
       const { list, pageNo, hasMore } = feedRef.current;
@@ -77,7 +77,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
       trackClick('homeCharacter', { characterId: character.characterId });
       navigate(localize(chatPathFor(character.characterId)));
     },
-    [gender, setHomeCache, setChatBeforePath, navigate, localize],
+    [feedRef, setHomeCache, gender, setChatBeforePath, navigate, localize],
   );
 
   const firstLoad = feed.loading && feed.list.length === 0;

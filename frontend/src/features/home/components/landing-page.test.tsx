@@ -2,9 +2,9 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store } from '@/app/store';
 import LandingPage from '@/features/home/components/landing-page';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { store } from '@/lib/store';
 
 const card = (id: string, name: string, gender = 0) => ({
   characterId: id,

@@ -2,6 +2,7 @@ import { useSetAtom } from 'jotai';
 import { Suspense, useCallback, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { chatBeforePagePathAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { FaqList } from '@/components/faq-list';
 import { ChatIcon, CheckIcon, ExploreIcon, PlusIcon, ShieldIcon } from '@/components/icons';
@@ -15,7 +16,6 @@ import { TOPIC_GRID_SIZE, TOPICS, TOPICS_NAMESPACE, type TopicCopy, type TopicKe
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
-import { chatBeforePagePathAtom } from '@/lib/app-state';
 import { chatPathFor, homePathFor, LANDING_ROUTES, ROUTES } from '@/lib/routes';
 import { trackClick, trackPageView } from '@/lib/telemetry';
 

@@ -1,5 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { isPaidUserAtom, userInfoFetchedAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { FlameIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -8,7 +9,6 @@ import styles from '@/features/home/components/promo-banner.module.css';
 import { useCountdown } from '@/hooks/use-countdown';
 import { useRequireLogin } from '@/hooks/use-require-login';
 import { ROUTES } from '@/lib/routes';
-import { isPaidUserAtom, userInfoFetchedAtom } from '@/lib/user';
 
 /**
  * 'First Subscription, Up to 70% OFF' with a countdown in hr, min and sec, for free and

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { type HomePageCache, homePageCacheDataAtom, store } from '@/app/store';
+import { useLatest } from '@/hooks/use-latest';
 import { getCharacterList, HOME_PAGE_SIZE } from '@/lib/character-list';
 import {
   appendPage,
@@ -9,8 +11,6 @@ import {
   type FeedState,
 } from '@/features/home/stores/character-feed';
 import type { GenderValue } from '@/lib/api-types';
-import { homePageCacheDataAtom, type HomePageCache } from '@/lib/app-state';
-import { store } from '@/lib/store';
 import { trackExposure } from '@/lib/telemetry';
 
 export const SCROLL_THRESHOLD_PX = 400;
@@ -62,8 +62,7 @@ export function restoreScroll(cache: HomePageCache): () => void {
  */
 export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElement | null>) {
   const [state, setState] = useState<FeedState>(EMPTY_FEED);
-  const stateRef = useRef(state);
-  stateRef.current = state;
+  const stateRef = useLatest(state);
   // Each gender gets a generation; answers for an older one are dropped.
   const generation = useRef(0);
   const inFlight = useRef(false);
@@ -98,7 +97,7 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
     if (!end) return;
     const distance = end.getBoundingClientRect().top - window.innerHeight;
     if (shouldLoadMore(stateRef.current, distance, SCROLL_THRESHOLD_PX)) void loadPage(stateRef.current.pageNo + 1);
-  }, [endRef, loadPage]);
+  }, [endRef, loadPage, stateRef]);
 
   // Start (or restart on a gender change), from the cache when returning from a chat.
   useEffect(() => {
@@ -106,6 +105,11 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
     inFlight.current = false;
     const cache = store.get(homePageCacheDataAtom);
     if (cache && cache.gender === gender) {
+      // A paged feed, not one request (useLoad): a gender change restarts it from the home
+      // cache (an atom written when a card is opened) or from page 1, with the scroll restored
+      // by a timer this effect owns; the cache is read and cleared here, once, so this cannot
+      // move to render.
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- see above
       setState({ list: cache.list, pageNo: cache.pageNo, hasMore: cache.hasMore, loading: false, failed: false });
       let release: () => void = () => undefined;
       const timer = setTimeout(() => {
@@ -122,7 +126,7 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
     stateRef.current = EMPTY_FEED;
     void loadPage(1);
     return undefined;
-  }, [gender, loadPage]);
+  }, [gender, loadPage, stateRef]);
 
   // Throttled scroll and resize checks, with a trailing call so the last position counts.
   useEffect(() => {
@@ -159,7 +163,7 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
   const retry = useCallback(() => {
     setState((s) => ({ ...s, hasMore: true, failed: false }));
     void loadPage(stateRef.current.pageNo + 1);
-  }, [loadPage]);
+  }, [loadPage, stateRef]);
 
   return { ...state, retry };
 }

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
 import { TOPIC_GRID_SIZE, type Topic } from '@/features/home/lib/topics';
+import { useLoad } from '@/hooks/use-load';
 import type { CharacterCard } from '@/lib/api-types';
 import { getCharacterList } from '@/lib/character-list';
 
@@ -23,19 +23,11 @@ export type TopicCharacters =
   { status: 'loading' } | { status: 'failed' } | { status: 'ready'; characters: CharacterCard[] };
 
 export function useTopicCharacters(topic: Topic): { state: TopicCharacters; retry: () => void } {
-  const [state, setState] = useState<TopicCharacters>({ status: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    loadTopicCharacters(topic).then(
-      (characters) => live && setState({ status: 'ready', characters }),
-      () => live && setState({ status: 'failed' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [topic, attempt]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { state, retry };
+  const { data, error, reload } = useLoad(() => loadTopicCharacters(topic), [topic]);
+  const state: TopicCharacters = data
+    ? { status: 'ready', characters: data }
+    : error !== null
+      ? { status: 'failed' }
+      : { status: 'loading' };
+  return { state, retry: reload };
 }

@@ -2,11 +2,9 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { gettingUserAtom, showLoginTipAtom, store, userInfoAtom, userInfoFetchedAtom } from '@/app/store';
 import GalleryPage from '@/features/images/components/gallery-page';
 import type { GalleryImage, UserInfo } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 const USER = { userId: 'u1', userNo: 'AB12CD', userName: 'mira', userVipType: 1, coin: 400 } as UserInfo;

@@ -2,6 +2,7 @@ import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { gettingUserAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { GalleryIcon } from '@/components/icons';
@@ -24,13 +25,11 @@ import { useEndOfList, useImagePages } from '@/features/images/hooks/use-image-p
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { mediaUrl } from '@/lib/media-url';
 import { notify } from '@/lib/notifications';
 import type { FeedImageReportTarget } from '@/lib/report-api';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 type Tab = 'mine' | 'feed';
 

@@ -2,14 +2,18 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  gettingUserAtom,
+  imageJobsAtom,
+  showLoginTipAtom,
+  store,
+  userInfoAtom,
+  userInfoFetchedAtom,
+} from '@/app/store';
 import GenerateImagePage from '@/features/images/components/generate-image-page';
 import type { GalleryImage, UserInfo } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { EMPTY_JOBS } from '@/lib/image-jobs';
-import { imageJobsAtom } from '@/lib/image-jobs-store';
 import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 const PAID: UserInfo = {

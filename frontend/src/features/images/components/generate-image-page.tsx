@@ -1,7 +1,8 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { imageJobsAtom, interestedGenderAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CoinIcon, InfoIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -21,16 +22,15 @@ import { Lightbox } from '@/components/lightbox';
 import styles from '@/features/images/components/images.module.css';
 import { JobCard } from '@/features/images/components/job-tiles';
 import { buildRequest, type Selection } from '@/features/images/lib/generate-request';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode, type CharacterCard, type GalleryImage } from '@/lib/api-types';
-import { interestedGenderAtom, showLoginTipAtom } from '@/lib/app-state';
 import { imageErrorKey } from '@/lib/image-errors';
-import { dispatchJobs, followImageJobs, imageJobsAtom } from '@/lib/image-jobs-store';
+import { dispatchJobs, followImageJobs } from '@/lib/image-jobs-store';
 import { ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
-import { isLoggedInAtom, userInfoAtom } from '@/lib/user';
 
 const NO_SELECTION: Selection = { scenes: null, outfits: null, poses: null, styles: null };
 
@@ -137,9 +137,6 @@ export default function GenerateImagePage() {
   const openLogin = useSetAtom(showLoginTipAtom);
   const { jobs } = useAtomValue(imageJobsAtom);
 
-  const [options, setOptions] = useState<ImageOptions | null>(null);
-  const [optionsFailed, setOptionsFailed] = useState(false);
-  const [characters, setCharacters] = useState<CharacterCard[]>([]);
   const [characterId, setCharacterId] = useState<string | null>(() => params.get('character'));
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [prompt, setPrompt] = useState('');
@@ -162,44 +159,46 @@ export default function GenerateImagePage() {
   useEffect(() => trackPageView('generateImage'), []);
   useEffect(() => followImageJobs(), []);
 
-  const loadOptions = useCallback(async () => {
-    setOptionsFailed(false);
-    try {
-      const envelope = await getImageOptions();
-      if (envelope.success && envelope.data) setOptions(envelope.data);
-      else setOptionsFailed(true);
-    } catch {
-      setOptionsFailed(true);
-    }
-  }, []);
+  // The NSFW presets depend on the viewer: read them again when the account changes, the
+  // ones shown staying until then.
+  const optionsLoad = useLoad(
+    () =>
+      getImageOptions().then((envelope) => {
+        if (!envelope.success || !envelope.data) throw new Error('getImageOptions failed');
+        return envelope.data;
+      }),
+    [],
+    { keepData: true, refreshKey: user?.userId },
+  );
+  const options = optionsLoad.data ?? null;
+  const optionsFailed = optionsLoad.error !== null;
+  const loadOptions = optionsLoad.reload;
 
-  // The NSFW presets depend on the viewer: read them again when the account changes.
-  useEffect(() => {
-    void loadOptions();
-  }, [loadOptions, user?.userId]);
+  // The characters to draw, the last list staying shown until the next arrives.
+  const characters =
+    useLoad(
+      () =>
+        getCharacterList({ pageNo: 1, pageSize: 30, gender }).then((envelope) => {
+          if (!envelope.success || !Array.isArray(envelope.data)) throw new Error('getCharacterList failed');
+          return envelope.data;
+        }),
+      [gender],
+      { keepData: true, refreshKey: user?.userId },
+    ).data ?? [];
 
-  useEffect(() => {
-    let live = true;
-    getCharacterList({ pageNo: 1, pageSize: 30, gender })
-      .then((envelope) => {
-        if (live && envelope.success && Array.isArray(envelope.data)) setCharacters(envelope.data);
-      })
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [gender, user?.userId]);
-
-  // A preset the options no longer hold (adult content turned off) is unselected.
-  useEffect(() => {
-    if (!options) return;
-    setSelection((current) => {
-      const next = { ...current };
-      for (const group of PRESET_GROUPS)
-        if (next[group] && !options[group].some((p) => p.key === next[group])) next[group] = null;
-      return next;
-    });
-  }, [options]);
+  // A preset the options no longer hold (adult content turned off) is unselected, in the
+  // render that shows the new options.
+  const [selectionFor, setSelectionFor] = useState(options);
+  if (selectionFor !== options) {
+    setSelectionFor(options);
+    if (options)
+      setSelection((current) => {
+        const next = { ...current };
+        for (const group of PRESET_GROUPS)
+          if (next[group] && !options[group].some((p) => p.key === next[group])) next[group] = null;
+        return next;
+      });
+  }
 
   const counts = options?.counts.length ? options.counts : [1, 2, 4];
   const costPerImage = options?.costPerImage ?? 0;
@@ -259,7 +258,7 @@ export default function GenerateImagePage() {
     form = (
       <div className={styles.panel}>
         <p className={styles.error}>{t('generate.optionsFailed')}</p>
-        <Button variant="secondary" size="small" onClick={() => void loadOptions()}>
+        <Button variant="secondary" size="small" onClick={loadOptions}>
           {t('retry')}
         </Button>
       </div>

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useLatest } from '@/hooks/use-latest';
 import type { ImagePage } from '@/lib/images-api';
 
 export type PageLoad = 'loading' | 'ready' | 'failed';
@@ -21,12 +22,9 @@ export function useImagePages<T extends { imageId: string }>(
   const [loadingMore, setLoadingMore] = useState(false);
   const generation = useRef(0);
   const inFlight = useRef(false);
-  const fetchRef = useRef(fetchPage);
-  fetchRef.current = fetchPage;
-  const cursorRef = useRef(cursorOf);
-  cursorRef.current = cursorOf;
-  const state = useRef({ items, hasMore });
-  state.current = { items, hasMore };
+  const fetchRef = useLatest(fetchPage);
+  const cursorRef = useLatest(cursorOf);
+  const state = useLatest({ items, hasMore });
 
   const reload = useCallback(async () => {
     const mine = ++generation.current;
@@ -45,9 +43,12 @@ export function useImagePages<T extends { imageId: string }>(
     } finally {
       if (mine === generation.current) inFlight.current = false;
     }
-  }, []);
+  }, [fetchRef]);
 
   useEffect(() => {
+    // A paged list, not one request (useLoad): the first page shares reload's generation
+    // counter and in-flight guard with loadMore and the retry button, so it starts here.
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- see above
     if (enabled) void reload();
   }, [key, enabled, reload]);
 
@@ -74,15 +75,14 @@ export function useImagePages<T extends { imageId: string }>(
       if (mine === generation.current) inFlight.current = false;
       setLoadingMore(false);
     }
-  }, []);
+  }, [cursorRef, fetchRef, state]);
 
   return { items, setItems, hasMore, load, loadingMore, loadMore, reload };
 }
 
 /** Calls `onVisible` whenever the returned element scrolls within 400 px of the viewport (spec section 9's threshold). */
 export function useEndOfList(onVisible: () => void, itemCount: number) {
-  const callback = useRef(onVisible);
-  callback.current = onVisible;
+  const callback = useLatest(onVisible);
   const [element, setElement] = useState<HTMLElement | null>(null);
   useEffect(() => {
     if (!element) return;
@@ -95,6 +95,6 @@ export function useEndOfList(onVisible: () => void, itemCount: number) {
     // A new observer reports at once: a page too short to fill the screen fetches the next.
     observer.observe(element);
     return () => observer.disconnect();
-  }, [element, itemCount]);
+  }, [callback, element, itemCount]);
   return setElement;
 }

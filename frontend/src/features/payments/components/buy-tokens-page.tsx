@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate } from 'react-router';
+import { globalWebConfigAtom, languageAtom, userInfoAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CoinIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -13,13 +14,11 @@ import { useVipData } from '@/features/payments/hooks/use-vip-data';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { globalWebConfigAtom, languageAtom } from '@/lib/app-state';
 import { SHORT_LIST_PACKAGE_IDS, type CoinPackage } from '@/lib/catalogue';
 import { formatMoney } from '@/lib/money';
 import { payPathFor, ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
-import { userInfoAtom } from '@/lib/user';
 
 function PackageCard({ pack, language }: { pack: CoinPackage; language: string }) {
   const { t } = useTranslation('payments');

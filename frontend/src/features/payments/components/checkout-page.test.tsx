@@ -2,12 +2,9 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { Provider } from 'jotai';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { gettingUserAtom, notificationsAtom, store, userInfoAtom, userInfoFetchedAtom, vipDataAtom } from '@/app/store';
 import CheckoutPage, { isNavigableUrl } from '@/features/payments/components/checkout-page';
-import { vipDataAtom } from '@/lib/catalogue';
-import { notificationsAtom } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, VIP_DATA, type FakeReply } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
 import { aUser } from '@/test/fixtures';

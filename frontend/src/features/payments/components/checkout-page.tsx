@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ArrowLeftIcon, CoinIcon, CrownIcon, WarningIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -16,7 +17,6 @@ import { findProduct, productName, type Product } from '@/features/payments/lib/
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
 import type { PaymentRoute } from '@/lib/catalogue';
 import { compareAmounts, formatMoney } from '@/lib/money';
 import { pageNavigation } from '@/lib/page-navigation';

@@ -2,6 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams, useSearchParams } from 'react-router';
+import { languageAtom, userInfoAtom, vipDataAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CheckCircleIcon, ErrorIcon, InfoIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -15,14 +16,13 @@ import { planNameOf } from '@/features/payments/lib/products';
 import type { PaymentResultView } from '@/features/payments/stores/payment-result';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { languageAtom } from '@/lib/app-state';
-import { loadVipData, vipDataAtom } from '@/lib/catalogue';
+import { loadVipData } from '@/lib/catalogue';
 import { formatMoney } from '@/lib/money';
 import { payPathFor, ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { trackPageView } from '@/lib/telemetry';
-import { refreshUserInfo, userInfoAtom } from '@/lib/user';
+import { refreshUserInfo } from '@/lib/user';
 
 function Outcome({
   tone,

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom } from '@/app/store';
 import { FaqList } from '@/components/faq-list';
 import { FlameIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -16,7 +17,6 @@ import { useCountdown } from '@/hooks/use-countdown';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { useRequireLogin } from '@/hooks/use-require-login';
-import { languageAtom } from '@/lib/app-state';
 import { bestFirstDiscount } from '@/lib/catalogue';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';

@@ -1,9 +1,9 @@
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { showLoginTipAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { CrownIcon } from '@/components/icons';
 import styles from '@/features/payments/components/payments.module.css';
-import { showLoginTipAtom } from '@/lib/app-state';
 
 /** What a payment screen shows a signed-out visitor behind the login prompt. */
 export function SignInRequired() {

@@ -2,11 +2,9 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gettingUserAtom, notificationsAtom, store, userInfoAtom, userInfoFetchedAtom } from '@/app/store';
 import type { Subscription } from '@/features/payments/api/payments-api';
 import SubscriptionManagePage, { canCancel } from '@/features/payments/components/subscription-manage-page';
-import { notificationsAtom } from '@/lib/notifications';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 import payments from '../../../../public/locales/en/payments.json';
 import { aUser } from '@/test/fixtures';

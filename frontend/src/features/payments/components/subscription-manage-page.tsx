@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CrownIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
@@ -11,10 +12,10 @@ import styles from '@/features/payments/components/payments.module.css';
 import { SignInRequired } from '@/features/payments/components/sign-in-required';
 import { useAccountGate } from '@/features/payments/hooks/use-account-gate';
 import { formatDay, planNameOf } from '@/features/payments/lib/products';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ApiCode } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
@@ -99,7 +100,6 @@ export default function SubscriptionManagePage() {
   const language = useAtomValue(languageAtom);
   const localize = useLocalizedPath();
   const gate = useAccountGate();
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [confirming, setConfirming] = useState<Subscription | null>(null);
   const [cancelling, setCancelling] = useState(false);
 
@@ -116,21 +116,21 @@ export default function SubscriptionManagePage() {
   useEffect(() => trackPageView('subscriptionManage'), []);
 
   const signedIn = gate === 'free' || gate === 'paid';
-  const fetchList = useCallback(async () => {
-    try {
-      const envelope = await getUserSubscriptionList();
-      setLoad(
-        envelope.success && Array.isArray(envelope.data)
-          ? { state: 'ready', list: envelope.data }
-          : { state: 'failed' },
-      );
-    } catch {
-      setLoad({ state: 'failed' });
-    }
-  }, []);
-  useEffect(() => {
-    if (signedIn) void fetchList();
-  }, [signedIn, fetchList]);
+  // Asked again after a cancellation; what is shown stays until the new list arrives.
+  const subscriptions = useLoad(
+    (): Promise<Load> =>
+      getUserSubscriptionList().then(
+        (envelope) =>
+          envelope.success && Array.isArray(envelope.data)
+            ? { state: 'ready', list: envelope.data }
+            : { state: 'failed' },
+        () => ({ state: 'failed' }),
+      ),
+    [],
+    { enabled: signedIn, keepData: true },
+  );
+  const load: Load = subscriptions.data ?? { state: 'loading' };
+  const fetchList = subscriptions.reload;
 
   const confirmCancel = async () => {
     if (!confirming || cancelling) return;
@@ -140,8 +140,8 @@ export default function SubscriptionManagePage() {
       const envelope = await unSubscription(target.subscriptionId);
       if (envelope.success) {
         // Shown at once as the server will list it: not renewing, in force until the period end.
-        setLoad((current) =>
-          current.state === 'ready'
+        subscriptions.setData((current) =>
+          current?.state === 'ready'
             ? {
                 state: 'ready',
                 list: current.list.map((s) =>
@@ -152,13 +152,13 @@ export default function SubscriptionManagePage() {
         );
         notify.success(t('subscriptions.cancelled', { date: formatDay(target.currentPeriodEnd, language) }));
         setConfirming(null);
-        void fetchList();
+        fetchList();
       } else {
         notify.warning(
           envelope.code === ApiCode.paramError ? t('subscriptions.notRenewing') : t('subscriptions.notFound'),
         );
         setConfirming(null);
-        void fetchList();
+        fetchList();
       }
     } catch {
       // The client said it could not reach the server; the dialog stays for another try.

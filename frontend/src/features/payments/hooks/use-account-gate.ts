@@ -1,8 +1,7 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect } from 'react';
+import { gettingUserAtom, showLoginTipAtom, userInfoAtom, userInfoFetchedAtom } from '@/app/store';
 import type { UserInfo } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
-import { gettingUserAtom, userInfoAtom, userInfoFetchedAtom } from '@/lib/user';
 
 /** Who is looking at a payment screen: not known yet, signed out, a free or a paid user. */
 export type AccountGate = 'checking' | 'signedOut' | 'free' | 'paid';

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
-import { useCallback, useEffect, useState } from 'react';
-import { loadVipData, vipDataAtom, type VipData } from '@/lib/catalogue';
+import { vipDataAtom } from '@/app/store';
+import { useLoad } from '@/hooks/use-load';
+import { loadVipData, type VipData } from '@/lib/catalogue';
 
 export type VipDataLoad = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; data: VipData };
 
@@ -10,22 +11,11 @@ export type VipDataLoad = { state: 'loading' } | { state: 'failed' } | { state: 
  */
 export function useVipData(): { load: VipDataLoad; reload: () => void } {
   const cached = useAtomValue(vipDataAtom);
-  const [failed, setFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setFailed(false);
-    void loadVipData().then((data) => {
-      if (live && !data) setFailed(true);
-    });
-    return () => {
-      live = false;
-    };
-  }, [attempt]);
-  const reload = useCallback(() => setAttempt((n) => n + 1), []);
+  // loadVipData keeps the catalogue in vipDataAtom and answers null on failure.
+  const { data, loading, reload } = useLoad(() => loadVipData(), []);
   const load: VipDataLoad = cached
     ? { state: 'ready', data: cached }
-    : failed
+    : !loading && data === null
       ? { state: 'failed' }
       : { state: 'loading' };
   return { load, reload };

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { CheckIcon, UserIcon } from '@/components/icons';
@@ -6,6 +6,7 @@ import { Modal } from '@/components/modal';
 import { Spinner } from '@/components/splash';
 import { getAvatarChoices, updateUserInfo } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
+import { useLoad } from '@/hooks/use-load';
 import type { UserInfo } from '@/lib/api-types';
 import { notify } from '@/lib/notifications';
 
@@ -20,22 +21,21 @@ interface AvatarPickerProps {
 /** A dialog of the site's character portraits (avatars must be `/media/<id>`), plus "none". */
 export function AvatarPicker({ open, current, onClose, onSaved }: AvatarPickerProps) {
   const { t } = useTranslation();
-  const [choices, setChoices] = useState<string[] | null>(null);
-  const [failed, setFailed] = useState(false);
+  // Asked for when first opened and kept once had; a failure is asked again at the next opening.
+  const [had, setHad] = useState(false);
+  const load = useLoad(
+    () =>
+      getAvatarChoices().then((list) => {
+        if (!list.length) throw new Error('no avatar choices');
+        return list;
+      }),
+    [],
+    { enabled: open || had },
+  );
+  if (!had && load.data) setHad(true);
+  const choices = load.data ?? null;
+  const failed = load.error !== null;
   const [saving, setSaving] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!open || choices) return;
-    let cancelled = false;
-    setFailed(false);
-    getAvatarChoices().then(
-      (list) => !cancelled && (list.length ? setChoices(list) : setFailed(true)),
-      () => !cancelled && setFailed(true),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [open, choices]);
 
   const choose = async (avatar: string) => {
     if (saving !== null) return;

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { PersonaForm } from '@/components/persona-form';
 import { Spinner } from '@/components/splash';
 import styles from '@/features/settings/components/settings-page.module.css';
+import { useLoad } from '@/hooks/use-load';
 import { getPersonaList, type UserPersona } from '@/lib/persona';
 
 /**
@@ -12,21 +12,22 @@ import { getPersonaList, type UserPersona } from '@/lib/persona';
  */
 export function PersonaSection({ accountName }: { accountName: string }) {
   const { t } = useTranslation('persona');
-  const [personas, setPersonas] = useState<UserPersona[] | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  const load = () => {
-    setFailed(false);
-    getPersonaList()
-      .then((envelope) => (envelope.success ? setPersonas(envelope.data) : setFailed(true)))
-      .catch(() => setFailed(true));
-  };
-  useEffect(load, []);
+  const list = useLoad(
+    () =>
+      getPersonaList().then((envelope) => {
+        if (!envelope.success) throw new Error('getPersonaList failed');
+        return envelope.data;
+      }),
+    [],
+  );
+  const personas = list.data ?? null;
+  const failed = list.error !== null;
+  const load = list.reload;
 
   const everyone = personas?.find((p) => p.characterId === null) ?? null;
   const ownCount = personas?.filter((p) => p.characterId !== null).length ?? 0;
   const replace = (persona: UserPersona | null) =>
-    setPersonas((list) => [...(persona ? [persona] : []), ...(list ?? []).filter((p) => p.characterId !== null)]);
+    list.setData((held) => [...(persona ? [persona] : []), ...(held ?? []).filter((p) => p.characterId !== null)]);
 
   return (
     <section className={styles.card} aria-labelledby="settings-persona" data-testid="settings-persona">

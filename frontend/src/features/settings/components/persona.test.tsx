@@ -1,10 +1,10 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { store } from '@/app/store';
 import { PersonaSection } from '@/features/settings/components/persona-section';
 import { ApiCode } from '@/lib/api-types';
 import { personaFor, personaProblem, type UserPersona } from '@/lib/persona';
-import { store } from '@/lib/store';
 import { serveApi } from '@/test/fake-api';
 
 const EVERYONE: UserPersona = { characterId: null, name: 'Captain Ann', description: 'A night nurse who sails.' };

@@ -1,12 +1,12 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { userInfoAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
 import { CrownIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import styles from '@/features/settings/components/settings-page.module.css';
 import { ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
-import { userInfoAtom } from '@/lib/user';
 
 /**
  * The account's plan: free users are offered the plans; members see their balance and the

@@ -2,18 +2,14 @@ import { useAtom, useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
+import { eighteenTipModalShowedAtom, homePageCacheDataAtom, interestedGenderAtom, languageAtom } from '@/app/store';
 import { GenderSwitch } from '@/components/gender-switch';
 import { updateWebData, type UserDetail } from '@/features/settings/api/account';
 import styles from '@/features/settings/components/settings-page.module.css';
+import { useLatest } from '@/hooks/use-latest';
 import type { GenderValue } from '@/lib/api-types';
 import { ageConfirmed } from '@/lib/age-gate';
-import {
-  eighteenTipModalShowedAtom,
-  homePageCacheDataAtom,
-  interestedGenderAtom,
-  languageAtom,
-  nsfwEnabled,
-} from '@/lib/app-state';
+import { nsfwEnabled } from '@/lib/nsfw-preference';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
@@ -87,13 +83,12 @@ export function PreferencesSection({
   };
 
   // The confirmation closed: switch on if it was given, stay off if it was dismissed.
-  const applyNsfwRef = useRef(applyNsfw);
-  applyNsfwRef.current = applyNsfw;
+  const applyNsfwRef = useLatest(applyNsfw);
   useEffect(() => {
     if (ageGateShown || !waitingForAge.current) return;
     waitingForAge.current = false;
     if (ageConfirmed()) void applyNsfwRef.current(true);
-  }, [ageGateShown]);
+  }, [ageGateShown, applyNsfwRef]);
 
   const changeGender = async (next: GenderValue) => {
     setGender(next);

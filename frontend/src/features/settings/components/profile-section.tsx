@@ -1,15 +1,14 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { languageAtom, userInfoAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { CheckIcon, CopyIcon, PencilIcon } from '@/components/icons';
 import { updateUserInfo, type UserDetail } from '@/features/settings/api/account';
 import { AvatarPicker } from '@/features/settings/components/avatar-picker';
 import styles from '@/features/settings/components/settings-page.module.css';
 import { ApiCode, type UserInfo } from '@/lib/api-types';
-import { languageAtom } from '@/lib/app-state';
 import { notify } from '@/lib/notifications';
-import { userInfoAtom } from '@/lib/user';
 
 export const USER_NAME_MAX_LENGTH = 30;
 

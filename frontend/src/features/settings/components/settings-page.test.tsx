@@ -3,18 +3,15 @@ import { Provider } from 'jotai';
 import { createMemoryRouter, MemoryRouter, RouterProvider } from 'react-router';
 import { RootLayout } from '@/app/root-layout';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { gettingUserAtom, notificationsAtom, showLoginTipAtom, store, userInfoAtom } from '@/app/store';
 import type { UserDetail } from '@/features/settings/api/account';
 import { confirmsDeletion } from '@/features/settings/components/delete-account-section';
 import { passwordProblem } from '@/features/settings/components/password-section';
 import { isValidUserName } from '@/features/settings/components/profile-section';
 import SettingsPage from '@/features/settings/components/settings-page';
 import { ApiCode } from '@/lib/api-types';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { notificationsAtom } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
-import { store } from '@/lib/store';
-import { gettingUserAtom, userInfoAtom } from '@/lib/user';
 
 const DETAIL: UserDetail = {
   userId: 'u1',

@@ -1,6 +1,7 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { gettingUserAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { SettingsIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
@@ -14,10 +15,8 @@ import styles from '@/features/settings/components/settings-page.module.css';
 import { useUserDetail } from '@/features/settings/hooks/use-user-detail';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
-import { gettingUserAtom, isLoggedInAtom } from '@/lib/user';
 
 /**
  * `/setting`: the signed-in person's name, avatar, ID and password, language, NSFW and

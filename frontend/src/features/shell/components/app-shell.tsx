@@ -1,7 +1,8 @@
 import { useAtomValue } from 'jotai';
-import { Suspense, useCallback, useEffect, useState } from 'react';
+import { Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
+import { pcMenuCollapsedAtom } from '@/app/store';
 import { Spinner } from '@/components/splash';
 import styles from '@/features/shell/components/app-shell.module.css';
 import { DesktopFooter, MobileFooter } from '@/features/shell/components/footer';
@@ -11,7 +12,6 @@ import { SideMenu } from '@/features/shell/components/side-menu';
 import { TabBar } from '@/features/shell/components/tab-bar';
 import { useIsMobile } from '@/hooks/use-media-query';
 import { useRoutePath } from '@/hooks/use-localized-path';
-import { pcMenuCollapsedAtom } from '@/lib/app-state';
 import { isChatPath, isConversationPath } from '@/lib/routes';
 import { SIDE_MENU_COLLAPSED_WIDTH, SIDE_MENU_WIDTH } from '@/lib/site';
 
@@ -34,9 +34,14 @@ export function AppShell() {
   const [drawerOpen, setDrawerOpen] = useState(false);
   const closeDrawer = useCallback(() => setDrawerOpen(false), []);
 
-  useEffect(() => {
+  // A new page (or the switch between phone and desktop layouts) closes the drawer, in the
+  // render that shows it.
+  const place = `${pathname}|${mobile}`;
+  const [drawerFor, setDrawerFor] = useState(place);
+  if (drawerFor !== place) {
+    setDrawerFor(place);
     setDrawerOpen(false);
-  }, [pathname, mobile]);
+  }
 
   return (
     <>

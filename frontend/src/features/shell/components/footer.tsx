@@ -1,11 +1,11 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { hasSocialLinksAtom } from '@/app/store';
 import { LocalizedLink } from '@/components/localized-link';
 import { Logo } from '@/components/logo';
 import styles from '@/features/shell/components/footer.module.css';
 import { LanguageSelect } from '@/features/shell/components/language-select';
 import { SocialLinks } from '@/features/shell/components/social-links';
-import { hasSocialLinksAtom } from '@/lib/app-state';
 import { LANDING_ROUTES, ROUTES } from '@/lib/routes';
 import { APP_VERSION, CONTACT_URL, COPYRIGHT_YEAR, OPERATOR_NAME } from '@/lib/site';
 

@@ -2,12 +2,16 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_WEB_CONFIG,
+  gettingUserAtom,
+  globalWebConfigAtom,
+  store,
+  userInfoAtom,
+  vipDataAtom,
+} from '@/app/store';
 import { HeaderAccount } from '@/features/shell/components/header-account';
-import { DEFAULT_WEB_CONFIG, globalWebConfigAtom } from '@/lib/app-state';
-import { vipDataAtom } from '@/lib/catalogue';
-import { store } from '@/lib/store';
 import { serveApi, VIP_DATA } from '@/test/fake-api';
-import { gettingUserAtom, userInfoAtom } from '@/lib/user';
 import { aUser } from '@/test/fixtures';
 
 const PAID = aUser({ userVipType: 1, coin: 500 });

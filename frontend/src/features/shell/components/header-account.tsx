@@ -1,17 +1,25 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import {
+  gettingUserAtom,
+  globalWebConfigAtom,
+  isPaidUserAtom,
+  languageAtom,
+  showLoginTipAtom,
+  userInfoAtom,
+  vipDataAtom,
+} from '@/app/store';
 import { Button } from '@/components/button';
 import { CoinIcon, FlameIcon, LogoutIcon, SettingsIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import styles from '@/features/shell/components/header-account.module.css';
 import { useRequireLogin } from '@/hooks/use-require-login';
-import { globalWebConfigAtom, languageAtom, showLoginTipAtom } from '@/lib/app-state';
-import { loadVipData, SHORT_LIST_PACKAGE_IDS, vipDataAtom } from '@/lib/catalogue';
+import { loadVipData, SHORT_LIST_PACKAGE_IDS } from '@/lib/catalogue';
 import { formatMoney } from '@/lib/money';
 import { payPathFor, ROUTES } from '@/lib/routes';
 import { displayCoins } from '@/lib/site';
-import { gettingUserAtom, isPaidUserAtom, logout, userInfoAtom } from '@/lib/user';
+import { logout } from '@/lib/user';
 
 function useDismiss(open: boolean, close: () => void) {
   const ref = useRef<HTMLDivElement>(null);

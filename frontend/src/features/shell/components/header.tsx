@@ -1,6 +1,7 @@
 import { useAtom, useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { hasSocialLinksAtom, interestedGenderAtom } from '@/app/store';
 import { GenderSwitch } from '@/components/gender-switch';
 import { MenuIcon } from '@/components/icons';
 import { Logo } from '@/components/logo';
@@ -9,7 +10,6 @@ import styles from '@/features/shell/components/header.module.css';
 import { SocialLinks } from '@/features/shell/components/social-links';
 import { useLocalizedPath, useRoutePath } from '@/hooks/use-localized-path';
 import type { GenderValue } from '@/lib/api-types';
-import { hasSocialLinksAtom, interestedGenderAtom } from '@/lib/app-state';
 import { homePathFor, isHomePath, logoIsHeading, showsHeaderGenderSwitch } from '@/lib/routes';
 
 export interface HeaderProps {

@@ -1,9 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
+import { languageAtom } from '@/app/store';
 import { ChevronDownIcon, GlobeIcon } from '@/components/icons';
 import styles from '@/features/shell/components/language-select.module.css';
-import { languageAtom } from '@/lib/app-state';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
 import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';

@@ -1,11 +1,11 @@
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { pcMenuCollapsedAtom } from '@/app/store';
 import { ChevronLeftIcon, ChevronRightIcon } from '@/components/icons';
 import { MenuTailLinks } from '@/features/shell/components/menu-tail-links';
 import { NavList } from '@/features/shell/components/nav-list';
 import styles from '@/features/shell/components/side-menu.module.css';
 import { useSideMenuItems } from '@/features/shell/hooks/use-menu-items';
-import { pcMenuCollapsedAtom } from '@/lib/app-state';
 import { SIDE_MENU_COLLAPSED_WIDTH, SIDE_MENU_WIDTH } from '@/lib/site';
 
 /** The wide-screen side menu: 240 px, or 80 px when collapsed (always on chat routes). */

@@ -1,9 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { globalWebConfigAtom } from '@/app/store';
 import { DiscordIcon, RedditIcon, TiktokIcon, TwitterIcon, YoutubeIcon } from '@/components/icons';
 import styles from '@/features/shell/components/social-links.module.css';
 import type { SocialLinks as SocialLinkMap } from '@/lib/api-types';
-import { globalWebConfigAtom } from '@/lib/app-state';
 
 const NETWORKS = [
   { key: 'discord', Icon: DiscordIcon },

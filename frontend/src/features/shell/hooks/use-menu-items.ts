@@ -1,5 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { interestedGenderAtom, isPaidUserAtom } from '@/app/store';
 import {
   ChatIcon,
   CoinIcon,
@@ -10,9 +11,7 @@ import {
   HeartIcon,
   SparkleIcon,
 } from '@/components/icons';
-import { interestedGenderAtom } from '@/lib/app-state';
 import { homePathFor, isChatPath, isHomePath, ROUTES } from '@/lib/routes';
-import { isPaidUserAtom } from '@/lib/user';
 
 export interface MenuItem {
   key: string;

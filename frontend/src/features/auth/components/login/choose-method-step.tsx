@@ -1,12 +1,12 @@
 import { useAtomValue } from 'jotai';
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { globalWebConfigAtom } from '@/app/store';
 import { DiscordIcon, GoogleIcon, IdCardIcon, MailIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import type { SignInProvider } from '@/features/auth/api/oauth';
 import styles from '@/features/auth/components/login/login-modal.module.css';
 import { StepHead } from '@/features/auth/components/login/step-head';
-import { globalWebConfigAtom } from '@/lib/app-state';
 import { ROUTES } from '@/lib/routes';
 
 interface ChooseMethodStepProps {

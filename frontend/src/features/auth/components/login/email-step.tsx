@@ -1,5 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { globalWebConfigAtom, languageAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { MailIcon } from '@/components/icons';
 import { BotCheck } from '@/features/auth/components/bot-check';
@@ -7,7 +8,6 @@ import styles from '@/features/auth/components/login/login-modal.module.css';
 import { StepHead } from '@/features/auth/components/login/step-head';
 import type { BotCheckState } from '@/features/auth/hooks/use-bot-check';
 import { canSendEmail } from '@/features/auth/stores/login-flow';
-import { globalWebConfigAtom, languageAtom } from '@/lib/app-state';
 
 interface EmailStepProps {
   email: string;

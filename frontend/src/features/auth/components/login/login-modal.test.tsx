@@ -2,6 +2,14 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { Provider } from 'jotai';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  DEFAULT_WEB_CONFIG,
+  globalWebConfigAtom,
+  notificationsAtom,
+  showLoginTipAtom,
+  store,
+  userInfoAtom,
+} from '@/app/store';
 import { LOGIN_ART, pickLoginArt } from '@/features/auth/components/login/login-art';
 import LoginModal from '@/features/auth/components/login/login-modal';
 import {
@@ -10,12 +18,8 @@ import {
   type TurnstileOptions,
 } from '@/features/auth/hooks/use-bot-check';
 import { ApiCode, type SignInConfig } from '@/lib/api-types';
-import { DEFAULT_WEB_CONFIG, globalWebConfigAtom, showLoginTipAtom } from '@/lib/app-state';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { notificationsAtom } from '@/lib/notifications';
 import { pageNavigation } from '@/lib/page-navigation';
-import { store } from '@/lib/store';
-import { userInfoAtom } from '@/lib/user';
 
 const DEVELOPMENT: SignInConfig = { googleEnabled: true, discordEnabled: true, botCheckMode: 'development' };
 const TURNSTILE: SignInConfig = {

@@ -1,6 +1,7 @@
 import { useAtom } from 'jotai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
+import { showLoginTipAtom } from '@/app/store';
 import { ArrowLeftIcon } from '@/components/icons';
 import { Modal } from '@/components/modal';
 import { ChooseMethodStep } from '@/features/auth/components/login/choose-method-step';
@@ -11,7 +12,6 @@ import styles from '@/features/auth/components/login/login-modal.module.css';
 import { PasswordStep } from '@/features/auth/components/login/password-step';
 import { useLoginFlow } from '@/features/auth/hooks/use-login-flow';
 import { LOGIN_STEPS } from '@/features/auth/stores/login-flow';
-import { showLoginTipAtom } from '@/lib/app-state';
 import { pageNavigation } from '@/lib/page-navigation';
 import { LOGIN_MODAL_NARROW_MAX_WIDTH } from '@/lib/site';
 import { track } from '@/lib/telemetry';
