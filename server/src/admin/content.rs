@@ -37,7 +37,7 @@ pub struct PublishRequest {
     file: String,
 }
 
-/// Publishes a post file (`crate::blog` describes its form); a post with the same key is
+/// Publishes a post file (`crate::content::blog` describes its form); a post with the same key is
 /// replaced. 400 names the field that is wrong.
 async fn publish_post(
     req: HttpRequest,
@@ -45,7 +45,7 @@ async fn publish_post(
     body: web::Json<PublishRequest>,
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
-    let post = crate::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
+    let post = crate::content::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
     // The public reads it, and crawlers: held to the chat rule like any text shown to people.
     let fields = [
         ("title".to_owned(), post.title.as_str()),
