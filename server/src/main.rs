@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use amora_server::admin;
 use amora_server::observability::init_logging;
 use amora_server::settings::Settings;
 use amora_server::startup::Application;
@@ -19,7 +20,7 @@ use clap::{Parser, Subcommand};
 #[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 #[derive(Parser)]
 #[command(
@@ -172,7 +173,7 @@ enum CharacterAction {
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Admin { target, action }) => admin(target, action).await,
+        Some(Command::Admin { target, action }) => call_admin(target, action).await,
         None => serve(cli.config).await,
     }
 }
@@ -186,62 +187,61 @@ async fn serve(config: Option<PathBuf>) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
+async fn call_admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
     let settings = Settings::load(target.config.as_deref())?;
     let url = target.url.unwrap_or_else(|| format!("http://127.0.0.1:{}", settings.http.port));
     let token = target.token.unwrap_or(settings.admin.token);
     anyhow::ensure!(!token.is_empty(), "no admin token: pass --token or set admin.token (AMORA_ADMIN__TOKEN)");
-    // `None` for a body: the call is a GET.
-    let (path, body): (String, Option<Value>) = match action {
+    // Each call sends the server's own request type (`amora_server::admin`), as a JSON body
+    // (POST) or as the query (GET), so a field renamed there is renamed here.
+    let call = match action {
         AdminAction::Credit { user, coins, reason, txn_id } => {
-            ("credit".into(), Some(json!({ "user": user, "coins": coins, "reason": reason, "txnId": txn_id })))
+            Call::post("credit", admin::CreditRequest { user, coins, reason, txn_id })
         }
-        AdminAction::SetVip { user, vip_type } => ("setVip".into(), Some(json!({ "user": user, "vipType": vip_type }))),
-        AdminAction::Suspend { user } => ("suspend".into(), Some(json!({ "user": user }))),
-        AdminAction::Unsuspend { user } => ("unsuspend".into(), Some(json!({ "user": user }))),
+        AdminAction::SetVip { user, vip_type } => Call::post("setVip", admin::SetVipRequest { user, vip_type }),
+        AdminAction::Suspend { user } => Call::post("suspend", admin::UserRequest { user }),
+        AdminAction::Unsuspend { user } => Call::post("unsuspend", admin::UserRequest { user }),
         AdminAction::CreateUser { email, name, password } => {
-            ("createUser".into(), Some(json!({ "email": email, "userName": name, "password": password })))
+            Call::post("createUser", admin::CreateUserRequest { email, user_name: name, password })
         }
         AdminAction::Blog { action: BlogAction::Publish { file } } => {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-            ("blog/publish".into(), Some(json!({ "file": text })))
+            Call::post("blog/publish", admin::content::PublishRequest { file: text })
         }
         AdminAction::Blog { action: BlogAction::Unpublish { key } } => {
-            ("blog/unpublish".into(), Some(json!({ "key": key })))
+            Call::post("blog/unpublish", admin::content::KeyRequest { key })
         }
-        AdminAction::Reports { limit } => (format!("reports?limit={limit}"), None),
-        AdminAction::Orders { user, limit } => ("orders".into(), Some(json!({ "user": user, "limit": limit }))),
-        AdminAction::Refund { order_id } => ("refund".into(), Some(json!({ "orderId": order_id }))),
-        AdminAction::EndPlan { user } => ("endPlan".into(), Some(json!({ "user": user }))),
+        AdminAction::Reports { limit } => Call::get("reports", admin::content::ReportsQuery { limit: Some(limit) }),
+        AdminAction::Orders { user, limit } => {
+            Call::post("orders", admin::payments::UserRequest { user, limit: Some(limit) })
+        }
+        AdminAction::Refund { order_id } => Call::post("refund", admin::payments::RefundRequest { order_id }),
+        AdminAction::EndPlan { user } => Call::post("endPlan", admin::payments::UserRequest { user, limit: None }),
         AdminAction::Character { action: CharacterAction::Hide { character_id } } => {
-            ("character/hide".into(), Some(json!({ "characterId": character_id })))
+            Call::post("character/hide", admin::content::CharacterRequest { character_id })
         }
         AdminAction::Character { action: CharacterAction::Unhide { character_id } } => {
-            ("character/unhide".into(), Some(json!({ "characterId": character_id })))
+            Call::post("character/unhide", admin::content::CharacterRequest { character_id })
         }
         AdminAction::Character { action: CharacterAction::Review { limit } } => {
-            (format!("character/review?limit={limit}"), None)
+            Call::get("character/review", admin::review::QueueQuery { limit: Some(limit) })
         }
         AdminAction::Character { action: CharacterAction::Approve { character_id } } => {
-            ("character/approve".into(), Some(json!({ "characterId": character_id })))
+            Call::post("character/approve", admin::review::ApproveRequest { character_id })
         }
         AdminAction::Character { action: CharacterAction::Reject { character_id, reason } } => {
-            ("character/reject".into(), Some(json!({ "characterId": character_id, "reason": reason })))
+            Call::post("character/reject", admin::review::RejectRequest { character_id, reason })
         }
         AdminAction::Image { action: ImageAction::Remove { feed_id, user, image_id } } => {
-            let body = match feed_id {
-                Some(feed_id) => json!({ "feedId": feed_id }),
-                None => json!({ "user": user, "imageId": image_id }),
-            };
-            ("image/remove".into(), Some(body))
+            Call::post("image/remove", admin::content::RemoveImageRequest { feed_id, user, image_id })
         }
-    };
+    }?;
     let client = reqwest::Client::new();
-    let address = format!("{}/lust/admin/{path}", url.trim_end_matches('/'));
-    let request = match body {
-        Some(body) => client.post(address).json(&body),
-        None => client.get(address),
+    let address = format!("{}/lust/admin/{}", url.trim_end_matches('/'), call.path);
+    let request = match call.method {
+        Method::Post => client.post(address).json(&call.fields),
+        Method::Get => client.get(address).query(&call.fields),
     };
     let response = request.bearer_auth(token).send().await?;
     let status = response.status();
@@ -249,4 +249,32 @@ async fn admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(&answer)?);
     anyhow::ensure!(status.is_success(), "the server answered {status}");
     Ok(())
+}
+
+/// One operator call: where it goes, how, and its request as JSON (the body of a POST, the
+/// query of a GET).
+struct Call {
+    path: &'static str,
+    method: Method,
+    fields: Value,
+}
+
+enum Method {
+    Get,
+    Post,
+}
+
+impl Call {
+    fn post(path: &'static str, request: impl serde::Serialize) -> anyhow::Result<Self> {
+        Ok(Self { path, method: Method::Post, fields: serde_json::to_value(request)? })
+    }
+
+    /// A query has no null: an absent field is left out.
+    fn get(path: &'static str, query: impl serde::Serialize) -> anyhow::Result<Self> {
+        let mut fields = serde_json::to_value(query)?;
+        if let Value::Object(map) = &mut fields {
+            map.retain(|_, value| !value.is_null());
+        }
+        Ok(Self { path, method: Method::Get, fields })
+    }
 }

@@ -18,8 +18,8 @@ use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
 use crate::api::ApiError;
+use crate::auth::throttle::{LoginThrottle, ThrottlePolicy};
 use crate::client_address::TrustedProxies;
-use crate::login_throttle::{LoginThrottle, ThrottlePolicy};
 
 /// Past this many tracked keys, keys whose budget has refilled are forgotten.
 const MAX_TRACKED_KEYS: usize = 100_000;

@@ -23,15 +23,15 @@ use tracing_actix_web::TracingLogger;
 use crate::auth::bot_check::BotCheck;
 use crate::auth::mail::Mailer;
 use crate::auth::oauth::IdentityProviders;
+use crate::chat::socket;
+use crate::content::seo::Site;
 use crate::envelope::middleware::envelope;
 use crate::payments::gateway::Gateway;
 use crate::rate_limit::Limiters;
 use crate::request_log::RedactingRootSpan;
-use crate::routes;
 use crate::settings::{Settings, StoreKind};
 use crate::state::AppState;
-use crate::web::seo::Site;
-use crate::web::{health, media, payment_callbacks, request_limits, sign_in, socket, spa};
+use crate::web::{request_limits, spa};
 
 pub struct Application {
     port: u16,
@@ -47,7 +47,7 @@ impl Application {
         // Before anything makes an image's address (`amora_store::media_url`).
         amora_store::load_media_url_key(store.media.as_ref()).await?;
         amora_actors::seeding::seed_catalogue(&store).await?;
-        crate::blog::ensure_seeded(&store).await?;
+        crate::content::blog::ensure_seeded(&store).await?;
         if !settings.http.static_dir.join("index.html").is_file() {
             tracing::warn!(dir = %settings.http.static_dir.display(), "the frontend is not built; pages will say so");
         }
@@ -279,15 +279,10 @@ fn app(
                 .fold(DefaultHeaders::new(), |headers, &(name, value)| headers.add((name, value))),
         )
         .app_data(web::Data::new(state))
-        .route("/healthz", web::get().to(health::healthz))
-        .route("/readyz", web::get().to(health::readyz))
-        .route("/media/{id}", web::get().to(media::get_media))
-        .route("/locales/{lng}/{file}", web::get().to(spa::locale))
-        .route("/sitemap.xml", web::get().to(spa::sitemap))
-        .route("/robots.txt", web::get().to(spa::robots))
-        .route(socket::PATH, web::get().to(socket::connect))
+        .configure(crate::web::configure)
+        .configure(crate::chat::configure_socket)
         // Payment processors' notifications and the buyer's returns: outside the envelope.
-        .configure(|config| payment_callbacks::configure(config, &sandbox_pages))
+        .configure(|config| crate::payments::callbacks::configure(config, &sandbox_pages))
         .service(
             web::scope("/lust/admin")
                 .wrap(from_fn(crate::admin::require_token))
@@ -297,12 +292,9 @@ fn app(
                 .configure(crate::admin::review::configure)
                 .configure(crate::admin::payments::configure),
         )
-        // Reached by navigation (links, provider redirects), so outside the envelope.
-        .route("/lust/api/login/v1/emailLoginBack", web::get().to(sign_in::email_login_back))
-        .route("/lust/api/googleLogin", web::get().to(sign_in::google_login))
-        .route("/lust/api/googleLoginBack", web::get().to(sign_in::google_login_back))
-        .route("/lust/api/discordLogin", web::get().to(sign_in::discord_login))
-        .route("/lust/api/discordLoginBack", web::get().to(sign_in::discord_login_back))
-        .service(web::scope("/lust/api").wrap(from_fn(envelope)).configure(routes::configure))
+        // Reached by navigation (links, provider redirects), so outside the envelope, and
+        // before the `/lust/api` scope, which would otherwise take them.
+        .configure(crate::auth::configure_pages)
+        .service(web::scope("/lust/api").wrap(from_fn(envelope)).configure(crate::router::configure))
         .default_service(web::to(spa::static_or_index))
 }

@@ -29,7 +29,7 @@ pub struct AppState {
     /// The payment routes: providers, the sandbox, the path of processors' notifications.
     pub payments: Arc<crate::payments::gateway::Gateway>,
     /// The pages the server renders for crawlers (and everyone): shell, texts, sitemap.
-    pub site: Arc<crate::web::seo::Site>,
+    pub site: Arc<crate::content::seo::Site>,
     /// The character builder's portrait previews, cached by looks.
     pub portraits: Arc<crate::creation::portrait::Previews>,
 }

@@ -2,8 +2,9 @@
 //! or the public (issue 27), against the real server:
 //!
 //! - `every_text_field_of_the_api_is_moderated_or_not_free_text` reads the request types of
-//!   the API (every `Deserialize` struct of `server/src/routes/`, the operator's
-//!   `server/src/admin*.rs`, `server/src/web/` and the socket's `ClientAction`) and requires
+//!   the API (every `Deserialize` struct of the feature folders of `server/src/`, enveloped
+//!   routes or not, the operator's `server/src/admin/`, `server/src/web/` and the socket's
+//!   `ClientAction`; files that take no request are listed with why) and requires
 //!   each text-bearing field to be in [`FIELDS`]: moderated (with its surface) or not free
 //!   text (with why). A new field, or a new route's request, that is in neither fails it.
 //! - `every_moderated_field_refuses_a_prohibited_text_and_passes_an_adult_one` sends, for
@@ -66,99 +67,99 @@ const OPERATOR_ONLY: Kind = NotFreeText("the operator's own input (bearer token)
 /// Every text-bearing field of every request type: (file, type, field, kind).
 const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("actors/src/wire/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
-    ("server/src/routes/blog.rs", "InfoRequest", "blog_key", ID),
+    ("server/src/content/blog_routes.rs", "InfoRequest", "blog_key", ID),
     (
-        "server/src/routes/cards.rs",
+        "server/src/creation/card_routes.rs",
         "ImportRequest",
         "file_name",
         NotFreeText("the file's name, logged cut to 100 characters on a refused card; never stored or shown"),
     ),
-    ("server/src/routes/cards.rs", "ImportRequest", "data", Moderated("cardField")),
-    ("server/src/routes/cards.rs", "ExportRequest", "character_id", ID),
-    ("server/src/routes/cards.rs", "ExportRequest", "format", ENUM),
+    ("server/src/creation/card_routes.rs", "ImportRequest", "data", Moderated("cardField")),
+    ("server/src/creation/card_routes.rs", "ExportRequest", "character_id", ID),
+    ("server/src/creation/card_routes.rs", "ExportRequest", "format", ENUM),
     (
-        "server/src/routes/characters.rs",
+        "server/src/content/catalogue.rs",
         "ListRequest",
         "tags",
         NotFreeText("a filter compared with the catalogue's tags; never stored, shown or prompted"),
     ),
-    ("server/src/routes/characters.rs", "InfoRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "MessageListRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "MessageListRequest", "before_id", ID),
-    ("server/src/routes/chat.rs", "CharacterRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "EditMessageRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "EditMessageRequest", "message_id", ID),
-    ("server/src/routes/chat.rs", "EditMessageRequest", "content", Moderated("chatMessage")),
-    ("server/src/routes/chat.rs", "DeleteMessageRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "DeleteMessageRequest", "message_id", ID),
-    ("server/src/routes/chat.rs", "ChooseGreetingRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "AddMemoryRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "AddMemoryRequest", "content", Moderated("memory")),
-    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "memory_id", ID),
-    ("server/src/routes/chat.rs", "UpdateMemoryRequest", "content", Moderated("memory")),
-    ("server/src/routes/chat.rs", "DeleteMemoryRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "DeleteMemoryRequest", "memory_id", ID),
-    ("server/src/routes/chat.rs", "PinMemoryRequest", "character_id", ID),
-    ("server/src/routes/chat.rs", "PinMemoryRequest", "memory_id", ID),
-    ("server/src/routes/creation.rs", "PreviewRequest", "style", ENUM),
+    ("server/src/content/catalogue.rs", "InfoRequest", "character_id", ID),
+    ("server/src/chat/routes.rs", "MessageListRequest", "character_id", ID),
+    ("server/src/chat/routes.rs", "MessageListRequest", "before_id", ID),
+    ("server/src/chat/routes.rs", "CharacterRequest", "character_id", ID),
+    ("server/src/chat/routes.rs", "EditMessageRequest", "character_id", ID),
+    ("server/src/chat/routes.rs", "EditMessageRequest", "message_id", ID),
+    ("server/src/chat/routes.rs", "EditMessageRequest", "content", Moderated("chatMessage")),
+    ("server/src/chat/routes.rs", "DeleteMessageRequest", "character_id", ID),
+    ("server/src/chat/routes.rs", "DeleteMessageRequest", "message_id", ID),
+    ("server/src/chat/routes.rs", "ChooseGreetingRequest", "character_id", ID),
+    ("server/src/chat/memories.rs", "AddMemoryRequest", "character_id", ID),
+    ("server/src/chat/memories.rs", "AddMemoryRequest", "content", Moderated("memory")),
+    ("server/src/chat/memories.rs", "UpdateMemoryRequest", "character_id", ID),
+    ("server/src/chat/memories.rs", "UpdateMemoryRequest", "memory_id", ID),
+    ("server/src/chat/memories.rs", "UpdateMemoryRequest", "content", Moderated("memory")),
+    ("server/src/chat/memories.rs", "DeleteMemoryRequest", "character_id", ID),
+    ("server/src/chat/memories.rs", "DeleteMemoryRequest", "memory_id", ID),
+    ("server/src/chat/memories.rs", "PinMemoryRequest", "character_id", ID),
+    ("server/src/chat/memories.rs", "PinMemoryRequest", "memory_id", ID),
+    ("server/src/creation/routes.rs", "PreviewRequest", "style", ENUM),
     (
-        "server/src/routes/creation.rs",
+        "server/src/creation/routes.rs",
         "PreviewRequest",
         "looks",
         NotFreeText(
             "preset keys and an age, validated against the builder's options; the looks they describe are moderated as characterText",
         ),
     ),
-    ("server/src/routes/creation.rs", "CreateRequest", "draft", Moderated("characterText")),
-    ("server/src/routes/creation.rs", "UpdateRequest", "character_id", ID),
-    ("server/src/routes/creation.rs", "UpdateRequest", "draft", Moderated("characterText")),
-    ("server/src/routes/creation.rs", "CharacterRequest", "character_id", ID),
-    ("server/src/routes/creation.rs", "VisibilityRequest", "character_id", ID),
-    ("server/src/routes/creation.rs", "VisibilityRequest", "visibility", ENUM),
-    ("server/src/routes/images.rs", "GenerateRequest", "character_id", ID),
-    ("server/src/routes/images.rs", "GenerateRequest", "scene", ENUM),
-    ("server/src/routes/images.rs", "GenerateRequest", "outfit", ENUM),
-    ("server/src/routes/images.rs", "GenerateRequest", "pose", ENUM),
-    ("server/src/routes/images.rs", "GenerateRequest", "style", ENUM),
-    ("server/src/routes/images.rs", "GenerateRequest", "prompt", Moderated("imagePrompt")),
-    ("server/src/routes/images.rs", "PictureRequest", "character_id", ID),
-    ("server/src/routes/images.rs", "PictureRequest", "prompt", Moderated("pictureRequest")),
-    ("server/src/routes/images.rs", "JobRef", "job_id", ID),
-    ("server/src/routes/images.rs", "GalleryRequest", "character_id", ID),
-    ("server/src/routes/images.rs", "GalleryRequest", "before_id", ID),
-    ("server/src/routes/images.rs", "ImageRef", "image_id", ID),
-    ("server/src/routes/images.rs", "ShareRequest", "image_id", ID),
-    ("server/src/routes/images.rs", "FeedRequest", "before_id", ID),
-    ("server/src/routes/login.rs", "SendLinkRequest", "email_address", EMAIL),
-    ("server/src/routes/login.rs", "SendLinkRequest", "cf_token", SECRET),
-    ("server/src/routes/login.rs", "PasswordLoginRequest", "user_no", ID),
-    ("server/src/routes/login.rs", "PasswordLoginRequest", "password", SECRET),
-    ("server/src/routes/login.rs", "GoogleSignUpRequest", "credential", SECRET),
-    ("server/src/routes/pay.rs", "CreateOrderRequest", "product_id", ID),
-    ("server/src/routes/pay.rs", "SubscriptionRequest", "subscription_id", ID),
-    ("server/src/routes/pay.rs", "LastFlowRequest", "order_id", ID),
-    ("server/src/routes/persona.rs", "SetPersonaRequest", "character_id", ID),
-    ("server/src/routes/persona.rs", "SetPersonaRequest", "name", Moderated("persona")),
-    ("server/src/routes/persona.rs", "SetPersonaRequest", "description", Moderated("persona")),
-    ("server/src/routes/persona.rs", "DeletePersonaRequest", "character_id", ID),
-    ("server/src/routes/reports.rs", "ReportRequest", "character_id", ID),
-    ("server/src/routes/reports.rs", "ReportRequest", "feed_id", ID),
-    ("server/src/routes/reports.rs", "ReportRequest", "message_id", ID),
-    ("server/src/routes/reports.rs", "ReportRequest", "reason", ENUM),
-    ("server/src/routes/reports.rs", "ReportRequest", "note", Moderated("reportNote")),
-    ("server/src/routes/user.rs", "UpdateInfoRequest", "user_name", Moderated("displayName")),
+    ("server/src/creation/routes.rs", "CreateRequest", "draft", Moderated("characterText")),
+    ("server/src/creation/routes.rs", "UpdateRequest", "character_id", ID),
+    ("server/src/creation/routes.rs", "UpdateRequest", "draft", Moderated("characterText")),
+    ("server/src/creation/routes.rs", "CharacterRequest", "character_id", ID),
+    ("server/src/creation/routes.rs", "VisibilityRequest", "character_id", ID),
+    ("server/src/creation/routes.rs", "VisibilityRequest", "visibility", ENUM),
+    ("server/src/images/routes.rs", "GenerateRequest", "character_id", ID),
+    ("server/src/images/routes.rs", "GenerateRequest", "scene", ENUM),
+    ("server/src/images/routes.rs", "GenerateRequest", "outfit", ENUM),
+    ("server/src/images/routes.rs", "GenerateRequest", "pose", ENUM),
+    ("server/src/images/routes.rs", "GenerateRequest", "style", ENUM),
+    ("server/src/images/routes.rs", "GenerateRequest", "prompt", Moderated("imagePrompt")),
+    ("server/src/images/routes.rs", "PictureRequest", "character_id", ID),
+    ("server/src/images/routes.rs", "PictureRequest", "prompt", Moderated("pictureRequest")),
+    ("server/src/images/routes.rs", "JobRef", "job_id", ID),
+    ("server/src/images/routes.rs", "GalleryRequest", "character_id", ID),
+    ("server/src/images/routes.rs", "GalleryRequest", "before_id", ID),
+    ("server/src/images/routes.rs", "ImageRef", "image_id", ID),
+    ("server/src/images/routes.rs", "ShareRequest", "image_id", ID),
+    ("server/src/images/routes.rs", "FeedRequest", "before_id", ID),
+    ("server/src/auth/routes.rs", "SendLinkRequest", "email_address", EMAIL),
+    ("server/src/auth/routes.rs", "SendLinkRequest", "cf_token", SECRET),
+    ("server/src/auth/routes.rs", "PasswordLoginRequest", "user_no", ID),
+    ("server/src/auth/routes.rs", "PasswordLoginRequest", "password", SECRET),
+    ("server/src/auth/routes.rs", "GoogleSignUpRequest", "credential", SECRET),
+    ("server/src/payments/routes.rs", "CreateOrderRequest", "product_id", ID),
+    ("server/src/payments/routes.rs", "SubscriptionRequest", "subscription_id", ID),
+    ("server/src/payments/routes.rs", "LastFlowRequest", "order_id", ID),
+    ("server/src/chat/persona.rs", "SetPersonaRequest", "character_id", ID),
+    ("server/src/chat/persona.rs", "SetPersonaRequest", "name", Moderated("persona")),
+    ("server/src/chat/persona.rs", "SetPersonaRequest", "description", Moderated("persona")),
+    ("server/src/chat/persona.rs", "DeletePersonaRequest", "character_id", ID),
+    ("server/src/content/reports.rs", "ReportRequest", "character_id", ID),
+    ("server/src/content/reports.rs", "ReportRequest", "feed_id", ID),
+    ("server/src/content/reports.rs", "ReportRequest", "message_id", ID),
+    ("server/src/content/reports.rs", "ReportRequest", "reason", ENUM),
+    ("server/src/content/reports.rs", "ReportRequest", "note", Moderated("reportNote")),
+    ("server/src/auth/account_routes.rs", "UpdateInfoRequest", "user_name", Moderated("displayName")),
     (
-        "server/src/routes/user.rs",
+        "server/src/auth/account_routes.rs",
         "UpdateInfoRequest",
         "user_avatar",
         NotFreeText("a media path of this site (/media/<id>), parsed"),
     ),
-    ("server/src/routes/user.rs", "UpdatePasswordRequest", "old_password", SECRET),
-    ("server/src/routes/user.rs", "UpdatePasswordRequest", "new_password", SECRET),
-    ("server/src/routes/user.rs", "UpdateWebDataRequest", "language", ENUM),
-    ("server/src/routes/voice.rs", "SpeakRequest", "character_id", ID),
-    ("server/src/routes/voice.rs", "SpeakRequest", "message_id", ID),
+    ("server/src/auth/account_routes.rs", "UpdatePasswordRequest", "old_password", SECRET),
+    ("server/src/auth/account_routes.rs", "UpdatePasswordRequest", "new_password", SECRET),
+    ("server/src/auth/account_routes.rs", "UpdateWebDataRequest", "language", ENUM),
+    ("server/src/voice/routes.rs", "SpeakRequest", "character_id", ID),
+    ("server/src/voice/routes.rs", "SpeakRequest", "message_id", ID),
     ("server/src/admin/content.rs", "PublishRequest", "file", Moderated("blogPost")),
 ];
 
@@ -200,18 +201,66 @@ fn request_fields(source: &str) -> Vec<(String, String, String)> {
     found
 }
 
-/// The files whose request types are read: routes, the operator's calls, the web module and
-/// the socket's actions. Telemetry's query and reports are listed as a whole (`TELEMETRY`).
+/// The folders whose request types are read, every file in them and below: each feature's
+/// folder (its routes, enveloped or not), the operator's calls and the shared web routes,
+/// so a new route file is read without being named here. The socket's actions are read too.
+const REQUEST_DIRS: &[&str] = &[
+    "server/src/admin",
+    "server/src/auth",
+    "server/src/chat",
+    "server/src/content",
+    "server/src/creation",
+    "server/src/images",
+    "server/src/payments",
+    "server/src/telemetry",
+    "server/src/voice",
+    "server/src/web",
+];
+
+/// Files of those folders that take no request: what they deserialize comes from another
+/// server, the store or the settings, never from a browser (path, or path prefix, and why).
+const NOT_REQUESTS: &[(&str, &str)] = &[
+    ("server/src/auth/bot_check.rs", "the bot check's verdict, read from its own server"),
+    ("server/src/auth/oauth.rs", "identity providers' answers (tokens, profiles), read from their servers"),
+    ("server/src/auth/oauth_flow.rs", "a sign-in flow the server wrote itself, read back from the store"),
+    (
+        "server/src/creation/cards.rs",
+        "a card's fields, parsed out of ImportRequest.data, which is moderated (cardField)",
+    ),
+    ("server/src/payments/hosted.rs", "a payment bridge's settings and signed notifications"),
+    ("server/src/payments/nowpayments.rs", "a processor's answers and signed notifications"),
+    ("server/src/payments/paypal", "a processor's settings, answers and signed notifications"),
+    ("server/src/payments/zpay.rs", "a processor's answers and signed notifications"),
+    (
+        "server/src/payments/sandbox.rs",
+        "the sandbox's settings, and its checkout page's token: issued by the server, checked, never shown",
+    ),
+];
+
+fn rust_files_under(dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files_under(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path);
+        }
+    }
+}
+
+/// The files whose request types are read: every Rust file of [`REQUEST_DIRS`] but those
+/// of [`NOT_REQUESTS`], and the socket's actions. Telemetry's query and reports are listed
+/// as a whole (`TELEMETRY`).
 fn request_files() -> Vec<PathBuf> {
     let root = workspace();
     let mut files = vec![root.join("actors/src/wire/actions.rs")];
-    for dir in ["server/src/routes", "server/src/web", "server/src/admin"] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
+    for dir in REQUEST_DIRS {
+        let mut found = Vec::new();
+        rust_files_under(&root.join(dir), &mut found);
+        files.extend(found.into_iter().filter(|path| {
+            let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            !NOT_REQUESTS.iter().any(|(prefix, _)| file.starts_with(prefix))
+        }));
     }
     files.sort();
     files
@@ -226,15 +275,15 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
             "a frame's outer shape: the action's name, and its data, read as the ClientAction listed in FIELDS",
         ),
     ),
-    ("server/src/routes/telemetry.rs", "SpmQuery", TELEMETRY),
-    ("server/src/routes/telemetry.rs", "ErrorReportRequest", TELEMETRY),
+    ("server/src/telemetry/routes.rs", "SpmQuery", TELEMETRY),
+    ("server/src/telemetry/routes.rs", "ErrorReportRequest", TELEMETRY),
     ("server/src/web/media.rs", "MediaQuery", NotFreeText("an image width, checked against the allowed widths")),
     (
-        "server/src/web/sign_in.rs",
+        "server/src/auth/sign_in_pages.rs",
         "*",
         NotFreeText("sign-in callbacks: tokens, OAuth codes and states, return paths; never shown or prompted"),
     ),
-    ("server/src/web/socket.rs", "*", SECRET),
+    ("server/src/chat/socket.rs", "*", SECRET),
     ("server/src/admin/mod.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/feed.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/payments.rs", "*", OPERATOR_ONLY),

@@ -30,14 +30,14 @@ fn bad_request(error: impl std::fmt::Display) -> AdminError {
     AdminError::BadRequest(error.to_string())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishRequest {
     /// The whole post file: front matter and Markdown body.
-    file: String,
+    pub file: String,
 }
 
-/// Publishes a post file (`crate::blog` describes its form); a post with the same key is
+/// Publishes a post file (`crate::content::blog` describes its form); a post with the same key is
 /// replaced. 400 names the field that is wrong.
 async fn publish_post(
     req: HttpRequest,
@@ -45,7 +45,7 @@ async fn publish_post(
     body: web::Json<PublishRequest>,
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
-    let post = crate::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
+    let post = crate::content::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
     // The public reads it, and crawlers: held to the chat rule like any text shown to people.
     let fields = [
         ("title".to_owned(), post.title.as_str()),
@@ -67,10 +67,10 @@ async fn publish_post(
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KeyRequest {
-    key: String,
+    pub key: String,
 }
 
 async fn unpublish_post(
@@ -87,10 +87,10 @@ async fn unpublish_post(
     Ok(HttpResponse::Ok().json(json!({ "key": key, "outcome": "unpublished" })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportsQuery {
-    limit: Option<u32>,
+    pub limit: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -154,10 +154,10 @@ async fn list_reports(
     Ok(HttpResponse::Ok().json(json!({ "reports": views })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CharacterRequest {
-    character_id: String,
+    pub character_id: String,
 }
 
 async fn hide_character(
@@ -199,14 +199,14 @@ async fn set_hidden(
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RemoveImageRequest {
     /// A public feed entry (`FeedImage.feedId`): its owner is looked up.
-    feed_id: Option<String>,
+    pub feed_id: Option<String>,
     /// Or the owner (`userNo` or email) and the image, e.g. a picture sent in a reported chat.
-    user: Option<String>,
-    image_id: Option<String>,
+    pub user: Option<String>,
+    pub image_id: Option<String>,
 }
 
 /// Removes an image as its owner's `image/deleteImage` would: the gallery entry, its feed

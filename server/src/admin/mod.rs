@@ -5,7 +5,8 @@
 //! logged. Changes go through the actors and the bus like any other. The operator's other
 //! desks are its children: `content` (blog, reports, hidden characters), `feed` (the public
 //! feed's moderation), `review` (created characters waiting for approval) and `payments`
-//! (orders and refunds).
+//! (orders and refunds). The request types serialize as well as parse: `amora admin …`
+//! (`main.rs`) sends these very types, so the command and the server cannot drift apart.
 
 pub mod content;
 pub mod feed;
@@ -137,14 +138,14 @@ pub(crate) fn internal(error: impl std::fmt::Display) -> AdminError {
     AdminError::Internal
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateUserRequest {
-    email: String,
+    pub email: String,
     /// The display name; by default the part of the address before the `@`.
-    user_name: Option<String>,
+    pub user_name: Option<String>,
     /// Lets the user sign in with their `userNo` and this password (6–20 characters).
-    password: Option<String>,
+    pub password: Option<String>,
 }
 
 /// Creates an account as signing up by email would (with the new-account coins), and
@@ -211,16 +212,16 @@ async fn create_user(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreditRequest {
     /// A `userNo` or an email address.
-    user: String,
+    pub user: String,
     /// Positive to credit, negative to debit.
-    coins: i64,
-    reason: Option<String>,
+    pub coins: i64,
+    pub reason: Option<String>,
     /// Idempotency id; repeat it to make a retry safe. Generated when absent.
-    txn_id: Option<String>,
+    pub txn_id: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -277,11 +278,11 @@ async fn credit(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetVipRequest {
-    user: String,
-    vip_type: i64,
+    pub user: String,
+    pub vip_type: i64,
 }
 
 async fn set_vip(
@@ -313,11 +314,11 @@ async fn set_vip(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UserRequest {
     /// A `userNo` or an email address.
-    user: String,
+    pub user: String,
 }
 
 /// Suspends an account: it cannot sign in, and its sessions and sockets end everywhere.

@@ -17,12 +17,12 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/endPlan", web::post().to(end_plan));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UserRequest {
     /// A `userNo` or an email address.
-    user: String,
-    limit: Option<u32>,
+    pub user: String,
+    pub limit: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -71,10 +71,10 @@ async fn orders(
     Ok(HttpResponse::Ok().json(json!({ "orders": orders.into_iter().map(OrderView::from).collect::<Vec<_>>() })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RefundRequest {
-    order_id: String,
+    pub order_id: String,
 }
 
 /// `POST /lust/admin/refund {orderId}`: gives the money back at the processor and takes the

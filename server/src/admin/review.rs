@@ -24,10 +24,10 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/character/reject", web::post().to(reject));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueQuery {
-    limit: Option<u32>,
+    pub limit: Option<u32>,
 }
 
 /// One character waiting for review, with what the operator judges.
@@ -81,10 +81,10 @@ async fn review_queue(
     Ok(HttpResponse::Ok().json(json!({ "characters": waiting })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApproveRequest {
-    character_id: String,
+    pub character_id: String,
 }
 
 async fn approve(
@@ -99,11 +99,11 @@ async fn approve(
     Ok(HttpResponse::Ok().json(json!({ "characterId": id, "outcome": "approved" })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RejectRequest {
-    character_id: String,
-    reason: String,
+    pub character_id: String,
+    pub reason: String,
 }
 
 async fn reject(

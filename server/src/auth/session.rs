@@ -63,7 +63,7 @@ pub enum Ending<'a> {
 
 /// Ends sessions in the store, then tells every socket of the user on every node to check
 /// its own: a socket whose session ended closes, and none runs another action meanwhile
-/// (`web::socket` checks the session before each).
+/// (`chat::socket` checks the session before each).
 pub async fn end(state: &AppState, user_id: &amora_domain::account::UserId, which: Ending<'_>) -> Result<(), ApiError> {
     let sessions = &state.store.sessions;
     match which {

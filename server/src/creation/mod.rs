@@ -2,11 +2,16 @@
 //! the routes of the builder, My AI, card import and export and the operator's review
 //! share: the checks every saved character passes (the builder's rules, the guidelines,
 //! the per-account limit), its portrait, ownership, and deletion with what goes with it.
+//! The calls themselves are `routes` (the builder and My AI) and `card_routes` (card import
+//! and export), mounted by `configure`.
 
 pub mod card_image;
+pub mod card_routes;
 pub mod cards;
 pub mod portrait;
+pub mod routes;
 
+use actix_web::web;
 use amora_actors::chat::ChatError;
 use amora_actors::moderation::Surface;
 use amora_domain::account::UserId;
@@ -18,6 +23,21 @@ use amora_store::CreatedCharacter;
 use crate::api::ApiError;
 use crate::state::AppState;
 use portrait::PortraitSpec;
+
+/// The calls under `/lust/api`, inside the envelope.
+pub fn configure(scope: &mut web::ServiceConfig) {
+    scope
+        .route("/user/v1/character/getCreateOptions", web::post().to(routes::get_create_options))
+        .route("/user/v1/character/previewPortrait", web::post().to(routes::preview_portrait))
+        .route("/user/v1/character/create", web::post().to(routes::create))
+        .route("/user/v1/character/update", web::post().to(routes::update))
+        .route("/user/v1/character/delete", web::post().to(routes::delete))
+        .route("/user/v1/character/duplicate", web::post().to(routes::duplicate))
+        .route("/user/v1/character/setVisibility", web::post().to(routes::set_visibility))
+        .route("/user/v1/character/getMyCharacters", web::post().to(routes::get_my_characters))
+        .route("/user/v1/character/importCard", web::post().to(card_routes::import_card))
+        .route("/user/v1/character/exportCard", web::post().to(card_routes::export_card));
+}
 
 /// Milliseconds since the epoch: created characters' times.
 pub fn now_ms() -> i64 {

@@ -1,7 +1,7 @@
 //! The payment routes as this server runs them: the providers configured in `[payments]`,
 //! the sandbox's own checkout pages, and the one path every processor's notification takes
 //! (its signature checked by its provider, its events applied by the node's `Billing`, its
-//! receipts mailed). The HTTP handlers (`routes::pay`, `web::payment_callbacks`) only
+//! receipts mailed). The HTTP handlers (`payments::routes`, `payments::callbacks`) only
 //! translate between the wire and this.
 
 use std::sync::{Arc, Weak};

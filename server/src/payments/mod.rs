@@ -9,12 +9,15 @@
 //! as received) and is answered with a `CallbackAnswer`, so each provider is tested
 //! against a loopback server of its processor without the web framework in between.
 
+pub mod callbacks;
 pub mod gateway;
 pub mod hosted;
 pub mod nowpayments;
 pub mod paypal;
+pub mod plans;
 mod processor_http;
 pub mod receipts;
+pub mod routes;
 pub mod sandbox;
 pub mod signing;
 pub mod zpay;

@@ -10,8 +10,8 @@ use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_SECURITY_POLICY, Hea
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::LANGUAGES;
 
+use crate::content::seo;
 use crate::state::AppState;
-use crate::web::seo;
 
 /// The content security policy of the app's pages (issue 28). Scripts only from the build
 /// (Vite emits no inline script) and Cloudflare Turnstile, the bot check of the sign-in

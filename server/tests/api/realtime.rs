@@ -350,6 +350,12 @@ async fn the_admin_command_credits_and_sets_vip_through_a_running_node() {
     assert!(output.status.success());
     assert_eq!(store.users.by_id(&user_id).await.unwrap().unwrap().user_vip_type, 1);
     assert!(socket.wait_for("tokenCount", WAIT).await.is_some(), "clients are told to refetch");
+    // The command sends the server's own request types: as a query (GET, whose types
+    // refuse unknown fields) and as a body with an optional field left out.
+    for args in [&["reports", "--limit", "5"][..], &["character", "review", "--limit", "5"], &["end-plan", &user_no]] {
+        let output = admin(args);
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
 
     let refused = reqwest::Client::new()
         .post(node.url("/lust/admin/credit"))

@@ -32,7 +32,7 @@ function PostMeta({ post }: { post: BlogArticle }) {
       { name: t('nav.blog'), path: localize(ROUTES.blog) },
       { name: post.title, path: localize(`/blogs/${post.blogKey}`) },
     ],
-    // The same Article the server writes for crawlers (server/src/web/seo).
+    // The same Article the server writes for crawlers (server/src/content/seo).
     article: {
       '@context': 'https://schema.org',
       '@type': 'Article',

@@ -9,7 +9,7 @@ import { APP_NAME } from '@/lib/site';
 
 /**
  * The head of `/chat` and `/chat/{characterId}`, as the server writes it for crawlers
- * (server/src/web/seo): a character the visitor may see gets its own indexable page (name,
+ * (server/src/content/seo): a character the visitor may see gets its own indexable page (name,
  * introduction, tags); the chat list, and a character that is restricted or gone, the chat
  * screen's texts and `noindex`.
  */

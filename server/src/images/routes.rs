@@ -14,7 +14,7 @@ use ts_rs::TS;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::session::{MaybeSignedIn, SignedIn};
-use crate::routes::characters::adult_content_off;
+use crate::content::catalogue::adult_content_off;
 use crate::state::AppState;
 
 /// Default and largest page of the gallery and the feed.

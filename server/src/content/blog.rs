@@ -21,11 +21,11 @@ use amora_store::{Store, StoreResult};
 
 /// The articles that ship with Amora, published when the blog is empty.
 const SEEDED: &[&str] = &[
-    include_str!("../content/blog/what-is-an-ai-companion.md"),
-    include_str!("../content/blog/how-ai-companions-remember-you.md"),
-    include_str!("../content/blog/designing-your-own-ai-character.md"),
-    include_str!("../content/blog/privacy-and-ai-companions.md"),
-    include_str!("../content/blog/healthy-habits-with-an-ai-companion.md"),
+    include_str!("../../content/blog/what-is-an-ai-companion.md"),
+    include_str!("../../content/blog/how-ai-companions-remember-you.md"),
+    include_str!("../../content/blog/designing-your-own-ai-character.md"),
+    include_str!("../../content/blog/privacy-and-ai-companions.md"),
+    include_str!("../../content/blog/healthy-habits-with-an-ai-companion.md"),
 ];
 
 /// Markdown to HTML, then every tag and attribute outside ammonia's allow-list removed,

@@ -1,5 +1,6 @@
-//! Buying (docs/api.md "Payments"): an order per route's endpoint, the member's plans and
-//! their cancellation, and the state of a payment for the results page. Each handler parses
+//! Buying (docs/api.md "Payments"), inside the envelope: the price list (`plans`), an
+//! order per route's endpoint, the member's plans and their cancellation, and the state of
+//! a payment for the results page. Each handler parses
 //! its payload and hands it to the payment gateway and the node's billing.
 
 use actix_web::{HttpRequest, web};
@@ -9,24 +10,10 @@ use amora_domain::payment::{
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::plans::{self, ENDPOINTS};
 use crate::api::{ApiReply, ApiResult, Payload};
 use crate::auth::session::SignedIn;
 use crate::state::AppState;
-
-/// The endpoint of each route (spec §7), and the sandbox's (a project extension).
-pub const ENDPOINTS: [(PaymentRoute, &str); 7] = [
-    (PaymentRoute::Paypal, "paypalCreateOrder"),
-    (PaymentRoute::NowPayments, "nowPaymentsInvoice"),
-    (PaymentRoute::ZPay, "zPayCreateOrder"),
-    (PaymentRoute::Aiglo, "aigloCreateOrder"),
-    (PaymentRoute::Trust, "trustCreateOrder"),
-    (PaymentRoute::Luxfin, "luxfinCreateOrder"),
-    (PaymentRoute::Sandbox, "sandboxCreateOrder"),
-];
-
-pub fn endpoint_of(route: PaymentRoute) -> &'static str {
-    ENDPOINTS.iter().find(|(candidate, _)| *candidate == route).map_or("", |(_, endpoint)| endpoint)
-}
 
 pub fn configure(scope: &mut web::ServiceConfig) {
     for (route, endpoint) in ENDPOINTS {
@@ -43,6 +30,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         );
     }
     scope
+        .route("/user/v1/getVipData", web::post().to(plans::get_vip_data))
         .route("/user/v1/pay/unSubscription", web::post().to(un_subscription))
         .route("/user/v1/pay/getUserSubscriptionList", web::get().to(get_user_subscription_list))
         .route("/user/v1/payment/getUserLastFlowId", web::post().to(get_user_last_flow_id));

@@ -91,7 +91,7 @@ pub async fn user_password_login(
     else {
         return Err(ApiError::AccountPwdError);
     };
-    // Waits are per ID *and* address, so a guesser slows only itself (login_throttle).
+    // Waits are per ID *and* address, so a guesser slows only itself (`auth::throttle`).
     let pair = (user_no.as_str().to_ascii_lowercase(), address);
     state.limits.password_guesses.check(&pair)?;
     let user = state.store.users.by_user_no(&user_no).await?;

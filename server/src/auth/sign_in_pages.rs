@@ -12,8 +12,8 @@ use crate::api::ApiError;
 use crate::auth::accounts::{self, Provider};
 use crate::auth::oauth::ProvenIdentity;
 use crate::auth::oauth_flow::{self, FLOW_TTL_SECS, Flow};
+use crate::auth::routes::utm_source;
 use crate::auth::{now, session, token_hash};
-use crate::routes::login::utm_source;
 use crate::state::AppState;
 
 /// Where a deleted account's owner lands: home shows the 7-day message (spec §8).

@@ -1,12 +1,12 @@
-//! Conversations and memories over HTTP (docs/api.md "Chat"): the chat list, history
-//! pages, deleting a conversation, editing and deleting the user's messages, and the
-//! memories panel. Sending, stopping and regenerating go over the WebSocket, where the
+//! Conversations over HTTP (docs/api.md "Chat"): the chat list, history pages, deleting a
+//! conversation, editing and deleting the user's messages, choosing a greeting (the
+//! memories panel is `memories.rs`). Sending, stopping and regenerating go over the WebSocket, where the
 //! reply streams. Each handler parses its payload and hands it to the node's
 //! `Conversations`, where the rules live.
 
 use actix_web::{HttpRequest, web};
 use amora_actors::conversations::{ChatSummary, MessagePage};
-use amora_actors::wire::chat::{MemoryView, MessageView};
+use amora_actors::wire::chat::MessageView;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageText};
 use serde::Deserialize;
@@ -52,7 +52,7 @@ pub async fn get_message_list(
         Some(_) => return Err(ApiError::Param(format!("pageSize: must be from 1 to {MAX_PAGE}"))),
     };
     // A new conversation's greeting is written in the language the page is read in.
-    let language = super::characters::request_language(&req);
+    let language = crate::content::catalogue::request_language(&req);
     let history = state.node.conversations.history_in(&signed_in.user.user_id, &id, before, page_size, language);
     Ok(ApiReply(history.await?))
 }
@@ -60,7 +60,7 @@ pub async fn get_message_list(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CharacterRequest {
-    character_id: String,
+    pub(super) character_id: String,
 }
 
 /// `chat/deleteChat {characterId}` → `true`; the conversation and its memories are gone.
@@ -136,97 +136,6 @@ pub async fn choose_greeting(
     let request = payload.into_inner();
     let id = CharacterId::parse(&request.character_id)?;
     let index = usize::try_from(request.index).map_err(|_| ApiError::Param("index: must be 0 or more".into()))?;
-    let language = super::characters::request_language(&req);
+    let language = crate::content::catalogue::request_language(&req);
     Ok(ApiReply(state.node.conversations.choose_greeting(&signed_in.user.user_id, &id, index, language).await?))
-}
-
-/// `memory/getMemoryList {characterId}` → `Memory[]`, newest first.
-pub async fn get_memory_list(
-    state: web::Data<AppState>,
-    signed_in: SignedIn,
-    payload: Payload<CharacterRequest>,
-) -> ApiResult<Vec<MemoryView>> {
-    let id = CharacterId::parse(&payload.into_inner().character_id)?;
-    Ok(ApiReply(state.node.conversations.memories(&signed_in.user.user_id, &id).await?))
-}
-
-#[derive(Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct AddMemoryRequest {
-    character_id: String,
-    content: String,
-}
-
-/// `memory/addMemory {characterId, content}` → `Memory`: a fact the user writes down.
-pub async fn add_memory(
-    state: web::Data<AppState>,
-    signed_in: SignedIn,
-    payload: Payload<AddMemoryRequest>,
-) -> ApiResult<MemoryView> {
-    let request = payload.into_inner();
-    let id = CharacterId::parse(&request.character_id)?;
-    Ok(ApiReply(state.node.conversations.add_memory(&signed_in.user.user_id, &id, request.content).await?))
-}
-
-#[derive(Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateMemoryRequest {
-    character_id: String,
-    memory_id: String,
-    content: String,
-}
-
-/// `memory/updateMemory {characterId, memoryId, content}` → `true`.
-pub async fn update_memory(
-    state: web::Data<AppState>,
-    signed_in: SignedIn,
-    payload: Payload<UpdateMemoryRequest>,
-) -> ApiResult<bool> {
-    let request = payload.into_inner();
-    let id = CharacterId::parse(&request.character_id)?;
-    let memory_id = EntryId::parse(&request.memory_id, "memoryId")?;
-    state.node.conversations.update_memory(&signed_in.user.user_id, &id, memory_id, request.content).await?;
-    Ok(ApiReply(true))
-}
-
-#[derive(Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct DeleteMemoryRequest {
-    character_id: String,
-    memory_id: String,
-}
-
-/// `memory/deleteMemory {characterId, memoryId}` → `true`.
-pub async fn delete_memory(
-    state: web::Data<AppState>,
-    signed_in: SignedIn,
-    payload: Payload<DeleteMemoryRequest>,
-) -> ApiResult<bool> {
-    let request = payload.into_inner();
-    let id = CharacterId::parse(&request.character_id)?;
-    let memory_id = EntryId::parse(&request.memory_id, "memoryId")?;
-    state.node.conversations.delete_memory(&signed_in.user.user_id, &id, memory_id).await?;
-    Ok(ApiReply(true))
-}
-
-#[derive(Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct PinMemoryRequest {
-    character_id: String,
-    memory_id: String,
-    pinned: bool,
-}
-
-/// `memory/pinMemory {characterId, memoryId, pinned}` → `Memory`: a pinned memory enters
-/// every prompt of the pair; 10001 past `MAX_PINNED` pinned memories.
-pub async fn pin_memory(
-    state: web::Data<AppState>,
-    signed_in: SignedIn,
-    payload: Payload<PinMemoryRequest>,
-) -> ApiResult<MemoryView> {
-    let request = payload.into_inner();
-    let id = CharacterId::parse(&request.character_id)?;
-    let memory_id = EntryId::parse(&request.memory_id, "memoryId")?;
-    let memory = state.node.conversations.pin_memory(&signed_in.user.user_id, &id, memory_id, request.pinned).await?;
-    Ok(ApiReply(memory))
 }

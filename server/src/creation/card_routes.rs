@@ -20,8 +20,8 @@ use ts_rs::TS;
 use crate::api::{ApiError, ApiReply, ApiResult, Payload, Upload};
 use crate::auth::session::SignedIn;
 use crate::creation::cards::{self, AmoraExtension};
+use crate::creation::routes::{parse_field, save_new};
 use crate::creation::{self, card_image, now_ms, portrait};
-use crate::routes::creation::{parse_field, save_new};
 use crate::state::AppState;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;

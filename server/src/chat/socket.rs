@@ -1,6 +1,9 @@
-//! `GET /lust/api/ws` (API.md §5): one task per socket. It signs the socket in by cookie or
-//! `voucher`, registers a bounded outgoing queue with the user's actor, says `hello`,
-//! pings on a heartbeat, closes silent or slow sockets, and answers client actions.
+//! `GET /lust/api/ws` (API.md §5): one task per socket. The socket carries the chat first
+//! (sends, stops, regenerations and the streamed replies), so it lives with the chat; the
+//! user's other live events (images, voice, balance, payments) ride on it too. It signs the
+//! socket in by cookie or `voucher`, registers a bounded outgoing queue with the user's
+//! actor, says `hello`, pings on a heartbeat, closes silent or slow sockets, and answers
+//! client actions.
 //!
 //! The socket runs on the bare connection, outside actix-http's HTTP/1 dispatcher: the
 //! server's upgrade service (`startup`) is handed the connection of every request asking
@@ -240,7 +243,7 @@ async fn respond_with<B: MessageBody>(mut framed: Framed<TcpStream, h1::Codec>, 
 
 /// The headers the application's middleware puts on every other response.
 fn with_default_headers(response: &mut Response<()>) {
-    for (name, value) in super::DEFAULT_HEADERS {
+    for (name, value) in crate::web::DEFAULT_HEADERS {
         if let Ok(name) = header::HeaderName::from_bytes(name.as_bytes()) {
             response.headers_mut().insert(name, HeaderValue::from_static(value));
         }

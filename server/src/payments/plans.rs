@@ -1,4 +1,7 @@
-//! Site-wide configuration the browser needs: costs, social links and the price list.
+//! What can be bought and where: the price list the browser shows (`getVipData`,
+//! docs/api.md "Payments"): the member's plans, the coin packages (the best value marked)
+//! and the payment routes configured here, from the node's billing catalogue, with each
+//! route's order endpoint (`routes` mounts one per route).
 
 use actix_web::web;
 use amora_domain::money::Cents;
@@ -7,59 +10,21 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::api::{ApiReply, ApiResult, Payload};
-use crate::settings::SocialLinks;
 use crate::state::AppState;
 
-#[derive(Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct WebConfig {
-    default_energy: DefaultEnergy,
-    social: SocialLinks,
-    #[serde(rename = "andoridDownloadUrl", skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    android_download_url: Option<String>,
-    app_version: &'static str,
-    sign_in: SignInConfig,
-}
+/// The endpoint of each route (spec §7), and the sandbox's (a project extension).
+pub const ENDPOINTS: [(PaymentRoute, &str); 7] = [
+    (PaymentRoute::Paypal, "paypalCreateOrder"),
+    (PaymentRoute::NowPayments, "nowPaymentsInvoice"),
+    (PaymentRoute::ZPay, "zPayCreateOrder"),
+    (PaymentRoute::Aiglo, "aigloCreateOrder"),
+    (PaymentRoute::Trust, "trustCreateOrder"),
+    (PaymentRoute::Luxfin, "luxfinCreateOrder"),
+    (PaymentRoute::Sandbox, "sandboxCreateOrder"),
+];
 
-/// Which sign-in methods work on this install, so the login modal can say so.
-#[derive(Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SignInConfig {
-    google_enabled: bool,
-    discord_enabled: bool,
-    /// "turnstile" or "development" (any token passes; the modal labels it).
-    #[ts(type = "\"turnstile\" | \"development\"")]
-    bot_check_mode: &'static str,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    #[ts(as = "Option<String>", optional)]
-    turnstile_site_key: String,
-}
-
-#[derive(Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct DefaultEnergy {
-    #[ts(type = "number")]
-    gen_voice_coin: i64,
-    #[ts(type = "number")]
-    gen_picture_coin: i64,
-}
-
-/// `getWebConfig {}` → `WebConfig`.
-pub async fn get_web_config(state: web::Data<AppState>, _empty: Payload<serde_json::Value>) -> ApiResult<WebConfig> {
-    let web = &state.settings.web;
-    Ok(ApiReply(WebConfig {
-        default_energy: DefaultEnergy { gen_voice_coin: web.gen_voice_coin, gen_picture_coin: web.gen_picture_coin },
-        social: web.social.clone(),
-        android_download_url: web.android_download_url.clone(),
-        app_version: env!("CARGO_PKG_VERSION"),
-        sign_in: SignInConfig {
-            google_enabled: state.identity.google.is_some(),
-            discord_enabled: state.identity.discord.is_some(),
-            bot_check_mode: state.bot_check.mode(),
-            turnstile_site_key: state.settings.bot_check.turnstile_site_key.clone(),
-        },
-    }))
+pub fn endpoint_of(route: PaymentRoute) -> &'static str {
+    ENDPOINTS.iter().find(|(candidate, _)| *candidate == route).map_or("", |(_, endpoint)| endpoint)
 }
 
 #[derive(Serialize, TS)]
@@ -155,11 +120,7 @@ pub async fn get_vip_data(state: web::Data<AppState>, _empty: Payload<serde_json
         .payments
         .routes()
         .into_iter()
-        .map(|route| PaymentRouteView {
-            route,
-            endpoint: crate::routes::pay::endpoint_of(route),
-            test: route == PaymentRoute::Sandbox,
-        })
+        .map(|route| PaymentRouteView { route, endpoint: endpoint_of(route), test: route == PaymentRoute::Sandbox })
         .collect();
     Ok(ApiReply(VipData { plans, coin_packages, payment_routes }))
 }
