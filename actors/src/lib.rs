@@ -7,13 +7,13 @@
 //! Actors are caches in front of the store, never the only copy of anything: every balance
 //! change is a ledger row before anyone is told.
 
-pub mod billing;
 pub mod bus;
 pub mod character;
 pub mod chat;
 pub mod conversations;
 pub mod images;
 pub mod moderation;
+pub mod payments;
 pub mod pending;
 pub mod registry;
 pub mod seeding;
@@ -35,12 +35,12 @@ use amora_domain::character::CharacterId;
 use amora_domain::money::{Coins, TxnId};
 use amora_store::{LedgerOutcome, Store, UserChange};
 
-use crate::billing::{Billing, Catalogue};
 use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
 use crate::images::{ImageJobSettings, ImageJobs};
 use crate::moderation::{ModerationParts, Moderator};
+use crate::payments::{Billing, Catalogue};
 use crate::registry::{Registry, RegistryLimits};
 use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserAddr, UserError};
 

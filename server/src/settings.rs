@@ -526,8 +526,8 @@ pub struct CatalogueSettings {
 
 impl CatalogueSettings {
     /// The price list the node's billing sells from (validated at load: every product once).
-    pub fn to_catalogue(&self) -> Result<amora_actors::billing::Catalogue, SettingsError> {
-        use amora_actors::billing::{Catalogue, Offer};
+    pub fn to_catalogue(&self) -> Result<amora_actors::payments::Catalogue, SettingsError> {
+        use amora_actors::payments::{Catalogue, Offer};
         use amora_domain::money::Coins;
         use amora_domain::payment::{Currency, Money, ProductId};
         let invalid = |what: String| SettingsError::Invalid(format!("catalogue: {what}"));

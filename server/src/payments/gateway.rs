@@ -8,7 +8,7 @@ use std::sync::{Arc, Weak};
 
 use actix_web::web;
 use amora_actors::Node;
-use amora_actors::billing::{Billing, BillingError, Receipt};
+use amora_actors::payments::{Billing, BillingError, Receipt};
 use amora_domain::account::{User, UserId};
 use amora_domain::payment::{Order, OrderId, PaymentRoute, ProductId, SubscriptionId};
 use futures_util::FutureExt;

@@ -1,7 +1,7 @@
 //! Receipts: the mail a member gets for each payment, renewal, cancellation and refund
 //! (through the same mail path as sign-in links: SMTP, or the outbox by default).
 
-use amora_actors::billing::{Billing, Receipt};
+use amora_actors::payments::{Billing, Receipt};
 use amora_domain::payment::{PlanPeriod, ProductId};
 
 /// "1 month", "3 months", "12 months".
