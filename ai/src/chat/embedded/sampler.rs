@@ -119,9 +119,11 @@ fn argmax(logits: &[f32]) -> u32 {
 /// their sum.
 fn softmax_at(logits: &[f32], temperature: f64) -> Vec<f32> {
     let scale = (1.0 / temperature) as f32;
-    let scaled: Vec<f32> = logits.iter().map(|&l| l * scale + 0.0).collect();
-    let max = scaled.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut probabilities: Vec<f32> = scaled.iter().map(|&s| (s - max).exp()).collect();
+    let mut probabilities: Vec<f32> = logits.iter().map(|&l| l * scale + 0.0).collect();
+    let max = probabilities.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for p in &mut probabilities {
+        *p = (*p - max).exp();
+    }
     let sum = sum_like_candle(&probabilities);
     for p in &mut probabilities {
         *p /= sum;
@@ -151,7 +153,7 @@ fn sum_like_candle(values: &[f32]) -> f32 {
             let b = accumulators[2][lane] + accumulators[3][lane];
             *value = a + b;
         }
-        let half: Vec<f32> = (0..4).map(|l| lanes[l] + lanes[l + 4]).collect();
+        let half: [f32; 4] = std::array::from_fn(|l| lanes[l] + lanes[l + 4]);
         let mut sum = (half[0] + half[1]) + (half[2] + half[3]);
         for &value in &values[blocks..] {
             sum += value;
