@@ -113,4 +113,23 @@ mod tests {
             said(&["Ich arbeite als Krankenschwester.", "Schön!", "Can we speak English from now on, please?"]);
         assert_eq!(reply_language(&switched, "de"), "en", "the newest message wins when it tells");
     }
+
+    #[test]
+    fn a_few_words_in_another_language_do_not_switch_the_conversations() {
+        let german = said(&[
+            "Ich arbeite als Krankenschwester in der Nachtschicht.",
+            "Oh, wie spannend!",
+            "Okay cool, thanks!",
+        ]);
+        assert_eq!(reply_language(&german, "en"), "de", "three English words keep a German conversation German");
+        assert_eq!(reply_language(&said(&["Hi! How was your day?"]), "en"), "en");
+        assert_eq!(reply_language(&said(&["I live in Porto."]), "en"), "en");
+        assert_eq!(reply_language(&said(&["Merci !"]), "en"), "en", "one word is no new language");
+        let switched = said(&[
+            "Ich arbeite als Krankenschwester.",
+            "Schön!",
+            "Can we speak English from now on, please? My German is not that good.",
+        ]);
+        assert_eq!(reply_language(&switched, "de"), "en", "a new language once it is clear");
+    }
 }

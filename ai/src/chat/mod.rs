@@ -109,6 +109,16 @@ pub struct ChatRequest {
     /// cache (the embedded one) keeps its state after them, so the next turn starts from
     /// there. `None`: the whole prompt is the next one's start.
     pub cache_prefix: Option<usize>,
+    /// Text the reply starts with, written by the caller (a continued reply's text so far,
+    /// an answer's opening): the model writes what follows it, and the stream carries only
+    /// that. The embedded model reads it as the start of its own turn; the
+    /// OpenAI-compatible provider sends it as a final assistant message, which llama.cpp's
+    /// server and vLLM continue.
+    pub prefill: Option<String>,
+    /// The language the reply is to be in (`de`, one of the ten interface languages). A
+    /// model that can hold its decoding to it does (the embedded one: no token of another
+    /// script, English's common words made unlikely); others read it in the prompt only.
+    pub language: Option<String>,
 }
 
 impl ChatRequest {
@@ -122,7 +132,22 @@ impl ChatRequest {
             seed: None,
             cancel: CancellationToken::new(),
             cache_prefix: None,
+            prefill: None,
+            language: None,
         }
+    }
+
+    /// See [`ChatRequest::prefill`]; an empty text is none.
+    pub fn prefill(mut self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.prefill = (!text.is_empty()).then_some(text);
+        self
+    }
+
+    /// See [`ChatRequest::language`].
+    pub fn language(mut self, language: impl Into<String>) -> Self {
+        self.language = Some(language.into());
+        self
     }
 
     /// See [`ChatRequest::cache_prefix`].

@@ -49,8 +49,13 @@ impl OpenAiChatModel {
     }
 
     fn body(&self, request: &ChatRequest) -> Value {
-        let messages: Vec<Value> =
+        let mut messages: Vec<Value> =
             request.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
+        // A prefill is the start of the assistant's turn: llama.cpp's server and vLLM
+        // continue a final assistant message rather than answer it.
+        if let Some(prefill) = &request.prefill {
+            messages.push(json!({"role": "assistant", "content": prefill}));
+        }
         let max_tokens = request.max_tokens.unwrap_or(self.max_tokens).min(self.max_tokens);
         let mut body = json!({
             "model": self.settings.model,

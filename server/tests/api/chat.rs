@@ -34,7 +34,7 @@ pub(crate) fn model_path() -> String {
 }
 
 /// A server on the embedded model with `extra` settings, and a signed-in user with a socket.
-async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String, Socket) {
+pub(crate) async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String, Socket) {
     let mut env = vec![
         ("AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH".to_owned(), model_path()),
         ("AMORA_CHAT__MAX_REPLY_TOKENS".to_owned(), "24".to_owned()),
@@ -374,6 +374,19 @@ fn saved_contents(saved: &Value) -> Vec<String> {
 async fn save_memories(socket: &mut Socket) -> Value {
     act(socket, "saveMemories", json!({ "characterId": FREE_CHARACTER })).await;
     socket.wait_for("memorySaved", REPLY).await.expect("the extraction on demand ended")
+}
+
+/// Issue 30: "Do you prefer tea or coffee?" was stored as "Ann prefers tea": what the user
+/// asks is never a memory, only what they state.
+#[actix_rt::test]
+async fn questions_the_user_asks_never_become_memories() {
+    let (_app, _, _voucher, mut socket) = chat_app(&[]).await;
+    for question in ["Do you prefer tea or coffee?", "Do you like dogs or cats more?", "Would you rather live in Paris or Rome?"] {
+        send(&mut socket, FREE_CHARACTER, question).await;
+        until_reply_ends(&mut socket).await;
+    }
+    let memories = saved_contents(&save_memories(&mut socket).await);
+    assert!(memories.is_empty(), "{memories:?}");
 }
 
 #[actix_rt::test]

@@ -7,6 +7,7 @@ mod chat;
 mod cluster;
 mod codes;
 mod content;
+mod conversation;
 mod cql_cluster;
 mod creation;
 mod crosscheck;

@@ -11,12 +11,14 @@
 #[cfg(feature = "candle")]
 mod candle;
 mod gguf;
+mod language;
 pub mod llama_cpp;
 mod sampler;
 mod tokenizer;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -53,6 +55,9 @@ struct Job {
     breaks: Vec<usize>,
     max_tokens: usize,
     sampling: Sampling,
+    /// Added to the logits before sampling: what holds the reply to its language
+    /// (`ChatRequest::language`, `language::language_bias`).
+    bias: Option<Arc<[f32]>>,
     seed: u64,
     stop: Vec<String>,
     cancel: CancellationToken,
@@ -243,8 +248,14 @@ fn job_for(
         return Ok(Err(TokenStream::finished(FinishReason::Cancelled)));
     }
     let max_tokens = request.max_tokens.unwrap_or(limit).min(limit) as usize;
-    let FedPrompt { ids: prompt, cache_at, breaks } =
+    let FedPrompt { ids: mut prompt, cache_at, breaks } =
         build_prompt(tokenizer, window, &request.messages, max_tokens, request.cache_prefix)?;
+    // The reply's opening, written by the caller: the model goes on from it. Plain text,
+    // like every message (a `<|im_end|>` in it is not the control token).
+    if let Some(prefill) = &request.prefill {
+        prompt.extend(tokenizer.encode(prefill, false)?);
+    }
+    let bias = request.language.as_deref().and_then(|language| tokenizer.language_bias(language));
     let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
     let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
     let sampling = if temperature <= 1e-4 {
@@ -262,6 +273,7 @@ fn job_for(
         breaks,
         max_tokens,
         sampling,
+        bias,
         seed,
         stop: request.stop,
         cancel: cancel.clone(),
@@ -364,6 +376,11 @@ impl Writing {
                 ms = self.started.elapsed().as_millis() as u64,
                 "first token of the embedded model"
             );
+        }
+        if let Some(bias) = &self.job.bias {
+            for (logit, bias) in logits.iter_mut().zip(bias.iter()) {
+                *logit += bias;
+            }
         }
         if repeat.penalty != 1.0 {
             let from = self.tokens.len().saturating_sub(repeat.last_n);

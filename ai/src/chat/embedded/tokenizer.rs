@@ -3,6 +3,7 @@
 //! named by `tokenizer.ggml.pre`, and `tokenizer.chat_template`.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{BPE, Vocab};
@@ -50,6 +51,9 @@ pub struct GgufTokenizer {
     im_end: u32,
     default_system: Option<String>,
     pre: String,
+    /// Each language's logit bias over the vocabulary (`language::language_bias`), built on
+    /// first use and shared by the clones.
+    language_biases: Arc<Mutex<HashMap<String, Arc<[f32]>>>>,
 }
 
 impl std::fmt::Debug for GgufTokenizer {
@@ -205,7 +209,22 @@ impl GgufTokenizer {
         };
         let default_system = default_system_prompt(&template);
 
-        Ok(Self { parsing, plain, tokens, bytes, control, ids, bos, eos, unk, im_start, im_end, default_system, pre })
+        Ok(Self {
+            parsing,
+            plain,
+            tokens,
+            bytes,
+            control,
+            ids,
+            bos,
+            eos,
+            unk,
+            im_start,
+            im_end,
+            default_system,
+            pre,
+            language_biases: Arc::default(),
+        })
     }
 
     /// Token ids of `text`. With `parse_special`, control tokens written in the text
@@ -278,6 +297,18 @@ impl GgufTokenizer {
     /// The pre-tokenizer named in the GGUF (`tokenizer.ggml.pre`).
     pub fn pre_tokenizer(&self) -> &str {
         &self.pre
+    }
+
+    /// The logit bias that holds a reply to `language` (`super::language`), built once per
+    /// language; `None` for a language it does not know.
+    pub fn language_bias(&self, language: &str) -> Option<Arc<[f32]>> {
+        let mut biases = self.language_biases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(bias) = biases.get(language) {
+            return Some(bias.clone());
+        }
+        let bias: Arc<[f32]> = super::language::language_bias(&self.bytes, &self.control, language)?.into();
+        biases.insert(language.to_owned(), bias.clone());
+        Some(bias)
     }
 
     /// The system prompt the template adds when a conversation has none.
