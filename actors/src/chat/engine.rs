@@ -15,7 +15,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
-    RecallItem, Speaker, assemble_prompt, end_reply,
+    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, without_opening_label,
 };
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
@@ -32,8 +32,45 @@ use crate::wire::events::ServerEvent;
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
 
-/// Times a reply is written before an empty one is reported as the model's failure.
-const EMPTY_REPLY_TRIES: u32 = 3;
+/// Times a reply is written before an empty one is reported as the model's failure; a
+/// reply found in another language than the conversation's, or opening as the previous
+/// one did, is written again within the same tries (the last try is kept as it comes).
+const REPLY_TRIES: u32 = 3;
+
+/// Characters of a reply held back before any is sent, so that its language and its
+/// opening are checked while it can still be written again unseen: about ten tokens, a
+/// fraction of a second on the embedded model.
+const HELD_BACK_CHARS: usize = 40;
+
+/// Words at the start of a reply that, the same as the previous reply's, make it a repeat.
+const REPEATED_OPENING_WORDS: usize = 5;
+
+/// Why an attempt at a reply was dropped before any of it was sent.
+#[derive(Debug)]
+enum Dropped {
+    /// The model wrote in another language than the conversation's (the one detected,
+    /// for the log).
+    Language(#[allow(dead_code)] &'static str),
+    /// It opened with the words the previous reply opened with.
+    Repeat,
+}
+
+/// What one attempt at a reply came to.
+enum Attempt {
+    /// The text the model wrote (after the reply's opening) and why it ended.
+    Written(String, FinishReason),
+    Dropped(Dropped),
+}
+
+/// What an attempt is checked against while its start is held back.
+struct Checks<'a> {
+    /// The conversation's language (`language::reply_language`).
+    language: &'a str,
+    /// The previous reply of the character's, if any.
+    previous: Option<&'a str>,
+    /// Whether a failed check drops the attempt (not on the last try, nor for a continuation).
+    enforced: bool,
+}
 
 /// What a reply is written from: the conversation as the character's actor holds it.
 pub struct ReplyContext<'a> {
@@ -184,18 +221,34 @@ impl ChatEngine {
         let started = Instant::now();
         let model = self.model().await?;
         let prompt = assembled_prompt(&self.settings, context, context.recall, |text| model.count_tokens(text));
+        let language = conversation_language(context);
+        // Where the reply starts: a continuation goes on from the reply's own text; a
+        // question about what the user told starts with the answer (`answer`).
+        let opening = if context.continues {
+            context.window.last().map(|m| m.content.trim_end().to_owned()).unwrap_or_default()
+        } else {
+            super::answer::opening(context, language).unwrap_or_default()
+        };
         // The system message and the history are the next turn's start; what comes after
-        // them (recall, the reply guide, activated lore, the card's instructions, a
-        // continuation's nudge) changes from turn to turn.
+        // them (recall, the reply guide, activated lore, the card's instructions) changes
+        // from turn to turn.
         let stable = 1 + prompt.history.len();
         let mut request = ChatRequest::new(prompt.messages.into_iter().map(to_model_message).collect());
         if stable < request.messages.len() {
             request = request.cache_prefix(stable);
         }
+        let character_name = &context.character.card.character_name;
         let request = request
             .max_tokens(self.settings.max_reply_tokens)
-            // The model must not write the user's next line for them.
-            .stop([format!("\n{}:", chatter.user_name), format!("{}:", chatter.user_name)])
+            .language(language)
+            .prefill(opening.clone())
+            // The model must not write the user's next line for them, nor a next turn of its own.
+            .stop([
+                format!("\n{}:", chatter.user_name),
+                format!("{}:", chatter.user_name),
+                format!("\n{character_name}:"),
+                "\nUser:".to_owned(),
+            ])
             .cancel(cancel.clone());
         // Held until the reply is written: the model's turn, shared fairly between users.
         let _slot = tokio::select! {
@@ -204,34 +257,50 @@ impl ChatEngine {
         };
         let model_started = Instant::now();
         self.metrics.observe(Phase::Prepare, model_started - started);
-        // A small model sometimes ends its turn at once, or opens with the user's name (a
-        // stop string): the reply is empty. Like SillyTavern's auto-swipe, it is written
-        // again, with a fresh seed, before the user is told it failed; nothing of an empty
-        // attempt was sent (`stream_reply` holds back leading whitespace).
-        for attempt in 1..=EMPTY_REPLY_TRIES {
-            let (text, finish) =
-                self.stream_reply(model.as_ref(), request.clone(), context, reply_id, model_started).await?;
+        let previous = previous_reply(context);
+        // A small model sometimes ends its turn at once, opens with the user's name (a stop
+        // string), writes in another language or repeats its previous reply: like
+        // SillyTavern's auto-swipe, the reply is written again, with a fresh seed, before
+        // the user sees any of it (`stream_reply` holds the start back).
+        for attempt in 1..=REPLY_TRIES {
+            let checks = Checks { language, previous, enforced: attempt < REPLY_TRIES && !context.continues };
+            let shown = if context.continues { "" } else { opening.as_str() };
+            // An attempt is dropped by cancelling its own token, never the reply's.
+            let attempt_request = request.clone().cancel(cancel.child_token());
+            let attempt_result = self
+                .stream_reply(model.as_ref(), attempt_request, context, reply_id, model_started, shown, &checks)
+                .await?;
             self.metrics.observe(Phase::Generate, model_started.elapsed());
             if let Some(cache) = model.prompt_cache() {
                 self.metrics.prompt_cache(cache);
             }
+            let (text, finish) = match attempt_result {
+                Attempt::Written(text, finish) => (text, finish),
+                Attempt::Dropped(why) => {
+                    tracing::info!(attempt, ?why, user = %chatter.user_id, character = %character_id, "a reply was written again");
+                    continue;
+                }
+            };
             if finish == FinishReason::Cancelled && text.trim().is_empty() {
                 return Ok(None);
             }
-            // A reply the token limit stopped ends at its last whole sentence; one with none is
-            // kept as written and `chatDone` says it was cut (`chat::reply_was_cut`).
-            let (content, _cut) = end_reply(&text, finish == FinishReason::Length);
-            if !content.is_empty() {
+            let content = kept_text(&opening, &text, finish, character_name, &chatter.user_name, context.continues);
+            if !content.trim().is_empty() {
                 return Ok(Some((content, finish)));
             }
             tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, "the model wrote an empty reply");
         }
-        Err(ChatError::Model(format!("the model wrote an empty reply {EMPTY_REPLY_TRIES} times")))
+        Err(ChatError::Model(format!("the model wrote no usable reply in {REPLY_TRIES} tries")))
     }
 
-    /// One attempt at a reply: streams `chatDelta` from the first visible character on
-    /// (whitespace before it is sent with it, so an empty attempt sends nothing) and
-    /// moderates the text as it grows. Answers the text as written and why it ended.
+    /// One attempt at a reply: streams `chatDelta` of `shown` (the reply's opening, when
+    /// the client does not have it) and what the model writes after it, holding the start
+    /// back until [`HELD_BACK_CHARS`] are written (or the model is done) and `checks` pass:
+    /// a dropped attempt sent nothing. A speaker label the model opens with is never sent.
+    /// Whitespace before the first visible character is sent with it, so an empty attempt
+    /// sends nothing either. Moderates the text as it grows. Answers what the model wrote
+    /// and why it ended.
+    #[allow(clippy::too_many_arguments)]
     async fn stream_reply(
         &self,
         model: &dyn ChatModel,
@@ -239,47 +308,78 @@ impl ChatEngine {
         context: &ReplyContext<'_>,
         reply_id: EntryId,
         model_started: Instant,
-    ) -> Result<(String, FinishReason), ChatError> {
+        shown: &str,
+        checks: &Checks<'_>,
+    ) -> Result<Attempt, ChatError> {
         let chatter = context.chatter;
         let character_id = &context.character.card.character_id;
+        let character_name = &context.character.card.character_name;
         let cancel = request.cancel.clone();
         let mut stream = model.stream(request).await?;
-        let mut text = String::new();
+        let mut written = String::new();
+        // What the user sees: `shown`, then what the model wrote past a label it opened with.
+        let mut text = shown.to_owned();
         // How much of `text` was sent, in bytes and as JavaScript counts a string (UTF-16
         // units: where the next piece starts for the client).
         let mut sent = 0;
         let mut offset: u32 = 0;
+        let mut held_back = true;
         let mut finish = FinishReason::Stop;
-        while let Some(event) = stream.next().await {
-            match event? {
-                StreamEvent::Delta(delta) => {
-                    text.push_str(&delta);
-                    if text.trim().is_empty() {
-                        continue;
+        loop {
+            let (delta, ended) = match stream.next().await {
+                Some(event) => match event? {
+                    StreamEvent::Delta(delta) => (delta, false),
+                    StreamEvent::Done(done) => {
+                        finish = done.reason;
+                        (String::new(), true)
                     }
-                    if sent == 0 {
-                        self.metrics.observe(Phase::FirstToken, model_started.elapsed());
-                    }
-                    // The rules at every piece, so nothing refused reaches the user's screen.
-                    if let Err(refusal) = self.moderator.check_rules(Surface::ChatReply, Some(&chatter.user_id), &text)
-                    {
-                        cancel.cancel();
-                        return Err(ChatError::Refused(refusal));
-                    }
-                    let delta = text[sent..].to_owned();
-                    sent = text.len();
-                    if let Some(partial) = context.partial
-                        && let Ok(mut partial) = partial.lock()
-                    {
-                        partial.push_str(&delta);
-                    }
-                    let at = offset;
-                    offset = offset.saturating_add(delta.encode_utf16().count() as u32);
-                    let event =
-                        ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at };
-                    self.bus.publish(&chatter.user_id, event).await;
+                },
+                None => (String::new(), true),
+            };
+            written.push_str(&delta);
+            if held_back {
+                let own = if shown.is_empty() {
+                    without_opening_label(&written, character_name, &chatter.user_name)
+                } else {
+                    written.as_str()
+                };
+                text = format!("{shown}{own}");
+                if !ended && text.trim().chars().count() < HELD_BACK_CHARS {
+                    continue;
                 }
-                StreamEvent::Done(done) => finish = done.reason,
+                held_back = false;
+                if checks.enforced
+                    && let Some(dropped) = failed_check(own, checks)
+                {
+                    cancel.cancel();
+                    return Ok(Attempt::Dropped(dropped));
+                }
+            } else {
+                text.push_str(&delta);
+            }
+            if !text.trim().is_empty() && sent < text.len() {
+                if sent == 0 {
+                    self.metrics.observe(Phase::FirstToken, model_started.elapsed());
+                }
+                // The rules at every piece, so nothing refused reaches the user's screen.
+                if let Err(refusal) = self.moderator.check_rules(Surface::ChatReply, Some(&chatter.user_id), &text) {
+                    cancel.cancel();
+                    return Err(ChatError::Refused(refusal));
+                }
+                let delta = text[sent..].to_owned();
+                sent = text.len();
+                if let Some(partial) = context.partial
+                    && let Ok(mut partial) = partial.lock()
+                {
+                    partial.push_str(&delta);
+                }
+                let at = offset;
+                offset = offset.saturating_add(delta.encode_utf16().count() as u32);
+                let event = ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at };
+                self.bus.publish(&chatter.user_id, event).await;
+            }
+            if ended {
+                break;
             }
         }
         // The second layer once the reply is whole (asking it at every piece would cost a
@@ -288,7 +388,7 @@ impl ChatEngine {
             .check_classifier(Surface::ChatReply, Some(&chatter.user_id), &text)
             .await
             .map_err(ChatError::Refused)?;
-        Ok((text, finish))
+        Ok(Attempt::Written(written, finish))
     }
 
     /// The facts the user stated in `recent` (oldest first), by rule and by the model
@@ -328,6 +428,66 @@ fn refusal_error(refused: Refused) -> ChatError {
     }
 }
 
+/// The language the conversation is in (`language::reply_language`): the reply's.
+fn conversation_language(context: &ReplyContext<'_>) -> &'static str {
+    let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
+    let language = super::language::reply_language(&history, &context.chatter.language);
+    amora_domain::account::LANGUAGES.iter().copied().find(|code| *code == language).unwrap_or("en")
+}
+
+/// The character's reply before the one being written, when the window has one.
+fn previous_reply<'a>(context: &ReplyContext<'a>) -> Option<&'a str> {
+    let mut replies = context.window.iter().rev().filter(|m| m.speaker == Speaker::Character);
+    if context.continues {
+        replies.next();
+    }
+    replies.next().map(|m| m.content.as_str())
+}
+
+/// Why the start of an attempt (`own`: what the model wrote, its opening label left out)
+/// fails `checks`, if it does: clearly written in another language than the conversation's
+/// (`language::clearly_other`), or opening with the previous reply's first words.
+fn failed_check(own: &str, checks: &Checks<'_>) -> Option<Dropped> {
+    if let Some(detected) = super::language::clearly_other(own, checks.language) {
+        return Some(Dropped::Language(detected));
+    }
+    let opening = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(REPEATED_OPENING_WORDS)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mine = opening(own);
+    if mine.len() == REPEATED_OPENING_WORDS && checks.previous.is_some_and(|previous| opening(previous) == mine) {
+        return Some(Dropped::Repeat);
+    }
+    None
+}
+
+/// The text kept of an attempt: the reply's `opening` and what the model wrote after it,
+/// cleaned of speaker labels, next turns and tails (`clean_reply`), and cut back to its
+/// last sentence when the token limit stopped it (`end_reply`). For a continuation, only
+/// what comes after the opening (the reply so far), its leading space kept.
+fn kept_text(
+    opening: &str,
+    written: &str,
+    finish: FinishReason,
+    character_name: &str,
+    user_name: &str,
+    continues: bool,
+) -> String {
+    let own = if opening.is_empty() { without_opening_label(written, character_name, user_name) } else { written };
+    let whole = clean_reply(&format!("{opening}{own}"), character_name, user_name);
+    let (whole, _cut) = end_reply(&whole, finish == FinishReason::Length);
+    if !continues {
+        return whole;
+    }
+    // The opening has no space at its end, and cleaning touches only the ends of the whole:
+    // what follows the opening is the continuation as written, the space it opened with kept.
+    whole.strip_prefix(opening).unwrap_or_default().to_owned()
+}
+
 /// The node's lorebook scans at once (`lore::MAX_SCANS_AT_ONCE`), each on the blocking pool.
 fn lore_scans() -> tokio::sync::Semaphore {
     tokio::sync::Semaphore::new(super::lore::MAX_SCANS_AT_ONCE)
@@ -363,7 +523,15 @@ pub fn assembled_prompt(
     recall: &Found,
     count_tokens: impl Fn(&str) -> usize,
 ) -> Prompt {
-    let history: Vec<HistoryMessage> = context.window.iter().cloned().map(history_message).collect();
+    // A continuation is written from the prompt the reply was written from (the window
+    // without the reply), the reply so far its prefill (`write_reply`): the model's prefix
+    // cache still holds that prompt, and the model goes on from the reply's last word
+    // rather than starting over.
+    let window = match context.window.split_last() {
+        Some((last, before)) if context.continues && last.speaker == Speaker::Character => before,
+        _ => context.window,
+    };
+    let history: Vec<HistoryMessage> = window.iter().cloned().map(history_message).collect();
     let memories = system_memories(context.memories, settings.memories_in_prompt);
     let recalled_memories: Vec<RecallItem<'_>> =
         recall.memories.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
@@ -371,7 +539,7 @@ pub fn assembled_prompt(
         recall.messages.iter().map(|(id, content)| RecallItem { id: *id, content }).collect();
     let character = context.character;
     let extras = &character.extras;
-    let reply_language = super::language::reply_language(&history, &context.chatter.language);
+    let reply_language = conversation_language(context);
     let parts = PromptParts {
         persona: Persona {
             name: &character.card.character_name,
@@ -401,34 +569,34 @@ pub fn assembled_prompt(
             budget_tokens: settings.recall_budget_tokens,
         },
     };
-    let mut prompt = assemble_prompt(&parts, count_tokens);
-    // Continuing: the window ends with the reply, and the prompt asks for the rest of it, as
-    // SillyTavern's continue nudge does. The prompt so far is the last one with the reply
-    // after it, so the model's prefix cache still holds it.
-    if context.continues {
-        prompt.messages.push(PromptMessage { role: PromptRole::System, content: CONTINUE_NUDGE.to_owned() });
-    }
-    prompt
+    assemble_prompt(&parts, count_tokens)
 }
 
-/// What ends the prompt of a continued reply. Works with every model and template: an
-/// unfinished assistant turn at the end of the prompt (a prefill) is closed by ChatML
-/// templates, the embedded model's among them.
-pub const CONTINUE_NUDGE: &str =
-    "[Continue your last message from exactly where it stopped. Do not repeat any of it; write only what comes next.]";
-
-/// A reply's text so far with its continuation after it: the model may start over with
-/// what was already written (dropped), and a word gets the space before it that the
-/// trimmed continuation lost.
+/// A reply's text so far with its continuation after it, as the model wrote it from the
+/// reply as its prefill: a space it opened with stays one space; text it glued on (the rest
+/// of a word, punctuation, Japanese) is glued. A provider that ignored the prefill and
+/// started over with what was already written has that part dropped, and its fresh
+/// sentence gets a space.
 pub fn join_continuation(before: &str, more: &str) -> String {
     let before = before.trim_end();
-    let more = more.trim();
-    let more = more.strip_prefix(before).map(str::trim_start).unwrap_or(more);
+    let more = more.trim_end();
+    let (more, spaced) = match more.trim_start().strip_prefix(before) {
+        Some(rest) if !before.is_empty() => (rest.trim_start(), rest.starts_with(char::is_whitespace)),
+        _ => (more.trim_start(), more.starts_with(char::is_whitespace)),
+    };
     if more.is_empty() {
         return before.to_owned();
     }
-    let glued = more.starts_with(['.', ',', '!', '?', ';', ':', ')', '…', '\'', '’']);
-    if before.is_empty() || glued { format!("{before}{more}") } else { format!("{before} {more}") }
+    let glued_punctuation =
+        more.starts_with(['.', ',', '!', '?', ';', ':', ')', '…', '\'', '’', '。', '、', '！', '？']);
+    let rest_of_a_word = before.ends_with(char::is_alphabetic) && more.starts_with(char::is_lowercase);
+    let cjk = |c: char| matches!(c as u32, 0x3000..=0x9FFF | 0xAC00..=0xD7AF | 0xFF00..=0xFFEF);
+    let no_spaces = before.ends_with(cjk) || more.starts_with(cjk);
+    if before.is_empty() || (!spaced && (glued_punctuation || rest_of_a_word || no_spaces)) {
+        format!("{before}{more}")
+    } else {
+        format!("{before} {more}")
+    }
 }
 
 /// What a picture message says in the prompt's history.
@@ -463,8 +631,11 @@ mod tests {
 
     #[test]
     fn a_continuation_joins_the_reply_with_one_space_or_none_and_drops_a_repeat() {
-        assert_eq!(join_continuation("She smiles", "and waves."), "She smiles and waves.");
+        assert_eq!(join_continuation("She smiles", " and waves."), "She smiles and waves.");
         assert_eq!(join_continuation("She smiles ", "  and waves. "), "She smiles and waves.");
+        assert_eq!(join_continuation("She wav", "es."), "She waves.", "the rest of a word");
+        assert_eq!(join_continuation("She waves.", "Then she smiles."), "She waves. Then she smiles.");
+        assert_eq!(join_continuation("星がきれい", "ですね。"), "星がきれいですね。");
         assert_eq!(join_continuation("She smiles", ", then waves."), "She smiles, then waves.");
         assert_eq!(join_continuation("She smiles", "She smiles and waves."), "She smiles and waves.");
         assert_eq!(join_continuation("She smiles", "She smiles"), "She smiles");
@@ -472,7 +643,7 @@ mod tests {
     }
 
     #[test]
-    fn a_continued_reply_ends_its_prompt_with_the_reply_and_the_nudge() {
+    fn a_continued_reply_is_written_from_the_prompt_the_reply_was_written_from() {
         let character = marisol();
         let chatter = Chatter {
             user_id: UserId::parse("ann1").unwrap_or_else(|e| panic!("{e}")),
@@ -492,10 +663,10 @@ mod tests {
         let window =
             [said(Speaker::User, "Tell me about the light."), said(Speaker::Character, "It was lit in 1871 and")];
         let nothing = crate::chat::Found::default();
-        let context = |continues| ReplyContext {
+        let context = |window, continues| ReplyContext {
             chatter: &chatter,
             character: &character,
-            window: &window,
+            window,
             window_is_whole: true,
             memories: &[],
             lore: &[],
@@ -505,18 +676,9 @@ mod tests {
         };
         let words = |text: &str| text.split_whitespace().count();
         let settings = ChatSettings::default();
-        let answered = reply_prompt(&settings, &context(false), words);
-        let continued = reply_prompt(&settings, &context(true), words);
-        assert_eq!(continued.len(), answered.len() + 1);
-        assert_eq!(continued[..answered.len()], answered[..], "the same prompt, so the prefix cache holds");
-        // The reply is the last turn (the reply guide follows it), and the nudge ends the prompt.
-        let last_turn = continued.iter().rev().find(|m| m.role != PromptRole::System);
-        assert_eq!(
-            last_turn.map(|m| (m.role, m.content.as_str())),
-            Some((PromptRole::Assistant, "It was lit in 1871 and"))
-        );
-        let end = &continued[continued.len() - 1];
-        assert_eq!((end.role, end.content.as_str()), (PromptRole::System, CONTINUE_NUDGE));
-        assert!(answered.iter().all(|m| m.content != CONTINUE_NUDGE));
+        let answered = reply_prompt(&settings, &context(&window[..1], false), words);
+        let continued = reply_prompt(&settings, &context(&window, true), words);
+        assert_eq!(continued, answered, "the same prompt, so the prefix cache holds; the reply is its prefill");
+        assert!(continued.iter().all(|m| !m.content.contains("It was lit in 1871")));
     }
 }

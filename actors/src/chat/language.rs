@@ -1,21 +1,23 @@
-//! The language a reply is to be written in: the language of the user's own messages, told
-//! to the model after the history ("Antworte auf Deutsch."). A small model otherwise
-//! answers a German message in English, since everything else in its prompt is English.
+//! The language a reply is to be written in: the conversation's, told to the model after
+//! the history ("Antworte auf Deutsch.") and held by the decoding where the model allows it
+//! (`ChatRequest::language`). A small model otherwise answers a German message in English,
+//! since everything else in its prompt is English.
 //!
-//! Detection is `whatlang`'s (trigram profiles, no model file), limited to the ten
-//! languages of the interface so that a short message cannot come out as a language the
-//! prompt has no instruction for. A message too short to tell ("ok", "haha") is read
-//! together with the user's previous messages; failing that, the user's interface language
-//! from settings decides.
+//! The conversation's language starts as the user's interface language (from settings) and
+//! changes only when the user clearly writes in another one: their messages in a row in
+//! that language, ignoring those too short to tell, hold [`SWITCH_WORDS`] words or more.
+//! "Okay cool, thanks!" in a German conversation, or "Merci !" in an English one, changes
+//! nothing; "Can we speak English from now on, please?" does. Detection is `whatlang`'s
+//! (trigram profiles, no model file), limited to the ten interface languages.
 
 use std::sync::OnceLock;
 
 use amora_domain::chat::{HistoryMessage, Speaker};
 use whatlang::{Detector, Lang};
 
-/// How many of the user's newest messages are read together when the newest alone does
-/// not tell its language.
-const MESSAGES_READ_TOGETHER: usize = 3;
+/// Words in another language, in the user's messages in a row, that make it the
+/// conversation's (Japanese and Korean count two characters a word).
+const SWITCH_WORDS: usize = 6;
 
 /// The ten interface languages, as `whatlang` names them, with their codes.
 const LANGUAGES: [(Lang, &str); 10] = [
@@ -50,20 +52,81 @@ pub fn detect(text: &str) -> Option<&'static str> {
     LANGUAGES.iter().find(|(lang, _)| *lang == info.lang()).map(|(_, code)| *code)
 }
 
-/// The language to reply in: the newest user message's, else that of the user's newest
-/// few messages read together, else `fallback` (the interface language).
+/// Words of the start of a reply from which its language is judged (fewer tell too little).
+const JUDGED_WORDS: usize = 5;
+
+/// English's commonest words, which other languages rarely write: a reply in which they
+/// are a quarter of the words or more, three at least, is in English.
+const ENGLISH_WORDS: &[&str] = &[
+    "the", "and", "you", "your", "i", "i'm", "is", "are", "to", "of", "it", "that", "this", "with", "for", "my",
+    "have", "what", "was", "be", "just", "can", "we", "will", "would", "about", "how", "there", "but", "not", "they",
+    "like", "love", "when", "at", "from", "been", "has", "were", "if", "or",
+];
+
+/// The language `text` (the start of a reply) is clearly written in, when that is not
+/// `expected`; `None` when it is in `expected` or cannot be told for sure. Japanese and
+/// Korean are told by their script (the letters mostly of another one); a reply to be in
+/// another Latin-script language by English's commonest words (a small model's drift is
+/// into English) or by a detection `whatlang` calls reliable.
+pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let script = |c: &char| match expected {
+        "ja" => matches!(*c as u32, 0x3040..=0x30FF | 0x3400..=0x9FFF),
+        "ko" => matches!(*c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF),
+        _ => false,
+    };
+    if matches!(expected, "ja" | "ko") {
+        let own = text.chars().filter(script).count();
+        let other = detect(text).filter(|code| *code != expected).unwrap_or("en");
+        return (letters >= 12 && own * 2 < letters).then_some(other);
+    }
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if words.len() < JUDGED_WORDS {
+        return None;
+    }
+    if expected != "en" {
+        let english = words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str())).count();
+        if english >= 3 && english * 4 >= words.len() {
+            return Some("en");
+        }
+    }
+    let info = detector().detect(text)?;
+    let code = LANGUAGES.iter().find(|(lang, _)| *lang == info.lang()).map(|(_, code)| *code)?;
+    (info.is_reliable() && code != expected).then_some(code)
+}
+
+/// The language to reply in: the conversation's, which starts as `fallback` (the
+/// interface language) and changes as the module says, read over the user's messages of
+/// `history` in order.
 pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a str {
-    let mut theirs = history.iter().rev().filter(|m| m.speaker == Speaker::User).map(|m| m.content.as_str());
-    let Some(newest) = theirs.next() else { return fallback };
-    if let Some(code) = detect(newest) {
-        return code;
+    let mut current = fallback;
+    // A language other than `current`, and the words the user wrote in it in a row.
+    let mut run: Option<(&'static str, usize)> = None;
+    for message in history.iter().filter(|m| m.speaker == Speaker::User) {
+        let Some(code) = detect(&message.content) else { continue };
+        if code == current {
+            run = None;
+            continue;
+        }
+        let words = word_count(&message.content) + run.filter(|(c, _)| *c == code).map_or(0, |(_, n)| n);
+        if words >= SWITCH_WORDS {
+            current = code;
+            run = None;
+        } else {
+            run = Some((code, words));
+        }
     }
-    let mut together = newest.to_owned();
-    for older in theirs.take(MESSAGES_READ_TOGETHER - 1) {
-        together.push('\n');
-        together.push_str(older);
-    }
-    detect(&together).unwrap_or(fallback)
+    current
+}
+
+/// Words of `text`: split at spaces, and for Japanese and Korean two characters a word.
+fn word_count(text: &str) -> usize {
+    let cjk = text.chars().filter(|c| matches!(*c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)).count();
+    text.split_whitespace().count().max(cjk / 2)
 }
 
 #[cfg(test)]
@@ -103,7 +166,7 @@ mod tests {
     }
 
     #[test]
-    fn a_short_message_is_read_with_the_earlier_ones_and_else_the_interface_language_decides() {
+    fn a_message_too_short_to_tell_changes_nothing_and_the_interface_language_starts() {
         let history = said(&["Ich arbeite als Krankenschwester in der Nachtschicht.", "Oh, wie spannend!", "ok"]);
         assert_eq!(reply_language(&history, "en"), "de", "the earlier German message tells");
         assert_eq!(reply_language(&said(&["ok"]), "fr"), "fr", "nothing tells: the interface language");
@@ -111,16 +174,27 @@ mod tests {
         assert_eq!(reply_language(&[], "pl"), "pl");
         let switched =
             said(&["Ich arbeite als Krankenschwester.", "Schön!", "Can we speak English from now on, please?"]);
-        assert_eq!(reply_language(&switched, "de"), "en", "the newest message wins when it tells");
+        assert_eq!(reply_language(&switched, "de"), "en", "a sentence of eight words tells");
+    }
+
+    #[test]
+    fn a_reply_clearly_in_another_language_is_told_and_a_short_or_unclear_one_is_not() {
+        let french = "Ma journée était merveilleuse, merci beaucoup de me le demander.";
+        assert_eq!(clearly_other(french, "en"), Some("fr"));
+        assert_eq!(clearly_other(french, "fr"), None);
+        assert_eq!(clearly_other("Hola Alex! Welcome to the world of ceramic art and the stars.", "pl"), Some("en"));
+        assert_eq!(clearly_other("I love the rain. It makes the café feel like", "en"), None);
+        assert_eq!(clearly_other("Merci beaucoup !", "en"), None, "too short to tell");
+        assert_eq!(clearly_other("I'll send the code for you tomorrow, haha.", "ja"), Some("en"));
+        assert_eq!(clearly_other("アレックス！ポルトに住んでるから、楽しいです。", "ja"), None);
+        assert_eq!(clearly_other("안녕하세요! 오늘 하루 정말 좋았어요.", "ko"), None);
+        assert_eq!(clearly_other("こんにちは、今日はとても楽しかったです。", "ko"), Some("ja"));
     }
 
     #[test]
     fn a_few_words_in_another_language_do_not_switch_the_conversations() {
-        let german = said(&[
-            "Ich arbeite als Krankenschwester in der Nachtschicht.",
-            "Oh, wie spannend!",
-            "Okay cool, thanks!",
-        ]);
+        let german =
+            said(&["Ich arbeite als Krankenschwester in der Nachtschicht.", "Oh, wie spannend!", "Okay cool, thanks!"]);
         assert_eq!(reply_language(&german, "en"), "de", "three English words keep a German conversation German");
         assert_eq!(reply_language(&said(&["Hi! How was your day?"]), "en"), "en");
         assert_eq!(reply_language(&said(&["I live in Porto."]), "en"), "en");

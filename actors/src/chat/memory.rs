@@ -17,7 +17,7 @@ use amora_ai::chat::{ChatMessage, ChatModel, ChatRequest};
 use amora_domain::chat::{HistoryMessage, Speaker};
 
 pub use merge::{MemoryChange, distinct, merge};
-pub use statements::statements;
+pub use statements::{stated_part, statements};
 
 /// Longest memory kept, in characters.
 pub const MAX_MEMORY_CHARS: usize = 200;
@@ -232,13 +232,18 @@ pub async fn facts_per_message(
     let mut failure = None;
     for message in recent.iter().filter(|m| m.speaker == Speaker::User) {
         let mut facts = if layers.rules { statements(&message.content, user_name) } else { Vec::new() };
-        if layers.model && failure.is_none() {
-            conversation.push(fact_question(&message.content));
+        // The model reads what the message states, never what it asks (`stated_part`).
+        let stated = if layers.validate { stated_part(&message.content) } else { Some(message.content.clone()) };
+        if layers.model
+            && failure.is_none()
+            && let Some(stated) = stated
+        {
+            conversation.push(fact_question(&stated));
             match ask(model, fact_request(&conversation)).await {
                 Ok(answer) => {
                     let by_rule = facts.len();
-                    for fact in model_facts(&answer, &message.content, user_name, character_name, layers.validate) {
-                        if !layers.validate || adds_to(&fact, &facts[..by_rule], &message.content, user_name) {
+                    for fact in model_facts(&answer, &stated, user_name, character_name, layers.validate) {
+                        if !layers.validate || adds_to(&fact, &facts[..by_rule], &stated, user_name) {
                             facts.push(fact);
                         }
                     }

@@ -4,6 +4,7 @@
 //! memories with the model. Here: what they share — settings, errors and the shapes
 //! clients see.
 
+pub mod answer;
 pub mod engine;
 pub mod fair;
 pub mod language;

@@ -4,15 +4,18 @@
 //! a token budget.
 //!
 //! One file per job: `message` (texts, ids, speakers), `placeholders`, `prompt` (a reply's
-//! prompt and the memories picked for it) and `sentences` (where a reply may end); their
+//! prompt and the memories picked for it), `reply_text` (a reply cleaned of labels and tails)
+//! and `sentences` (where a reply may end); their
 //! items are re-exported here, so callers name them `amora_domain::chat::X`.
 
 mod message;
 mod placeholders;
 mod prompt;
+mod reply_text;
 mod sentences;
 
 pub use message::*;
 pub use placeholders::*;
 pub use prompt::*;
+pub use reply_text::*;
 pub use sentences::*;

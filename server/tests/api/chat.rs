@@ -381,7 +381,9 @@ async fn save_memories(socket: &mut Socket) -> Value {
 #[actix_rt::test]
 async fn questions_the_user_asks_never_become_memories() {
     let (_app, _, _voucher, mut socket) = chat_app(&[]).await;
-    for question in ["Do you prefer tea or coffee?", "Do you like dogs or cats more?", "Would you rather live in Paris or Rome?"] {
+    for question in
+        ["Do you prefer tea or coffee?", "Do you like dogs or cats more?", "Would you rather live in Paris or Rome?"]
+    {
         send(&mut socket, FREE_CHARACTER, question).await;
         until_reply_ends(&mut socket).await;
     }

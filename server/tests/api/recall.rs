@@ -176,11 +176,13 @@ async fn conversation(kind: StoreKind) {
     let recalled = late_system(&asked.prompt);
     assert!(recalled.contains(&format!("- Ann: {FACT}")), "{:?}", asked.prompt);
     assert!(recalled.contains("Things Ann said earlier"), "{recalled}");
-    // The prompt ends: the history's last message, what was recalled, the reply guide.
+    // The prompt ends: the history's last message, what was recalled, the reply guide, and
+    // the reply's opening with the recalled answer (issue 30: `answer`).
     let n = asked.prompt.len();
-    assert_eq!(asked.prompt[n - 3], "user: Do you remember what my dog is called?", "right after the history");
-    assert!(asked.prompt[n - 2].contains("Things Ann said earlier"), "{:?}", asked.prompt);
-    assert!(asked.prompt[n - 1].starts_with("system: Reply as "), "{:?}", asked.prompt);
+    assert_eq!(asked.prompt[n - 4], "user: Do you remember what my dog is called?", "right after the history");
+    assert!(asked.prompt[n - 3].contains("Things Ann said earlier"), "{:?}", asked.prompt);
+    assert!(asked.prompt[n - 2].starts_with("system: Reply as "), "{:?}", asked.prompt);
+    assert_eq!(asked.prompt[n - 1], "assistant: Of course I remember — Biscuit!", "{:?}", asked.prompt);
     assert_eq!(recalled_texts(&asked.done, "messages"), [FACT]);
     assert_eq!(asked.done["recalled"]["messages"][0]["id"], first.message_id.as_str());
     prompts.push(asked.prompt);

@@ -171,12 +171,10 @@ async fn versions_continue_and_edit_then_regenerate(kind: StoreKind) {
     let longer = format!("{} {}", first["content"].as_str().unwrap(), reply_text());
     assert_eq!(continued["messageId"], reply_id);
     assert_eq!((continued["content"].clone(), continued["swipes"].clone()), (json!(longer), swipes(0, 3)));
-    // The reply is the last turn of the prompt (the reply guide may follow it), and the
-    // continue nudge ends it.
+    // The reply so far ends the prompt as the assistant's unfinished turn (a prefill): the
+    // model goes on from its last word.
     let prompt = last_prompt();
-    let last_turn = prompt.iter().rev().find(|m| !m.starts_with("system: ")).unwrap();
-    assert_eq!(*last_turn, format!("assistant: {}", first["content"].as_str().unwrap()), "{prompt:?}");
-    assert!(prompt.last().unwrap().starts_with("system: [Continue your last message"), "{prompt:?}");
+    assert_eq!(*prompt.last().unwrap(), format!("assistant: {}", first["content"].as_str().unwrap()), "{prompt:?}");
     assert_eq!(credits_left(&app, &voucher).await, credits - 3, "a continuation costs a message");
     // The continued text is that version's now.
     assert_eq!(swiped(&mut socket, &reply_id, 1).await["content"], second["content"]);

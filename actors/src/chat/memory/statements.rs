@@ -262,6 +262,29 @@ pub fn statements(message: &str, name: &str) -> Vec<String> {
     out
 }
 
+/// English words a question opens with even when its question mark is left out ("do you
+/// prefer tea or coffee").
+const QUESTION_OPENERS: &[&str] = &[
+    "do", "does", "did", "are", "is", "am", "can", "could", "would", "will", "should", "shall", "what", "what's",
+    "where", "who", "how", "why", "when", "which", "have", "has", "may", "might",
+];
+
+/// What of `message` states something: its sentences that are not questions (nor open as
+/// one does), role-play actions left out; `None` when it only asks. Only this is given to
+/// the model to find facts in: asked about "Do you prefer tea or coffee?", a small model
+/// answers "The user prefers tea".
+pub fn stated_part(message: &str) -> Option<String> {
+    let stated: Vec<String> = sentences(&without_actions(message))
+        .into_iter()
+        .filter(|(sentence, question)| {
+            let first = sentence.split_whitespace().next().map(key).unwrap_or_default();
+            !question && !QUESTION_OPENERS.contains(&first.as_str())
+        })
+        .map(|(sentence, _)| sentence)
+        .collect();
+    (!stated.is_empty()).then(|| stated.join(". ") + ".")
+}
+
 /// Whether a sentence is English with the user speaking of themself.
 fn is_english(tokens: &[&str]) -> bool {
     let keys: Vec<String> = tokens.iter().map(|t| key(t)).collect();
@@ -571,6 +594,14 @@ mod tests {
         ] {
             assert_eq!(statements(message, "Ann"), Vec::<String>::new(), "{message}");
         }
+    }
+
+    #[test]
+    fn only_what_is_stated_is_read_for_facts() {
+        assert_eq!(stated_part("Do you prefer tea or coffee?"), None);
+        assert_eq!(stated_part("do you prefer tea or coffee"), None, "no question mark, still a question");
+        assert_eq!(stated_part("I love tea! Do you?").as_deref(), Some("I love tea."));
+        assert_eq!(stated_part("*waves* My dog is called Pixel").as_deref(), Some("My dog is called Pixel."));
     }
 
     #[test]

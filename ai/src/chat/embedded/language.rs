@@ -26,8 +26,8 @@ const ENGLISH_WORDS: &[&str] = &[
     "on", "an", "as", "from", "been", "has", "had", "were", "if", "or", "by", "out", "up", "some", "more", "time",
     "really", "know", "think", "great", "hello", "hi", "hey", "oh", "well", "yes", "let", "let's", "want", "feel",
     "day", "today", "too", "very", "always", "thank", "thanks", "please", "sure", "okay", "who", "where", "why",
-    "which", "make", "see", "get", "go", "going", "one", "good", "new", "now", "also", "than", "then", "them",
-    "their", "could", "should", "did", "don't", "can't", "its", "into", "over", "us", "him", "her", "his", "am",
+    "which", "make", "see", "get", "go", "going", "one", "good", "new", "now", "also", "than", "then", "them", "their",
+    "could", "should", "did", "don't", "can't", "its", "into", "over", "us", "him", "her", "his", "am",
 ];
 
 /// Words of [`ENGLISH_WORDS`] that are also words of the language (so never held against it).

@@ -1,0 +1,788 @@
+//! The answer a reply opens with when the user asks about something they told: "Do you
+//! remember my dog's name and where I live?" is answered "Of course I remember — Pixel and
+//! Porto!", and the model goes on from there (`ChatRequest::prefill`).
+//!
+//! Why not leave it to the model: the embedded one (SmolLM2-135M) had the facts in its
+//! prompt, told as the user's, and still answered "I am Lena Fischer and I will be a rock
+//! climber…"; asked "What is my cat's name?" it gave the name in none of three tries. A
+//! reply template for direct questions is what a model that small needs.
+//!
+//! The question is one about the user (a question with a first-person word: "my", "I",
+//! "mein", "私"…). Its topic words ("dog", "live"; a name-word such as "name" counts half)
+//! are looked up in what the user said before (the conversation's window, the memories,
+//! what recall found), sentence by sentence; the value is the best sentence's words after
+//! the last topic word it shares ("My dog is called **Pixel**", "I live in **Porto**, by
+//! the river"), or before it ("**Pixel** is my dog's name"). Two facts at most are answered.
+//! Nothing is opened with when no sentence shares a topic word: the model answers alone.
+
+use amora_domain::chat::Speaker;
+
+use super::engine::ReplyContext;
+
+/// Words that make a question one about the user (first-person pronouns and possessives of
+/// the ten languages; Japanese and Korean are matched as they are written).
+const FIRST_PERSON: &[&str] = &[
+    "i",
+    "i'm",
+    "me",
+    "my",
+    "mine",
+    "ich",
+    "mein",
+    "meine",
+    "meinen",
+    "meinem",
+    "meiner",
+    "mich",
+    "mir",
+    "je",
+    "j",
+    "mon",
+    "ma",
+    "mes",
+    "moi",
+    "yo",
+    "mi",
+    "mis",
+    "io",
+    "mio",
+    "mia",
+    "miei",
+    "mie",
+    "eu",
+    "meu",
+    "meus",
+    "minha",
+    "minhas",
+    "ja",
+    "mój",
+    "moja",
+    "moje",
+    "mojego",
+    "mojej",
+    "mnie",
+    "saya",
+    "aku",
+    "ku",
+    "私",
+    "僕",
+    "俺",
+    "わたし",
+    "제",
+    "저",
+    "나",
+    "내",
+    "제가",
+    "내가",
+    "저의",
+    "나의",
+    "저는",
+    "나는",
+];
+
+/// Verbs whose form says "I" (Spanish, Italian, Portuguese and Polish drop the pronoun):
+/// they make a question one about the user and are still its topic ("¿Dónde vivo?").
+const FIRST_PERSON_VERBS: &[&str] = &[
+    "vivo",
+    "trabajo",
+    "tengo",
+    "estudio",
+    "abito",
+    "lavoro",
+    "studio",
+    "moro",
+    "trabalho",
+    "tenho",
+    "estudo",
+    "mieszkam",
+    "pracuję",
+    "pracuje",
+    "studiuję",
+];
+
+/// Words that never carry a question's topic nor a fact's value: function words of the ten
+/// languages, question words, and asking about remembering itself.
+const NOT_TOPICS: &[&str] = &[
+    // English
+    "a",
+    "about",
+    "again",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "for",
+    "forget",
+    "forgot",
+    "from",
+    "guess",
+    "has",
+    "have",
+    "how",
+    "if",
+    "in",
+    "is",
+    "it",
+    "its",
+    "know",
+    "mentioned",
+    "of",
+    "on",
+    "or",
+    "recall",
+    "remember",
+    "said",
+    "still",
+    "tell",
+    "that",
+    "the",
+    "think",
+    "to",
+    "told",
+    "was",
+    "were",
+    "what",
+    "what's",
+    "whats",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "you're",
+    "so",
+    "just",
+    "really",
+    "oh",
+    "hey",
+    "do you",
+    "again",
+    "there",
+    "this",
+    // German
+    "wie",
+    "was",
+    "wo",
+    "wer",
+    "wann",
+    "welche",
+    "welcher",
+    "welches",
+    "ist",
+    "bin",
+    "bist",
+    "sind",
+    "noch",
+    "weißt",
+    "erinnerst",
+    "daran",
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+    "des",
+    "ein",
+    "eine",
+    "einen",
+    "einem",
+    "und",
+    "oder",
+    "aber",
+    "im",
+    "am",
+    "an",
+    "als",
+    "auf",
+    "aus",
+    "bei",
+    "mit",
+    "von",
+    "zu",
+    "zum",
+    "zur",
+    "es",
+    "er",
+    "sie",
+    "wir",
+    "du",
+    "dein",
+    "deine",
+    "dich",
+    "dir",
+    "nicht",
+    "ja",
+    "so",
+    "auch",
+    "schon",
+    "denn",
+    "mal",
+    "wohin",
+    "woher",
+    // Spanish
+    "tú",
+    "tu",
+    "te",
+    "ti",
+    "qué",
+    "que",
+    "cómo",
+    "como",
+    "dónde",
+    "donde",
+    "cuál",
+    "cual",
+    "quién",
+    "quien",
+    "es",
+    "eres",
+    "soy",
+    "son",
+    "se",
+    "el",
+    "la",
+    "los",
+    "las",
+    "un",
+    "una",
+    "y",
+    "o",
+    "pero",
+    "en",
+    "de",
+    "del",
+    "al",
+    "con",
+    "por",
+    "para",
+    "recuerdas",
+    "acuerdas",
+    "sabes",
+    // French
+    "toi",
+    "ton",
+    "ta",
+    "tes",
+    "quel",
+    "quelle",
+    "quels",
+    "quelles",
+    "comment",
+    "où",
+    "qui",
+    "qu",
+    "quoi",
+    "suis",
+    "s",
+    "l",
+    "le",
+    "les",
+    "une",
+    "des",
+    "du",
+    "et",
+    "ou",
+    "mais",
+    "à",
+    "au",
+    "aux",
+    "avec",
+    "pour",
+    "dans",
+    "souviens",
+    "rappelles",
+    "sais",
+    "vous",
+    "votre",
+    "est-ce",
+    "c'est",
+    // Italian
+    "chi",
+    "cosa",
+    "dove",
+    "quale",
+    "qual",
+    "è",
+    "sei",
+    "sono",
+    "si",
+    "il",
+    "lo",
+    "gli",
+    "uno",
+    "e",
+    "ma",
+    "da",
+    "di",
+    "della",
+    "per",
+    "ricordi",
+    "sai",
+    "tuo",
+    "tua",
+    // Portuguese
+    "você",
+    "voce",
+    "onde",
+    "quem",
+    "os",
+    "as",
+    "um",
+    "é",
+    "és",
+    "sou",
+    "em",
+    "no",
+    "na",
+    "do",
+    "da",
+    "com",
+    "lembra",
+    "lembras",
+    "sabe",
+    "teu",
+    // Polish
+    "ty",
+    "jak",
+    "gdzie",
+    "co",
+    "kto",
+    "który",
+    "która",
+    "jest",
+    "jestem",
+    "się",
+    "mam",
+    "w",
+    "z",
+    "czy",
+    "pamiętasz",
+    "wiesz",
+    "to",
+    "ale",
+    "twój",
+    "twoja",
+    // Indonesian
+    "kamu",
+    "anda",
+    "apa",
+    "siapa",
+    "mana",
+    "dimana",
+    "bagaimana",
+    "kapan",
+    "yang",
+    "adalah",
+    "ingat",
+    "tahu",
+    "dan",
+    "atau",
+    "tapi",
+    "ke",
+    "dari",
+    "itu",
+    "ini",
+    // Japanese and Korean
+    "何",
+    "どこ",
+    "誰",
+    "뭐",
+    "뭐예요",
+    "뭐야",
+    "어디",
+    "어디에",
+    "누구",
+    "언제",
+    "무엇",
+    "기억해",
+    "기억해요",
+    "기억하세요",
+    "기억나",
+    "알아",
+    "알아요",
+];
+
+/// Words that name the fact rather than say what it is about ("name", "called"): a topic
+/// that counts half, so "my dog's name" is about the dog first.
+const NAME_WORDS: &[&str] = &[
+    "name",
+    "named",
+    "called",
+    "names",
+    "heißt",
+    "heiße",
+    "heisst",
+    "name's",
+    "nombre",
+    "llama",
+    "llamo",
+    "nom",
+    "appelle",
+    "appelles",
+    "nome",
+    "chiama",
+    "chiami",
+    "chamo",
+    "chama",
+    "imię",
+    "nazywa",
+    "nazywam",
+    "nama",
+    "namanya",
+    "bernama",
+    "名",
+    "前",
+    "名前",
+    "이름",
+    "이름은",
+    "이름이",
+];
+
+/// Korean particles and endings cut from a word's end before it is compared.
+const KOREAN_ENDINGS: &[&str] =
+    &["이에요", "예요", "입니다", "이야", "에서", "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "요"];
+
+/// A word of a sentence: its key (lower-cased, for comparing) and where it is in the sentence.
+#[derive(Debug, Clone)]
+struct Unit {
+    key: String,
+    start: usize,
+    end: usize,
+}
+
+fn is_kana(c: char) -> bool {
+    matches!(c as u32, 0x30A0..=0x30FF | 0xFF66..=0xFF9F)
+}
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF)
+}
+fn is_hiragana(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x309F)
+}
+
+/// The words of `text`: Latin and Hangul words split at spaces and punctuation (Korean
+/// particles cut off), a Japanese run split into katakana words and single kanji
+/// (hiragana, the grammar between them, left out).
+fn units(text: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if is_han(c) {
+            out.push(Unit { key: c.to_string(), start, end: start + c.len_utf8() });
+        } else if is_kana(c) {
+            let mut end = start + c.len_utf8();
+            while let Some(&(at, next)) = chars.peek().filter(|(_, n)| is_kana(*n)) {
+                end = at + next.len_utf8();
+                chars.next();
+            }
+            out.push(Unit { key: text[start..end].to_owned(), start, end });
+        } else if c.is_alphanumeric() && !is_hiragana(c) {
+            let mut end = start + c.len_utf8();
+            while let Some(&(at, next)) = chars.peek().filter(|(_, n)| {
+                (n.is_alphanumeric() || matches!(n, '\'' | '’' | '-'))
+                    && !is_han(*n)
+                    && !is_kana(*n)
+                    && !is_hiragana(*n)
+            }) {
+                end = at + next.len_utf8();
+                chars.next();
+            }
+            let word = text[start..end].trim_end_matches(['\'', '’', '-']);
+            let end = start + word.len();
+            let mut key = word.to_lowercase().replace('’', "'");
+            if let Some(stripped) = key.strip_suffix("'s") {
+                key = stripped.to_owned();
+            }
+            let (key, end) = without_korean_ending(&key, end);
+            out.push(Unit { key, start, end });
+        }
+    }
+    out
+}
+
+/// A Hangul word without the particle or ending at its end, and where it then ends.
+fn without_korean_ending(key: &str, end: usize) -> (String, usize) {
+    if !key.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF)) {
+        return (key.to_owned(), end);
+    }
+    for ending in KOREAN_ENDINGS {
+        if let Some(stem) = key.strip_suffix(ending)
+            && stem.chars().count() >= 2
+        {
+            return (stem.to_owned(), end - ending.len());
+        }
+    }
+    (key.to_owned(), end)
+}
+
+fn is_first_person(key: &str) -> bool {
+    FIRST_PERSON.contains(&key)
+}
+fn is_name_word(key: &str) -> bool {
+    NAME_WORDS.contains(&key)
+}
+fn is_filler(key: &str, user_name: &str) -> bool {
+    NOT_TOPICS.contains(&key)
+        || is_first_person(key)
+        || key == user_name.to_lowercase()
+        || key.chars().count() < 2 && !key.chars().any(is_han)
+}
+
+/// Whether two keys name the same thing: equal, or Latin words sharing their start ("live"
+/// and "lives", "wohne" and "wohnst", "vivo" and "vives"), or Korean words their first two syllables.
+fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let hangul = a.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
+    if hangul {
+        return common >= 2;
+    }
+    if a.chars().any(|c| is_han(c) || is_kana(c)) {
+        return false;
+    }
+    common >= 4 || (common >= 3 && la <= 5 && lb <= 5)
+}
+
+/// Whether `message` asks about the user: a question holding a first-person word.
+fn asks_about_the_user(message: &str) -> bool {
+    let question = message.contains('?') || message.contains('？');
+    question && units(message).iter().any(|u| is_first_person(&u.key) || FIRST_PERSON_VERBS.contains(&u.key.as_str()))
+}
+
+/// A topic of the question: a word, and whether it only names the fact ("name").
+struct Topic {
+    key: String,
+    weak: bool,
+}
+
+fn topics(question: &str, user_name: &str) -> Vec<Topic> {
+    let mut out: Vec<Topic> = Vec::new();
+    for unit in units(question) {
+        let weak = is_name_word(&unit.key);
+        if (!weak && is_filler(&unit.key, user_name)) || out.iter().any(|t| t.key == unit.key) {
+            continue;
+        }
+        out.push(Topic { key: unit.key, weak });
+    }
+    out
+}
+
+/// The sentences of `text`; a memory in another language, kept as the user said it
+/// ("Ann said: “Ich wohne in Hamburg.”"), is read as what is quoted.
+fn sentences(text: &str) -> Vec<&str> {
+    let text = match (text.find("said: “"), text.rfind('”')) {
+        (Some(at), Some(end)) if end > at => &text[at + "said: “".len()..end],
+        _ => text,
+    };
+    text.split(['.', '!', '?', ';', '\n', '。', '！', '？']).map(str::trim).filter(|s| !s.is_empty()).collect()
+}
+
+/// The value a sentence gives for the topics it shares with the question (`matched`: the
+/// indices of its units that share one): the words after the last of them, or, with none
+/// after, the words just before it; function words and the user left out, in one clause,
+/// three words at most.
+fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit], user_name: &str) -> Option<String> {
+    let last = *matched.iter().max()?;
+    let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
+    let usable = |u: &Unit| !is_filler(&u.key, user_name) && !is_name_word(&u.key) && !in_question(u);
+    // A clause ends at a comma, a colon or a dash: "I live in Porto, by the river".
+    let same_clause =
+        |a: &Unit, b: &Unit| !sentence[a.end.min(b.end)..a.start.max(b.start)].contains([',', ':', '—', '–', '、']);
+    let after: Vec<usize> = (last + 1..units.len()).skip_while(|&i| !usable(&units[i])).collect();
+    let run = |indices: &mut dyn Iterator<Item = usize>| -> Vec<usize> {
+        let mut taken: Vec<usize> = Vec::new();
+        for i in indices {
+            if !usable(&units[i])
+                || taken.len() == 3
+                || taken.last().is_some_and(|&t| !same_clause(&units[t], &units[i]))
+            {
+                break;
+            }
+            taken.push(i);
+        }
+        taken
+    };
+    let mut taken = after.first().map(|&first| run(&mut (first..units.len()))).unwrap_or_default();
+    if taken.is_empty() {
+        let before = (0..last).rev().find(|&i| usable(&units[i]))?;
+        taken = run(&mut (0..=before).rev());
+        taken.sort_unstable();
+    }
+    let (first, last) = (units[*taken.first()?].start, units[*taken.last()?].end);
+    Some(sentence[first..last].trim_matches(|c: char| !c.is_alphanumeric()).to_owned()).filter(|v| !v.is_empty())
+}
+
+/// The answer to `question` found in `sources` (what the user said before, memories),
+/// as the opening of a reply in `language`; `None` when the question is not about the user
+/// or nothing they said answers it.
+pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, language: &str) -> Option<String> {
+    if !asks_about_the_user(question) {
+        return None;
+    }
+    let question_units = units(question);
+    let mut topics = topics(question, user_name);
+    let mut values: Vec<String> = Vec::new();
+    while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
+        let mut best: Option<(f32, String)> = None;
+        for sentence in sources.iter().flat_map(|s| sentences(s)) {
+            let sentence_units = units(sentence);
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for topic in &topics {
+                if let Some(i) = sentence_units.iter().position(|u| same_word(&topic.key, &u.key)) {
+                    score += if topic.weak { 0.5 } else { 1.0 };
+                    matched.push(i);
+                }
+            }
+            let strong = topics.iter().any(|t| !t.weak && sentence_units.iter().any(|u| same_word(&t.key, &u.key)));
+            if score == 0.0 || (!values.is_empty() && !strong) || best.as_ref().is_some_and(|(b, _)| *b >= score) {
+                continue;
+            }
+            if let Some(value) = value_in(sentence, &sentence_units, &matched, &question_units, user_name)
+                && !values.contains(&value)
+            {
+                best = Some((score, value));
+            }
+        }
+        let Some((_, value)) = best else { break };
+        // The topics that value answers are done; look for the others.
+        let answered: Vec<String> = sources
+            .iter()
+            .flat_map(|s| sentences(s))
+            .filter(|s| s.contains(value.as_str()))
+            .flat_map(|s| units(s).into_iter().map(|u| u.key))
+            .collect();
+        topics.retain(|t| !answered.iter().any(|k| same_word(&t.key, k)));
+        values.push(value);
+        if topics.is_empty() {
+            break;
+        }
+    }
+    if values.is_empty() {
+        return None;
+    }
+    Some(template(language, &values))
+}
+
+/// "Of course I remember — Pixel and Porto!", in the reply's language.
+fn template(language: &str, values: &[String]) -> String {
+    let and = match language {
+        "de" => " und ",
+        "es" => " y ",
+        "fr" => " et ",
+        "it" | "pt" => " e ",
+        "pl" => " i ",
+        "id" => " dan ",
+        "ja" => "と",
+        "ko" => ", ",
+        _ => " and ",
+    };
+    let values = values.join(and);
+    match language {
+        "de" => format!("Natürlich weiß ich das noch – {values}!"),
+        "es" => format!("¡Claro que me acuerdo: {values}!"),
+        "fr" => format!("Bien sûr que je m'en souviens : {values} !"),
+        "it" => format!("Certo che me lo ricordo: {values}!"),
+        "pt" => format!("Claro que me lembro: {values}!"),
+        "pl" => format!("Oczywiście, że pamiętam: {values}!"),
+        "id" => format!("Tentu saja aku ingat: {values}!"),
+        "ja" => format!("もちろん覚えてるよ、{values}でしょ！"),
+        "ko" => format!("물론 기억하지, {values}!"),
+        _ => format!("Of course I remember — {values}!"),
+    }
+}
+
+/// The opening of the reply `context` asks for, when its newest message asks about what
+/// the user told: looked up in the user's earlier messages of the window, the memories
+/// and what recall found.
+pub fn opening(context: &ReplyContext<'_>, language: &str) -> Option<String> {
+    let (question, earlier) = context.window.split_last()?;
+    if question.speaker != Speaker::User {
+        return None;
+    }
+    let mut sources: Vec<&str> =
+        earlier.iter().rev().filter(|m| m.speaker == Speaker::User).map(|m| m.content.as_str()).collect();
+    sources.extend(context.recall.messages.iter().map(|(_, text)| text.as_str()));
+    sources.extend(context.recall.memories.iter().map(|(_, text)| text.as_str()));
+    sources.extend(context.memories.iter().map(|m| m.content.as_str()));
+    answer_opening(&question.content, &sources, &context.chatter.user_name, language)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(question: &str, sources: &[&str], language: &str) -> Option<String> {
+        answer_opening(question, sources, "Ann", language)
+    }
+
+    #[test]
+    fn two_facts_asked_together_are_both_answered() {
+        let told = ["My dog is called Pixel.", "I live in Porto, by the river.", "I work as a nurse."];
+        assert_eq!(
+            answer("Do you remember my dog's name and where I live?", &told, "en").as_deref(),
+            Some("Of course I remember — Pixel and Porto!")
+        );
+        assert_eq!(answer("What is my dog's name?", &told, "en").as_deref(), Some("Of course I remember — Pixel!"));
+        assert_eq!(answer("What do I do for work?", &told, "en").as_deref(), Some("Of course I remember — nurse!"));
+    }
+
+    #[test]
+    fn memories_in_the_third_person_and_quoted_ones_answer_too() {
+        let memories = ["Ann's cat is called Mochi", "Ann lives in Lyon", "Ann said: “Ich wohne in Hamburg.”"];
+        assert_eq!(answer("What's my cat's name?", &memories, "en").as_deref(), Some("Of course I remember — Mochi!"));
+        assert_eq!(answer("Where do I live?", &memories[1..2], "en").as_deref(), Some("Of course I remember — Lyon!"));
+        assert_eq!(
+            answer("Wo wohne ich?", &memories[2..], "de").as_deref(),
+            Some("Natürlich weiß ich das noch – Hamburg!")
+        );
+    }
+
+    #[test]
+    fn each_language_asks_and_is_answered_in_its_words() {
+        for (language, told, question, value) in [
+            ("de", "Mein Hund heißt Pixel.", "Wie heißt mein Hund?", "Pixel"),
+            ("es", "Mi perro se llama Pixel.", "¿Cómo se llama mi perro?", "Pixel"),
+            ("es", "Vivo en Oporto con mi novia.", "¿Dónde vivo?", "Oporto"),
+            ("fr", "Mon chat s'appelle Mochi.", "Comment s'appelle mon chat ?", "Mochi"),
+            ("it", "Il mio gatto si chiama Mochi.", "Come si chiama il mio gatto?", "Mochi"),
+            ("pt", "Moro em Lisboa há dois anos.", "Onde eu moro?", "Lisboa"),
+            ("pl", "Mój pies nazywa się Burek.", "Jak nazywa się mój pies?", "Burek"),
+            ("id", "Kucing saya bernama Mochi.", "Siapa nama kucing saya?", "Mochi"),
+            ("ja", "私の犬の名前はポチです。", "私の犬の名前は何ですか？", "ポチ"),
+            ("ko", "제 강아지 이름은 초코예요.", "제 강아지 이름이 뭐예요?", "초코"),
+        ] {
+            let opening = answer(question, &[told], language);
+            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
+        }
+    }
+
+    #[test]
+    fn questions_to_the_character_or_unanswered_ones_open_with_nothing() {
+        let told = ["My dog is called Pixel.", "I live in Porto."];
+        assert_eq!(answer("What is your name?", &told, "en"), None, "about the character");
+        assert_eq!(answer("Do you like Porto?", &told, "en"), None, "no first-person word");
+        assert_eq!(answer("What's my favourite colour?", &told, "en"), None, "never told");
+        assert_eq!(answer("My dog is called Pixel.", &told, "en"), None, "not a question");
+        assert_eq!(answer("Do you remember me?", &told, "en"), None, "no topic");
+    }
+}

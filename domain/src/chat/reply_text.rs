@@ -1,0 +1,161 @@
+//! A reply's text as it is kept, whatever the model wrote around it: a small model opens
+//! with its own name as a speaker label ("Hana Mori: …"), goes on with a line of the
+//! user's or a new turn of its own ("\nAnn: Yes…", "\nHana Mori: Hello and welcome…"), and
+//! ends with hashtags or a run of emoji, as the chat logs and social posts it learnt from do.
+
+/// What ends a speaker label: "Name:" with a space or the end of the line after it.
+const LABEL_END: char = ':';
+/// A label is a name of at most this many words ("Hana Mori", "User", "{{user}}").
+const LABEL_WORDS: usize = 3;
+/// …and of at most this many characters.
+const LABEL_CHARS: usize = 32;
+
+/// `text` with a speaker label at its start removed ("Hana Mori: Hi!" → "Hi!"): a label
+/// naming `character` (its full name or first name), or `user`.
+pub fn without_opening_label<'a>(text: &'a str, character: &str, user: &str) -> &'a str {
+    let trimmed = text.trim_start();
+    let Some((label, rest)) = trimmed.split_once(LABEL_END) else { return text };
+    let label = label.trim().trim_matches('*');
+    let first_name = character.split_whitespace().next().unwrap_or(character);
+    let named = [character, first_name, user, "{{char}}", "{{user}}"].iter().any(|n| label.eq_ignore_ascii_case(n));
+    if named && (rest.is_empty() || rest.starts_with(char::is_whitespace)) { rest.trim_start() } else { text }
+}
+
+/// Whether `line` opens with a speaker label: one to three words, the first capitalised
+/// (or a `{{placeholder}}`), then a colon and a space or the line's end. "Note: …" is one
+/// too; a reply has no use for such a line either.
+fn opens_with_label(line: &str) -> bool {
+    let line = line.trim_start().trim_start_matches('*');
+    let Some((label, rest)) = line.split_once(LABEL_END) else { return false };
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let first = words.first().and_then(|w| w.chars().next());
+    (rest.is_empty() || rest.starts_with(char::is_whitespace))
+        && !words.is_empty()
+        && words.len() <= LABEL_WORDS
+        && label.chars().count() <= LABEL_CHARS
+        && (first.is_some_and(char::is_uppercase) || label.trim().starts_with("{{"))
+        && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || "{}'’.-_".contains(c)))
+}
+
+/// `text` up to the first line, after its first, that opens with a speaker label: what
+/// follows is someone's next turn, the user's or the character's own, never this reply.
+pub fn before_next_speaker(text: &str) -> &str {
+    let mut at = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        if index > 0 && opens_with_label(line) {
+            return text[..at].trim_end();
+        }
+        at += line.len();
+    }
+    text
+}
+
+/// Whether `c` is an emoji or a pictograph, or what joins and varies them.
+fn is_emoji(c: char) -> bool {
+    matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF | 0xFE0F | 0x200D)
+}
+
+/// `text` without what a post ends with: hashtags ("#stars") and emoji at its end, with
+/// the spaces between them. One emoji after a sentence stays ("See you! 😊"); two or more,
+/// or any hashtag, go.
+pub fn without_tail(text: &str) -> &str {
+    let mut end = text.trim_end().len();
+    let mut emoji = 0;
+    let mut hashtags = 0;
+    loop {
+        let rest = text[..end].trim_end();
+        if let Some(c) = rest.chars().next_back().filter(|&c| is_emoji(c)) {
+            emoji += usize::from(c != '\u{FE0F}' && c != '\u{200D}');
+            end = rest.len() - c.len_utf8();
+            continue;
+        }
+        // A hashtag: '#' and a word, at the end.
+        let word_start = rest.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        let is_word = rest[word_start..].starts_with(char::is_alphabetic);
+        if word_start > 0 && is_word && rest[..word_start].ends_with('#') {
+            let hash = word_start - 1;
+            if hash == 0 || rest[..hash].ends_with(char::is_whitespace) {
+                hashtags += 1;
+                end = hash;
+                continue;
+            }
+        }
+        end = rest.len();
+        break;
+    }
+    if hashtags == 0 && emoji < 2 { text.trim_end() } else { text[..end].trim_end() }
+}
+
+/// A reply as it is kept: without a speaker label at its start, cut before a next
+/// speaker's line, without a hashtag or emoji tail.
+pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
+    let text = without_opening_label(text, character, user);
+    let text = before_next_speaker(text);
+    without_tail(text).to_owned()
+}
+
+/// How alike two replies are, 0 to 1: the share of word trigrams they have in common
+/// (Jaccard). A small model repeats its previous reply nearly word for word.
+pub fn likeness(a: &str, b: &str) -> f64 {
+    fn trigrams(text: &str) -> std::collections::HashSet<String> {
+        let words: Vec<String> =
+            text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+        words.windows(3).map(|w| w.join(" ")).collect()
+    }
+    let (a, b) = (trigrams(a), trigrams(b));
+    let union = a.union(&b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(&b).count() as f64 / union as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_at_the_start_goes() {
+        assert_eq!(without_opening_label("Hana Mori: The sky is clear.", "Hana Mori", "Ann"), "The sky is clear.");
+        assert_eq!(without_opening_label("  Hana: Hi!", "Hana Mori", "Ann"), "Hi!");
+        assert_eq!(without_opening_label("*Hana Mori:* Hi!", "Hana Mori", "Ann"), "*Hana Mori:* Hi!");
+        assert_eq!(without_opening_label("Note: the dome is cold.", "Hana Mori", "Ann"), "Note: the dome is cold.");
+        assert_eq!(without_opening_label("Time: 10:30 it is.", "Hana Mori", "Ann"), "Time: 10:30 it is.");
+    }
+
+    #[test]
+    fn a_next_speakers_line_ends_the_reply() {
+        assert_eq!(before_next_speaker("I love it.\nAnn: Yes, that's right."), "I love it.");
+        assert_eq!(before_next_speaker("I love it.\n\nHana Mori: Hello and welcome!"), "I love it.");
+        assert_eq!(before_next_speaker("Look:\n- Vega\n- Altair"), "Look:\n- Vega\n- Altair");
+        assert_eq!(before_next_speaker("Ann: hi"), "Ann: hi", "the first line is not a next turn");
+        assert_eq!(before_next_speaker("It was at 10:30.\nWe met then."), "It was at 10:30.\nWe met then.");
+        assert_eq!(before_next_speaker("Hi!\n{{user}}: hey"), "Hi!");
+    }
+
+    #[test]
+    fn hashtags_and_emoji_runs_at_the_end_go_and_one_emoji_stays() {
+        assert_eq!(without_tail("Look at Vega! #stars #astronomy 😍😍🌟"), "Look at Vega!");
+        assert_eq!(without_tail("See you tomorrow! 😊"), "See you tomorrow! 😊");
+        assert_eq!(without_tail("See you tomorrow! 😊😊"), "See you tomorrow!");
+        assert_eq!(without_tail("I love it ❤️❤️"), "I love it");
+        assert_eq!(without_tail("We are #1 at this."), "We are #1 at this.");
+        assert_eq!(without_tail("Room #4"), "Room #4", "a number is no hashtag");
+        assert_eq!(without_tail("Tonight! #nofilter"), "Tonight!");
+    }
+
+    #[test]
+    fn a_reply_is_cleaned_of_all_three() {
+        let written = "Hana Mori: The sky is so clear. Look at Vega! #stars 😍😍\nAnn: wow";
+        assert_eq!(clean_reply(written, "Hana Mori", "Ann"), "The sky is so clear. Look at Vega!");
+    }
+
+    #[test]
+    fn replies_alike_word_for_word_are_told() {
+        let a = "I love the stars at night, they make me feel so small and happy.";
+        let b = "I love the stars at night, they make me feel so small and calm.";
+        assert!(likeness(a, b) > 0.6);
+        assert!(likeness(a, "Tell me about your day, what did you do?") < 0.1);
+        assert!(likeness("", "") == 0.0);
+    }
+}
