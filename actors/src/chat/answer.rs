@@ -78,6 +78,7 @@ const FIRST_PERSON: &[&str] = &[
     "나의",
     "저는",
     "나는",
+    "우리",
 ];
 
 /// Verbs whose form says "I" (Spanish, Italian, Portuguese and Polish drop the pronoun):
@@ -99,6 +100,205 @@ const FIRST_PERSON_VERBS: &[&str] = &[
     "pracuje",
     "studiuję",
 ];
+
+/// Words that speak to the character in Japanese and Korean, which often leave "my" out:
+/// a question there is about the user unless it holds one of these.
+const SECOND_PERSON_CJK: &[&str] = &["あなた", "君", "きみ", "당신", "너", "너는", "너의", "네가"];
+
+/// Things people tell about themselves and ask about in other words: a question's topic
+/// word matches a told sentence's word of the same group ("which city do I live in?" and
+/// "We moved to Porto"), less than the same word does ("my cat" is the cat, not the dog).
+const TOPIC_GROUPS: &[&[&str]] = &[
+    // Where the user lives.
+    &[
+        "live",
+        "lives",
+        "living",
+        "lived",
+        "city",
+        "town",
+        "moved",
+        "move",
+        "home",
+        "wohne",
+        "wohnst",
+        "wohnt",
+        "stadt",
+        "lebe",
+        "lebst",
+        "vivo",
+        "vives",
+        "vive",
+        "ciudad",
+        "habite",
+        "habites",
+        "vis",
+        "vit",
+        "ville",
+        "abito",
+        "abiti",
+        "vivi",
+        "città",
+        "moro",
+        "mora",
+        "moras",
+        "cidade",
+        "mieszkam",
+        "mieszkasz",
+        "mieście",
+        "miasto",
+        "tinggal",
+        "kota",
+        "住",
+        "街",
+        "살아",
+        "살고",
+        "산다고",
+        "산다",
+        "사는",
+        "도시",
+    ],
+    // Pets.
+    &[
+        "dog",
+        "puppy",
+        "pet",
+        "cat",
+        "kitten",
+        "hund",
+        "katze",
+        "kater",
+        "perro",
+        "perra",
+        "gato",
+        "gata",
+        "mascota",
+        "chien",
+        "chienne",
+        "chat",
+        "chatte",
+        "cane",
+        "gatto",
+        "gatta",
+        "cão",
+        "cachorro",
+        "cachorra",
+        "pies",
+        "psa",
+        "kot",
+        "anjing",
+        "kucing",
+        "kucingku",
+        "anjingku",
+        "犬",
+        "猫",
+        "강아지",
+        "고양이",
+    ],
+    // Work.
+    &[
+        "work",
+        "job",
+        "works",
+        "working",
+        "profession",
+        "career",
+        "arbeite",
+        "arbeitest",
+        "beruf",
+        "trabajo",
+        "trabajas",
+        "profesión",
+        "travail",
+        "travailles",
+        "métier",
+        "lavoro",
+        "lavori",
+        "faccio",
+        "trabalho",
+        "trabalhas",
+        "profissão",
+        "pracuję",
+        "pracujesz",
+        "praca",
+        "pracy",
+        "kerja",
+        "bekerja",
+        "pekerjaan",
+        "仕事",
+        "직업",
+        "일해",
+    ],
+    // Brothers and sisters.
+    &[
+        "sister",
+        "brother",
+        "sibling",
+        "schwester",
+        "bruder",
+        "hermana",
+        "hermano",
+        "sœur",
+        "frère",
+        "sorella",
+        "fratello",
+        "irmã",
+        "irmão",
+        "siostra",
+        "brat",
+        "kakak",
+        "adik",
+        "adikku",
+        "kakakku",
+        "姉",
+        "妹",
+        "兄",
+        "弟",
+        "언니",
+        "누나",
+        "오빠",
+        "형",
+        "동생",
+    ],
+    // Food.
+    &[
+        "food",
+        "dish",
+        "eat",
+        "meal",
+        "essen",
+        "lieblingsessen",
+        "gericht",
+        "comida",
+        "plato",
+        "plat",
+        "cibo",
+        "piatto",
+        "prato",
+        "jedzenie",
+        "danie",
+        "makanan",
+        "食",
+        "料理",
+        "음식",
+    ],
+];
+
+/// Words that ask for a city: a question holding one is answered with a place or not at all.
+const CITY_WORDS: &[&str] =
+    &["city", "town", "stadt", "ciudad", "ville", "città", "cidade", "miasto", "mieście", "kota", "도시", "街"];
+
+/// The group a place-topic is in ([`TOPIC_GROUPS`]'s first).
+const PLACE_GROUP: usize = 0;
+
+/// Words that put a place after them ("in Leipzig", "à Lyon", "w Gdańsku").
+const PLACE_PREPOSITIONS: &[&str] =
+    &["in", "to", "from", "at", "nach", "aus", "im", "en", "à", "au", "a", "em", "no", "na", "w", "we", "di", "ke"];
+
+/// The group of `key` in [`TOPIC_GROUPS`], by its index.
+fn group_of(key: &str) -> Option<usize> {
+    TOPIC_GROUPS.iter().position(|group| group.contains(&key))
+}
 
 /// Words that never carry a question's topic nor a fact's value: function words of the ten
 /// languages, question words, and asking about remembering itself.
@@ -171,7 +371,6 @@ const NOT_TOPICS: &[&str] = &[
     "really",
     "oh",
     "hey",
-    "do you",
     "again",
     "there",
     "this",
@@ -310,7 +509,6 @@ const NOT_TOPICS: &[&str] = &[
     "sais",
     "vous",
     "votre",
-    "est-ce",
     "c'est",
     // Italian
     "chi",
@@ -416,6 +614,49 @@ const NOT_TOPICS: &[&str] = &[
     "기억나",
     "알아",
     "알아요",
+    "say",
+    "says",
+    "way",
+    "whats",
+    "nochmal",
+    "nochmals",
+    "eigentlich",
+    "est",
+    "c",
+    "déjà",
+    "n",
+    "d",
+    "t",
+    "te",
+    "há",
+    "mesmo",
+    "jakie",
+    "jaki",
+    "jaka",
+    "jakim",
+    "jakiej",
+    "już",
+    "właśnie",
+    "했지",
+    "했어",
+    "뭐였지",
+    "뭐라고",
+    "覚",
+    "知",
+    "come",
+    "che",
+    "cui",
+    "quanto",
+    "quando",
+    "perché",
+    "porque",
+    "pourquoi",
+    "quand",
+    "warum",
+    "kiedy",
+    "dlaczego",
+    "mengapa",
+    "kenapa",
 ];
 
 /// Words that name the fact rather than say what it is about ("name", "called"): a topic
@@ -452,6 +693,8 @@ const NAME_WORDS: &[&str] = &[
     "이름",
     "이름은",
     "이름이",
+    "prénom",
+    "imienia",
 ];
 
 /// Korean particles and endings cut from a word's end before it is compared.
@@ -495,15 +738,23 @@ fn units(text: &str) -> Vec<Unit> {
         } else if c.is_alphanumeric() && !is_hiragana(c) {
             let mut end = start + c.len_utf8();
             while let Some(&(at, next)) = chars.peek().filter(|(_, n)| {
-                (n.is_alphanumeric() || matches!(n, '\'' | '’' | '-'))
-                    && !is_han(*n)
-                    && !is_kana(*n)
-                    && !is_hiragana(*n)
+                (n.is_alphanumeric() || matches!(n, '\'' | '’')) && !is_han(*n) && !is_kana(*n) && !is_hiragana(*n)
             }) {
                 end = at + next.len_utf8();
                 chars.next();
             }
-            let word = text[start..end].trim_end_matches(['\'', '’', '-']);
+            let mut start = start;
+            let mut word = text[start..end].trim_end_matches(['\'', '’']);
+            // French and Italian elisions are two words: "j'habite", "s'appelle", "l'università".
+            if let Some(cut) = word.find(['\'', '’'])
+                && ["j", "l", "d", "m", "t", "s", "n", "c", "qu"].contains(&word[..cut].to_lowercase().as_str())
+            {
+                let apostrophe = word[cut..].chars().next().map_or(1, char::len_utf8);
+                out.push(Unit { key: word[..cut].to_lowercase(), start, end: start + cut });
+                let rest = word.len() - cut - apostrophe;
+                start += cut + apostrophe;
+                word = &text[start..start + rest];
+            }
             let end = start + word.len();
             let mut key = word.to_lowercase().replace('’', "'");
             if let Some(stripped) = key.strip_suffix("'s") {
@@ -565,7 +816,16 @@ fn same_word(a: &str, b: &str) -> bool {
 /// Whether `message` asks about the user: a question holding a first-person word.
 fn asks_about_the_user(message: &str) -> bool {
     let question = message.contains('?') || message.contains('？');
-    question && units(message).iter().any(|u| is_first_person(&u.key) || FIRST_PERSON_VERBS.contains(&u.key.as_str()))
+    let units = units(message);
+    let cjk = message.chars().any(|c| is_han(c) || is_kana(c) || is_hiragana(c) || matches!(c as u32, 0xAC00..=0xD7AF));
+    let speaks_to_the_character = SECOND_PERSON_CJK.iter().any(|w| message.contains(w));
+    // Indonesian says "my" as "-ku" at the word's end: "kucingku", "adikku".
+    let owned_ku = |key: &str| key.chars().count() >= 5 && key.ends_with("ku");
+    question
+        && (units
+            .iter()
+            .any(|u| is_first_person(&u.key) || FIRST_PERSON_VERBS.contains(&u.key.as_str()) || owned_ku(&u.key))
+            || (cjk && !speaks_to_the_character))
 }
 
 /// A topic of the question: a word, and whether it only names the fact ("name").
@@ -611,9 +871,12 @@ fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit]
     let run = |indices: &mut dyn Iterator<Item = usize>| -> Vec<usize> {
         let mut taken: Vec<usize> = Vec::new();
         for i in indices {
+            // A name stays a name ("New York", "Jannik"), a word a word ("nurse"): a run
+            // does not go on from one to the other.
             if !usable(&units[i])
                 || taken.len() == 3
                 || taken.last().is_some_and(|&t| !same_clause(&units[t], &units[i]))
+                || taken.first().is_some_and(|&t| capitalised(sentence, &units[t]) != capitalised(sentence, &units[i]))
             {
                 break;
             }
@@ -631,6 +894,33 @@ fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit]
     Some(sentence[first..last].trim_matches(|c: char| !c.is_alphanumeric()).to_owned()).filter(|v| !v.is_empty())
 }
 
+/// Whether a unit starts with a capital letter (a name, or a German noun).
+fn capitalised(sentence: &str, unit: &Unit) -> bool {
+    sentence[unit.start..].chars().next().is_some_and(char::is_uppercase)
+}
+
+/// The place a sentence names: the capitalised words after a place preposition ("We moved
+/// to **Porto** last spring", "Ich wohne seit drei Jahren in **Leipzig**").
+fn place_in(sentence: &str, units: &[Unit]) -> Option<String> {
+    let at = (1..units.len())
+        .find(|&i| PLACE_PREPOSITIONS.contains(&units[i - 1].key.as_str()) && capitalised(sentence, &units[i]))?;
+    let mut end = at;
+    while end + 1 < units.len() && end + 1 - at < 3 && capitalised(sentence, &units[end + 1]) {
+        end += 1;
+    }
+    Some(sentence[units[at].start..units[end].end].to_owned())
+}
+
+/// Where `topic` is in `units`, and how much that counts: the same word (a name-word half),
+/// else a word of its group ([`TOPIC_GROUPS`]) three quarters.
+fn found(topic: &Topic, units: &[Unit]) -> Option<(usize, f32)> {
+    if let Some(i) = units.iter().position(|u| same_word(&topic.key, &u.key)) {
+        return Some((i, if topic.weak { 0.5 } else { 1.0 }));
+    }
+    let group = group_of(&topic.key)?;
+    units.iter().position(|u| group_of(&u.key) == Some(group)).map(|i| (i, 0.75))
+}
+
 /// The answer to `question` found in `sources` (what the user said before, memories),
 /// as the opening of a reply in `language`; `None` when the question is not about the user
 /// or nothing they said answers it.
@@ -640,6 +930,7 @@ pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, languag
     }
     let question_units = units(question);
     let mut topics = topics(question, user_name);
+    let asks_for_a_city = question_units.iter().any(|u| CITY_WORDS.contains(&u.key.as_str()));
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
         let mut best: Option<(f32, String)> = None;
@@ -647,17 +938,28 @@ pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, languag
             let sentence_units = units(sentence);
             let mut score = 0.0;
             let mut matched = Vec::new();
+            let mut strong = false;
+            let mut about_a_place = false;
             for topic in &topics {
-                if let Some(i) = sentence_units.iter().position(|u| same_word(&topic.key, &u.key)) {
-                    score += if topic.weak { 0.5 } else { 1.0 };
+                if let Some((i, weight)) = found(topic, &sentence_units) {
+                    score += weight;
                     matched.push(i);
+                    strong |= !topic.weak;
+                    about_a_place |= group_of(&topic.key) == Some(PLACE_GROUP);
                 }
             }
-            let strong = topics.iter().any(|t| !t.weak && sentence_units.iter().any(|u| same_word(&t.key, &u.key)));
             if score == 0.0 || (!values.is_empty() && !strong) || best.as_ref().is_some_and(|(b, _)| *b >= score) {
                 continue;
             }
-            if let Some(value) = value_in(sentence, &sentence_units, &matched, &question_units, user_name)
+            // Asked where, the answer is a place: in Latin script a name after a preposition,
+            // or nothing (never the first word after "work" in "¿En qué ciudad trabajo?").
+            let latin = !sentence.chars().any(|c| is_han(c) || is_kana(c) || matches!(c as u32, 0xAC00..=0xD7AF));
+            let value = if (about_a_place || asks_for_a_city) && latin {
+                place_in(sentence, &sentence_units)
+            } else {
+                value_in(sentence, &sentence_units, &matched, &question_units, user_name)
+            };
+            if let Some(value) = value
                 && !values.contains(&value)
             {
                 best = Some((score, value));
@@ -671,7 +973,9 @@ pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, languag
             .filter(|s| s.contains(value.as_str()))
             .flat_map(|s| units(s).into_iter().map(|u| u.key))
             .collect();
-        topics.retain(|t| !answered.iter().any(|k| same_word(&t.key, k)));
+        topics.retain(|t| {
+            !answered.iter().any(|k| same_word(&t.key, k) || group_of(&t.key).is_some_and(|g| group_of(k) == Some(g)))
+        });
         values.push(value);
         if topics.is_empty() {
             break;
@@ -774,6 +1078,40 @@ mod tests {
             let opening = answer(question, &[told], language);
             assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
         }
+    }
+
+    #[test]
+    fn a_question_in_other_words_than_the_telling_is_answered() {
+        for (language, told, question, value) in [
+            (
+                "en",
+                "We moved to Porto last spring, I'm still getting used to the hills.",
+                "Which city do I live in?",
+                "Porto",
+            ),
+            (
+                "en",
+                "I work as a carpenter, mostly building kitchen cabinets.",
+                "What did I say my job was?",
+                "carpenter",
+            ),
+            (
+                "de",
+                "Ich wohne seit drei Jahren in Leipzig, in einer kleinen Wohnung.",
+                "In welcher Stadt wohne ich?",
+                "Leipzig",
+            ),
+            ("fr", "J'habite à Lyon, dans le quartier de la Croix-Rousse.", "Et je vis dans quelle ville ?", "Lyon"),
+            ("it", "Faccio la fotografa, soprattutto ai matrimoni.", "Che lavoro faccio?", "fotografa"),
+            ("pt", "A minha irmã chama-se Inês e é médica em Coimbra.", "Lembras-te do nome da minha irmã?", "Inês"),
+            ("ja", "弟の名前はハルトで、大学生です。", "弟の名前は何だっけ？", "ハルト"),
+            ("ko", "나는 부산에 살아. 바다가 가까워서 좋아.", "내가 어디에 산다고 했지?", "부산"),
+        ] {
+            let opening = answer(question, &[told], language);
+            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
+        }
+        let told = ["My dog is called Pixel.", "My cat is called Mochi."];
+        assert_eq!(answer("What's my cat's name?", &told, "en").as_deref(), Some("Of course I remember — Mochi!"));
     }
 
     #[test]
