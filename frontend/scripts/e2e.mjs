@@ -125,6 +125,7 @@ function stop(server) {
 const FILE_SECONDS = {
   'payments.test.mjs': 153,
   'swipes.test.mjs': 92,
+  'conversation.test.mjs': 90,
   'polish.test.mjs': 91,
   'create.test.mjs': 68,
   'chat.test.mjs': 66,
