@@ -91,6 +91,12 @@ impl ModelSettings {
                 if !(e.repeat_penalty >= 1.0 && e.repeat_penalty <= 2.0) {
                     return bad(format!("chat.embedded.repeat_penalty {} is outside 1..=2", e.repeat_penalty));
                 }
+                if !(0.0..=5.0).contains(&e.dry_multiplier) || !(1.0..=4.0).contains(&e.dry_base) {
+                    return bad(format!(
+                        "chat.embedded.dry_multiplier {} must be in 0..=5 and dry_base {} in 1..=4",
+                        e.dry_multiplier, e.dry_base
+                    ));
+                }
                 if e.context_size == Some(0) {
                     return bad("chat.embedded.context_size must be at least 1".into());
                 }
@@ -172,6 +178,14 @@ pub struct EmbeddedSettings {
     /// Penalty on tokens seen in the last `repeat_last_n` tokens (1 = none).
     pub repeat_penalty: f32,
     pub repeat_last_n: usize,
+    /// DRY, the penalty on extending a sequence already in the context (`embedded::dry`):
+    /// `dry_multiplier` 0 turns it off; a repeat longer than `dry_allowed_length` tokens
+    /// costs `dry_multiplier · dry_base^(length − dry_allowed_length)`, searched over the
+    /// newest `dry_last_n` tokens. llama.cpp's and koboldcpp's usual values by default.
+    pub dry_multiplier: f32,
+    pub dry_base: f32,
+    pub dry_allowed_length: usize,
+    pub dry_last_n: usize,
     /// Caps the context window (prompt and reply), by default the model's (at most 4096).
     pub context_size: Option<usize>,
     /// Prompt tokens kept, with their KV cache, for the next turn or a regenerate to start
@@ -191,6 +205,10 @@ impl Default for EmbeddedSettings {
             requantize: Requantize::Q8_0,
             repeat_penalty: 1.1,
             repeat_last_n: 64,
+            dry_multiplier: 0.8,
+            dry_base: 1.75,
+            dry_allowed_length: 2,
+            dry_last_n: 1024,
             context_size: None,
             prefix_cache_tokens: 4096,
         }

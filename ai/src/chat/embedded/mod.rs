@@ -10,6 +10,7 @@
 
 #[cfg(feature = "candle")]
 mod candle;
+mod dry;
 mod gguf;
 mod language;
 pub mod llama_cpp;
@@ -26,6 +27,7 @@ use tokio::sync::mpsc;
 
 #[cfg(feature = "candle")]
 pub use candle::{EmbeddedChatModel, SOURCE_SHA256_KEY, candle_threads, converted_path, prepare_model, sha256_file};
+pub use dry::Dry;
 pub use gguf::{GgufMetadata, GgufValue};
 pub use sampler::{Sampler, Sampling, apply_repeat_penalty};
 pub use tokenizer::{GgufTokenizer, Utf8Decoder};
@@ -320,11 +322,24 @@ impl Drop for WorkerGuard<'_> {
     }
 }
 
-/// Penalty on tokens seen in the last `last_n` (1: none).
+/// Penalty on tokens seen in the last `last_n` (1: none), and DRY's on repeats (`dry`).
 #[derive(Debug, Clone, Copy)]
 struct RepeatPenalty {
     penalty: f32,
     last_n: usize,
+    dry: Dry,
+}
+
+impl RepeatPenalty {
+    fn from_settings(e: &EmbeddedSettings) -> Self {
+        let dry = Dry {
+            multiplier: e.dry_multiplier,
+            base: e.dry_base,
+            allowed_length: e.dry_allowed_length,
+            last_n: e.dry_last_n,
+        };
+        Self { penalty: e.repeat_penalty, last_n: e.repeat_last_n, dry }
+    }
 }
 
 /// A reply being written, as either engine keeps it: the job, its sampler, the prompt and
@@ -386,6 +401,7 @@ impl Writing {
             let from = self.tokens.len().saturating_sub(repeat.last_n);
             apply_repeat_penalty(&mut logits, repeat.penalty, &self.tokens[from..]);
         }
+        dry::apply_dry(&mut logits, &repeat.dry, &self.tokens, |token| dry::is_breaker(tokenizer.token_bytes(token)));
         let next = self.sampler.sample(&logits)?;
         if tokenizer.ends_turn(next) {
             return Ok(Some(FinishReason::Stop));

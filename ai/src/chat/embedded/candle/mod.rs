@@ -48,8 +48,7 @@ struct Shared {
     weights: ModelWeights,
     tokenizer: GgufTokenizer,
     context_window: usize,
-    repeat_penalty: f32,
-    repeat_last_n: usize,
+    repeat: RepeatPenalty,
     /// Tokens of fed prompts kept for reuse (`PrefixCache`).
     prefix_cache_tokens: usize,
     /// Prompt tokens not fed again thanks to the prefix cache, since loading.
@@ -121,8 +120,7 @@ impl EmbeddedChatModel {
             weights,
             tokenizer,
             context_window,
-            repeat_penalty: e.repeat_penalty,
-            repeat_last_n: e.repeat_last_n,
+            repeat: RepeatPenalty::from_settings(e),
             prefix_cache_tokens: e.prefix_cache_tokens,
             reused_prompt_tokens: AtomicU64::new(0),
             prompt_tokens: AtomicU64::new(0),
@@ -315,7 +313,7 @@ impl Session {
         };
 
         let logits = logits.squeeze(0)?.to_dtype(DType::F32)?.to_vec1::<f32>()?;
-        let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
+        let penalty = shared.repeat;
         self.writing.next_token(logits, penalty, &shared.tokenizer, self.fed, shared.context_window)
     }
 }

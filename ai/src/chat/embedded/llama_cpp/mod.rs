@@ -49,8 +49,7 @@ const DEFAULT_CONTEXT: usize = 4096;
 struct Shared {
     tokenizer: GgufTokenizer,
     context_window: usize,
-    repeat_penalty: f32,
-    repeat_last_n: usize,
+    repeat: RepeatPenalty,
     prompt_tokens: AtomicU64,
     reused_prompt_tokens: AtomicU64,
     /// `llama_decode` calls, and the tokens they took, since loading.
@@ -161,8 +160,7 @@ impl LlamaCppChatModel {
         let shared = Arc::new(Shared {
             tokenizer: header.tokenizer,
             context_window,
-            repeat_penalty: e.repeat_penalty,
-            repeat_last_n: e.repeat_last_n,
+            repeat: RepeatPenalty::from_settings(e),
             prompt_tokens: AtomicU64::new(0),
             reused_prompt_tokens: AtomicU64::new(0),
             decodes: AtomicU64::new(0),
@@ -476,7 +474,7 @@ impl Reply {
     /// Samples the next token from `logits` and sends its text; `Some` when the reply is over.
     fn next_token(&mut self, logits: &[f32], shared: &Shared) -> Result<Option<FinishReason>, AiError> {
         let logits = logits.to_vec();
-        let penalty = RepeatPenalty { penalty: shared.repeat_penalty, last_n: shared.repeat_last_n };
+        let penalty = shared.repeat;
         // Held once the token is in: the prompt, the reply so far and this token.
         let held = self.writing.tokens.len() + 1;
         self.writing.next_token(logits, penalty, &shared.tokenizer, held, shared.context_window)
