@@ -477,7 +477,8 @@ fn kept_text(
     user_name: &str,
     continues: bool,
 ) -> String {
-    let own = if opening.is_empty() { without_opening_label(written, character_name, user_name) } else { written };
+    // The model's own text opens after the opening; a label it starts with goes either way.
+    let own = without_opening_label(written, character_name, user_name);
     let whole = clean_reply(&format!("{opening}{own}"), character_name, user_name);
     let (whole, _cut) = end_reply(&whole, finish == FinishReason::Length);
     if !continues {

@@ -86,11 +86,32 @@ pub fn without_tail(text: &str) -> &str {
     if hashtags == 0 && emoji < 2 { text.trim_end() } else { text[..end].trim_end() }
 }
 
+/// `text` up to where, inside a line, the character or the user is named as a speaker
+/// ("…every day Sofia Marin: Hello and welcome…"): a turn begun without a line break.
+pub fn before_named_speaker<'a>(text: &'a str, character: &str, user: &str) -> &'a str {
+    let mut cut = text.len();
+    for name in [character, user] {
+        let label = format!("{}:", name.trim());
+        if label.len() < 3 {
+            continue;
+        }
+        let found = text
+            .match_indices(&label)
+            .map(|(at, _)| at)
+            .find(|&at| at > 0 && text[..at].ends_with(|c: char| c.is_whitespace() || ".!?…*\"".contains(c)));
+        if let Some(at) = found {
+            cut = cut.min(at);
+        }
+    }
+    text[..cut].trim_end()
+}
+
 /// A reply as it is kept: without a speaker label at its start, cut before a next
-/// speaker's line, without a hashtag or emoji tail.
+/// speaker's line or a named speaker inside a line, without a hashtag or emoji tail.
 pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
     let text = without_opening_label(text, character, user);
     let text = before_next_speaker(text);
+    let text = before_named_speaker(text, character, user);
     without_tail(text).to_owned()
 }
 
@@ -142,6 +163,15 @@ mod tests {
         assert_eq!(without_tail("We are #1 at this."), "We are #1 at this.");
         assert_eq!(without_tail("Room #4"), "Room #4", "a number is no hashtag");
         assert_eq!(without_tail("Tonight! #nofilter"), "Tonight!");
+    }
+
+    #[test]
+    fn a_speaker_named_inside_a_line_starts_a_turn_that_is_not_the_reply() {
+        let text = "Come see the stars every day Sofia Marin: Hello and welcome!";
+        assert_eq!(before_named_speaker(text, "Sofia Marin", "Ann"), "Come see the stars every day");
+        assert_eq!(before_named_speaker("Yes! Ann: no.", "Sofia Marin", "Ann"), "Yes!");
+        assert_eq!(before_named_speaker("Sofia Marin: hi", "Sofia Marin", "Ann"), "Sofia Marin: hi", "at the start");
+        assert_eq!(before_named_speaker("I told Ann:no", "Sofia Marin", "Ann"), "I told", "a name then a colon");
     }
 
     #[test]
