@@ -140,10 +140,18 @@ export default function BuyTokensPage() {
         </div>
       )}
       {content}
-      {gate === 'paid' && (
+      {(gate === 'paid' || gate === 'free') && (
         <p className={`${styles.faint} ${styles.centerText}`}>
-          <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
-            {t('buyTokens.manage')}
+          {gate === 'paid' && (
+            <>
+              <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
+                {t('buyTokens.manage')}
+              </LocalizedLink>
+              {' · '}
+            </>
+          )}
+          <LocalizedLink to={ROUTES.orders} className={styles.link} data-testid="buy-tokens-orders">
+            {t('orders.heading')}
           </LocalizedLink>
         </p>
       )}
