@@ -259,9 +259,19 @@ impl UserActor {
             let account = self.current_account();
             return Box::pin(actix::fut::ready(Ok(then(self, account))));
         }
-        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
         let read = async move {
-            let account = store.users.by_id(&user_id).await?;
+            let mut account = store.users.by_id(&user_id).await?;
+            // Accounts made before generated names were called by their e-mail prefix
+            // (issue 30); each gets its generated name the first time it is loaded on
+            // any node, written once (the name is the same wherever it is made).
+            if let Some(old) = account.as_ref().filter(|user| user.has_email_prefix_name()) {
+                let user_name = amora_domain::account::generated_user_name(&old.user_id);
+                let change = UserChange::Profile { user_name: Some(user_name), user_avatar: None };
+                account = store.users.update(&user_id, change).await?;
+                bus.notify_elsewhere(&user_id, UserNotice::AccountChanged).await;
+                tracing::info!(user = %user_id, "an e-mail prefix display name replaced by a generated one");
+            }
             let plans = store.subscriptions.list_for_user(&user_id).await?;
             Ok::<_, StoreError>((account, plans))
         };

@@ -53,6 +53,7 @@ fn request(n: usize, width: u32, height: u32, style: Option<&str>) -> ImageReque
         pose: Some(pick(poses, n / 2)),
         style: Some(style.map_or_else(|| pick(styles, n / 5), str::to_owned)),
         nsfw: true,
+        variant: 0,
     }
 }
 

@@ -55,6 +55,7 @@ fn main() {
         pose: args.pose,
         style: args.style,
         nsfw: args.nsfw,
+        variant: 0,
     };
     let image = draw_png(&request).unwrap();
     std::fs::write(&args.out, image.bytes).unwrap();

@@ -71,6 +71,7 @@ fn png(seed: u64, width: u32, height: u32) -> Vec<u8> {
         pose: None,
         style: None,
         nsfw: false,
+        variant: 0,
     };
     // The illustrator caps its own output at 1536; a service may answer larger (DALL-E's
     // 1792), so the drawing is rendered at exactly the size asked.
@@ -106,6 +107,7 @@ fn request(width: u32, height: u32) -> ImageRequest {
         pose: None,
         style: Some("photo".into()),
         nsfw: false,
+        variant: 0,
     }
 }
 

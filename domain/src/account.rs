@@ -224,6 +224,54 @@ impl User {
     pub fn emails(&self) -> Vec<EmailAddress> {
         [&self.email, &self.discord_email, &self.apple_email].into_iter().flatten().cloned().collect()
     }
+
+    /// Whether the display name is the e-mail prefix that accounts created before
+    /// [`GENERATED_NAMES_SINCE`] were given by default ("uxaudit8281908"): characters then
+    /// called the person by it and memories were written about it (issue 30). Accounts
+    /// created since never get one by default, so a prefix name there was chosen and stays.
+    pub fn has_email_prefix_name(&self) -> bool {
+        if self.created_at >= GENERATED_NAMES_SINCE {
+            return false;
+        }
+        let name = self.user_name.trim();
+        self.emails().iter().any(|email| {
+            let local = email.as_str().split('@').next().unwrap_or_default();
+            let old_default = crate::text::truncate_chars(local, MAX_USER_NAME_CHARS);
+            !old_default.is_empty() && name.eq_ignore_ascii_case(old_default)
+        })
+    }
+}
+
+/// When new accounts began to get a generated display name instead of their e-mail
+/// prefix (2026-11-29T00:00:00Z, seconds since the epoch).
+pub const GENERATED_NAMES_SINCE: i64 = 1_795_910_400;
+
+const NAME_ADJECTIVES: [&str; 24] = [
+    "Sunny", "Quiet", "Gentle", "Brave", "Lucky", "Clever", "Merry", "Calm", "Bright", "Kind", "Swift", "Cosy",
+    "Witty", "Jolly", "Noble", "Breezy", "Mellow", "Bold", "Curious", "Dreamy", "Golden", "Silver", "Cheerful",
+    "Starry",
+];
+const NAME_NOUNS: [&str; 24] = [
+    "Otter", "Fox", "Robin", "Panda", "Falcon", "Koala", "Dolphin", "Lynx", "Sparrow", "Badger", "Heron", "Rabbit",
+    "Wolf", "Owl", "Deer", "Finch", "Tiger", "Seal", "Swan", "Bear", "Hawk", "Lark", "Puffin", "Cedar",
+];
+
+/// A friendly, neutral display name ("Sunny Otter") for an account that has not chosen
+/// one: never derived from an address, and the same for the same id, so that nodes fixing
+/// an old account at once agree on the name.
+pub fn generated_user_name(user_id: &UserId) -> String {
+    // FNV-1a (stable across builds and platforms, unlike the standard library's hasher),
+    // then SplitMix64's finaliser: ids differing in one character get unrelated names.
+    let mut hash = user_id
+        .as_str()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3));
+    hash = (hash ^ (hash >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    hash = (hash ^ (hash >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    hash ^= hash >> 31;
+    let adjective = NAME_ADJECTIVES[(hash % NAME_ADJECTIVES.len() as u64) as usize];
+    let noun = NAME_NOUNS[((hash >> 32) % NAME_NOUNS.len() as u64) as usize];
+    format!("{adjective} {noun}")
 }
 
 #[cfg(test)]
@@ -267,6 +315,52 @@ mod tests {
         assert!(Password::parse_new(&"x".repeat(21), "newPassword").is_err());
         assert!(Password::parse_attempt(&"x".repeat(21)).is_err());
         assert_eq!(format!("{:?}", Password::parse_attempt("secret").ok()), "Some(Password(..))");
+    }
+
+    fn account(user_name: &str, email: &str, created_at: i64) -> User {
+        User {
+            user_id: UserId::parse("u12345").unwrap_or_else(|e| panic!("{e}")),
+            user_no: UserNo::from_random(1),
+            user_name: user_name.into(),
+            email: Some(EmailAddress::parse(email).unwrap_or_else(|e| panic!("{e}"))),
+            discord_email: None,
+            apple_email: None,
+            google_subject: None,
+            discord_id: None,
+            user_vip_type: 0,
+            coin: crate::money::Coins::ZERO,
+            user_avatar: String::new(),
+            utm_source: String::new(),
+            interested_gender: Gender::Girls,
+            nsfw: false,
+            language: "en".into(),
+            password_hash: None,
+            created_at,
+        }
+    }
+
+    #[test]
+    fn an_old_default_name_is_the_email_prefix_of_an_account_made_before_generated_names() {
+        let old = GENERATED_NAMES_SINCE - 86_400;
+        assert!(account("uxaudit8281908", "uxaudit8281908@example.com", old).has_email_prefix_name());
+        assert!(account("Uxaudit8281908", "uxaudit8281908@example.com", old).has_email_prefix_name());
+        assert!(!account("Tomas", "uxaudit8281908@example.com", old).has_email_prefix_name());
+        let long = "a".repeat(40);
+        assert!(account(&"a".repeat(30), &format!("{long}@example.com"), old).has_email_prefix_name());
+        // Chosen after generated names began: kept.
+        assert!(!account("ann", "ann@example.com", GENERATED_NAMES_SINCE).has_email_prefix_name());
+    }
+
+    #[test]
+    fn generated_names_are_friendly_stable_and_varied() {
+        let id = |raw: &str| UserId::parse(raw).unwrap_or_else(|e| panic!("{e}"));
+        let name = generated_user_name(&id("abc123"));
+        assert_eq!(name, generated_user_name(&id("abc123")));
+        assert_eq!(name.split(' ').count(), 2, "{name}");
+        assert!(parse_user_name(&name).is_ok());
+        let names: std::collections::HashSet<String> =
+            (0..200).map(|n| generated_user_name(&id(&format!("user{n}")))).collect();
+        assert!(names.len() > 100, "{} distinct of 200", names.len());
     }
 
     #[test]

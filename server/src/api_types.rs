@@ -105,6 +105,7 @@ pub fn typescript() -> String {
         SubscriptionState::decl(&cfg),
         payments::routes::SubscriptionView::decl(&cfg),
         payments::routes::PaymentView::decl(&cfg),
+        payments::routes::OrderEntryView::decl(&cfg),
         images::routes::PresetView::decl(&cfg),
         images::routes::ImageOptions::decl(&cfg),
         images::routes::GenerateRequest::decl(&cfg),

@@ -63,7 +63,7 @@ impl ImageJobs {
             // Stable per character, varied per image of the job.
             seed: plan
                 .seed
-                .wrapping_add(index.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .wrapping_add(index.wrapping_mul(amora_ai::image::JOB_SEED_STEP))
                 .wrapping_add(if plan.character.is_some() { 0 } else { image_id.raw() as u64 }),
             width: inner.settings.width,
             height: inner.settings.height,
@@ -73,6 +73,8 @@ impl ImageJobs {
             pose: plan.choice.pose.map(|p| p.key.to_owned()),
             style: plan.choice.style.map(|p| p.key.to_owned()),
             nsfw: plan.nsfw,
+            // The image's place in its job (a job has at most a few images).
+            variant: u32::try_from(index).unwrap_or(u32::MAX),
         };
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<f32>();
         let forward = {

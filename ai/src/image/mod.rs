@@ -24,6 +24,10 @@ pub use openai::OpenAiImages;
 pub use sdwebui::SdWebUi;
 pub use settings::{ComfyUiSettings, ImageBackend, ImageModelSettings, OpenAiImageSettings, SdWebUiSettings};
 
+/// How far apart the seeds of one job's images are: image `i` of a job takes the job's
+/// seed plus `i` steps (`actors/src/images/making.rs`).
+pub const JOB_SEED_STEP: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// The image model the settings choose, checked.
 pub fn build(settings: &ImageModelSettings) -> Result<Arc<dyn ImageModel>, AiError> {
     settings.validate()?;
@@ -76,6 +80,11 @@ pub struct ImageRequest {
     pub style: Option<String>,
     /// Whether explicit content is allowed for this request.
     pub nsfw: bool,
+    /// Which image of its job this is (0 for the first, and for a portrait). Models that
+    /// honour seeds vary by the seed; the illustrator, whose seed moves only details, draws
+    /// each image of a job in another light, every other one mirrored, and in another pose
+    /// when none was chosen, so that a job's images differ at a glance (issue 30).
+    pub variant: u32,
 }
 
 /// A finished image as the backend gave it.

@@ -20,6 +20,7 @@ const BuyTokensPage = lazy(() => import('@/features/payments/components/buy-toke
 const CheckoutPage = lazy(() => import('@/features/payments/components/checkout-page'));
 const PaymentResultPage = lazy(() => import('@/features/payments/components/payment-result-page'));
 const SubscriptionManagePage = lazy(() => import('@/features/payments/components/subscription-manage-page'));
+const OrderHistoryPage = lazy(() => import('@/features/payments/components/order-history-page'));
 const GalleryPage = lazy(() => import('@/features/images/components/gallery-page'));
 const GenerateImagePage = lazy(() => import('@/features/images/components/generate-image-page'));
 const CreatePage = lazy(() => import('@/features/create/components/create-page'));
@@ -45,6 +46,7 @@ const framedRoutes: RouteObject[] = [
   { path: 'pay/:productId', element: <CheckoutPage /> },
   { path: 'zpay/:productId', element: <CheckoutPage zpay /> },
   { path: 'subscriptionmanage', element: <SubscriptionManagePage /> },
+  { path: 'orders', element: <OrderHistoryPage /> },
   { path: 'gallery', element: <GalleryPage /> },
   { path: 'generateimage', element: <GenerateImagePage /> },
   { path: 'createcharacter', element: <CreatePage /> },

@@ -32,14 +32,19 @@ afterEach(() => {
 });
 
 describe('the needPay offer', () => {
-  it('opens when any request answers needPay and offers a free user the plans', async () => {
+  // Only calls that spend tokens answer needPay over HTTP: a free user is told they lack
+  // tokens (not that today's free messages are used, issue 30) and offered a pack or a plan.
+  it('opens when any request answers needPay and offers a free user tokens or the plans', async () => {
     renderDialog(USER);
     expect(screen.queryByTestId('need-pay-dialog')).toBeNull();
     serveApi({ '/user/v1/image/generate': { code: 40004, msg: 'not enough tokens' } });
     await act(() => apiPost('/user/v1/image/generate', {}));
     const dialog = screen.getByTestId('need-pay-dialog');
-    expect(dialog).toHaveTextContent(en.needPay.freeTitle);
-    expect(screen.getByTestId('need-pay-action')).toHaveAttribute('href', '/pricing');
+    expect(dialog).toHaveTextContent(en.needPay.paidTitle);
+    expect(dialog).toHaveTextContent(en.needPay.freeTokensText);
+    expect(dialog).not.toHaveTextContent(en.needPay.freeText);
+    expect(screen.getByTestId('need-pay-action')).toHaveAttribute('href', '/buytokens');
+    expect(screen.getByTestId('need-pay-plans')).toHaveAttribute('href', '/pricing');
     fireEvent.click(screen.getByRole('button', { name: en.needPay.later }));
     expect(screen.queryByTestId('need-pay-dialog')).toBeNull();
   });

@@ -328,6 +328,20 @@ amount: string, currency: string, createdAt: number, updatedAt: number,
  */
 final: boolean, };
 
+export type OrderEntry = { 
+/**
+ * Money given back so far, a decimal string in the order's currency; "0.00" when none.
+ */
+refunded: string, flowId: string, productId: ProductId, route: PaymentRouteName, status: PaymentStatus, 
+/**
+ * Decimal string, e.g. "12.99".
+ */
+amount: string, currency: string, createdAt: number, updatedAt: number, 
+/**
+ * No processor news is awaited: the page stops polling.
+ */
+final: boolean, };
+
 export type ImagePreset = { key: string, nsfw: boolean, };
 
 export type ImageOptions = { scenes: Array<ImagePreset>, outfits: Array<ImagePreset>, poses: Array<ImagePreset>, styles: Array<ImagePreset>, counts: [number, number, number], 

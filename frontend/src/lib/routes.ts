@@ -16,6 +16,8 @@ export const ROUTES = {
   buyTokens: '/buytokens',
   setting: '/setting',
   subscriptionManage: '/subscriptionmanage',
+  /** The user's orders and payments (a project extension, issue 30). */
+  orders: '/orders',
   blog: '/blog',
   privacyPolicy: '/privacy-policy',
   termsOfService: '/terms-of-service',

@@ -142,7 +142,7 @@ pub(crate) fn internal(error: impl std::fmt::Display) -> AdminError {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateUserRequest {
     pub email: String,
-    /// The display name; by default the part of the address before the `@`.
+    /// The display name; by default a generated one ("Sunny Otter"), never the address.
     pub user_name: Option<String>,
     /// Lets the user sign in with their `userNo` and this password (6–20 characters).
     pub password: Option<String>,
@@ -158,10 +158,12 @@ async fn create_user(
     authorised(&req, &state)?;
     let request = body.into_inner();
     let email = EmailAddress::parse(&request.email).map_err(|e| AdminError::BadRequest(e.to_string()))?;
-    let user_name = match &request.user_name {
-        Some(name) => parse_user_name(name).map_err(|e| AdminError::BadRequest(e.to_string()))?,
-        None => crate::auth::accounts::default_name(&email),
-    };
+    let user_name = request
+        .user_name
+        .as_deref()
+        .map(parse_user_name)
+        .transpose()
+        .map_err(|e| AdminError::BadRequest(e.to_string()))?;
     let password = request
         .password
         .as_deref()

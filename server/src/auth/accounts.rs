@@ -1,7 +1,7 @@
 //! Finding, creating and deleting accounts, and the shapes the browser sees of them.
 
 use amora_actors::moderation::Surface;
-use amora_domain::account::{EmailAddress, User, UserId, UserNo};
+use amora_domain::account::{EmailAddress, User, UserId, UserNo, generated_user_name};
 use amora_store::{NewUser, StoreError, UserChange};
 use rand::Rng;
 use serde::Serialize;
@@ -86,7 +86,9 @@ pub struct Signup {
     pub discord_email: Option<EmailAddress>,
     pub google_subject: Option<String>,
     pub discord_id: Option<String>,
-    pub user_name: String,
+    /// The first display name when one is known (a provider's profile name, the
+    /// operator's choice); else the account gets a generated one, never its address.
+    pub user_name: Option<String>,
     pub utm_source: String,
     pub language: String,
 }
@@ -101,18 +103,19 @@ pub async fn ensure_not_blocked(state: &AppState, emails: &[&EmailAddress]) -> R
     Ok(())
 }
 
-/// The display name a new account starts with when moderation refuses the one it came with.
-pub const NEUTRAL_NAME: &str = "friend";
-
 /// Creates an account with a fresh id and `userNo`, retrying on the rare `userNo` clash.
-/// Its first display name (an address's local part, a provider's profile name, the
-/// operator's choice) passes moderation like one the user sets, as it goes into greetings
-/// and prompts; a refused one becomes [`NEUTRAL_NAME`] rather than stopping the sign-up.
+/// A first display name it came with (a provider's profile name, the operator's choice)
+/// passes moderation like one the user sets, as it goes into greetings and prompts; a
+/// refused one, or none, becomes a generated name ("Sunny Otter", from the account's id)
+/// rather than stopping the sign-up. An address's local part is never used: characters
+/// would call the person by it and write memories about it (issue 30).
 pub async fn create(state: &AppState, mut signup: Signup) -> Result<User, ApiError> {
     let blocked: Vec<&EmailAddress> = signup.email.iter().chain(signup.discord_email.iter()).collect();
     ensure_not_blocked(state, &blocked).await?;
-    if state.node.moderator.check(Surface::DisplayName, None, &signup.user_name).await.is_err() {
-        signup.user_name = NEUTRAL_NAME.to_owned();
+    if let Some(name) = &signup.user_name
+        && state.node.moderator.check(Surface::DisplayName, None, name).await.is_err()
+    {
+        signup.user_name = None;
     }
     const ATTEMPTS: usize = 5;
     for _ in 0..ATTEMPTS {
@@ -121,10 +124,11 @@ pub async fn create(state: &AppState, mut signup: Signup) -> Result<User, ApiErr
             let id: String = (0..20).map(|_| rng.sample(rand::distributions::Alphanumeric) as char).collect();
             (id, rng.r#gen::<u32>())
         };
+        let user_id = UserId::parse(&id)?;
         let new_user = NewUser {
-            user_id: UserId::parse(&id)?,
+            user_name: signup.user_name.clone().unwrap_or_else(|| generated_user_name(&user_id)),
+            user_id,
             user_no: UserNo::from_random(number),
-            user_name: signup.user_name.clone(),
             email: signup.email.clone(),
             discord_email: signup.discord_email.clone(),
             google_subject: signup.google_subject.clone(),
@@ -159,7 +163,7 @@ pub async fn find_or_create_by_email(
         discord_email: None,
         google_subject: None,
         discord_id: None,
-        user_name: default_name(email),
+        user_name: None,
         utm_source: utm_source.to_owned(),
         language: "en".into(),
     };
@@ -171,12 +175,6 @@ pub async fn find_or_create_by_email(
             None => Err(error),
         },
     }
-}
-
-/// The part of the address before the `@`, as a first display name.
-pub fn default_name(email: &EmailAddress) -> String {
-    let local = email.as_str().split('@').next().unwrap_or("friend");
-    amora_domain::text::truncate_chars(local, amora_domain::account::MAX_USER_NAME_CHARS).to_owned()
 }
 
 /// Deletes the account and its data, revokes its sessions everywhere, and blocks its
@@ -256,12 +254,8 @@ pub async fn find_or_create_by_identity(
     {
         return update(state, &user, link).await;
     }
-    let name = identity
-        .name
-        .as_deref()
-        .and_then(|name| amora_domain::account::parse_user_name(name).ok())
-        .or_else(|| identity.verified_email.as_ref().map(default_name))
-        .unwrap_or_else(|| "friend".into());
+    // A provider's profile name is one the person chose to show; their address is not.
+    let name = identity.name.as_deref().and_then(|name| amora_domain::account::parse_user_name(name).ok());
     let (email, discord_email, google_subject, discord_id) = match provider {
         Provider::Google => (identity.verified_email, None, Some(identity.subject), None),
         Provider::Discord => (None, identity.verified_email, None, Some(identity.subject)),

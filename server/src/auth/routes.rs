@@ -104,6 +104,8 @@ pub async fn user_password_login(
     state.limits.password_guesses.succeeded(&pair);
     // Only the right password learns of a suspension (session::start refuses it).
     let new_session = session::start(&state, &user).await?;
+    // As the user's actor holds it (an old e-mail prefix name is replaced there).
+    let user = state.node.account(&user.user_id).await?.unwrap_or(user);
     Ok(signed_in_response(&req, new_session, &user))
 }
 
@@ -124,6 +126,8 @@ pub async fn google_sign_up(
     let utm_source = utm_source(&req);
     let user = accounts::find_or_create_by_identity(&state, Provider::Google, identity, &utm_source).await?;
     let new_session = session::start(&state, &user).await?;
+    // As the user's actor holds it (an old e-mail prefix name is replaced there).
+    let user = state.node.account(&user.user_id).await?.unwrap_or(user);
     Ok(signed_in_response(&req, new_session, &user))
 }
 

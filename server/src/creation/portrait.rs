@@ -61,6 +61,7 @@ impl PortraitSpec {
             pose: Some("portrait".to_owned()),
             style: self.style.clone(),
             nsfw: false,
+            variant: 0,
         }
     }
 }

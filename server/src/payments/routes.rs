@@ -5,7 +5,7 @@
 
 use actix_web::{HttpRequest, web};
 use amora_domain::payment::{
-    Order, OrderId, OrderState, PaymentRoute, ProductId, Subscription, SubscriptionId, SubscriptionState,
+    Money, Order, OrderId, OrderState, PaymentRoute, ProductId, Subscription, SubscriptionId, SubscriptionState,
 };
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -33,7 +33,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/getVipData", web::post().to(plans::get_vip_data))
         .route("/user/v1/pay/unSubscription", web::post().to(un_subscription))
         .route("/user/v1/pay/getUserSubscriptionList", web::get().to(get_user_subscription_list))
-        .route("/user/v1/payment/getUserLastFlowId", web::post().to(get_user_last_flow_id));
+        .route("/user/v1/payment/getUserLastFlowId", web::post().to(get_user_last_flow_id))
+        .route("/user/v1/payment/getUserOrderList", web::post().to(get_user_order_list));
 }
 
 #[derive(Deserialize, TS)]
@@ -188,4 +189,42 @@ async fn get_user_last_flow_id(
     let order_id = payload.into_inner().order_id.as_deref().map(OrderId::parse).transpose()?;
     let order = state.node.billing.payment(&signed_in.user.user_id, order_id.as_ref()).await?;
     Ok(ApiReply(order.map(PaymentView::from)))
+}
+
+/// How many orders the order history lists: the newest ones.
+pub const ORDER_HISTORY_LIMIT: u32 = 100;
+
+/// An order as the order history shows it: the payment, and what refunds and chargebacks
+/// gave back of it (an order stays `paid` after a partial refund).
+#[derive(Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "OrderEntry")]
+pub struct OrderEntryView {
+    #[serde(flatten)]
+    payment: PaymentView,
+    /// Money given back so far, a decimal string in the order's currency; "0.00" when none.
+    refunded: String,
+}
+
+/// `payment/getUserOrderList {}` → `OrderEntry[]`: the user's orders, newest first, at most
+/// [`ORDER_HISTORY_LIMIT`] (issue 30: the app had no order history).
+async fn get_user_order_list(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    _empty: Payload<serde_json::Value>,
+) -> ApiResult<Vec<OrderEntryView>> {
+    let orders = state.node.billing.orders(&signed_in.user.user_id, ORDER_HISTORY_LIMIT).await?;
+    let mut entries = Vec::with_capacity(orders.len());
+    for order in orders {
+        // Only an order that was paid can have been given back.
+        let refunded_minor = match order.state {
+            OrderState::Paid | OrderState::Refunded => {
+                state.store.orders.reversed(&order.order_id).await?.refunded_minor
+            }
+            _ => 0,
+        };
+        let refunded = Money::new(refunded_minor.max(0) as u64, order.amount.currency.clone()).decimal();
+        entries.push(OrderEntryView { payment: PaymentView::from(order), refunded });
+    }
+    Ok(ApiReply(entries))
 }

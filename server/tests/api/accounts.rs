@@ -551,7 +551,8 @@ async fn an_operator_creates_an_account_that_signs_in_with_its_user_no_and_passw
     let signed_in = app.password_login(&user_no, "secret12").await;
     assert_eq!(signed_in.code, 200, "{}", signed_in.msg);
     assert_eq!(signed_in.data["userInfo"]["email"], "load-1@example.com");
-    assert_eq!(signed_in.data["userInfo"]["userName"], "load-1");
+    let name = signed_in.data["userInfo"]["userName"].as_str().unwrap();
+    assert!(!name.to_lowercase().contains("load"), "a generated name, never the address: {name}");
     assert_eq!(app.password_login(&user_no, "wrong-one").await.code, 10012);
 
     let again = create(json!({ "email": "LOAD-1@example.com" })).await.unwrap();
@@ -569,4 +570,54 @@ async fn an_operator_creates_an_account_that_signs_in_with_its_user_no_and_passw
         .await
         .unwrap();
     assert_eq!(stranger.status(), 401);
+}
+
+/// Issue 30: characters called people by their address's local part ("come here,
+/// uxaudit8281908"), and memories were written about it.
+#[actix_rt::test]
+async fn a_new_account_gets_a_generated_name_never_its_email_prefix() {
+    let sink = SmtpSink::start();
+    let app = app_with_mail(&sink, &[]).await;
+    let voucher = sign_in_by_email(&app, &sink, "uxaudit8281908@example.com").await;
+    let info = app.user_info_as(&voucher).await;
+    let name = info.data["userName"].as_str().unwrap();
+    assert!(!name.to_lowercase().contains("uxaudit"), "{name}");
+    assert_eq!(name.split(' ').count(), 2, "an adjective and a noun: {name}");
+    // The user may still choose another.
+    let (renamed, _) = app.post_api_as(Some(&voucher), "/user/v1/updateUserInfo", json!({ "userName": "Tomas" })).await;
+    assert_eq!(renamed.data["userName"], "Tomas");
+    assert_eq!(app.user_info_as(&voucher).await.data["userName"], "Tomas");
+}
+
+/// Accounts made before generated names keep no e-mail prefix name: the first time the
+/// account is loaded (here, signing in) it gets its generated name, written to the store.
+#[actix_rt::test]
+async fn an_old_account_named_by_its_email_prefix_is_renamed_when_it_signs_in() {
+    use amora_domain::account::{EmailAddress, GENERATED_NAMES_SINCE, UserId, UserNo};
+    let sink = SmtpSink::start();
+    let app = app_with_mail(&sink, &[]).await;
+    let make = |id: &str, no: u32, name: &str, email: &str| amora_store::NewUser {
+        user_id: UserId::parse(id).unwrap(),
+        user_no: UserNo::from_random(no),
+        user_name: name.into(),
+        email: Some(EmailAddress::parse(email).unwrap()),
+        discord_email: None,
+        google_subject: None,
+        discord_id: None,
+        utm_source: String::new(),
+        language: "en".into(),
+        created_at: GENERATED_NAMES_SINCE - 30 * 86_400,
+    };
+    app.store.users.create(make("legacy1", 11, "uxaudit8281908", "uxaudit8281908@example.com")).await.unwrap();
+    app.store.users.create(make("legacy2", 12, "Tomas", "tomas.k@example.com")).await.unwrap();
+
+    let voucher = sign_in_by_email(&app, &sink, "uxaudit8281908@example.com").await;
+    let name = app.user_info_as(&voucher).await.data["userName"].as_str().unwrap().to_owned();
+    assert!(!name.to_lowercase().contains("uxaudit"), "{name}");
+    let stored = app.store.users.by_id(&UserId::parse("legacy1").unwrap()).await.unwrap().unwrap();
+    assert_eq!(stored.user_name, name, "written once, not only shown");
+
+    // A name the person chose stays.
+    let voucher = sign_in_by_email(&app, &sink, "tomas.k@example.com").await;
+    assert_eq!(app.user_info_as(&voucher).await.data["userName"], "Tomas");
 }

@@ -382,6 +382,7 @@ pub(crate) async fn illustration() -> Vec<u8> {
         pose: None,
         style: None,
         nsfw: false,
+        variant: 0,
     };
     let (progress, _) = tokio::sync::mpsc::unbounded_channel();
     model.generate(request, progress).await.unwrap().bytes

@@ -633,3 +633,65 @@ async fn a_refund_of_an_order_that_never_credited_takes_nothing() {
     assert_eq!(ledger_balance(&app, &who).await, 1000, "the money went back: a late finish credits nothing");
     assert_eq!(payment(&app, &who, &order_id).await["status"], "refunded");
 }
+
+/// `payment/getUserOrderList {}` (as `who`).
+async fn order_list(app: &TestApp, who: &Buyer) -> Vec<Value> {
+    let (envelope, _) = app.post_api_as(Some(&who.voucher), "/user/v1/payment/getUserOrderList", json!({})).await;
+    assert_eq!(envelope.code, 200, "{}", envelope.msg);
+    envelope.data.as_array().unwrap().clone()
+}
+
+/// Issue 30: the app had no order history. A user's orders, newest first, each with its
+/// date, product, amount, route and state, and what refunds gave back; nobody else's.
+#[actix_rt::test]
+async fn the_order_history_lists_a_users_orders_newest_first_with_their_refunds() {
+    use amora_server::payments::PaymentProvider as _;
+    let paypal = FakePaypal::start().await;
+    let settings = paypal.settings();
+    let app = payments_app(move |s| s.payments.paypal = settings).await;
+    let provider = paypal.provider();
+    let who = buyer(&app, "Ola").await;
+    let other = buyer(&app, "Ivo").await;
+    assert!(order_list(&app, &who).await.is_empty());
+
+    let (first, capture) = paypal_coins(&app, &paypal, &who).await;
+    let (second, _) = paypal_coins(&app, &paypal, &who).await;
+    // One the buyer never approved: still waiting at PayPal.
+    let (code, unpaid, msg) = order(&app, &who, "paypalCreateOrder", "coin_3").await;
+    assert_eq!(code, 200, "{msg}");
+    paypal.take_webhooks();
+    // 3.33 of the first order's 9.99 back.
+    let money = amora_domain::payment::Money::new(333, amora_domain::payment::Currency::parse("USD").unwrap());
+    provider.refund(&capture, &money).await.unwrap();
+    for webhook in paypal.take_webhooks() {
+        assert_eq!(post_callback(&app, "paypal", &webhook).await, 200);
+    }
+
+    let orders = order_list(&app, &who).await;
+    let ids: Vec<&str> = orders.iter().map(|o| o["flowId"].as_str().unwrap()).collect();
+    // Orders made in the same second keep no order among themselves; the set and each's
+    // fields are what matters.
+    assert_eq!(ids.len(), 3, "{orders:?}");
+    let find = |id: &str| orders.iter().find(|o| o["flowId"] == id).unwrap_or_else(|| panic!("{id} listed"));
+    let refunded = find(&first);
+    assert_eq!(
+        (&refunded["productId"], &refunded["route"], &refunded["amount"], &refunded["currency"]),
+        (&json!("coin_1"), &json!("paypal"), &json!("9.99"), &json!("USD"))
+    );
+    assert_eq!((&refunded["status"], &refunded["refunded"]), (&json!("refunded"), &json!("3.33")));
+    assert!(refunded["createdAt"].as_i64().unwrap() > 0);
+    assert_eq!((&find(&second)["status"], &find(&second)["refunded"]), (&json!("paid"), &json!("0.00")));
+    let waiting = find(unpaid["orderId"].as_str().unwrap());
+    assert_eq!(
+        (&waiting["productId"], &waiting["amount"], &waiting["final"]),
+        (&json!("coin_3"), &json!("49.99"), &json!(false))
+    );
+    assert!(["created", "pending"].contains(&waiting["status"].as_str().unwrap()), "{waiting}");
+    assert_eq!(waiting["refunded"], "0.00");
+    let created: Vec<i64> = orders.iter().map(|o| o["createdAt"].as_i64().unwrap()).collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]), "newest first: {created:?}");
+
+    assert!(order_list(&app, &other).await.is_empty(), "another user's orders are not listed");
+    let (signed_out, _) = app.post_api_as(None, "/user/v1/payment/getUserOrderList", json!({})).await;
+    assert_eq!(signed_out.code, 10004);
+}

@@ -4,9 +4,14 @@
 //!
 //! Everything is a pure function of the request: the same request gives the same bytes.
 //! The character's look (skin, hair, eyes, accessory, beard) comes from the
-//! [`Subject`]; the image seed mixed with the prompt only moves details (outfit accent
-//! colour, a little sideways placement and head tilt, the scatter of stars, trees and
-//! books, the filters' noise), so two pictures differ a little and show the same person.
+//! [`Subject`]; the image seed mixed with the prompt moves details (outfit accent colour,
+//! sideways placement and head tilt, the scatter of stars, trees and books, the filters'
+//! noise), and the image's place in its job ([`ImageRequest::variant`]) picks the
+//! picture's variation: mirrored or not, the scene's light (daylight, golden hour, blue
+//! hour, rose, dusk) and, when no pose was chosen, the pose. The first image (and a
+//! portrait) is plain daylight, unmirrored, a portrait; the others each take the next
+//! light and pose and every other one is mirrored, so the four images of a job differ at a
+//! glance (issue 30) and still show the same person.
 //! Presets not chosen are read from the prompt's words when they name one ("on the
 //! beach", "in anime style"); unknown preset keys are ignored.
 //!
@@ -77,7 +82,33 @@ struct Picture {
     dtilt: f32,
     /// Seeds the scatter and the filters' noise.
     scatter: u32,
+    /// Drawn mirrored (left and right swapped).
+    mirrored: bool,
+    /// A tint over the scene: the time of day's light.
+    light: Option<Light>,
 }
+
+/// The light a picture's scene is drawn in: a colour laid thinly over it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Light {
+    colour: &'static str,
+    opacity: f32,
+}
+
+/// Daylight (none), golden hour, blue hour, rose, dusk: image `v` of a job takes entry
+/// `v` (modulo the count).
+const LIGHTS: [Option<Light>; 5] = [
+    None,
+    Some(Light { colour: "#ffb347", opacity: 0.4 }),
+    Some(Light { colour: "#3f7cff", opacity: 0.4 }),
+    Some(Light { colour: "#ff5fa2", opacity: 0.36 }),
+    Some(Light { colour: "#5b2a86", opacity: 0.36 }),
+];
+
+/// The poses image `v` of a job takes when none was chosen (never a suggestive one); the
+/// first is the portrait, as before variants.
+const OPEN_POSES: [Pose; 6] =
+    [Pose::Portrait, Pose::Standing, Pose::Sitting, Pose::Walking, Pose::OverShoulder, Pose::Selfie];
 
 /// Reads the first word of `words` found in `text` (lower case, whole-word-ish).
 fn named<T: Copy>(text: &str, words: &[(&str, T)]) -> Option<T> {
@@ -176,10 +207,11 @@ impl Picture {
             .and_then(|k| Outfit::from_key(&k))
             .or_else(|| named(&text, &OUTFIT_WORDS))
             .unwrap_or(Outfit::Casual);
+        let step = u64::from(request.variant);
         let mut pose = preset(&request.pose)
             .and_then(|k| Pose::from_key(&k))
             .or_else(|| named(&text, &POSE_WORDS))
-            .unwrap_or(Pose::Portrait);
+            .unwrap_or(OPEN_POSES[(step % OPEN_POSES.len() as u64) as usize]);
         // The two suggestive presets are drawn only when the request allows them.
         if !request.nsfw {
             if outfit == Outfit::Lingerie {
@@ -212,6 +244,8 @@ impl Picture {
             dx: ((mix >> 8) % 25) as f32 - 12.0,
             dtilt: (((mix >> 16) % 5) as f32 - 2.0) * 0.8,
             scatter: (mix >> 24) as u32,
+            mirrored: step % 2 == 1,
+            light: LIGHTS[(step % LIGHTS.len() as u64) as usize],
         }
     }
 
@@ -231,6 +265,8 @@ impl Picture {
             dx: 0.0,
             dtilt: 0.0,
             scatter: Traits::look_seed(look, gender),
+            mirrored: false,
+            light: None,
         }
     }
 
@@ -246,18 +282,31 @@ impl Picture {
         head::defs(&mut s, &t);
         s.push_str(&format!("<defs>{}</defs>", styles::defs(self.style, self.scatter)));
         s.push_str(&format!("<g{}>", styles::whole(self.style)));
+        if self.mirrored {
+            s.push_str(&format!(r#"<g transform="translate({STAGE_W} 0) scale(-1 1)">"#));
+        }
         s.push_str(&format!("<g{}>", styles::background(self.style)));
         match self.scene {
             Some(scene) => scenes::scene(&mut s, scene, &t),
             None => scenes::backdrop(&mut s, &t),
         }
+        // The light falls on the scene; the person keeps their own colours.
+        if let Some(light) = self.light {
+            s.push_str(&format!(
+                r#"<rect width="{STAGE_W}" height="{STAGE_H}" fill="{}" opacity="{}"/>"#,
+                light.colour, light.opacity
+            ));
+        }
         s.push_str("</g>");
         if self.person.is_some() {
             self.figure(&mut s, &t);
         }
+        if self.mirrored {
+            s.push_str("</g>");
+        }
         scenes::vignette(&mut s);
         s.push_str("</g>");
-        styles::overlay(&mut s, self.style);
+        styles::overlay(&mut s, self.style, self.scatter);
         s.push_str("</svg>");
         s
     }

@@ -46,6 +46,7 @@ pub static PAGES: &[PageDef] = &[
     page("/buytokens", Seo("buyTokens"), "nav.buyTokens", "Buy Tokens", false),
     page("/setting", Section("settings"), "settings.title", "Settings", false),
     page("/subscriptionmanage", Seo("subscriptionManage"), "nav.upgrade", "Subscription", false),
+    page("/orders", Seo("orders"), "nav.orders", "Order history", false),
     page("/pay/*", Seo("pay"), "nav.upgrade", "Payment", false),
     page("/zpay/*", Seo("pay"), "nav.upgrade", "Payment", false),
     page("/blog", Section("blog"), "nav.blog", "Blog", true),

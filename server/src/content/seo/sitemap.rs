@@ -18,6 +18,7 @@ const PRIVATE_PATHS: &[&str] = &[
     "/myai",
     "/buytokens",
     "/subscriptionmanage",
+    "/orders",
     "/pay/",
     "/zpay/",
     "/paymentResults/",

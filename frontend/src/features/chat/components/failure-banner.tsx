@@ -16,7 +16,7 @@ export function FailureBanner({ failure, onDismiss }: { failure: ChatFailure; on
   if (failure.code === ApiCode.needPay) {
     return (
       <div className={styles.failureOffer} data-testid="chat-failure" data-code={failure.code}>
-        <NeedPayCard onDismiss={onDismiss} />
+        <NeedPayCard onDismiss={onDismiss} reason="messages" />
       </div>
     );
   }

@@ -9,13 +9,21 @@ import {
   type CheckoutOrder,
   type CreateOrderRequest,
   type LastFlowRequest,
+  type OrderEntry,
   type Payment,
   type Subscription,
   type SubscriptionRequest,
 } from '@/lib/api-types';
 import type { PaymentRoute } from '@/lib/catalogue';
 
-export type { CheckoutOrder, Payment, PaymentStatus, Subscription, SubscriptionState } from '@/lib/api-types';
+export type {
+  CheckoutOrder,
+  OrderEntry,
+  Payment,
+  PaymentStatus,
+  Subscription,
+  SubscriptionState,
+} from '@/lib/api-types';
 
 /**
  * POST pay/<endpoint> {productId}. The checkout screen explains 10001 (unknown product),
@@ -48,4 +56,9 @@ export function getUserLastFlowId(orderId: string) {
   return apiPost<Payment | null>('/user/v1/payment/getUserLastFlowId', { orderId } satisfies LastFlowRequest, {
     quiet: true,
   });
+}
+
+/** POST payment/getUserOrderList {} → the user's orders, newest first (at most 100). */
+export function getUserOrderList() {
+  return apiPost<OrderEntry[]>('/user/v1/payment/getUserOrderList', {});
 }

@@ -1,7 +1,6 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate } from 'react-router';
 import { globalWebConfigAtom, languageAtom, userInfoAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { CoinIcon } from '@/components/icons';
@@ -50,9 +49,12 @@ function PackageCard({ pack, language }: { pack: CoinPackage; language: string }
 }
 
 /**
- * `/buytokens` (spec sections 2 and 6): the coin packages for paid users, coins shown ÷ 10,
- * with the best-value mark; phones start with the short list (`coin_1`, `coin_3`,
- * `coin_5`). Free users are sent to the plans; signed-out visitors get the login prompt.
+ * `/buytokens` (spec sections 2 and 6): the coin packages, coins shown ÷ 10, with the
+ * best-value mark; phones start with the short list (`coin_1`, `coin_3`, `coin_5`).
+ * Spec §1 sells coins to everyone ("Message credits, memberships and coins can be
+ * bought"); only the side menu's Buy Tokens entry is for paid users (§2, §6). So a free
+ * user buys packs here too, with the plans named beside them; signed-out visitors get the
+ * login prompt.
  */
 export default function BuyTokensPage() {
   const { t } = useTranslation('payments');
@@ -77,8 +79,6 @@ export default function BuyTokensPage() {
     ],
   });
   useEffect(() => trackPageView('buyTokens'), []);
-
-  if (gate === 'free') return <Navigate replace to={localize(ROUTES.pricing)} />;
 
   let content;
   if (gate === 'checking') content = <Spinner label={tApp('common.loading')} />;
@@ -115,7 +115,7 @@ export default function BuyTokensPage() {
       <header className={styles.hero}>
         <h1 className={styles.heading}>{t('buyTokens.heading')}</h1>
         <p className={styles.intro}>{t('buyTokens.intro')}</p>
-        {gate === 'paid' && user && (
+        {(gate === 'paid' || gate === 'free') && user && (
           <div className={styles.balance} data-testid="buy-tokens-balance">
             <CoinIcon size={20} />
             <span>{t('buyTokens.balance')}</span>
@@ -129,11 +129,29 @@ export default function BuyTokensPage() {
           })}
         </p>
       </header>
+      {gate === 'free' && (
+        <div className={styles.notice} data-testid="buy-tokens-free">
+          <span>{t('buyTokens.freeNote')}</span>
+          <span className={styles.noticeLinks}>
+            <LocalizedLink to={ROUTES.pricing} className={styles.link}>
+              {t('buyTokens.seePlans')}
+            </LocalizedLink>
+          </span>
+        </div>
+      )}
       {content}
-      {gate === 'paid' && (
+      {(gate === 'paid' || gate === 'free') && (
         <p className={`${styles.faint} ${styles.centerText}`}>
-          <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
-            {t('buyTokens.manage')}
+          {gate === 'paid' && (
+            <>
+              <LocalizedLink to={ROUTES.subscriptionManage} className={styles.link}>
+                {t('buyTokens.manage')}
+              </LocalizedLink>
+              {' · '}
+            </>
+          )}
+          <LocalizedLink to={ROUTES.orders} className={styles.link} data-testid="buy-tokens-orders">
+            {t('orders.heading')}
           </LocalizedLink>
         </p>
       )}

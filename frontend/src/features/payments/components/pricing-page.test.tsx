@@ -109,9 +109,23 @@ describe('/pricing', () => {
 });
 
 describe('/buytokens', () => {
-  it('sends a free user to the plans', () => {
-    renderAt('/buytokens', FREE);
-    expect(screen.getByTestId('where')).toHaveTextContent('/pricing');
+  // Issue 30: free users could not buy a token pack at all (they were sent to /pricing).
+  // Spec §1: "Message credits, memberships and coins can be bought"; only the menu's Buy
+  // Tokens entry is for paid users.
+  it('sells a free user the packages too, with the plans named beside them', async () => {
+    renderAt('/buytokens', { ...FREE, coin: 0 });
+    const packs = await screen.findAllByTestId('coin-package');
+    expect(screen.getByTestId('where')).toHaveTextContent('/buytokens');
+    expect(packs).toHaveLength(6);
+    expect(within(packs[2]!).getByTestId('buy-package')).toHaveAttribute('href', '/pay/coin_3');
+    expect(screen.getByTestId('buy-tokens-balance')).toHaveTextContent('0 tokens');
+    expect(within(screen.getByTestId('buy-tokens-free')).getByRole('link')).toHaveAttribute('href', '/pricing');
+  });
+
+  it('is linked from the plans for a free user', async () => {
+    renderAt('/pricing', FREE);
+    await screen.findAllByTestId('plan-card');
+    expect(within(screen.getByTestId('pricing-buy-tokens')).getByRole('link')).toHaveAttribute('href', '/buytokens');
   });
 
   it('asks a signed-out visitor to sign in', () => {

@@ -88,6 +88,15 @@ export default function PricingPage() {
         </div>
       )}
 
+      {gate === 'free' && (
+        <p className={`${styles.faint} ${styles.centerText}`} data-testid="pricing-buy-tokens">
+          {t('pricing.tokensOnly')}{' '}
+          <LocalizedLink to={ROUTES.buyTokens} className={styles.link}>
+            {t('pricing.tokensOnlyLink')}
+          </LocalizedLink>
+        </p>
+      )}
+
       {load.state === 'loading' && <Spinner label={tApp('common.loading')} />}
       {load.state === 'failed' && <LoadFailed onRetry={reload} />}
       {load.state === 'ready' && (

@@ -205,10 +205,18 @@ export default function SubscriptionManagePage() {
     <div className={`${styles.page} ${styles.narrowPage}`} data-testid="subscription-manage-page">
       <h1 className={styles.heading}>{t('subscriptions.heading')}</h1>
       {content}
-      {gate === 'paid' && (
+      {(gate === 'paid' || gate === 'free') && (
         <p className={styles.faint}>
-          <LocalizedLink to={ROUTES.buyTokens} className={styles.link}>
-            {t('subscriptions.buyTokens')}
+          {gate === 'paid' && (
+            <>
+              <LocalizedLink to={ROUTES.buyTokens} className={styles.link}>
+                {t('subscriptions.buyTokens')}
+              </LocalizedLink>
+              {' · '}
+            </>
+          )}
+          <LocalizedLink to={ROUTES.orders} className={styles.link} data-testid="subscriptions-orders">
+            {t('orders.heading')}
           </LocalizedLink>
         </p>
       )}

@@ -10,7 +10,7 @@ import { displayCoins } from '@/lib/site';
 
 /**
  * The account's plan: free users are offered the plans; members see their balance and the
- * ways to manage the subscription and buy tokens. Follows the user atom, so a payment in
+ * ways to manage the subscription and buy tokens; everyone, their order history. Follows the user atom, so a payment in
  * another tab shows here at once.
  */
 export function PlanSection() {
@@ -54,6 +54,11 @@ export function PlanSection() {
           </LocalizedLink>
         )}
       </div>
+      <p className={styles.muted}>
+        <LocalizedLink to={ROUTES.orders} className={styles.textLink} data-testid="settings-orders">
+          {t('settings.planOrders')}
+        </LocalizedLink>
+      </p>
     </section>
   );
 }
