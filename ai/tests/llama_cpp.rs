@@ -240,3 +240,26 @@ async fn a_prompt_over_the_window_and_a_missing_library_are_clear_errors() {
     let error = LlamaCppChatModel::load(&settings).expect_err("not a GGUF");
     assert!(matches!(error, AiError::BadRequest(ref m) if m.contains("not a GGUF")), "{error:?}");
 }
+
+/// Issue 30: the language bias, built from the real vocabulary, leaves every token of a
+/// sentence in the language alone and never lets one of another script through.
+#[test]
+fn the_language_bias_keeps_a_languages_own_tokens_and_bans_other_scripts() {
+    let tokenizer = amora_ai::chat::embedded::GgufTokenizer::from_file(&support::model_path()).unwrap();
+    let vocabulary = tokenizer.vocab_size();
+    for (language, own, other) in [
+        ("en", "Hey! I just got home from work, it was a long day.", "こんにちは"),
+        ("de", "Ich wohne seit drei Jahren in Leipzig, in einer kleinen Wohnung.", "Привет"),
+        ("ja", "私は札幌に住んでいます。冬はとても寒いです。", "Hello"),
+        ("ko", "나는 부산에 살아. 바다가 가까워서 좋아.", "東京"),
+    ] {
+        let bias = tokenizer.language_bias(language).unwrap();
+        assert_eq!(bias.len(), vocabulary, "one bias a token");
+        for id in tokenizer.encode(own, false).unwrap() {
+            let text = tokenizer.decode(&[id], false);
+            assert!(bias[id as usize] > -7.0, "{language}: {text:?} ({id}) is held back: {}", bias[id as usize]);
+        }
+        let banned = tokenizer.encode(other, false).unwrap();
+        assert!(banned.iter().any(|&id| bias[id as usize] < -1000.0), "{language}: {other} is let through");
+    }
+}

@@ -38,9 +38,9 @@ pub const EXTRACTION_WINDOW: usize = 12;
 const REPLY_TRIES: u32 = 3;
 
 /// Characters of a reply held back before any is sent, so that its language and its
-/// opening are checked while it can still be written again unseen: about ten tokens, a
+/// opening are checked while it can still be written again unseen: about fifteen tokens (ten words or so, enough to tell a language by), a
 /// fraction of a second on the embedded model.
-const HELD_BACK_CHARS: usize = 40;
+const HELD_BACK_CHARS: usize = 60;
 
 /// Words at the start of a reply that, the same as the previous reply's, make it a repeat.
 const REPEATED_OPENING_WORDS: usize = 5;

@@ -63,6 +63,49 @@ const ENGLISH_WORDS: &[&str] = &[
     "like", "love", "when", "at", "from", "been", "has", "were", "if", "or",
 ];
 
+/// Common words of each Latin-script language: a reply start of [`OWN_WORDS_FROM`] words
+/// or more with none of its language's is not in it (a small model's gibberish, or
+/// another language `whatlang` cannot tell for sure).
+fn own_words(language: &str) -> &'static [&'static str] {
+    match language {
+        "en" => ENGLISH_WORDS,
+        "de" => &[
+            "und", "ich", "du", "der", "die", "das", "ist", "nicht", "zu", "ein", "eine", "mit", "mich", "dich", "mir",
+            "dir", "es", "auf", "für", "wie", "was", "ja", "bin", "hast", "sie", "wir", "so", "den", "dem", "in", "im",
+            "von", "auch", "aber", "noch", "mein", "dein",
+        ],
+        "es" => &[
+            "y", "yo", "tú", "tu", "el", "la", "los", "las", "de", "un", "una", "es", "no", "que", "con", "me", "te",
+            "mi", "para", "en", "por", "qué", "soy", "eres", "estoy", "muy", "pero", "lo", "se", "del", "al", "más",
+        ],
+        "fr" => &[
+            "et", "je", "tu", "le", "la", "les", "de", "des", "un", "une", "est", "pas", "que", "qui", "avec", "moi",
+            "toi", "mon", "ma", "ton", "ta", "pour", "dans", "ce", "suis", "es", "vous", "nous", "du", "au", "en", "j",
+            "c", "l", "d", "qu", "ne", "mais", "très",
+        ],
+        "it" => &[
+            "e", "io", "tu", "il", "lo", "la", "le", "di", "un", "una", "è", "non", "che", "con", "mi", "ti", "per",
+            "in", "sono", "sei", "ma", "del", "della", "da", "come", "si", "ho", "hai", "anche", "molto",
+        ],
+        "pt" => &[
+            "e", "eu", "você", "o", "a", "os", "as", "de", "um", "uma", "é", "não", "que", "com", "me", "te", "meu",
+            "minha", "para", "em", "no", "na", "do", "da", "sou", "estou", "muito", "mas", "se", "por",
+        ],
+        "pl" => &[
+            "i", "ja", "ty", "to", "w", "z", "na", "nie", "jest", "się", "że", "jak", "co", "do", "mnie", "cię", "mi",
+            "ci", "jestem", "jesteś", "ale", "tak", "mam", "po", "o", "dla", "bardzo",
+        ],
+        "id" => &[
+            "aku", "kamu", "saya", "yang", "dan", "di", "ke", "dari", "ini", "itu", "tidak", "ada", "dengan", "untuk",
+            "apa", "juga", "sangat", "bisa", "akan", "sudah", "kita", "ya", "adalah",
+        ],
+        _ => &[],
+    }
+}
+
+/// Words of a reply start from which one with none of its language's common words is not in it.
+const OWN_WORDS_FROM: usize = 8;
+
 /// The language `text` (the start of a reply) is clearly written in, when that is not
 /// `expected`; `None` when it is in `expected` or cannot be told for sure. Japanese and
 /// Korean are told by their script (the letters mostly of another one); a reply to be in
@@ -93,6 +136,11 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
         if english >= 3 && english * 4 >= words.len() {
             return Some("en");
         }
+    }
+    let own = own_words(expected);
+    if words.len() >= OWN_WORDS_FROM && !own.is_empty() && !words.iter().any(|w| own.contains(&w.as_str())) {
+        let detected = detect(text).filter(|code| *code != expected);
+        return Some(detected.unwrap_or(if expected == "en" { "id" } else { "en" }));
     }
     let info = detector().detect(text)?;
     let code = LANGUAGES.iter().find(|(lang, _)| *lang == info.lang()).map(|(_, code)| *code)?;
@@ -185,6 +233,12 @@ mod tests {
         assert_eq!(clearly_other("Hola Alex! Welcome to the world of ceramic art and the stars.", "pl"), Some("en"));
         assert_eq!(clearly_other("I love the rain. It makes the café feel like", "en"), None);
         assert_eq!(clearly_other("Merci beaucoup !", "en"), None, "too short to tell");
+        let gibberish = "Kalimba liluwa ama ekosi wakara komunemo mambozo, ugurelu kulumbosena bwako akibala waduka.";
+        assert!(clearly_other(gibberish, "en").is_some(), "no English word in twelve");
+        let english =
+            "Sounds amazing, darling! Welcome back, little friend. Alright, darling, glad someone understands.";
+        assert!(clearly_other(english, "de").is_some(), "no German word in twelve");
+        assert_eq!(clearly_other("Kämpfel des kalendres: die schwelten Glücken wollen, ich bin so froh.", "de"), None);
         assert_eq!(clearly_other("I'll send the code for you tomorrow, haha.", "ja"), Some("en"));
         assert_eq!(clearly_other("アレックス！ポルトに住んでるから、楽しいです。", "ja"), None);
         assert_eq!(clearly_other("안녕하세요! 오늘 하루 정말 좋았어요.", "ko"), None);
