@@ -43,7 +43,9 @@ async function expectCharacterShown(page) {
   // The server wrote the character's name into the head (docs/api.md "Pages"): the page shows the same.
   const name = (await preview.getByTestId('preview-name').innerText()).trim();
   assert.ok(name.length > 0, 'no name');
-  assert.ok((await page.title()).startsWith(`${name} – `), `title ${await page.title()} is not ${name}'s`);
+  await page
+    .waitForFunction((shown) => document.title.startsWith(`${shown} – `), name, { timeout: 10_000 })
+    .catch(async () => assert.fail(`title ${await page.title()} is not ${name}'s`));
   assert.match((await preview.getByTestId('preview-age').innerText()).trim(), /^\d+ years$/);
   assert.ok((await preview.getByTestId('preview-introduction').innerText()).trim().length > 10, 'no introduction');
   const greeting = (await preview.getByTestId('preview-greeting').innerText()).trim();
