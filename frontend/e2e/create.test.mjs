@@ -190,11 +190,12 @@ async function journey(name, options) {
     await requestLink(page, address);
     await page.getByTestId('login-email-submit').click();
     await page.getByTestId('login-sent').waitFor();
+    // The link returns to the page it was asked from (issue 30), the builder.
     await page.goto(signInLink(await waitForMail(address)));
-    await page.waitForURL((url) => url.pathname === '/');
+    await page.waitForURL((url) => url.pathname === '/createcharacter');
     await page.getByTestId('profile-button').waitFor();
 
-    // Back to creation from the menu: the last step, everything there; Create works.
+    // Creation from the menu: the last step, everything there; Create works.
     if (phone) await page.getByTestId('tab-bar').getByRole('link', { name: en.nav.create }).click();
     else await page.getByTestId('side-menu').getByRole('link', { name: en.nav.createCharacter }).click();
     await onStep(page, 'publish');
