@@ -8,9 +8,11 @@
 //! Pure: bytes in, values and bytes out. A separate crate rather than part of `domain`
 //! because it needs a zip reader, base64 and regex, which the domain's rules do not.
 //!
-//! Cards have no age field. Whoever imports a card (the server) must still ask for and
-//! validate an age of 18 or more and moderate every text field and the portrait.
+//! Cards have no age field; [`stated_age`] reads the age a card states in its extensions,
+//! tags or text. Whoever imports a card (the server) must still validate it (18 or more),
+//! ask for one when the card states none, and moderate every text field and the portrait.
 
+pub mod age;
 mod charx;
 pub mod error;
 pub mod json;
@@ -24,6 +26,7 @@ pub mod texts;
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
+pub use age::stated_age;
 pub use error::CardError;
 pub use json::{SpecVersion, export_json};
 pub use limits::Limits;

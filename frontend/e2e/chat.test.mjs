@@ -333,7 +333,7 @@ describe('chat', () => {
   it('asks a signed-out visitor to sign in', async () => {
     const { context, page, errors } = await openPage(browser, { viewport: DESKTOP });
     try {
-      await page.goto('/chat/gf-001');
+      await page.goto('/chat');
       await page.getByTestId('chat-signed-out').waitFor();
       await page.getByTestId('login-modal').waitFor();
       assert.equal(await page.getByTestId('conversation').count(), 0);

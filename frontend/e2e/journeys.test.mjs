@@ -54,7 +54,7 @@ describe('home', () => {
       assert.equal(new Set(first).size, PAGE_SIZE);
 
       const card = page.locator('[data-testid="character-card"]').first();
-      assert.match(await card.innerText(), new RegExp(`\\d+ ${en.home.year}`));
+      assert.match(await card.innerText(), /\d+ years?\b/);
       assert.ok(await card.locator('img').first().getAttribute('src'));
       await screenshot(page, 'home-desktop');
 

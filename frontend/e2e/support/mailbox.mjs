@@ -25,9 +25,11 @@ export async function waitForMail(address, { timeout = 15_000 } = {}) {
   throw new Error(`no mail to ${address} within ${timeout / 1000} s`);
 }
 
-/** The one-time sign-in link of a sign-in mail. */
+/** The one-time sign-in link of a sign-in mail, with the page to return to when it names one. */
 export function signInLink(mail) {
-  const link = mail.text.match(/https?:\/\/\S+\/lust\/api\/login\/v1\/emailLoginBack\?token=[A-Za-z0-9_-]+/)?.[0];
+  const link = mail.text.match(
+    /https?:\/\/\S+\/lust\/api\/login\/v1\/emailLoginBack\?token=[A-Za-z0-9_-]+(&to=[A-Za-z0-9_.~%-]+)?/,
+  )?.[0];
   if (!link) throw new Error(`no sign-in link in: ${mail.text}`);
   return link;
 }

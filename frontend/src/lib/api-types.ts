@@ -56,7 +56,12 @@ userVipType: number, coin: Coins, userAvatar: string, utmSource: string, interes
 
 export type SignInResult = { voucher: string, userInfo: UserInfo, };
 
-export type SendLinkRequest = { emailAddress: string, cfToken: string, };
+export type SendLinkRequest = { emailAddress: string, cfToken: string, 
+/**
+ * Project extension (docs/api.md "Sign-in"): the page the visitor asked from, where the
+ * mailed link returns them (a path of this site; anything else returns home).
+ */
+returnTo?: string, };
 
 export type PasswordLoginRequest = { userNo: string, password: string, };
 

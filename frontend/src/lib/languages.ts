@@ -27,16 +27,31 @@ export function languageFromPath(pathname: string): Language | null {
   return isLanguage(first) ? first : null;
 }
 
-/** The path without a leading language segment: `/de/ai-boyfriend` → `/ai-boyfriend`. */
+/**
+ * The path without its leading language segments: `/de/ai-boyfriend` → `/ai-boyfriend`.
+ * A doubled prefix (`/en/en/chat`, from an old link) loses every one of them.
+ */
 export function stripLanguage(pathname: string): string {
-  const lng = languageFromPath(pathname);
-  if (!lng) return pathname || '/';
-  const rest = pathname.slice(lng.length + 1);
-  return rest === '' ? '/' : rest;
+  let path = pathname || '/';
+  for (let lng = languageFromPath(path); lng; lng = languageFromPath(path)) {
+    const rest = path.slice(lng.length + 1);
+    path = rest === '' ? '/' : rest;
+  }
+  return path;
 }
 
 /** Puts `path` under the language prefix, keeping English unprefixed unless it was asked for. */
 export function withLanguage(path: string, lng: Language | null): string {
   if (!lng) return path;
   return path === '/' ? `/${lng}/` : `/${lng}${path}`;
+}
+
+/**
+ * The same page in `lng`, for a language switch: English at its unprefixed address (the one
+ * the canonical link and the sitemap name), any other language under its `/{lng}/` prefix;
+ * never a prefix on a prefix.
+ */
+export function pathInLanguage(pathname: string, lng: Language): string {
+  const path = stripLanguage(pathname);
+  return lng === DEFAULT_LANGUAGE ? path : withLanguage(path, lng);
 }

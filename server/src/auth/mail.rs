@@ -37,9 +37,11 @@ impl Mailer {
             "Hi,\n\nUse this link to sign in to Amora. It works once and expires in {minutes_valid} minutes:\n\n{link}\n\n\
              If you did not ask for it, ignore this message; nobody can sign in without the link.\n"
         );
+        // The link's `&` (before `to=`) is `&amp;` inside an HTML attribute.
+        let href = link.replace('&', "&amp;");
         let html = format!(
             "<p>Hi,</p><p>Use this link to sign in to Amora. It works once and expires in {minutes_valid} minutes:</p>\
-             <p><a href=\"{link}\">Sign in to Amora</a></p>\
+             <p><a href=\"{href}\">Sign in to Amora</a></p>\
              <p>If you did not ask for it, ignore this message; nobody can sign in without the link.</p>"
         );
         self.send(to, "Your Amora sign-in link", text, html).await?;

@@ -9,7 +9,7 @@ use ts_rs::TS;
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::accounts::{self, Provider, UserInfo};
 use crate::auth::session::{self, MaybeSignedIn};
-use crate::auth::{now, password, random_token, token_hash};
+use crate::auth::{now, password, random_token, sign_in_pages, token_hash};
 use crate::state::AppState;
 
 /// The answer of every successful sign-in: the voucher for app views, and the account.
@@ -42,6 +42,11 @@ fn signed_in_response(
 pub struct SendLinkRequest {
     email_address: String,
     cf_token: String,
+    /// Project extension (docs/api.md "Sign-in"): the page the visitor asked from, where the
+    /// mailed link returns them (a path of this site; anything else returns home).
+    #[serde(default)]
+    #[ts(optional)]
+    return_to: Option<String>,
 }
 
 /// `sendRegisterUserEmail {emailAddress, cfToken}` → `true` once the link is on its way.
@@ -62,10 +67,14 @@ pub async fn send_register_user_email(
     let token = random_token();
     let ttl = state.settings.accounts.sign_in_link_ttl_secs;
     state.store.sign_in_links.create(&token_hash(&token), &email, now() + ttl).await?;
-    let link = format!(
-        "{}/lust/api/login/v1/emailLoginBack?token={token}",
-        state.settings.http.public_base_url.trim_end_matches('/')
-    );
+    let base = state.settings.http.public_base_url.trim_end_matches('/');
+    let mut link = format!("{base}/lust/api/login/v1/emailLoginBack?token={token}");
+    // Only a path of this site travels in the link; the callback checks it again.
+    let target = request.return_to.as_deref().map(|to| sign_in_pages::safe_return_target(base, to));
+    if let Some(target) = target.filter(|target| target != "/") {
+        link.push_str("&to=");
+        link.extend(url::form_urlencoded::byte_serialize(target.as_bytes()));
+    }
     state.mailer.send_sign_in_link(&email, &link, ttl / 60).await?;
     Ok(ApiReply(true))
 }

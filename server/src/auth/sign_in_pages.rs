@@ -57,9 +57,13 @@ fn failed(error: ApiError) -> HttpResponse {
 #[derive(Deserialize)]
 pub struct LinkQuery {
     token: String,
+    /// The page the link was asked for from (`sendRegisterUserEmail`'s `returnTo`).
+    #[serde(default)]
+    to: Option<String>,
 }
 
-/// `GET /lust/api/login/v1/emailLoginBack?token=…`: the mailed link. Works once, within its lifetime.
+/// `GET /lust/api/login/v1/emailLoginBack?token=…[&to=<path>]`: the mailed link. Works once,
+/// within its lifetime; returns to `to` when it is a path of this site, else home.
 pub async fn email_login_back(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -71,7 +75,11 @@ pub async fn email_login_back(
         Err(error) => return failed(error.into()),
     };
     let user = accounts::find_or_create_by_email(&state, &email, &utm_source(&req)).await;
-    finish_sign_in(&state, user, "/").await
+    let target = query
+        .to
+        .as_deref()
+        .map_or_else(|| "/".to_owned(), |to| safe_return_target(&state.settings.http.public_base_url, to));
+    finish_sign_in(&state, user, &target).await
 }
 
 /// Turns the page address a flow started from into a safe place to return to: a path of

@@ -9,7 +9,7 @@ use actix_web::web;
 use amora_actors::moderation::Surface;
 use amora_cards::Card;
 use amora_domain::appearance::{Look, Shot, seed_for};
-use amora_domain::character::{Character, CharacterAge, CharacterId};
+use amora_domain::character::{Character, CharacterAge, CharacterId, MIN_CHARACTER_AGE};
 use amora_domain::creation::{CreateOptions, Draft, Looks, MyCharacter, PresetText, Style, ValidLooks, Visibility};
 use amora_domain::gender::Gender;
 use amora_store::{CreatedCharacter, MediaObject};
@@ -61,8 +61,21 @@ pub async fn import_card(
     })?;
     let card = imported.card;
     let amora = AmoraExtension::of(&card);
-    let age = request.age.or(amora.age).ok_or_else(|| ApiError::Param("characterAge: the card gives no age".into()))?;
-    let age = CharacterAge::parse(age)?;
+    // The age the card states (Amora's extension, else its extensions, tags or text) is
+    // taken rather than asked for; only a card that states none makes the client ask.
+    let stated = amora.age.or_else(|| amora_cards::stated_age(&card));
+    // A card stating a minor is refused whatever age the importer offers (no aged-up
+    // characters): after moderation, which names the field when its words are the reason.
+    let minor = stated.filter(|years| *years < i64::from(MIN_CHARACTER_AGE));
+    let age = match minor {
+        Some(_) => None,
+        None => {
+            let age = request.age.or(stated);
+            Some(CharacterAge::parse(
+                age.ok_or_else(|| ApiError::Param("characterAge: the card gives no age".into()))?,
+            )?)
+        }
+    };
     let gender = match amora.gender.or(request.gender) {
         Some(code) => Gender::try_from(code)?,
         None => user.interested_gender,
@@ -73,6 +86,12 @@ pub async fn import_card(
     let texts = cards::moderated_texts(&card);
     let fields = texts.iter().map(|(field, text)| (field.clone(), text.as_str()));
     creation::moderate(&state, Some(&user.user_id), Surface::CardField, fields).await?;
+    let Some(age) = age else {
+        return Err(ApiError::Refused(format!(
+            "characterAge: the card says the character is {}; characters must be 18 or older",
+            minor.unwrap_or_default()
+        )));
+    };
     let id = creation::new_character_id()?;
     let draft = draft_of(&state, &card, &text, &amora, &id, gender, age)?;
     let valid = creation::checked_draft(&state, &user.user_id, draft).await?;
@@ -97,7 +116,9 @@ pub async fn import_card(
         }
         None => {
             let spec = creation::portrait_spec(valid.looks(), valid.draft().style);
-            portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec).await?
+            // No preview to match: the character's own seed, as its later images have.
+            portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec, seed_for(&id))
+                .await?
         }
     };
     let mut character = valid.character(id, &user.user_id, photo.clone(), text.extras.clone());

@@ -99,6 +99,12 @@ pub async fn checked_draft(state: &AppState, user: &UserId, draft: Draft) -> Res
     Ok(valid)
 }
 
+/// The name of these looks in this style: the preview cache's key and the portrait's seed
+/// (`portrait::looks_seed`), the same for the builder's preview and the saved character.
+pub fn looks_key(looks: &ValidLooks, style: Style) -> String {
+    serde_json::json!([looks.gender().code(), style.key(), looks.looks()]).to_string()
+}
+
 /// What the portrait of these looks is drawn from.
 pub fn portrait_spec(looks: &ValidLooks, style: Style) -> PortraitSpec {
     PortraitSpec {

@@ -3,8 +3,11 @@
 //! illustrator `Look`; prompt-reading backends get the same look in words and the
 //! character's seed, so the portrait and the character's later images agree.
 //!
-//! The builder's previews are the same drawing at 320 px, sent back as a data URL,
-//! cached by looks (an LRU: the same looks cost one drawing) and limited per address.
+//! The builder's previews are the same drawing narrowed to 320 px, sent back as a data URL,
+//! cached by looks (an LRU: the same looks cost one drawing) and limited per address. "The
+//! same drawing" is exact: a preview and the portrait saved from the same looks are one
+//! request (the seed of the looks, [`looks_seed`], and the configured size), so the character
+//! saved shows the face the builder showed.
 
 use std::io::Cursor;
 use std::num::NonZeroUsize;
@@ -23,9 +26,8 @@ use serde::Serialize;
 
 use crate::api::ApiError;
 
-/// The width of a preview, in pixels; its height keeps the portrait's 3:4.
+/// The width of a preview, in pixels; its height keeps the saved portrait's proportions.
 pub const PREVIEW_WIDTH: u32 = 320;
-pub const PREVIEW_HEIGHT: u32 = 427;
 /// Previews kept (a few kilobytes each).
 const PREVIEW_CACHE_ENTRIES: usize = 512;
 /// The prefix of a portrait's media id: `cp-<characterId>-<random>`; a new drawing gets a
@@ -85,16 +87,23 @@ pub async fn store(store: &Store, id: &CharacterId, object: MediaObject) -> Resu
     Ok(format!("/media/{media_id}"))
 }
 
-/// Draws the portrait of character `id` through the image pipeline (its seed, the
-/// configured size, `image`) and stores it; answers its URL.
+/// The seed of a portrait drawn from the builder's looks: from `key`, the looks' names (every
+/// field the drawing depends on), so the preview and the saved portrait are the same drawing.
+pub fn looks_seed(key: &str) -> u64 {
+    amora_domain::appearance::fnv1a(key.as_bytes())
+}
+
+/// Draws the portrait of character `id` through the image pipeline (`seed`, the configured
+/// size, `image`) and stores it; answers its URL.
 pub async fn draw_and_store(
     store: &Store,
     images: &ImageJobs,
     image: &ImageJobSettings,
     id: &CharacterId,
     spec: &PortraitSpec,
+    seed: u64,
 ) -> Result<String, ApiError> {
-    let request = spec.request(amora_domain::appearance::seed_for(id), image.width, image.height);
+    let request = spec.request(seed, image.width, image.height);
     let drawn = images.draw(request).await?;
     self::store(store, id, MediaObject { content_type: drawn.content_type, bytes: drawn.bytes }).await
 }
@@ -139,18 +148,20 @@ impl Previews {
     }
 
     /// The preview of `spec`, from the cache when the same looks were drawn before. `key`
-    /// names the looks (every field the drawing depends on).
+    /// names the looks (every field the drawing depends on). Drawn as the saved portrait is
+    /// (seed and configured size), then narrowed: a backend that draws another picture at
+    /// another size would otherwise save a face the builder never showed.
     pub async fn preview(
         &self,
         images: &ImageJobs,
+        image: &ImageJobSettings,
         key: String,
         spec: &PortraitSpec,
     ) -> Result<Arc<Preview>, ApiError> {
         if let Some(preview) = self.cached(&key) {
             return Ok(preview);
         }
-        let seed = amora_domain::appearance::fnv1a(key.as_bytes());
-        let drawn = images.draw(spec.request(seed, PREVIEW_WIDTH, PREVIEW_HEIGHT)).await?;
+        let drawn = images.draw(spec.request(looks_seed(&key), image.width, image.height)).await?;
         let png = tokio::task::spawn_blocking(move || preview_png(drawn))
             .await
             .map_err(|e| ApiError::Internal(format!("the preview task stopped: {e}")))??;

@@ -88,8 +88,9 @@ pub async fn preview_portrait(
     // Open to visitors: no user to name in the moderation log.
     let described = looks.describe();
     creation::moderate(&state, None, Surface::CharacterText, [("looks".to_owned(), described.as_str())]).await?;
-    let key = serde_json::json!([gender.code(), style.key(), looks.looks()]).to_string();
-    let preview = state.portraits.preview(&state.node.images, key, &creation::portrait_spec(&looks, style)).await?;
+    let key = creation::looks_key(&looks, style);
+    let spec = creation::portrait_spec(&looks, style);
+    let preview = state.portraits.preview(&state.node.images, &state.settings.image, key, &spec).await?;
     Ok(ApiReply(preview.as_ref().clone()))
 }
 
@@ -110,7 +111,10 @@ pub async fn create(
     creation::ensure_room(&state, user).await?;
     let id = creation::new_character_id()?;
     let spec = creation::portrait_spec(valid.looks(), valid.draft().style);
-    let photo = portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec).await?;
+    // The seed of the looks, as the builder's preview drew them: the same face.
+    let seed = portrait::looks_seed(&creation::looks_key(valid.looks(), valid.draft().style));
+    let photo =
+        portrait::draw_and_store(&state.store, &state.node.images, &state.settings.image, &id, &spec, seed).await?;
     let now = now_ms();
     let created = CreatedCharacter {
         character: valid.character(id, user, photo.clone(), Default::default()),
@@ -175,6 +179,7 @@ pub async fn update(
             &state.settings.image,
             &id,
             &creation::portrait_spec(valid.looks(), d.style),
+            portrait::looks_seed(&creation::looks_key(valid.looks(), d.style)),
         )
         .await?
     } else {

@@ -480,6 +480,37 @@ async fn portrait_previews_are_pictures_and_are_limited() {
     assert_eq!(code, 10003, "the fourth in a minute from one address");
 }
 
+/// The builder's preview is the portrait the character is saved with: the saved portrait,
+/// narrowed to the preview's width as previews are, is the preview pixel for pixel (issue 30:
+/// the preview showed one face and the saved character another).
+#[actix_rt::test]
+async fn the_saved_portrait_is_the_one_previewed() {
+    let app = creation_app(StoreKind::Sqlite, &[]).await;
+    let ann = person(&app, "Ann").await;
+    for (gender, name) in [(0, "Lena"), (1, "Marco")] {
+        let looks = draft(&app, gender, name).await;
+        let payload = json!({ "gender": gender, "style": looks["style"], "looks": looks["looks"] });
+        let preview = ok(&app, None, "/user/v1/character/previewPortrait", payload).await;
+        let preview = preview["image"].as_str().and_then(|url| url.strip_prefix("data:image/png;base64,")).unwrap();
+        let preview = image::load_from_memory(&B64.decode(preview).unwrap()).unwrap().to_rgba8();
+
+        let created = create(&app, &ann, looks).await;
+        let photo = created["character"]["characterPhoto"].as_str().unwrap().to_owned();
+        let saved = image::load_from_memory(&media_bytes(&app, &photo).await).unwrap();
+        let narrowed = if saved.width() > preview.width() {
+            saved.resize(preview.width(), u32::MAX, image::imageops::FilterType::CatmullRom)
+        } else {
+            saved
+        };
+        assert_eq!(
+            (narrowed.width(), narrowed.height()),
+            (preview.width(), preview.height()),
+            "{name}: the preview has the portrait's shape"
+        );
+        assert!(narrowed.to_rgba8() == preview, "{name}: the saved portrait is another picture than the preview");
+    }
+}
+
 /// A character that is not public answers 10006 to everyone but its creator from every
 /// call that names it.
 #[actix_rt::test]
@@ -699,6 +730,25 @@ async fn card_imports_are_rate_limited_per_account() {
     ok(&app, Some(&bob), "/user/v1/character/importCard", import_payload("v1.json", &card, Some(30))).await;
 }
 
+/// A card that states its age (the samples say "She is 34") is imported at that age without
+/// asking; an age the importer sends still wins (the UI sends one only when asked).
+#[actix_rt::test]
+async fn a_card_stating_its_age_is_imported_at_that_age() {
+    let app = creation_app(StoreKind::Sqlite, &[]).await;
+    let ann = person(&app, "Ann").await;
+    for name in ["v1.json", "v2.png", "v3.png"] {
+        let imported =
+            ok(&app, Some(&ann), "/user/v1/character/importCard", import_payload(name, &sample(name), None)).await;
+        assert_eq!(imported["character"]["characterAge"], 34, "{name}");
+    }
+    let tagged = json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Tagged", "description": "A pilot.", "first_mes": "hi", "tags": ["18+", "27 years old"] } })
+    .to_string();
+    let imported =
+        ok(&app, Some(&ann), "/user/v1/character/importCard", import_payload("t.json", tagged.as_bytes(), None)).await;
+    assert_eq!(imported["character"]["characterAge"], 27);
+}
+
 /// Broken and hostile files are refused with 10001 naming the card's fault, and nothing is stored.
 #[actix_rt::test]
 async fn bad_cards_are_refused_and_leave_nothing() {
@@ -747,13 +797,41 @@ async fn bad_cards_are_refused_and_leave_nothing() {
     }
 
     // A card without an age: the UI asks and sends again.
+    let ageless =
+        json!({ "name": "Ageless", "description": "A lighthouse keeper who reads.", "first_mes": "hi" }).to_string();
     let (code, _, msg) =
-        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v2.png", &v2, None)).await;
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("a.json", ageless.as_bytes(), None))
+            .await;
     assert_eq!((code, msg.as_str()), (10001, "characterAge: the card gives no age"));
     let (code, _, msg) =
-        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("v2.png", &v2, Some(16))).await;
+        call(&app, Some(&ann), "/user/v1/character/importCard", import_payload("a.json", ageless.as_bytes(), Some(16)))
+            .await;
     assert_eq!(code, 10001, "{msg}");
     assert!(msg.starts_with("characterAge"), "{msg}");
+
+    // A card stating a minor's age is refused whatever age is offered, and never asks
+    // (10070: the guidelines' code, so the client offers no age to type over it).
+    // In words moderation names the field; as a bare number (`extensions.age`) no text says
+    // it, and the stated age itself refuses the card.
+    let minor_words = json!({ "name": "Mira", "description": "Age: 16\nShe likes the sea.", "first_mes": "hi" });
+    let minor_number = json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Nora", "description": "She likes the sea.", "first_mes": "hi", "extensions": { "age": 16 } } });
+    for (card, field) in
+        [(minor_words, "description: "), (minor_number, "characterAge: the card says the character is 16")]
+    {
+        for offered in [None, Some(25)] {
+            let bytes = card.to_string();
+            let (code, _, msg) = call(
+                &app,
+                Some(&ann),
+                "/user/v1/character/importCard",
+                import_payload("m.json", bytes.as_bytes(), offered),
+            )
+            .await;
+            assert_eq!(code, 10070, "{offered:?}: {msg}");
+            assert!(msg.starts_with(field), "{offered:?}: {msg}");
+        }
+    }
 
     // Content the guidelines forbid, anywhere in the card.
     let minor = json!({ "name": "Kid", "description": "She is 14 years old.", "first_mes": "hi" }).to_string();

@@ -65,7 +65,9 @@ export function useLoginFlow() {
     inFlight.current = true;
     dispatch({ type: 'submitted' });
     try {
-      const envelope = await sendRegisterUserEmail({ emailAddress: email.trim(), cfToken: check.token });
+      // The link brings the visitor back to the page they asked from (a character's page, say).
+      const returnTo = `${window.location.pathname}${window.location.search}`;
+      const envelope = await sendRegisterUserEmail({ emailAddress: email.trim(), cfToken: check.token, returnTo });
       if (envelope.success && envelope.data) {
         trackRegistrationComplete('email');
         dispatch({ type: 'emailSent' });

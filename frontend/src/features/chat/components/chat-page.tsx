@@ -1,33 +1,96 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
-import { chatBeforePagePathAtom, gettingUserAtom, isLoggedInAtom, showLoginTipAtom } from '@/app/store';
+import { chatBeforePagePathAtom, gettingUserAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
 import { Button } from '@/components/button';
 import { ChatIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
+import { getCharacterInfo } from '@/features/chat/api/chat-api';
 import styles from '@/features/chat/components/chat.module.css';
 import { Conversation } from '@/features/chat/components/conversation';
-import { ConversationList } from '@/features/chat/components/conversation-list';
+import { ConversationList, type OpenChat } from '@/features/chat/components/conversation-list';
+import { MessageText } from '@/features/chat/components/message-text';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
 import { useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
+import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
+import type { Character } from '@/lib/api-types';
+import { fillPlaceholders } from '@/lib/placeholders';
 import { onServerEvent } from '@/lib/realtime';
 import { ROUTES, chatPathFor } from '@/lib/routes';
 import { trackPageView } from '@/lib/telemetry';
 
 /**
- * Signed out, the chat screen asks to sign in, like the guarded menu items: the login
- * prompt opens once, and closes again when the visitor leaves without signing in.
+ * A character's page seen signed out (`/chat/{characterId}`, linked from the sitemap and the
+ * home grid): the character itself — portrait, name, age, introduction and greeting — with a
+ * clear way to sign in and chat. Signing in comes back here: the password login reloads this
+ * page, and the mailed link returns to it (`returnTo`, docs/api.md "Sign-in"). The character
+ * comes from `getCharacterInfo`, which answers signed-out visitors only what they may see.
  */
-function SignedOut() {
+function CharacterPreview({ character }: { character: Character }) {
   const { t } = useTranslation();
   const openLogin = useSetAtom(showLoginTipAtom);
+  const you = t('chat.you');
+  const name = character.characterName;
+  return (
+    <section className={styles.preview} data-testid="chat-character-preview">
+      <img
+        className={styles.previewPortrait}
+        src={character.characterPhoto}
+        alt={name}
+        data-testid="preview-portrait"
+      />
+      <div className={styles.previewText}>
+        <h1 className={styles.previewName} data-testid="preview-name">
+          {name}
+        </h1>
+        <p className={styles.previewAge} data-testid="preview-age">
+          {t('home.age', { count: character.characterAge })}
+        </p>
+        <p className={styles.previewIntro} data-testid="preview-introduction">
+          {fillPlaceholders(character.introduction, name, you)}
+        </p>
+        <div className={styles.previewGreeting} data-testid="preview-greeting">
+          <MessageText text={fillPlaceholders(character.greeting, name, you)} />
+        </div>
+        <Button onClick={() => openLogin(true)} data-testid="preview-sign-in">
+          {t('chat.signInToChatWith', { name })}
+        </Button>
+        <p className={styles.previewNote}>{t('chat.signedOutText')}</p>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * Signed out, the chat screen shows the character asked for (above), or, without one the
+ * visitor may see, asks to sign in like the guarded menu items: the login prompt opens once,
+ * and closes again when the visitor leaves without signing in.
+ */
+function SignedOut({ characterId }: { characterId: string | undefined }) {
+  const { t } = useTranslation();
+  const openLogin = useSetAtom(showLoginTipAtom);
+  const wanted = characterId !== undefined && characterId !== '';
+  const { data: character, loading } = useLoad(
+    (): Promise<Character | null> =>
+      getCharacterInfo(characterId ?? '').then(
+        (envelope) => (envelope.success && envelope.data ? envelope.data : null),
+        () => null,
+      ),
+    [characterId],
+    { enabled: wanted },
+  );
+  const shown = character && character.characterId === characterId ? character : null;
+  const asking = !shown && !loading;
   useEffect(() => {
+    if (!asking) return;
     openLogin(true);
     return () => openLogin(false);
-  }, [openLogin]);
+  }, [asking, openLogin]);
+  if (shown) return <CharacterPreview character={shown} />;
+  if (loading) return <Spinner label={t('common.loading')} />;
   return (
     <section className={styles.signedOut} data-testid="chat-signed-out">
       <span className={styles.emptyIcon}>
@@ -50,6 +113,18 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   const before = useAtomValue(chatBeforePagePathAtom);
   const setBefore = useSetAtom(chatBeforePagePathAtom);
   const autoOpened = useRef(false);
+  const userName = useAtomValue(userInfoAtom)?.userName || t('chat.you');
+  // The open chat's character, for the list until the list holds the chat itself.
+  const [openCharacter, setOpenCharacter] = useState<Character | null>(null);
+  const open: OpenChat | undefined =
+    openCharacter && openCharacter.characterId === characterId
+      ? {
+          characterId: openCharacter.characterId,
+          characterName: openCharacter.characterName,
+          characterPhoto: openCharacter.characterPhoto,
+          preview: fillPlaceholders(openCharacter.greeting, openCharacter.characterName, userName),
+        }
+      : undefined;
 
   // Wide screens open the most recent chat rather than an empty pane.
   useEffect(() => {
@@ -99,6 +174,7 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   const list = (
     <ConversationList
       list={chats.list}
+      open={open}
       status={chats.status}
       activeId={characterId}
       onOpen={openFromList}
@@ -114,6 +190,7 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
       mobile={mobile}
       onBack={back}
       onLoaded={onLoaded}
+      onCharacter={setOpenCharacter}
     />
   ) : (
     <div className={styles.centerNote}>
@@ -146,7 +223,7 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   );
 }
 
-/** `/chat` and `/chat/{characterId}` (spec section 2), signed in only. */
+/** `/chat` and `/chat/{characterId}` (spec section 2): chatting signed in; signed out, the character and a sign-in. */
 export default function ChatPage() {
   const { t } = useTranslation();
   const { characterId } = useParams();
@@ -157,6 +234,6 @@ export default function ChatPage() {
   useEffect(() => trackPageView('chat'), []);
 
   if (getting) return <Spinner label={t('common.loading')} />;
-  if (!loggedIn) return <SignedOut />;
+  if (!loggedIn) return <SignedOut characterId={characterId} />;
   return <ChatScreen characterId={characterId} />;
 }

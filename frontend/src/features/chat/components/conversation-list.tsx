@@ -12,8 +12,22 @@ import styles from '@/features/chat/components/chat.module.css';
 import type { ChatSummary } from '@/lib/api-types';
 import { chatPathFor, homePathFor } from '@/lib/routes';
 
+/** The chat open beside the list: its character, and the text to preview (its greeting). */
+export interface OpenChat {
+  characterId: string;
+  characterName: string;
+  characterPhoto: string;
+  preview: string;
+}
+
 export interface ConversationListProps {
   list: ChatSummary[];
+  /**
+   * The chat open beside the list. One the list does not hold yet (just opened with its
+   * greeting, or written to before the list was asked again) still shows, first: the list
+   * never says "No chats yet" beside an open chat.
+   */
+  open?: OpenChat | undefined;
   status: 'loading' | 'ready' | 'failed';
   activeId: string | undefined;
   onOpen: (characterId: string) => void;
@@ -22,15 +36,17 @@ export interface ConversationListProps {
 }
 
 /** The user's chats, most recent first: portrait, name, last message and its time; each can be deleted. */
-export function ConversationList({ list, status, activeId, onOpen, onDelete, onRetry }: ConversationListProps) {
+export function ConversationList({ list, open, status, activeId, onOpen, onDelete, onRetry }: ConversationListProps) {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
   const gender = useAtomValue(interestedGenderAtom);
   const [deleting, setDeleting] = useState<ChatSummary | null>(null);
+  const unlisted = open && !list.some((summary) => summary.characterId === open.characterId) ? open : null;
 
   let body;
-  if (status === 'loading' && list.length === 0) body = <Spinner label={t('common.loading')} />;
-  else if (status === 'failed' && list.length === 0)
+  const none = list.length === 0 && !unlisted;
+  if (status === 'loading' && none) body = <Spinner label={t('common.loading')} />;
+  else if (status === 'failed' && none)
     body = (
       <div className={styles.listEmpty}>
         <p>{t('chat.listFailed')}</p>
@@ -39,7 +55,7 @@ export function ConversationList({ list, status, activeId, onOpen, onDelete, onR
         </button>
       </div>
     );
-  else if (list.length === 0)
+  else if (none)
     body = (
       <div className={styles.listEmpty} data-testid="chat-list-empty">
         <span className={styles.emptyIcon}>
@@ -55,6 +71,7 @@ export function ConversationList({ list, status, activeId, onOpen, onDelete, onR
   else
     body = (
       <ul className={styles.list}>
+        {unlisted && openItem(unlisted)}
         {list.map((summary) => {
           const last = summary.lastMessage;
           const active = summary.characterId === activeId;
@@ -102,6 +119,32 @@ export function ConversationList({ list, status, activeId, onOpen, onDelete, onR
         })}
       </ul>
     );
+
+  function openItem(chat: OpenChat) {
+    return (
+      <li
+        key={chat.characterId}
+        className={`${styles.listItem} ${styles.listActive}`}
+        data-testid="chat-list-item"
+        data-character-id={chat.characterId}
+      >
+        <LocalizedLink
+          to={chatPathFor(chat.characterId)}
+          className={styles.listLink}
+          aria-current="page"
+          onClick={() => onOpen(chat.characterId)}
+        >
+          <span className={styles.listPortrait}>{chat.characterPhoto && <img src={chat.characterPhoto} alt="" />}</span>
+          <span className={styles.listText}>
+            <span className={styles.listTop}>
+              <span className={styles.listName}>{chat.characterName}</span>
+            </span>
+            <span className={styles.listPreview}>{chat.preview}</span>
+          </span>
+        </LocalizedLink>
+      </li>
+    );
+  }
 
   return (
     <nav className={styles.conversations} aria-label={t('chat.conversations')} data-testid="chat-list">

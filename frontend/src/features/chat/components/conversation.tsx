@@ -44,10 +44,12 @@ export interface ConversationProps {
   onBack: () => void;
   /** History has loaded: a new conversation (its greeting just stored) now exists. */
   onLoaded: () => void;
+  /** The character's info arrived (the list shows the open chat from it until it lists it). */
+  onCharacter?: (character: Character) => void;
 }
 
 /** One open chat: the character's header, the messages, the input and the memories panel. */
-export function Conversation({ characterId, summary, mobile, onBack, onLoaded }: ConversationProps) {
+export function Conversation({ characterId, summary, mobile, onBack, onLoaded, onCharacter }: ConversationProps) {
   const { t } = useTranslation();
   const thread = useChatThread(characterId);
   const memories = useMemories(characterId);
@@ -74,6 +76,10 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
         ),
       [characterId],
     ).data ?? null;
+
+  useEffect(() => {
+    if (character) onCharacter?.(character);
+  }, [character, onCharacter]);
 
   const loaded = thread.load === 'ready';
   useEffect(() => {
@@ -202,9 +208,7 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded }:
               )}
             </h1>
             {character && (
-              <span className={styles.characterMeta}>
-                {character.characterAge} {t('home.year')}
-              </span>
+              <span className={styles.characterMeta}>{t('home.age', { count: character.characterAge })}</span>
             )}
           </div>
           <PersonaButton className={styles.iconButton} onClick={() => setPersonaOpen(true)} />

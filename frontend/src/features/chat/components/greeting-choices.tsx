@@ -3,13 +3,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { userInfoAtom } from '@/app/store';
 import styles from '@/features/chat/components/chat.module.css';
+import { fillPlaceholders } from '@/lib/placeholders';
 
 /** `{{char}}`, `{{user}}` and their legacy forms filled in, as the server does for the stored greeting. */
-export function fillMacros(text: string, characterName: string, userName: string): string {
-  return text
-    .replace(/\{\{\s*char\s*\}\}|\{char\}|<BOT>/gi, characterName)
-    .replace(/\{\{\s*user\s*\}\}|\{user\}|<USER>/gi, userName);
-}
+export const fillMacros = fillPlaceholders;
 
 const PREVIEW_CHARS = 140;
 

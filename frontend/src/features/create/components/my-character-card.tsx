@@ -1,11 +1,12 @@
-import { useSetAtom } from 'jotai';
+import { useAtomValue, useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import { chatBeforePagePathAtom } from '@/app/store';
+import { chatBeforePagePathAtom, userInfoAtom } from '@/app/store';
 import { Button, buttonClassName } from '@/components/button';
 import { ChatIcon, CopyIcon, PencilIcon, TrashIcon } from '@/components/icons';
 import { LocalizedLink } from '@/components/localized-link';
 import type { CardFormat, MyCharacter } from '@/features/create/api/create-api';
 import styles from '@/features/create/components/create.module.css';
+import { fillPlaceholders } from '@/lib/placeholders';
 import { chatPathFor, ROUTES } from '@/lib/routes';
 
 export interface MyCharacterCardProps {
@@ -32,6 +33,7 @@ export function MyCharacterCard({
   const { t } = useTranslation('create');
   const { t: tApp } = useTranslation();
   const setChatBefore = useSetAtom(chatBeforePagePathAtom);
+  const userName = useAtomValue(userInfoAtom)?.userName || tApp('chat.you');
   const { character, status } = item;
   const goingPublic = status === 'private' || status === 'rejected';
   return (
@@ -56,15 +58,15 @@ export function MyCharacterCard({
         <span className={styles.cardName} data-testid="my-character-name">
           {character.characterName}
         </span>
-        <span className={styles.cardMeta}>
-          {character.characterAge} {tApp('home.year')}
-        </span>
+        <span className={styles.cardMeta}>{tApp('home.age', { count: character.characterAge })}</span>
         {status === 'rejected' && item.reviewReason && (
           <p className={styles.reason} data-testid="review-reason">
             {t('myAi.rejectedReason', { reason: item.reviewReason })}
           </p>
         )}
-        <p className={styles.cardIntro}>{character.introduction}</p>
+        <p className={styles.cardIntro}>
+          {fillPlaceholders(character.introduction, character.characterName, userName)}
+        </p>
       </div>
       <div className={styles.cardActions}>
         <LocalizedLink

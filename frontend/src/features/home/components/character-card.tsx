@@ -1,9 +1,12 @@
+import { useAtomValue } from 'jotai';
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { userInfoAtom } from '@/app/store';
 import { CardMenu } from '@/components/card-menu';
 import { ChatIcon, LockIcon } from '@/components/icons';
 import styles from '@/features/home/components/character-card.module.css';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
+import { fillPlaceholders } from '@/lib/placeholders';
 
 export interface CharacterCardProps {
   character: CharacterCardData;
@@ -13,12 +16,14 @@ export interface CharacterCardProps {
 }
 
 /**
- * Name, age with the word 'year', introduction, photo, the secondary image (first of the
+ * Name, age with the word 'year' (in the language's plural: "24 years"), introduction
+ * (its `{{char}}` and `{{user}}` filled in), photo, the secondary image (first of the
  * image list) and a lock icon when usedType is 1 (spec section 2 "Home page"); a menu
  * with Report.
  */
 export const CharacterCard = memo(function CharacterCard({ character, onOpen, eager = false }: CharacterCardProps) {
   const { t } = useTranslation();
+  const userName = useAtomValue(userInfoAtom)?.userName || t('chat.you');
   const secondary = character.characterImageList?.[0];
   const locked = character.usedType === 1;
   return (
@@ -53,10 +58,10 @@ export const CharacterCard = memo(function CharacterCard({ character, onOpen, ea
         )}
         <span className={styles.info}>
           <span className={styles.name}>{character.characterName}</span>
-          <span className={styles.age}>
-            {character.characterAge} {t('home.year')}
+          <span className={styles.age}>{t('home.age', { count: character.characterAge })}</span>
+          <span className={styles.intro}>
+            {fillPlaceholders(character.introduction, character.characterName, userName)}
           </span>
-          <span className={styles.intro}>{character.introduction}</span>
         </span>
         <span className={styles.chatHint} aria-hidden="true">
           <ChatIcon size={18} />

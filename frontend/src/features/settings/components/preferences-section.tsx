@@ -12,7 +12,7 @@ import { ageConfirmed } from '@/lib/age-gate';
 import { nsfwEnabled } from '@/lib/nsfw-preference';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
-import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
+import { isLanguage, LANGUAGE_NAMES, LANGUAGES, pathInLanguage } from '@/lib/languages';
 import { notify } from '@/lib/notifications';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 
@@ -61,7 +61,8 @@ export function PreferencesSection({
     rememberLanguage(next);
     // The URL decides the language: load the strings, then move to this page under /{lng}/.
     await i18n.loadLanguages(next);
-    navigate(withLanguage(stripLanguage(pathname), next));
+    // English at the unprefixed address, replacing the entry (as the footer's switch does).
+    navigate(pathInLanguage(pathname, next), { replace: true });
   };
 
   const applyNsfw = async (next: boolean) => {

@@ -6,13 +6,13 @@ import { ChevronDownIcon, GlobeIcon } from '@/components/icons';
 import styles from '@/features/shell/components/language-select.module.css';
 import { i18n } from '@/lib/i18n';
 import { rememberLanguage } from '@/lib/language-preference';
-import { isLanguage, LANGUAGE_NAMES, LANGUAGES, stripLanguage, withLanguage } from '@/lib/languages';
+import { isLanguage, LANGUAGE_NAMES, LANGUAGES, pathInLanguage } from '@/lib/languages';
 
-/** Switches language by moving to the same page under `/{lng}/` (spec section 2). */
+/** Switches language by moving to the same page under `/{lng}/` (spec section 2), English unprefixed. */
 export function LanguageSelect() {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
-  const { pathname, search } = useLocation();
+  const { pathname, search, hash } = useLocation();
   const navigate = useNavigate();
   return (
     <label className={styles.wrap}>
@@ -27,7 +27,11 @@ export function LanguageSelect() {
           if (!isLanguage(next)) return;
           rememberLanguage(next);
           // Load the strings first, so the page does not blank out while they arrive.
-          void i18n.loadLanguages(next).then(() => navigate(`${withLanguage(stripLanguage(pathname), next)}${search}`));
+          // English lives at the unprefixed address; the switch replaces the entry, so Back
+          // leaves the page rather than stepping through its other languages.
+          void i18n
+            .loadLanguages(next)
+            .then(() => navigate(`${pathInLanguage(pathname, next)}${search}${hash}`, { replace: true }));
         }}
       >
         {LANGUAGES.map((lng) => (

@@ -195,6 +195,7 @@ describe('step 2: e-mail with the development bot check', () => {
     expect(await sentPayload(fetchMock, '/login/v1/sendRegisterUserEmail')).toEqual({
       emailAddress: 'me@example.com',
       cfToken: 'development',
+      returnTo: `${window.location.pathname}${window.location.search}`,
     });
   });
 

@@ -1,0 +1,76 @@
+import { render, screen } from '@testing-library/react';
+import { Provider } from 'jotai';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import { store } from '@/app/store';
+import { ConversationList, type ConversationListProps } from '@/features/chat/components/conversation-list';
+import type { ChatSummary } from '@/lib/api-types';
+
+const OPEN = {
+  characterId: 'gf-001',
+  characterName: 'Sofia',
+  characterPhoto: '/media/portrait-gf-001-1',
+  preview: 'Hi there! I was hoping you would write.',
+};
+
+const summary = (characterId: string, characterName: string): ChatSummary => ({
+  characterId,
+  characterName,
+  characterPhoto: `/media/portrait-${characterId}-1`,
+  lastMessage: {
+    messageId: `m-${characterId}`,
+    speaker: 'character',
+    content: `${characterName} says hello`,
+    createdAt: 1_700_000_000_000,
+  } as ChatSummary['lastMessage'],
+});
+
+function renderList(props: Partial<ConversationListProps>) {
+  render(
+    <Provider store={store}>
+      <MemoryRouter>
+        <ConversationList
+          list={[]}
+          status="ready"
+          activeId={OPEN.characterId}
+          onOpen={() => undefined}
+          onDelete={async () => true}
+          onRetry={() => undefined}
+          {...props}
+        />
+      </MemoryRouter>
+    </Provider>,
+  );
+}
+
+const items = () => screen.queryAllByTestId('chat-list-item').map((item) => item.dataset.characterId);
+
+describe('ConversationList beside an open chat', () => {
+  it('shows the open chat, never "No chats yet", before the list holds it', () => {
+    renderList({ open: OPEN });
+    expect(screen.queryByTestId('chat-list-empty')).toBeNull();
+    expect(items()).toEqual(['gf-001']);
+    expect(screen.getByTestId('chat-list-item')).toHaveTextContent('Sofia');
+    expect(screen.getByTestId('chat-list-item')).toHaveTextContent(OPEN.preview);
+  });
+
+  it('puts the open chat first while the list still lacks it, and shows it once when listed', () => {
+    renderList({ open: OPEN, list: [summary('gf-002', 'Lena')] });
+    expect(items()).toEqual(['gf-001', 'gf-002']);
+  });
+
+  it('shows the open chat while the list is loading', () => {
+    renderList({ open: OPEN, status: 'loading' });
+    expect(items()).toEqual(['gf-001']);
+  });
+
+  it('lists a listed open chat once, as the list has it', () => {
+    renderList({ open: OPEN, list: [summary('gf-002', 'Lena'), summary('gf-001', 'Sofia')] });
+    expect(items()).toEqual(['gf-002', 'gf-001']);
+  });
+
+  it('still says "No chats yet" with no chat open', () => {
+    renderList({ activeId: undefined });
+    expect(screen.getByTestId('chat-list-empty')).toBeInTheDocument();
+  });
+});
