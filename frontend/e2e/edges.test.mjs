@@ -51,6 +51,8 @@ async function expectCharacterShown(page) {
   const greeting = (await preview.getByTestId('preview-greeting').innerText()).trim();
   assert.ok(greeting.length > 10, 'no greeting');
   assert.doesNotMatch(greeting, /\{\{|\}\}/, `placeholders left in the greeting: ${greeting}`);
+  // gf-001 greets "Hey, {{user}}!": someone not signed in reads "Hey, you!", not "Hey, You!".
+  assert.doesNotMatch(greeting, /, You\b/, `the visitor is named "You" mid-sentence: ${greeting}`);
   const portrait = preview.getByTestId('preview-portrait');
   await page.waitForFunction(
     () => {

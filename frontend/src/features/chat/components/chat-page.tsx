@@ -32,7 +32,8 @@ import { trackPageView } from '@/lib/telemetry';
 function CharacterPreview({ character }: { character: Character }) {
   const { t } = useTranslation();
   const openLogin = useSetAtom(showLoginTipAtom);
-  const you = t('chat.you');
+  // "{{user}}" read mid-sentence by someone not signed in: "come here, you", not "You".
+  const you = t('chat.youInText');
   const name = character.characterName;
   return (
     <section className={styles.preview} data-testid="chat-character-preview">
