@@ -9,8 +9,9 @@
 // round), since replies are sampled.
 //
 // Usage: node --experimental-websocket persona-bench.mjs BASE_URL ADMIN_TOKEN OUT.json
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+
+import { amoraClient, endsAtSentence } from './amora-client.mjs';
 
 const [baseUrl, adminToken, outFile] = process.argv.slice(2);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
@@ -24,21 +25,6 @@ const SCRIPTS = {
 };
 const NAME_TURN = 1;
 const PLAN = ['en', 'en', 'en', 'en', 'de', 'de', 'fr', 'fr', 'es', 'es'];
-
-// The same sentence end as domain::chat::ends_at_sentence: `.`, `!`, `?`, `…` (then closing
-// quotes, brackets or an action's asterisk), CJK `。！？`, or an action's closing asterisk.
-function endsAtSentence(text) {
-  const t = text.trimEnd();
-  if (!t) return false;
-  const stripped = t.replace(/["'”’»)\]」』）_]+$/u, '');
-  const last = stripped.at(-1);
-  if (['.', '!', '?', '…', '。', '！', '？'].includes(last)) return true;
-  if (t.at(-1) === '*' || stripped.at(-1) === '*') {
-    const asterisks = (t.match(/\*/g) ?? []).length;
-    return asterisks % 2 === 0;
-  }
-  return false;
-}
 
 // The language of a reply by its most frequent function words: a small judge that tells
 // English, German, French and Spanish apart, which is all the bench asks.
@@ -60,79 +46,8 @@ function languageOf(text) {
   return best;
 }
 
-// API.md 1.1: AES-256-CBC, key = SHA-256 of the secret key, wire = base64(IV ‖ ciphertext).
-const secretKey = randomBytes(24).toString('base64').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 32);
-const aesKey = createHash('sha256').update(secretKey).digest();
-const seal = (plain) => {
-  const iv = randomBytes(16);
-  const cipher = createCipheriv('aes-256-cbc', aesKey, iv);
-  return Buffer.concat([iv, cipher.update(plain, 'utf8'), cipher.final()]).toString('base64');
-};
-const open = (wire) => {
-  const bytes = Buffer.from(wire, 'base64');
-  const decipher = createDecipheriv('aes-256-cbc', aesKey, bytes.subarray(0, 16));
-  return Buffer.concat([decipher.update(bytes.subarray(16)), decipher.final()]).toString('utf8');
-};
-
-async function api(path, payload, voucher) {
-  const headers = { 'content-type': 'application/json', secretKey, platformType: 'web', appVersion: '0.0.101', language: 'en' };
-  if (voucher) headers.voucher = voucher;
-  const response = await fetch(`${baseUrl}/lust/api${path}`, { method: 'POST', headers, body: JSON.stringify({ requestData: seal(JSON.stringify(payload)) }) });
-  const envelope = JSON.parse(open((await response.json()).responseData));
-  if (envelope.code !== 200) throw new Error(`${path}: ${envelope.code} ${envelope.msg}`);
-  return envelope.data;
-}
-
-async function newUser(n) {
-  const email = `bench-${Date.now().toString(36)}-${n}@example.com`;
-  const password = 'bench-pass-1';
-  const response = await fetch(`${baseUrl}/lust/admin/createUser`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ email, userName: 'Ann', password }),
-  });
-  if (!response.ok) throw new Error(`createUser: ${response.status} ${await response.text()}`);
-  const { userNo } = await response.json();
-  const { voucher } = await api('/login/v1/userPasswordLogin', { userNo, password });
-  return voucher;
-}
-
-function connect(voucher) {
-  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/lust/api/ws?voucher=${voucher}`);
-  const queue = [];
-  let wake = null;
-  socket.addEventListener('message', (event) => {
-    queue.push(JSON.parse(String(event.data)));
-    wake?.();
-  });
-  const next = async (deadline) => {
-    while (!queue.length) {
-      if (Date.now() > deadline) throw new Error('no event in time');
-      await new Promise((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, 500);
-      });
-    }
-    return queue.shift();
-  };
-  const ready = new Promise((resolve, reject) => {
-    socket.addEventListener('open', resolve);
-    socket.addEventListener('error', reject);
-  });
-  return { socket, next, ready };
-}
-
-async function reply(ws, characterId, content) {
-  ws.socket.send(JSON.stringify({ action: 'chatSend', data: { characterId, content } }));
-  const deadline = Date.now() + REPLY_TIMEOUT_MS;
-  for (;;) {
-    const event = await ws.next(deadline);
-    if (event.event === 'error') throw new Error(`the server refused an action: ${JSON.stringify(event.data)}`);
-    if (event.data?.characterId !== characterId) continue;
-    if (event.event === 'chatDone') return event.data;
-    if (event.event === 'chatError') return { error: event.data };
-  }
-}
+const { newUser, connect, reply: send, metrics } = amoraClient(baseUrl, adminToken);
+const reply = (ws, characterId, content) => send(ws, characterId, content, REPLY_TIMEOUT_MS);
 
 const seeds = JSON.parse(readFileSync(new URL('../../store/src/seed/characters.json', import.meta.url), 'utf8'));
 const free = (prefix) => seeds.filter((c) => c.key.startsWith(prefix) && c.usedType === 0 && !c.restricted).slice(0, 5);
@@ -198,8 +113,8 @@ const summary = {
 };
 // The model's time to the first token over every reply, from the server's own histogram
 // (`/metrics`): the prefix cache at work (a miss re-reads the whole prompt, ~5 ms a token).
-const metrics = await (await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })).text();
-const metric = (name) => Number(metrics.match(new RegExp(`^${name}\\{phase="first_token"\\} ([\\d.e+-]+)$`, 'm'))?.[1] ?? NaN);
+const metricsText = await metrics();
+const metric = (name) => Number(metricsText.match(new RegExp(`^${name}\\{phase="first_token"\\} ([\\d.e+-]+)$`, 'm'))?.[1] ?? NaN);
 summary.meanFirstTokenMs = Math.round((metric('amora_chat_turn_phase_seconds_sum') / metric('amora_chat_turn_phase_seconds_count')) * 1000);
 writeFileSync(outFile, JSON.stringify({ summary, rows }, null, 2));
 console.log(JSON.stringify(summary, null, 2));
