@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DESKTOP, launchBrowser, MOBILE, openPage, screenshot } from './support/browser.mjs';
+import { frameAfter as waitForFrame, recordFrames } from './support/frames.mjs';
 import { amoraAdmin } from './support/operator.mjs';
 import { signInByMail } from './support/sign-in.mjs';
 
@@ -23,30 +24,8 @@ after(async () => {
   await browser?.close();
 });
 
-/** Every frame the page's sockets receive from /lust/api/ws, parsed, in order. */
-function recordFrames(page) {
-  const frames = [];
-  page.on('websocket', (socket) => {
-    if (!new URL(socket.url()).pathname.endsWith('/lust/api/ws')) return;
-    socket.on('framereceived', ({ payload }) => frames.push(JSON.parse(String(payload))));
-  });
-  return frames;
-}
-
-/** The first frame after `from` (an index into `frames`) that `predicate` accepts. */
-async function frameAfter(frames, from, predicate, what) {
-  const deadline = Date.now() + REPLY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const found = frames.slice(from).find(predicate);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const seen = frames
-    .slice(from)
-    .filter((f) => f.event !== 'chatDelta')
-    .map((f) => f.event);
-  throw new Error(`no ${what} within ${REPLY_TIMEOUT_MS / 1000} s; after it came: ${seen.join(', ')}`);
-}
+/** The first frame after `from` that `predicate` accepts, within a reply's time. */
+const frameAfter = (frames, from, predicate, what) => waitForFrame(frames, from, predicate, what, REPLY_TIMEOUT_MS);
 
 const stored = (frames, from) =>
   frameAfter(frames, from, (f) => f.event === 'chatDone' || f.event === 'chatError', 'chatDone').then((f) => {
