@@ -853,7 +853,12 @@ fn sentences(text: &str) -> Vec<&str> {
         (Some(at), Some(end)) if end > at => &text[at + "said: “".len()..end],
         _ => text,
     };
-    text.split(['.', '!', '?', ';', '\n', '。', '！', '？']).map(str::trim).filter(|s| !s.is_empty()).collect()
+    // A question the user asked ("Liest du eigentlich gern?") states nothing: left out.
+    text.split_inclusive(['.', '!', '?', ';', '\n', '。', '！', '？'])
+        .filter(|s| !s.trim_end().ends_with(['?', '？']))
+        .map(|s| s.trim().trim_end_matches(['.', '!', ';', '。', '！']).trim())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The value a sentence gives for the topics it shares with the question (`matched`: the
@@ -1122,5 +1127,11 @@ mod tests {
         assert_eq!(answer("What's my favourite colour?", &told, "en"), None, "never told");
         assert_eq!(answer("My dog is called Pixel.", &told, "en"), None, "not a question");
         assert_eq!(answer("Do you remember me?", &told, "en"), None, "no topic");
+        let asked = ["Hallo! Wie war dein Tag?", "Liest du eigentlich gern?"];
+        assert_eq!(
+            answer("Was würdest du am Wochenende gern mit mir machen?", &asked, "de"),
+            None,
+            "a question tells nothing"
+        );
     }
 }

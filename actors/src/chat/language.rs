@@ -161,7 +161,7 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
             continue;
         }
         let words = word_count(&message.content) + run.filter(|(c, _)| *c == code).map_or(0, |(_, n)| n);
-        if words >= SWITCH_WORDS {
+        if words >= SWITCH_WORDS || clearly_in(&message.content, code, current) {
             current = code;
             run = None;
         } else {
@@ -169,6 +169,39 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
         }
     }
     current
+}
+
+/// Words of a message that can tell its language on their own, without [`SWITCH_WORDS`]:
+/// "Hallo! Wie war dein Tag?" is German, "Hi! How was your day?" is not French, whatever
+/// the trigrams of five words say.
+const SHORT_SWITCH_WORDS: usize = 4;
+
+/// Whether a short `message` is clearly in `language` rather than in `current`: four words
+/// or more, with two or more of `language`'s common words and more of them than of
+/// `current`'s (Japanese and Korean: written in their script).
+fn clearly_in(message: &str, language: &str, current: &str) -> bool {
+    if word_count(message) < SHORT_SWITCH_WORDS {
+        return false;
+    }
+    if matches!(language, "ja" | "ko") {
+        let letters = message.chars().filter(|c| c.is_alphabetic()).count();
+        let own = message
+            .chars()
+            .filter(|c| match language {
+                "ja" => matches!(*c as u32, 0x3040..=0x30FF | 0x3400..=0x9FFF),
+                _ => matches!(*c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF),
+            })
+            .count();
+        return own * 2 > letters;
+    }
+    let words: Vec<String> = message
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let count = |code: &str| words.iter().filter(|w| own_words(code).contains(&w.as_str())).count();
+    let (theirs, ours) = (count(language), count(current));
+    theirs >= 2 && theirs > ours
 }
 
 /// Words of `text`: split at spaces, and for Japanese and Korean two characters a word.
@@ -253,6 +286,10 @@ mod tests {
         assert_eq!(reply_language(&said(&["Hi! How was your day?"]), "en"), "en");
         assert_eq!(reply_language(&said(&["I live in Porto."]), "en"), "en");
         assert_eq!(reply_language(&said(&["Merci !"]), "en"), "en", "one word is no new language");
+        assert_eq!(reply_language(&said(&["Hallo! Wie war dein Tag?"]), "en"), "de", "five words, clearly German");
+        assert_eq!(reply_language(&said(&["Oi! Tudo bem com você?"]), "en"), "pt");
+        assert_eq!(reply_language(&said(&["こんにちは！今日はどうでしたか？"]), "en"), "ja");
+        assert_eq!(reply_language(&said(&["Hello!"]), "ja"), "ja", "one English word keeps Japanese");
         let switched = said(&[
             "Ich arbeite als Krankenschwester.",
             "Schön!",
