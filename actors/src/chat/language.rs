@@ -132,8 +132,11 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
         return None;
     }
     if expected != "en" {
-        let english = words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str())).count();
-        if english >= 3 && english * 4 >= words.len() {
+        // English's words that are not also the expected language's ("was" is German too).
+        let own = own_words(expected);
+        let english =
+            words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str()) && !own.contains(&w.as_str())).count();
+        if english >= 2 && english * 5 >= words.len() {
             return Some("en");
         }
     }
@@ -156,7 +159,10 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
     let mut run: Option<(&'static str, usize)> = None;
     for message in history.iter().filter(|m| m.speaker == Speaker::User) {
         let Some(code) = detect(&message.content) else { continue };
-        if code == current {
+        // Trigrams alone take "Hey! I just got home from work, long day." for German: a
+        // message counts for another language only when that language's common words
+        // outnumber the current one's in it, or the detection is sure.
+        if code == current || !supports(&message.content, code, current) {
             run = None;
             continue;
         }
@@ -194,14 +200,32 @@ fn clearly_in(message: &str, language: &str, current: &str) -> bool {
             .count();
         return own * 2 > letters;
     }
-    let words: Vec<String> = message
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let count = |code: &str| words.iter().filter(|w| own_words(code).contains(&w.as_str())).count();
-    let (theirs, ours) = (count(language), count(current));
+    let words = lower_words(message);
+    let (theirs, ours) = (own_count(&words, language), own_count(&words, current));
     theirs >= 2 && theirs > ours
+}
+
+/// The lower-cased words of `text`.
+fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// How many of `words` are common words of `language`.
+fn own_count(words: &[String], language: &str) -> usize {
+    words.iter().filter(|w| own_words(language).contains(&w.as_str())).count()
+}
+
+/// Whether `message`, detected as `language`, speaks for it against `current`: a sure
+/// detection, the script (Japanese, Korean), or more of its common words than of `current`'s.
+fn supports(message: &str, language: &str, current: &str) -> bool {
+    if matches!(language, "ja" | "ko") || matches!(current, "ja" | "ko") {
+        return true;
+    }
+    if detector().detect(message).is_some_and(|info| info.is_reliable()) {
+        return true;
+    }
+    let words = lower_words(message);
+    own_count(&words, language) > own_count(&words, current)
 }
 
 /// Words of `text`: split at spaces, and for Japanese and Korean two characters a word.
@@ -266,6 +290,8 @@ mod tests {
         assert_eq!(clearly_other("Hola Alex! Welcome to the world of ceramic art and the stars.", "pl"), Some("en"));
         assert_eq!(clearly_other("I love the rain. It makes the café feel like", "en"), None);
         assert_eq!(clearly_other("Merci beaucoup !", "en"), None, "too short to tell");
+        assert_eq!(clearly_other("Aw, no way. You're not listening. Here's the revised", "es"), Some("en"));
+        assert_eq!(clearly_other("Ich weiß nicht, was du willst, aber es war so schön heute.", "de"), None);
         let gibberish = "Kalimba liluwa ama ekosi wakara komunemo mambozo, ugurelu kulumbosena bwako akibala waduka.";
         assert!(clearly_other(gibberish, "en").is_some(), "no English word in twelve");
         let english =
@@ -286,6 +312,8 @@ mod tests {
         assert_eq!(reply_language(&said(&["Hi! How was your day?"]), "en"), "en");
         assert_eq!(reply_language(&said(&["I live in Porto."]), "en"), "en");
         assert_eq!(reply_language(&said(&["Merci !"]), "en"), "en", "one word is no new language");
+        let english = said(&["Hey! I just got home from work, long day."]);
+        assert_eq!(reply_language(&english, "en"), "en", "nine English words are not German");
         assert_eq!(reply_language(&said(&["Hallo! Wie war dein Tag?"]), "en"), "de", "five words, clearly German");
         assert_eq!(reply_language(&said(&["Oi! Tudo bem com você?"]), "en"), "pt");
         assert_eq!(reply_language(&said(&["こんにちは！今日はどうでしたか？"]), "en"), "ja");
