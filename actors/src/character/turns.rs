@@ -10,6 +10,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::{Character, UsedType};
 use amora_domain::chat::{EntryId, MessageText, Speaker};
 use amora_store::StoredMessage;
+use futures_util::FutureExt;
 
 use super::swipes::{Writing, keep_version, put_back, store_written, view};
 use super::{CharacterActor, InFlight, Needs, after_load, ready};
@@ -270,7 +271,15 @@ impl CharacterActor {
             };
             let found = engine.recall(&context).await;
             context.recall = &found;
-            let written = engine.write_reply(&context, reply_id, cancel).await;
+            // A panic while writing (a bug) still ends the reply, with an error the user sees,
+            // rather than leaving the conversation waiting for a reply that never comes.
+            let written = std::panic::AssertUnwindSafe(engine.write_reply(&context, reply_id, cancel))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!(reply = %reply_id, "writing a reply panicked");
+                    Err(ChatError::Model("writing the reply failed".into()))
+                });
             let recalled = found.view();
             me.do_send(ReplyEnded { chatter, turn, reply_id, written, writing, recalled });
         });

@@ -70,7 +70,12 @@ pub fn without_tail(text: &str) -> &str {
             continue;
         }
         // A hashtag: '#' and a word, at the end.
-        let word_start = rest.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        // (After the character that ends the word, whatever its length in bytes: "–" is three.)
+        let word_start = rest
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |(at, c)| at + c.len_utf8());
         let is_word = rest[word_start..].starts_with(char::is_alphabetic);
         if word_start > 0 && is_word && rest[..word_start].ends_with('#') {
             let hash = word_start - 1;
@@ -172,6 +177,34 @@ mod tests {
         assert_eq!(before_named_speaker("Yes! Ann: no.", "Sofia Marin", "Ann"), "Yes!");
         assert_eq!(before_named_speaker("Sofia Marin: hi", "Sofia Marin", "Ann"), "Sofia Marin: hi", "at the start");
         assert_eq!(before_named_speaker("I told Ann:no", "Sofia Marin", "Ann"), "I told", "a name then a colon");
+    }
+
+    #[test]
+    fn text_of_any_script_is_cleaned_without_a_panic() {
+        // A reply ending "… –food" panicked the reply's task (a byte index inside "–").
+        assert_eq!(without_tail("We are celebrating –food"), "We are celebrating –food");
+        assert_eq!(without_tail("Tonight – #stars"), "Tonight –");
+        let samples = [
+            "Sofia – Café ☕☕",
+            "星がきれい。#夜空 🌟🌟",
+            "별이 예뻐요 – #밤",
+            "Żółć – #łódź",
+            "–",
+            "#",
+            "😀",
+            "a:–",
+            "Ann:–b",
+            "—#—",
+            "\u{200D}#é",
+            "x\n– Ann: –",
+            "ßẞ #ǅ",
+            "Привет #мир 😀😀",
+        ];
+        for text in samples {
+            let _ = clean_reply(text, "Sofia Marin", "Ann");
+            let _ = clean_reply(text, "–", "é");
+            let _ = likeness(text, "Sofia – Café");
+        }
     }
 
     #[test]
