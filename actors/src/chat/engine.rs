@@ -15,7 +15,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
-    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, without_opening_label,
+    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, says_only_names, without_opening_label,
 };
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
@@ -285,7 +285,14 @@ impl ChatEngine {
                 return Ok(None);
             }
             let content = kept_text(&opening, &text, finish, character_name, &chatter.user_name, context.continues);
-            if !content.trim().is_empty() {
+            // A reply of nothing but a name ("Lena,") is as empty as none (for a
+            // continuation, the new text alone may be a name: it is kept).
+            let says_nothing = if context.continues {
+                content.trim().is_empty()
+            } else {
+                says_only_names(&content, character_name, &chatter.user_name)
+            };
+            if !says_nothing {
                 return Ok(Some((content, finish)));
             }
             tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, "the model wrote an empty reply");
@@ -348,6 +355,10 @@ impl ChatEngine {
                     continue;
                 }
                 held_back = false;
+                // A reply that ended saying only a name is written again, nothing of it sent.
+                if ended && says_only_names(&text, character_name, &chatter.user_name) {
+                    return Ok(Attempt::Written(written, finish));
+                }
                 if checks.enforced
                     && let Some(dropped) = failed_check(own, checks)
                 {

@@ -120,6 +120,15 @@ pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
     without_tail(text).to_owned()
 }
 
+/// Whether `text` says nothing but names: the character's or the user's, whole or first,
+/// with punctuation ("Lena,", "Hana Mori:"). A small model sometimes writes its name and
+/// stops; such a reply is as good as empty.
+pub fn says_only_names(text: &str, character: &str, user: &str) -> bool {
+    let names: Vec<String> =
+        [character, user].iter().flat_map(|n| n.split_whitespace()).map(str::to_lowercase).collect();
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).all(|w| names.contains(&w.to_lowercase()))
+}
+
 /// How alike two replies are, 0 to 1: the share of word trigrams they have in common
 /// (Jaccard). A small model repeats its previous reply nearly word for word.
 pub fn likeness(a: &str, b: &str) -> f64 {
@@ -205,6 +214,14 @@ mod tests {
             let _ = clean_reply(text, "–", "é");
             let _ = likeness(text, "Sofia – Café");
         }
+    }
+
+    #[test]
+    fn a_reply_of_names_only_says_nothing() {
+        assert!(says_only_names("Lena,", "Lena Fischer", "Ann"));
+        assert!(says_only_names("  Lena Fischer: Ann!", "Lena Fischer", "Ann"));
+        assert!(says_only_names("", "Lena Fischer", "Ann"));
+        assert!(!says_only_names("Lena, hi!", "Lena Fischer", "Ann"));
     }
 
     #[test]

@@ -54,6 +54,20 @@ async fn speaker_labels_user_lines_and_tails_never_reach_a_reply() {
     }
 }
 
+/// Seen on the bench: a reply that is only the character's name ("Lena,"), written again
+/// like an empty one, and nothing of it sent.
+#[actix_rt::test]
+async fn a_reply_of_only_a_name_is_written_again_unseen() {
+    let model = ChatApiFake::start().await;
+    let (_app, _voucher, mut socket) = app_on(&model).await;
+    model.answer_next(&[&["Hana,"], &["The dome is open tonight."]]);
+    send(&mut socket, FREE_CHARACTER, "What are we doing tonight?").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(stored(&events), "The dome is open tonight.");
+    assert_eq!(streamed(&events), "The dome is open tonight.", "nothing of the name was sent");
+    assert_eq!(model.prompts().len(), 2);
+}
+
 /// "Hi! How was your day?" was answered in French: the reply's language is the
 /// conversation's, and a reply the model writes in another one is written again before
 /// any of it reaches the user.
