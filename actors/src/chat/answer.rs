@@ -929,7 +929,13 @@ fn found(topic: &Topic, units: &[Unit]) -> Option<(usize, f32)> {
 /// The answer to `question` found in `sources` (what the user said before, memories),
 /// as the opening of a reply in `language`; `None` when the question is not about the user
 /// or nothing they said answers it.
-pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, language: &str) -> Option<String> {
+pub fn answer_opening(
+    question: &str,
+    sources: &[&str],
+    user_name: &str,
+    language: &str,
+    previous: Option<&str>,
+) -> Option<String> {
     if !asks_about_the_user(question) {
         return None;
     }
@@ -989,11 +995,13 @@ pub fn answer_opening(question: &str, sources: &[&str], user_name: &str, languag
     if values.is_empty() {
         return None;
     }
-    Some(template(language, &values))
+    Some(template(language, &values, previous))
 }
 
-/// "Of course I remember — Pixel and Porto!", in the reply's language.
-fn template(language: &str, values: &[String]) -> String {
+/// "Of course I remember — Pixel and Porto!", in the reply's language; the second form
+/// when `previous` (the character's last reply) opened with the first, so that two answers
+/// in a row do not read the same.
+fn template(language: &str, values: &[String], previous: Option<&str>) -> String {
     let and = match language {
         "de" => " und ",
         "es" => " y ",
@@ -1006,18 +1014,23 @@ fn template(language: &str, values: &[String]) -> String {
         _ => " and ",
     };
     let values = values.join(and);
-    match language {
-        "de" => format!("Natürlich weiß ich das noch – {values}!"),
-        "es" => format!("¡Claro que me acuerdo: {values}!"),
-        "fr" => format!("Bien sûr que je m'en souviens : {values} !"),
-        "it" => format!("Certo che me lo ricordo: {values}!"),
-        "pt" => format!("Claro que me lembro: {values}!"),
-        "pl" => format!("Oczywiście, że pamiętam: {values}!"),
-        "id" => format!("Tentu saja aku ingat: {values}!"),
-        "ja" => format!("もちろん覚えてるよ、{values}でしょ！"),
-        "ko" => format!("물론 기억하지, {values}!"),
-        _ => format!("Of course I remember — {values}!"),
-    }
+    let forms: [String; 2] = match language {
+        "de" => {
+            [format!("Natürlich weiß ich das noch – {values}!"), format!("Klar, das hast du mir erzählt: {values}.")]
+        }
+        "es" => [format!("¡Claro que me acuerdo: {values}!"), format!("Sí, me lo contaste: {values}.")],
+        "fr" => [format!("Bien sûr que je m'en souviens : {values} !"), format!("Oui, tu me l'as dit : {values}.")],
+        "it" => [format!("Certo che me lo ricordo: {values}!"), format!("Sì, me l'hai detto tu: {values}.")],
+        "pt" => [format!("Claro que me lembro: {values}!"), format!("Sim, você me contou: {values}.")],
+        "pl" => [format!("Oczywiście, że pamiętam: {values}!"), format!("Tak, mówiłeś mi o tym: {values}.")],
+        "id" => [format!("Tentu saja aku ingat: {values}!"), format!("Iya, kamu pernah cerita: {values}.")],
+        "ja" => [format!("もちろん覚えてるよ、{values}でしょ！"), format!("うん、前に教えてくれたよね。{values}！")],
+        "ko" => [format!("물론 기억하지, {values}!"), format!("응, 전에 말해줬잖아. {values}!")],
+        _ => [format!("Of course I remember — {values}!"), format!("Yes, you told me: {values}.")],
+    };
+    let first_opening: String = forms[0].chars().take(8).collect();
+    let [first, second] = forms;
+    if previous.is_some_and(|p| p.starts_with(&first_opening)) { second } else { first }
 }
 
 /// The opening of the reply `context` asks for, when its newest message asks about what
@@ -1033,7 +1046,8 @@ pub fn opening(context: &ReplyContext<'_>, language: &str) -> Option<String> {
     sources.extend(context.recall.messages.iter().map(|(_, text)| text.as_str()));
     sources.extend(context.recall.memories.iter().map(|(_, text)| text.as_str()));
     sources.extend(context.memories.iter().map(|m| m.content.as_str()));
-    answer_opening(&question.content, &sources, &context.chatter.user_name, language)
+    let previous = earlier.iter().rev().find(|m| m.speaker == Speaker::Character).map(|m| m.content.as_str());
+    answer_opening(&question.content, &sources, &context.chatter.user_name, language, previous)
 }
 
 #[cfg(test)]
@@ -1041,7 +1055,7 @@ mod tests {
     use super::*;
 
     fn answer(question: &str, sources: &[&str], language: &str) -> Option<String> {
-        answer_opening(question, sources, "Ann", language)
+        answer_opening(question, sources, "Ann", language, None)
     }
 
     #[test]
@@ -1117,6 +1131,15 @@ mod tests {
         }
         let told = ["My dog is called Pixel.", "My cat is called Mochi."];
         assert_eq!(answer("What's my cat's name?", &told, "en").as_deref(), Some("Of course I remember — Mochi!"));
+    }
+
+    #[test]
+    fn two_answers_in_a_row_open_differently() {
+        let told = ["My dog is called Pixel.", "I live in Porto."];
+        let first = answer_opening("What's my dog's name?", &told, "Ann", "en", Some("Hi!"));
+        assert_eq!(first.as_deref(), Some("Of course I remember — Pixel!"));
+        let second = answer_opening("Where do I live?", &told, "Ann", "en", first.as_deref());
+        assert_eq!(second.as_deref(), Some("Yes, you told me: Porto."));
     }
 
     #[test]

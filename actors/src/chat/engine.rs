@@ -351,7 +351,8 @@ impl ChatEngine {
                     written.as_str()
                 };
                 text = format!("{shown}{own}");
-                if !ended && text.trim().chars().count() < HELD_BACK_CHARS {
+                // The model's own words are what is judged: an opening written here does not count.
+                if !ended && own.trim().chars().count() < HELD_BACK_CHARS {
                     continue;
                 }
                 held_back = false;

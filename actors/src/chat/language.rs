@@ -106,6 +106,34 @@ fn own_words(language: &str) -> &'static [&'static str] {
 /// Words of a reply start from which one with none of its language's common words is not in it.
 const OWN_WORDS_FROM: usize = 8;
 
+/// English words of a short reply ("Awesome, right?", "Oh wow, thanks!").
+const ENGLISH_SHORT: &[&str] = &[
+    "awesome",
+    "right",
+    "yes",
+    "yeah",
+    "wow",
+    "great",
+    "hello",
+    "hi",
+    "hey",
+    "thanks",
+    "thank",
+    "sure",
+    "okay",
+    "nice",
+    "cool",
+    "well",
+    "oh",
+    "sorry",
+    "please",
+    "really",
+    "absolutely",
+    "definitely",
+    "of",
+    "course",
+];
+
 /// The language `text` (the start of a reply) is clearly written in, when that is not
 /// `expected`; `None` when it is in `expected` or cannot be told for sure. Japanese and
 /// Korean are told by their script (the letters mostly of another one); a reply to be in
@@ -129,7 +157,13 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
         .map(str::to_lowercase)
         .collect();
     if words.len() < JUDGED_WORDS {
-        return None;
+        // Too short to tell by the words' share; but "Awesome, right?" in a Polish
+        // conversation is English: an English word and none of the language's.
+        let english =
+            words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str()) || ENGLISH_SHORT.contains(&w.as_str()));
+        let own = own_words(expected);
+        let mine = words.iter().any(|w| own.contains(&w.as_str()));
+        return (expected != "en" && !mine && english.count() >= 1).then_some("en");
     }
     if expected != "en" {
         // English's words that are not also the expected language's ("was" is German too).
@@ -157,7 +191,7 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
     let mut current = fallback;
     // A language other than `current`, and the words the user wrote in it in a row.
     let mut run: Option<(&'static str, usize)> = None;
-    for message in history.iter().filter(|m| m.speaker == Speaker::User) {
+    for (index, message) in history.iter().filter(|m| m.speaker == Speaker::User).enumerate() {
         let Some(code) = detect(&message.content) else { continue };
         // Trigrams alone take "Hey! I just got home from work, long day." for German: a
         // message counts for another language only when that language's common words
@@ -167,7 +201,7 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
             continue;
         }
         let words = word_count(&message.content) + run.filter(|(c, _)| *c == code).map_or(0, |(_, n)| n);
-        if words >= SWITCH_WORDS || clearly_in(&message.content, code, current) {
+        if words >= SWITCH_WORDS || clearly_in(&message.content, code, current, index == 0) {
             current = code;
             run = None;
         } else {
@@ -183,11 +217,15 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
 const SHORT_SWITCH_WORDS: usize = 4;
 
 /// Whether a short `message` is clearly in `language` rather than in `current`: four words
-/// or more, with two or more of `language`'s common words and more of them than of
-/// `current`'s (Japanese and Korean: written in their script).
-fn clearly_in(message: &str, language: &str, current: &str) -> bool {
+/// or more, detected for sure, or with two or more of `language`'s common words (one, in the
+/// user's `first` message) and more of them than of `current`'s (Japanese and Korean:
+/// written in their script).
+fn clearly_in(message: &str, language: &str, current: &str, first: bool) -> bool {
     if word_count(message) < SHORT_SWITCH_WORDS {
         return false;
+    }
+    if detector().detect(message).is_some_and(|info| info.is_reliable()) {
+        return true;
     }
     if matches!(language, "ja" | "ko") {
         let letters = message.chars().filter(|c| c.is_alphabetic()).count();
@@ -202,7 +240,10 @@ fn clearly_in(message: &str, language: &str, current: &str) -> bool {
     }
     let words = lower_words(message);
     let (theirs, ours) = (own_count(&words, language), own_count(&words, current));
-    theirs >= 2 && theirs > ours
+    // The user's first words set the conversation's language more easily: there is none
+    // yet but the interface's ("Ciao! Come stai oggi?").
+    let needed = if first { 1 } else { 2 };
+    theirs >= needed && theirs > ours
 }
 
 /// The lower-cased words of `text`.
@@ -290,6 +331,8 @@ mod tests {
         assert_eq!(clearly_other("Hola Alex! Welcome to the world of ceramic art and the stars.", "pl"), Some("en"));
         assert_eq!(clearly_other("I love the rain. It makes the café feel like", "en"), None);
         assert_eq!(clearly_other("Merci beaucoup !", "en"), None, "too short to tell");
+        assert_eq!(clearly_other("Alokowy. Awesome, right?", "pl"), Some("en"), "short, English, no Polish word");
+        assert_eq!(clearly_other("Tak, to prawda!", "pl"), None);
         assert_eq!(clearly_other("Aw, no way. You're not listening. Here's the revised", "es"), Some("en"));
         assert_eq!(clearly_other("Ich weiß nicht, was du willst, aber es war so schön heute.", "de"), None);
         let gibberish = "Kalimba liluwa ama ekosi wakara komunemo mambozo, ugurelu kulumbosena bwako akibala waduka.";
@@ -316,6 +359,10 @@ mod tests {
         assert_eq!(reply_language(&english, "en"), "en", "nine English words are not German");
         assert_eq!(reply_language(&said(&["Hallo! Wie war dein Tag?"]), "en"), "de", "five words, clearly German");
         assert_eq!(reply_language(&said(&["Oi! Tudo bem com você?"]), "en"), "pt");
+        assert_eq!(reply_language(&said(&["Ciao! Come stai oggi?"]), "en"), "it", "the first words set it");
+        assert_eq!(reply_language(&said(&["¡Hola! ¿Qué tal estás hoy?"]), "en"), "es", "a sure detection");
+        let later = said(&["Hi there, how are you doing today?", "Hi!", "Ciao! Come stai oggi?"]);
+        assert_eq!(reply_language(&later, "en"), "en", "later, one common word is not enough");
         assert_eq!(reply_language(&said(&["こんにちは！今日はどうでしたか？"]), "en"), "ja");
         assert_eq!(reply_language(&said(&["Hello!"]), "ja"), "ja", "one English word keeps Japanese");
         let switched = said(&[

@@ -18,7 +18,9 @@ pub fn without_opening_label<'a>(text: &'a str, character: &str, user: &str) -> 
     let label = label.trim().trim_matches('*');
     let first_name = character.split_whitespace().next().unwrap_or(character);
     let named = [character, first_name, user, "{{char}}", "{{user}}"].iter().any(|n| label.eq_ignore_ascii_case(n));
-    if named && (rest.is_empty() || rest.starts_with(char::is_whitespace)) { rest.trim_start() } else { text }
+    // Another name as a label ("Bali: Salaam…", "Sam: Aku…") opens no reply either.
+    let a_label = named || opens_with_label(trimmed);
+    if a_label && (rest.is_empty() || rest.starts_with(char::is_whitespace)) { rest.trim_start() } else { text }
 }
 
 /// Whether `line` opens with a speaker label: one to three words, the first capitalised
@@ -154,8 +156,9 @@ mod tests {
         assert_eq!(without_opening_label("Hana Mori: The sky is clear.", "Hana Mori", "Ann"), "The sky is clear.");
         assert_eq!(without_opening_label("  Hana: Hi!", "Hana Mori", "Ann"), "Hi!");
         assert_eq!(without_opening_label("*Hana Mori:* Hi!", "Hana Mori", "Ann"), "*Hana Mori:* Hi!");
-        assert_eq!(without_opening_label("Note: the dome is cold.", "Hana Mori", "Ann"), "Note: the dome is cold.");
-        assert_eq!(without_opening_label("Time: 10:30 it is.", "Hana Mori", "Ann"), "Time: 10:30 it is.");
+        assert_eq!(without_opening_label("Sam: Aku senang.", "Hana Mori", "Ann"), "Aku senang.", "any name as a label");
+        assert_eq!(without_opening_label("Time: 10:30 it is.", "Hana Mori", "Ann"), "10:30 it is.", "a label too");
+        assert_eq!(without_opening_label("At 10:30 we meet.", "Hana Mori", "Ann"), "At 10:30 we meet.");
     }
 
     #[test]
