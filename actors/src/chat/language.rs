@@ -108,6 +108,42 @@ const OWN_WORDS_FROM: usize = 8;
 
 /// English words of a short reply ("Awesome, right?", "Oh wow, thanks!").
 const ENGLISH_SHORT: &[&str] = &[
+    "i'll",
+    "i've",
+    "i'd",
+    "you're",
+    "you'll",
+    "we're",
+    "we've",
+    "it's",
+    "that's",
+    "don't",
+    "can't",
+    "won't",
+    "let's",
+    "there's",
+    "what's",
+    "glad",
+    "happy",
+    "excited",
+    "help",
+    "looking",
+    "forward",
+    "something",
+    "everyone",
+    "little",
+    "bit",
+    "lot",
+    "lots",
+    "sweet",
+    "darling",
+    "problem",
+    "always",
+    "maybe",
+    "soon",
+    "today",
+    "tonight",
+    "tomorrow",
     "awesome",
     "right",
     "yes",
@@ -168,14 +204,22 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
     if expected != "en" {
         // English's words that are not also the expected language's ("was" is German too).
         let own = own_words(expected);
-        let english =
-            words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str()) && !own.contains(&w.as_str())).count();
+        let english = words
+            .iter()
+            .filter(|w| {
+                (ENGLISH_WORDS.contains(&w.as_str()) || ENGLISH_SHORT.contains(&w.as_str()))
+                    && !own.contains(&w.as_str())
+            })
+            .count();
         if english >= 2 && english * 5 >= words.len() {
             return Some("en");
         }
     }
     let own = own_words(expected);
-    if words.len() >= OWN_WORDS_FROM && !own.is_empty() && !words.iter().any(|w| own.contains(&w.as_str())) {
+    // A word English shares ("to" is Polish too, "in" German) says nothing for the language.
+    let distinctly_own =
+        |w: &String| own.contains(&w.as_str()) && (expected == "en" || !ENGLISH_WORDS.contains(&w.as_str()));
+    if words.len() >= OWN_WORDS_FROM && !own.is_empty() && !words.iter().any(distinctly_own) {
         let detected = detect(text).filter(|code| *code != expected);
         return Some(detected.unwrap_or(if expected == "en" { "id" } else { "en" }));
     }
@@ -333,6 +377,8 @@ mod tests {
         assert_eq!(clearly_other("Merci beaucoup !", "en"), None, "too short to tell");
         assert_eq!(clearly_other("Alokowy. Awesome, right?", "pl"), Some("en"), "short, English, no Polish word");
         assert_eq!(clearly_other("Tak, to prawda!", "pl"), None);
+        let english = "No problem, I'm glad to help. I'll reach back home quickly to assist.";
+        assert_eq!(clearly_other(english, "pl"), Some("en"), "'to' is Polish too, but this is English");
         assert_eq!(clearly_other("Aw, no way. You're not listening. Here's the revised", "es"), Some("en"));
         assert_eq!(clearly_other("Ich weiß nicht, was du willst, aber es war so schön heute.", "de"), None);
         let gibberish = "Kalimba liluwa ama ekosi wakara komunemo mambozo, ugurelu kulumbosena bwako akibala waduka.";

@@ -28,6 +28,8 @@ const ENGLISH_WORDS: &[&str] = &[
     "day", "today", "too", "very", "always", "thank", "thanks", "please", "sure", "okay", "who", "where", "why",
     "which", "make", "see", "get", "go", "going", "one", "good", "new", "now", "also", "than", "then", "them", "their",
     "could", "should", "did", "don't", "can't", "its", "into", "over", "us", "him", "her", "his", "am",
+    // The contractions' second halves, tokens of their own: "I" + "'m", "I" + "'ll".
+    "'m", "'ll", "'re", "'ve", "'d", "n't", "’m", "’ll", "’re", "’ve", "glad", "excited", "awesome", "amazing",
 ];
 
 /// Words of [`ENGLISH_WORDS`] that are also words of the language (so never held against it).
