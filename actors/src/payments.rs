@@ -729,6 +729,24 @@ impl Billing {
         Ok(self.store.orders.list_for_user(user_id, limit).await?)
     }
 
+    /// The user's orders, newest first, at most `limit`, each with what refunds and
+    /// chargebacks gave back of it so far, in minor units (the order history).
+    pub async fn order_history(&self, user_id: &UserId, limit: u32) -> Result<Vec<(Order, i64)>, BillingError> {
+        let orders = self.store.orders.list_for_user(user_id, limit).await?;
+        let mut history = Vec::with_capacity(orders.len());
+        for order in orders {
+            // Only an order that was paid can have been given back.
+            let refunded_minor = match order.state {
+                OrderState::Paid | OrderState::Refunded => {
+                    self.store.orders.reversed(&order.order_id).await?.refunded_minor
+                }
+                _ => 0,
+            };
+            history.push((order, refunded_minor));
+        }
+        Ok(history)
+    }
+
     /// Ends the user's plans now (the operator): access stops at once.
     pub async fn end_plans(&self, user_id: &UserId) -> Result<usize, BillingError> {
         let mut ended = 0;

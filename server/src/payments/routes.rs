@@ -213,18 +213,13 @@ async fn get_user_order_list(
     signed_in: SignedIn,
     _empty: Payload<serde_json::Value>,
 ) -> ApiResult<Vec<OrderEntryView>> {
-    let orders = state.node.billing.orders(&signed_in.user.user_id, ORDER_HISTORY_LIMIT).await?;
-    let mut entries = Vec::with_capacity(orders.len());
-    for order in orders {
-        // Only an order that was paid can have been given back.
-        let refunded_minor = match order.state {
-            OrderState::Paid | OrderState::Refunded => {
-                state.store.orders.reversed(&order.order_id).await?.refunded_minor
-            }
-            _ => 0,
-        };
-        let refunded = Money::new(refunded_minor.max(0) as u64, order.amount.currency.clone()).decimal();
-        entries.push(OrderEntryView { payment: PaymentView::from(order), refunded });
-    }
+    let history = state.node.billing.order_history(&signed_in.user.user_id, ORDER_HISTORY_LIMIT).await?;
+    let entries = history
+        .into_iter()
+        .map(|(order, refunded_minor)| {
+            let refunded = Money::new(refunded_minor.max(0) as u64, order.amount.currency.clone()).decimal();
+            OrderEntryView { payment: PaymentView::from(order), refunded }
+        })
+        .collect();
     Ok(ApiReply(entries))
 }
