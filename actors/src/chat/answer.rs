@@ -15,10 +15,6 @@
 //! the river"), or before it ("**Pixel** is my dog's name"). Two facts at most are answered.
 //! Nothing is opened with when no sentence shares a topic word: the model answers alone.
 
-use amora_domain::chat::Speaker;
-
-use super::engine::ReplyContext;
-
 /// Words that make a question one about the user (first-person pronouns and possessives of
 /// the ten languages; Japanese and Korean are matched as they are written).
 const FIRST_PERSON: &[&str] = &[
@@ -1031,23 +1027,6 @@ fn template(language: &str, values: &[String], previous: Option<&str>) -> String
     let first_opening: String = forms[0].chars().take(8).collect();
     let [first, second] = forms;
     if previous.is_some_and(|p| p.starts_with(&first_opening)) { second } else { first }
-}
-
-/// The opening of the reply `context` asks for, when its newest message asks about what
-/// the user told: looked up in the user's earlier messages of the window, the memories
-/// and what recall found.
-pub fn opening(context: &ReplyContext<'_>, language: &str) -> Option<String> {
-    let (question, earlier) = context.window.split_last()?;
-    if question.speaker != Speaker::User {
-        return None;
-    }
-    let mut sources: Vec<&str> =
-        earlier.iter().rev().filter(|m| m.speaker == Speaker::User).map(|m| m.content.as_str()).collect();
-    sources.extend(context.recall.messages.iter().map(|(_, text)| text.as_str()));
-    sources.extend(context.recall.memories.iter().map(|(_, text)| text.as_str()));
-    sources.extend(context.memories.iter().map(|m| m.content.as_str()));
-    let previous = earlier.iter().rev().find(|m| m.speaker == Speaker::Character).map(|m| m.content.as_str());
-    answer_opening(&question.content, &sources, &context.chatter.user_name, language, previous)
 }
 
 #[cfg(test)]

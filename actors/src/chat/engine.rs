@@ -227,7 +227,7 @@ impl ChatEngine {
         let opening = if context.continues {
             context.window.last().map(|m| m.content.trim_end().to_owned()).unwrap_or_default()
         } else {
-            super::answer::opening(context, language).unwrap_or_default()
+            answer_opening(context, language).unwrap_or_default()
         };
         // The system message and the history are the next turn's start; what comes after
         // them (recall, the reply guide, activated lore, the card's instructions) changes
@@ -438,6 +438,23 @@ fn refusal_error(refused: Refused) -> ChatError {
         Refused::UserBusy => ChatError::TooManyReplies,
         Refused::QueueFull => ChatError::ModelBusy,
     }
+}
+
+/// The opening of the reply `context` asks for, when its newest message asks about what
+/// the user told (`answer`): looked up in the user's earlier messages of the window, the
+/// memories and what recall found.
+fn answer_opening(context: &ReplyContext<'_>, language: &str) -> Option<String> {
+    let (question, earlier) = context.window.split_last()?;
+    if question.speaker != Speaker::User {
+        return None;
+    }
+    let mut sources: Vec<&str> =
+        earlier.iter().rev().filter(|m| m.speaker == Speaker::User).map(|m| m.content.as_str()).collect();
+    sources.extend(context.recall.messages.iter().map(|(_, text)| text.as_str()));
+    sources.extend(context.recall.memories.iter().map(|(_, text)| text.as_str()));
+    sources.extend(context.memories.iter().map(|m| m.content.as_str()));
+    let previous = earlier.iter().rev().find(|m| m.speaker == Speaker::Character).map(|m| m.content.as_str());
+    super::answer::answer_opening(&question.content, &sources, &context.chatter.user_name, language, previous)
 }
 
 /// The language the conversation is in (`language::reply_language`): the reply's.

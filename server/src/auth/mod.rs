@@ -63,3 +63,10 @@ pub fn token_hash(token: &str) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// The `utm_source` header the browser sends (API.md §1.2), bounded. Here, beside the
+/// sign-in routes and pages that both read it, so neither has to reach into the other.
+pub fn utm_source(req: &actix_web::HttpRequest) -> String {
+    let raw = req.headers().get("utm_source").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    amora_domain::text::truncate_chars(raw.trim(), 100).to_owned()
+}

@@ -9,7 +9,7 @@ use ts_rs::TS;
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
 use crate::auth::accounts::{self, Provider, UserInfo};
 use crate::auth::session::{self, MaybeSignedIn};
-use crate::auth::{now, password, random_token, sign_in_pages, token_hash};
+use crate::auth::{now, password, random_token, sign_in_pages, token_hash, utm_source};
 use crate::state::AppState;
 
 /// The answer of every successful sign-in: the voucher for app views, and the account.
@@ -153,10 +153,4 @@ pub async fn sign_out(req: HttpRequest, state: web::Data<AppState>, signed_in: M
         tracing::error!(%error, "cannot clear the session cookie");
     }
     response
-}
-
-/// The `utm_source` header the browser sends (API.md §1.2), bounded.
-pub fn utm_source(req: &HttpRequest) -> String {
-    let raw = req.headers().get("utm_source").and_then(|v| v.to_str().ok()).unwrap_or_default();
-    amora_domain::text::truncate_chars(raw.trim(), 100).to_owned()
 }

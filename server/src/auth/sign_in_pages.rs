@@ -12,7 +12,7 @@ use crate::api::ApiError;
 use crate::auth::accounts::{self, Provider};
 use crate::auth::oauth::ProvenIdentity;
 use crate::auth::oauth_flow::{self, FLOW_TTL_SECS, Flow};
-use crate::auth::routes::utm_source;
+use crate::auth::utm_source;
 use crate::auth::{now, session, token_hash};
 use crate::state::AppState;
 
