@@ -230,7 +230,13 @@ async fn scenario(data: Data) {
     let client = reqwest::Client::new();
     let images = HoldingImages::start().await;
     let held_voice = HoldingSpeech::start();
-    let chat = ChatApiFake::start_with(&["Once", " upon", " a time"], Duration::from_secs(3_600)).await;
+    // The first piece is longer than the start a reply holds back (docs/api.md "Held back,
+    // then checked"), so it is sent at once; the next never comes before the kill.
+    let chat = ChatApiFake::start_with(
+        &["Once upon a time, in a harbour town at the very edge of the map, there", " lived", " a sailor"],
+        Duration::from_secs(3_600),
+    )
+    .await;
     let nowpayments = NowPaymentsFake::start().await;
     let np = nowpayments.settings();
     let common = |voice_base: &str| -> Vec<(&'static str, String)> {
