@@ -32,10 +32,12 @@ use crate::wire::events::ServerEvent;
 /// Messages the model reads for one memory extraction.
 pub const EXTRACTION_WINDOW: usize = 12;
 
-/// Times a reply is written before an empty one is reported as the model's failure; a
-/// reply found in another language than the conversation's, or opening as the previous
-/// one did, is written again within the same tries (the last try is kept as it comes).
+/// Times a reply is written before an empty one is reported as the model's failure.
 const REPLY_TRIES: u32 = 3;
+
+/// Attempts dropped by the checks (language, a repeated opening) before one is kept as it
+/// comes, besides the [`REPLY_TRIES`] an empty reply has.
+const MAX_DROPPED: u32 = 2;
 
 /// Characters of a reply held back before any is sent, so that its language and its
 /// opening are checked while it can still be written again unseen: about fifteen tokens (ten words or so, enough to tell a language by), a
@@ -262,8 +264,11 @@ impl ChatEngine {
         // string), writes in another language or repeats its previous reply: like
         // SillyTavern's auto-swipe, the reply is written again, with a fresh seed, before
         // the user sees any of it (`stream_reply` holds the start back).
-        for attempt in 1..=REPLY_TRIES {
-            let checks = Checks { language, previous, enforced: attempt < REPLY_TRIES && !context.continues };
+        // Empty attempts and dropped ones are counted apart: a reply dropped for its language
+        // or its opening never takes away one of the tries an empty reply has.
+        let (mut empty, mut dropped) = (0, 0);
+        for attempt in 1.. {
+            let checks = Checks { language, previous, enforced: dropped < MAX_DROPPED && !context.continues };
             let shown = if context.continues { "" } else { opening.as_str() };
             // An attempt is dropped by cancelling its own token, never the reply's.
             let attempt_request = request.clone().cancel(cancel.child_token());
@@ -277,6 +282,7 @@ impl ChatEngine {
             let (text, finish) = match attempt_result {
                 Attempt::Written(text, finish) => (text, finish),
                 Attempt::Dropped(why) => {
+                    dropped += 1;
                     tracing::info!(attempt, ?why, user = %chatter.user_id, character = %character_id, "a reply was written again");
                     continue;
                 }
@@ -296,6 +302,10 @@ impl ChatEngine {
                 return Ok(Some((content, finish)));
             }
             tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, "the model wrote an empty reply");
+            empty += 1;
+            if empty == REPLY_TRIES {
+                break;
+            }
         }
         Err(ChatError::Model(format!("the model wrote no usable reply in {REPLY_TRIES} tries")))
     }
