@@ -63,6 +63,8 @@ const EMAIL: Kind =
     NotFreeText("an email address, parsed; its local part becomes a display name only through the displayName surface");
 const TELEMETRY: Kind = NotFreeText("telemetry: logged for the operator, never shown to users, the public or a model");
 const OPERATOR_ONLY: Kind = NotFreeText("the operator's own input (bearer token), never user-written");
+const RETURN_PATH: Kind =
+    NotFreeText("a same-site path to return to after sign-in: checked, and written only into the mailed link");
 
 /// Every text-bearing field of every request type: (file, type, field, kind).
 const FIELDS: &[(&str, &str, &str, Kind)] = &[
@@ -133,6 +135,7 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("server/src/images/routes.rs", "FeedRequest", "before_id", ID),
     ("server/src/auth/routes.rs", "SendLinkRequest", "email_address", EMAIL),
     ("server/src/auth/routes.rs", "SendLinkRequest", "cf_token", SECRET),
+    ("server/src/auth/routes.rs", "SendLinkRequest", "return_to", RETURN_PATH),
     ("server/src/auth/routes.rs", "PasswordLoginRequest", "user_no", ID),
     ("server/src/auth/routes.rs", "PasswordLoginRequest", "password", SECRET),
     ("server/src/auth/routes.rs", "GoogleSignUpRequest", "credential", SECRET),
