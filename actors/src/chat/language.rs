@@ -187,11 +187,7 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
         let other = detect(text).filter(|code| *code != expected).unwrap_or("en");
         return (letters >= 12 && own * 2 < letters).then_some(other);
     }
-    let words: Vec<String> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(text);
     if words.len() < JUDGED_WORDS {
         // Too short to tell by the words' share; but "Awesome, right?" in a Polish
         // conversation is English: an English word and none of the language's.
