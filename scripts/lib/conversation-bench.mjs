@@ -1,6 +1,6 @@
 // The conversation-quality bench's driver (scripts/bench-conversation; BENCHMARKS.md
 // "Conversation quality (issue 30)"). The same scripted conversations
-// (scripts/lib/conversation-bench/{tuning,held-out}.json) are held twice:
+// (scripts/lib/conversation-bench/{tuning,held-out,held-out-2}.json) are held twice:
 //
 // - amora: a running Amora server over its public API only (amora-client.mjs: the
 //   operator's createUser, password sign-in, the WebSocket), a fresh account per
@@ -14,7 +14,8 @@
 // text, to the output JSON so a person can read them.
 //
 // Usage: node --experimental-websocket conversation-bench.mjs --amora URL --token TOKEN
-//          [--peer URL] [--side amora|peer|both] [--only tuning|held-out]
+//          [--peer URL] [--side amora|peer|both] [--only tuning|held-out|held-out-2]
+//          [--languages pl,de]
 //          [--conversations N] [--concurrent] --out FILE.json
 //        node conversation-bench.mjs --report FILE.json   (the table of an earlier run)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ const root = join(here, '..', '..');
 // franc lives with the frontend's packages (frontend/package.json's devDependencies).
 const { franc } = await import(pathToFileURL(join(root, 'frontend', 'node_modules', 'franc', 'index.js')).href);
 
-const options = { side: 'both', only: null, conversations: null, concurrent: false, userName: 'Ann' };
+const options = { side: 'both', only: null, languages: null, conversations: null, concurrent: false, userName: 'Ann' };
 for (let args = process.argv.slice(2); args.length; ) {
   const flag = args.shift();
   const value = () => args.shift();
@@ -37,6 +38,7 @@ for (let args = process.argv.slice(2); args.length; ) {
   else if (flag === '--peer') options.peer = value();
   else if (flag === '--side') options.side = value();
   else if (flag === '--only') options.only = value();
+  else if (flag === '--languages') options.languages = value().split(',');
   else if (flag === '--conversations') options.conversations = Number(value());
   else if (flag === '--concurrent') options.concurrent = true;
   else if (flag === '--out') options.out = value();
@@ -46,7 +48,11 @@ for (let args = process.argv.slice(2); args.length; ) {
 if (!options.report && (!options.amora || !options.token || !options.out)) throw new Error('--amora, --token and --out are required');
 if (!['amora', 'peer', 'both'].includes(options.side)) throw new Error('--side is amora, peer or both');
 if (!options.report && options.side !== 'amora' && !options.peer) throw new Error('the peer side needs --peer');
-if (options.only && !['tuning', 'held-out'].includes(options.only)) throw new Error('--only is tuning or held-out');
+// Held-out parts are scored apart and never tuned on: held-out (written with the tuning
+// set, 8550d9d) and held-out-2 (written later by someone who had not seen Amora's code,
+// after held-out's replies had been read).
+const PARTS = ['tuning', 'held-out', 'held-out-2'];
+if (options.only && !PARTS.includes(options.only)) throw new Error(`--only is one of ${PARTS.join(', ')}`);
 
 const REPLY_TIMEOUT_MS = Number(process.env.REPLY_TIMEOUT_MS ?? 600_000);
 
@@ -57,13 +63,15 @@ const SAMPLING = { temperature: 0.7, top_p: 0.9, top_k: 40, repeat_penalty: 1.1,
 
 // ---------------------------------------------------------------------------------------
 // The corpus.
-const parts = ['tuning', 'held-out'].filter((part) => !options.only || options.only === part);
+const parts = PARTS.filter((part) => !options.only || options.only === part);
 const corpus = parts.flatMap((part) => {
   const file = JSON.parse(readFileSync(join(here, 'conversation-bench', `${part}.json`), 'utf8'));
-  return file.conversations.map((conversation) => ({ ...conversation, part }));
+  return file.conversations
+    .filter((conversation) => !options.languages || options.languages.includes(conversation.language))
+    .map((conversation) => ({ ...conversation, part }));
 });
-// The parts taken in turn (a run cut short has measured both); --conversations N: a quick
-// subset, spread over both parts and the languages.
+// The parts taken in turn (a run cut short has measured each); --conversations N: a quick
+// subset, spread over the parts and the languages.
 const plan = spread(corpus, options.conversations ?? corpus.length);
 function spread(list, n) {
   // Within a part, every language's first conversation before any second one.
