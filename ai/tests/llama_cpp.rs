@@ -253,7 +253,7 @@ fn the_language_bias_keeps_a_languages_own_tokens_and_bans_other_scripts() {
         ("ja", "私は札幌に住んでいます。冬はとても寒いです。", "Hello"),
         ("ko", "나는 부산에 살아. 바다가 가까워서 좋아.", "東京"),
     ] {
-        let bias = tokenizer.language_bias(language).unwrap();
+        let bias = tokenizer.language_bias(language, false).unwrap();
         assert_eq!(bias.len(), vocabulary, "one bias a token");
         for id in tokenizer.encode(own, false).unwrap() {
             let text = tokenizer.decode(&[id], false);

@@ -15,7 +15,8 @@ use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
-    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, says_only_names, without_opening_label,
+    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, last_sentence_end, says_only_names, sentence_ends,
+    without_opening_label,
 };
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
@@ -267,11 +268,13 @@ impl ChatEngine {
         // Empty attempts and dropped ones are counted apart: a reply dropped for its language
         // or its opening never takes away one of the tries an empty reply has.
         let (mut empty, mut dropped) = (0, 0);
+        let mut dropped_for_language = false;
         for attempt in 1.. {
             let checks = Checks { language, previous, enforced: dropped < MAX_DROPPED && !context.continues };
             let shown = if context.continues { "" } else { opening.as_str() };
-            // An attempt is dropped by cancelling its own token, never the reply's.
-            let attempt_request = request.clone().cancel(cancel.child_token());
+            // An attempt is dropped by cancelling its own token, never the reply's. After one
+            // was dropped for its language, the decoding holds the language harder.
+            let attempt_request = request.clone().cancel(cancel.child_token()).strict_language(dropped_for_language);
             let attempt_result = self
                 .stream_reply(model.as_ref(), attempt_request, context, reply_id, model_started, shown, &checks)
                 .await?;
@@ -283,6 +286,7 @@ impl ChatEngine {
                 Attempt::Written(text, finish) => (text, finish),
                 Attempt::Dropped(why) => {
                     dropped += 1;
+                    dropped_for_language |= matches!(why, Dropped::Language(_));
                     tracing::info!(attempt, ?why, user = %chatter.user_id, character = %character_id, "a reply was written again");
                     continue;
                 }
@@ -341,9 +345,13 @@ impl ChatEngine {
         let mut sent = 0;
         let mut offset: u32 = 0;
         let mut held_back = true;
+        // How much of `text` may be sent: past the held-back start, whole sentences judged
+        // in the conversation's language (`off_language_sentence`); a sentence in another
+        // one ends the reply before it.
+        let mut approved = 0;
         let mut finish = FinishReason::Stop;
         loop {
-            let (delta, ended) = match stream.next().await {
+            let (delta, mut ended) = match stream.next().await {
                 Some(event) => match event? {
                     StreamEvent::Delta(delta) => (delta, false),
                     StreamEvent::Done(done) => {
@@ -376,10 +384,28 @@ impl ChatEngine {
                     cancel.cancel();
                     return Ok(Attempt::Dropped(dropped));
                 }
+                // The start passed: it is sent up to its last complete sentence (all of it
+                // when it has none), its sentences after the first judged as the rest are.
+                approved = shown.len();
+                let ready = match last_sentence_end(&text) {
+                    Some(end) if !ended && end > shown.len() => end,
+                    _ => text.len(),
+                };
+                // Its first sentence is what the checks judged.
+                approved += sentence_ends(&text[approved..ready]).first().copied().unwrap_or(ready - approved);
+                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language) && !ended {
+                    cancel.cancel();
+                    ended = true;
+                }
             } else {
                 text.push_str(&delta);
+                let ready = if ended { text.len() } else { sentences_ready(&text) };
+                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language) && !ended {
+                    cancel.cancel();
+                    ended = true;
+                }
             }
-            if !text.trim().is_empty() && sent < text.len() {
+            if approved > sent && !text[..approved].trim().is_empty() {
                 if sent == 0 {
                     self.metrics.observe(Phase::FirstToken, model_started.elapsed());
                 }
@@ -388,8 +414,8 @@ impl ChatEngine {
                     cancel.cancel();
                     return Err(ChatError::Refused(refusal));
                 }
-                let delta = text[sent..].to_owned();
-                sent = text.len();
+                let delta = text[sent..approved].to_owned();
+                sent = approved;
                 if let Some(partial) = context.partial
                     && let Ok(mut partial) = partial.lock()
                 {
@@ -481,6 +507,41 @@ fn previous_reply<'a>(context: &ReplyContext<'a>) -> Option<&'a str> {
         replies.next();
     }
     replies.next().map(|m| m.content.as_str())
+}
+
+/// Judges the sentences of `text` (what the user sees) from `approved` to `ready` for the
+/// conversation's `language` (`off_language_sentence`) and moves `approved` past them; at
+/// the first in another language, cuts `text` and `written` (the model's text, which ends
+/// as `text` does) before it and answers true: the reply ends there.
+fn cut_off_language(
+    text: &mut String,
+    written: &mut String,
+    approved: &mut usize,
+    ready: usize,
+    language: &str,
+) -> bool {
+    if ready <= *approved {
+        return false;
+    }
+    match super::language::off_language_sentence(&text[*approved..ready], language) {
+        Some(at) => {
+            let cut = *approved + at;
+            written.truncate(written.len().saturating_sub(text.len() - cut));
+            text.truncate(cut);
+            *approved = cut;
+            true
+        }
+        None => {
+            *approved = ready;
+            false
+        }
+    }
+}
+
+/// How much of `text`, a reply still being written, is whole sentences: up to its last
+/// sentence end that something follows (a full stop at the very end may yet be "3.5").
+fn sentences_ready(text: &str) -> usize {
+    sentence_ends(text).into_iter().rev().find(|&end| end < text.len()).unwrap_or(0)
 }
 
 /// Why the start of an attempt (`own`: what the model wrote, its opening label left out)

@@ -224,6 +224,30 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
     (info.is_reliable() && code != expected).then_some(code)
 }
 
+/// Words from which a sentence of a reply is judged on its own ([`off_language_sentence`]):
+/// "Oh, Ann!" tells nothing, whatever language it is said in.
+const SENTENCE_WORDS: usize = 3;
+
+/// Where in `piece` (sentences of a reply past its start, the last one complete or the
+/// reply's end) the first sentence clearly in another language than `expected` begins
+/// (`clearly_other`), if one is: a small model that began in Polish drifts into English
+/// after a sentence or two, and the reply is cut there rather than shown in two languages.
+pub fn off_language_sentence(piece: &str, expected: &str) -> Option<usize> {
+    let mut start = 0;
+    let ends = amora_domain::chat::sentence_ends(piece);
+    for end in ends.into_iter().chain([piece.len()]) {
+        if end <= start {
+            continue;
+        }
+        let sentence = &piece[start..end];
+        if word_count(sentence) >= SENTENCE_WORDS && clearly_other(sentence, expected).is_some() {
+            return Some(start);
+        }
+        start = end;
+    }
+    None
+}
+
 /// The language to reply in: the conversation's, which starts as `fallback` (the
 /// interface language) and changes as the module says, read over the user's messages of
 /// `history` in order.
@@ -387,6 +411,22 @@ mod tests {
         assert_eq!(clearly_other("アレックス！ポルトに住んでるから、楽しいです。", "ja"), None);
         assert_eq!(clearly_other("안녕하세요! 오늘 하루 정말 좋았어요.", "ko"), None);
         assert_eq!(clearly_other("こんにちは、今日はとても楽しかったです。", "ko"), Some("ja"));
+    }
+
+    #[test]
+    fn the_first_sentence_of_a_reply_in_another_language_is_found() {
+        let piece = " Jestem z Gdańska i kocham morze. I understand, I don't need to explain again. To wszystko.";
+        let at = off_language_sentence(piece, "pl").unwrap_or_else(|| panic!("the English sentence is found"));
+        assert_eq!(&piece[..at], " Jestem z Gdańska i kocham morze.");
+        assert_eq!(
+            off_language_sentence(" Oh, Ann! Jestem z Gdańska i kocham morze.", "pl"),
+            None,
+            "too short to judge"
+        );
+        assert_eq!(off_language_sentence("Ich bin so froh. Du bist toll!", "de"), None);
+        let drift = "Ich bin so froh, dass du da bist. The latest season of Superbad has reignited the debate";
+        assert_eq!(off_language_sentence(drift, "de"), Some("Ich bin so froh, dass du da bist.".len()));
+        assert_eq!(off_language_sentence("I love rain. It makes the café feel cozy.", "en"), None);
     }
 
     #[test]

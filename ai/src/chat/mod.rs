@@ -119,6 +119,10 @@ pub struct ChatRequest {
     /// model that can hold its decoding to it does (the embedded one: no token of another
     /// script, English's common words made unlikely); others read it in the prompt only.
     pub language: Option<String>,
+    /// Hold the reply to [`ChatRequest::language`] harder: a model that biases against
+    /// English's common words then never samples them. For a reply written again after one
+    /// came in English (a small model's drift in Polish or German).
+    pub strict_language: bool,
 }
 
 impl ChatRequest {
@@ -134,6 +138,7 @@ impl ChatRequest {
             cache_prefix: None,
             prefill: None,
             language: None,
+            strict_language: false,
         }
     }
 
@@ -147,6 +152,12 @@ impl ChatRequest {
     /// See [`ChatRequest::language`].
     pub fn language(mut self, language: impl Into<String>) -> Self {
         self.language = Some(language.into());
+        self
+    }
+
+    /// See [`ChatRequest::strict_language`].
+    pub fn strict_language(mut self, strict: bool) -> Self {
+        self.strict_language = strict;
         self
     }
 

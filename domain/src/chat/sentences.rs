@@ -14,16 +14,22 @@ const CJK_ENDS: &[char] = &['。', '！', '？', '．'];
 /// `.`, `!`, `?`, `…` followed by a space or the end of the text (so "3.5" does not end
 /// one), at `。！？` anywhere, or at the asterisk that closes an action (`*smiles*`).
 pub fn last_sentence_end(text: &str) -> Option<usize> {
+    sentence_ends(text).last().copied()
+}
+
+/// The byte lengths of `text` up to and including each of its complete sentences, in
+/// order (as [`last_sentence_end`] finds the last).
+pub fn sentence_ends(text: &str) -> Vec<usize> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut last = None;
+    let mut ends = Vec::new();
     let mut asterisks = 0;
     for (i, &(_, c)) in chars.iter().enumerate() {
         if c == '*' {
             asterisks += 1;
         }
         let closes_action = c == '*' && asterisks % 2 == 0;
-        let ends = LATIN_ENDS.contains(&c) || CJK_ENDS.contains(&c) || closes_action;
-        if !ends {
+        let may_end = LATIN_ENDS.contains(&c) || CJK_ENDS.contains(&c) || closes_action;
+        if !may_end {
             continue;
         }
         // Take the closing marks that follow, then look at what comes after them.
@@ -44,11 +50,11 @@ pub fn last_sentence_end(text: &str) -> Option<usize> {
         }
         let end = chars.get(j).map_or(text.len(), |&(at, _)| at);
         let followed_by_space = chars.get(j).is_none_or(|&(_, next)| next.is_whitespace());
-        if CJK_ENDS.contains(&c) || followed_by_space {
-            last = Some(end);
+        if (CJK_ENDS.contains(&c) || followed_by_space) && ends.last() != Some(&end) {
+            ends.push(end);
         }
     }
-    last
+    ends
 }
 
 /// Whether `text` ends with a complete sentence (trailing spaces aside).
@@ -90,6 +96,8 @@ mod tests {
         assert_eq!(end("こんにちは。元気ですか？今日は"), Some("こんにちは。元気ですか？"));
         assert_eq!(end("no end at all"), None);
         assert_eq!(end("*leans closer and"), None, "an action still open ends nothing");
+        assert_eq!(sentence_ends("Hi. Really?! Wow… and"), vec![3, 12, 19]);
+        assert_eq!(sentence_ends("*waves.* Hi!"), vec![8, 12]);
         assert!(ends_at_sentence("Done! "));
         assert!(ends_at_sentence("*waves*"));
         assert!(!ends_at_sentence("Done and"));

@@ -88,6 +88,28 @@ async fn a_reply_in_another_language_is_written_again_before_any_of_it_is_sent()
     assert!(prompts[1].iter().any(|m| m.ends_with("Reply in English.")), "{:?}", prompts[1]);
 }
 
+/// On the bench, Polish replies began in Polish and went on in English ("…plaży. I
+/// understand, I don't need to explain again."): past its start, a reply is sent sentence
+/// by sentence, each judged, and it ends before the first in another language.
+#[actix_rt::test]
+async fn a_reply_ends_before_a_sentence_in_another_language_which_is_never_sent() {
+    let model = ChatApiFake::start().await;
+    let (_app, _voucher, mut socket) = app_on(&model).await;
+    model.answer_next(&[&[
+        "Cześć! Jak miło cię poznać, ja też kocham morze i spacery po plaży. ",
+        "Wieczorem lubię patrzeć na statki. ",
+        "I understand, I don't need to explain again. ",
+        "I got a lesson tomorrow, ok?",
+    ]]);
+    send(&mut socket, FREE_CHARACTER, "Cześć! Mieszkam w Gdańsku, niedaleko morza.").await;
+    let events = until_reply_ends(&mut socket).await;
+    let polish =
+        "Cześć! Jak miło cię poznać, ja też kocham morze i spacery po plaży. Wieczorem lubię patrzeć na statki.";
+    assert_eq!(stored(&events), polish);
+    assert_eq!(streamed(&events).trim_end(), polish, "nothing of the English was sent");
+    assert_eq!(model.prompts().len(), 1, "the Polish start was kept, not written again");
+}
+
 /// Continue after Stop repeated the whole reply ("…every day Sofia Marin: Hello and
 /// welcome…"): the model now goes on from the reply's own text (a prefill, the final
 /// assistant message), and only what it adds is appended.

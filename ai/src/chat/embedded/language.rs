@@ -148,8 +148,10 @@ fn allowed(language: &str, script: Script) -> bool {
 
 /// The bias of each token of a vocabulary (`tokens[id]`: the token's bytes, `control[id]`:
 /// whether it is a control token, which is never biased) for replies in `language`;
-/// `None` for a language this does not know.
-pub fn language_bias(tokens: &[Vec<u8>], control: &[bool], language: &str) -> Option<Vec<f32>> {
+/// `None` for a language this does not know. `strict`: English's common words are never
+/// sampled (nor "I", though Polish writes "i"), for a reply written again after one came in
+/// English.
+pub fn language_bias(tokens: &[Vec<u8>], control: &[bool], language: &str, strict: bool) -> Option<Vec<f32>> {
     if !matches!(language, "en" | "de" | "es" | "fr" | "id" | "it" | "ja" | "ko" | "pl" | "pt") {
         return None;
     }
@@ -172,7 +174,10 @@ pub fn language_bias(tokens: &[Vec<u8>], control: &[bool], language: &str) -> Op
             if latin_not_english && let Ok(text) = std::str::from_utf8(bytes) {
                 let word = text.trim().to_lowercase();
                 if ENGLISH_WORDS.contains(&word.as_str()) && !shared.contains(&word.as_str()) {
-                    return ENGLISH_WORD;
+                    return if strict { NEVER } else { ENGLISH_WORD };
+                }
+                if strict && text.trim() == "I" {
+                    return NEVER;
                 }
             }
             0.0
@@ -188,7 +193,7 @@ mod tests {
     fn bias_of(language: &str, tokens: &[&str]) -> Vec<f32> {
         let bytes: Vec<Vec<u8>> = tokens.iter().map(|t| t.as_bytes().to_vec()).collect();
         let control = vec![false; bytes.len()];
-        language_bias(&bytes, &control, language).unwrap_or_else(|| panic!("{language} is known"))
+        language_bias(&bytes, &control, language, false).unwrap_or_else(|| panic!("{language} is known"))
     }
 
     #[test]
@@ -212,14 +217,25 @@ mod tests {
     }
 
     #[test]
+    fn a_strict_bias_never_samples_englishs_common_words() {
+        let tokens: Vec<Vec<u8>> =
+            [" the", " I", " i", " to", " morze"].iter().map(|t| t.as_bytes().to_vec()).collect();
+        let control = vec![false; tokens.len()];
+        let strict = language_bias(&tokens, &control, "pl", true).unwrap_or_default();
+        assert_eq!(strict, [NEVER, NEVER, 0.0, 0.0, 0.0], "Polish 'i' and 'to' stay, English 'I' goes");
+        let lenient = language_bias(&tokens, &control, "pl", false).unwrap_or_default();
+        assert_eq!(lenient, [ENGLISH_WORD, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
     fn a_cut_character_counts_by_the_bytes_it_has() {
         // "한" is ED 95 9C; "の" is E3 81 AE; "é" is C3 A9.
         let bytes = vec![vec![0xED, 0x95], vec![0xE3, 0x81], vec![0xC3], vec![0x9C, b'a'], vec![0xE3]];
         let control = vec![false; bytes.len()];
-        let ko = language_bias(&bytes, &control, "ko").unwrap_or_default();
+        let ko = language_bias(&bytes, &control, "ko", false).unwrap_or_default();
         assert_eq!(ko, [0.0, NEVER, NEVER, NEVER, 0.0]);
-        let fr = language_bias(&bytes, &control, "fr").unwrap_or_default();
+        let fr = language_bias(&bytes, &control, "fr", false).unwrap_or_default();
         assert_eq!(fr, [NEVER, NEVER, 0.0, 0.0, 0.0]);
-        assert!(language_bias(&bytes, &control, "xx").is_none());
+        assert!(language_bias(&bytes, &control, "xx", false).is_none());
     }
 }

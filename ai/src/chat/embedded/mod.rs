@@ -257,7 +257,8 @@ fn job_for(
     if let Some(prefill) = &request.prefill {
         prompt.extend(tokenizer.encode(prefill, false)?);
     }
-    let bias = request.language.as_deref().and_then(|language| tokenizer.language_bias(language));
+    let bias =
+        request.language.as_deref().and_then(|language| tokenizer.language_bias(language, request.strict_language));
     let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
     let top_p = request.top_p.unwrap_or(DEFAULT_TOP_P);
     let sampling = if temperature <= 1e-4 {

@@ -299,15 +299,17 @@ impl GgufTokenizer {
         &self.pre
     }
 
-    /// The logit bias that holds a reply to `language` (`super::language`), built once per
-    /// language; `None` for a language it does not know.
-    pub fn language_bias(&self, language: &str) -> Option<Arc<[f32]>> {
+    /// The logit bias that holds a reply to `language` (`super::language`; `strict`: English's
+    /// common words never sampled), built once per language and strictness; `None` for a
+    /// language it does not know.
+    pub fn language_bias(&self, language: &str, strict: bool) -> Option<Arc<[f32]>> {
+        let key = format!("{language}{}", if strict { " strict" } else { "" });
         let mut biases = self.language_biases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(bias) = biases.get(language) {
+        if let Some(bias) = biases.get(&key) {
             return Some(bias.clone());
         }
-        let bias: Arc<[f32]> = super::language::language_bias(&self.bytes, &self.control, language)?.into();
-        biases.insert(language.to_owned(), bias.clone());
+        let bias: Arc<[f32]> = super::language::language_bias(&self.bytes, &self.control, language, strict)?.into();
+        biases.insert(key, bias.clone());
         Some(bias)
     }
 
