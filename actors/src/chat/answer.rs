@@ -95,6 +95,25 @@ const FIRST_PERSON_VERBS: &[&str] = &[
     "pracuję",
     "pracuje",
     "studiuję",
+    "crecí",
+    "nací",
+    "juego",
+    "viajo",
+    "voy",
+    "sono",
+    "ho",
+    "vado",
+    "gioco",
+    "cresco",
+    "jogo",
+    "vou",
+    "cresci",
+    "nasci",
+    "mam",
+    "pochodzę",
+    "lecę",
+    "jadę",
+    "gram",
 ];
 
 /// Words that speak to the character in Japanese and Korean, which often leave "my" out:
@@ -109,7 +128,6 @@ const TOPIC_GROUPS: &[&[&str]] = &[
     &[
         "live",
         "lives",
-        "living",
         "lived",
         "city",
         "town",
@@ -199,6 +217,10 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "working",
         "profession",
         "career",
+        // "What do I do for a living?"
+        "living",
+        "jobs",
+        "arbeit",
         "arbeite",
         "arbeitest",
         "beruf",
@@ -278,22 +300,354 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "料理",
         "음식",
     ],
+    // Age.
+    &[
+        "old",
+        "age",
+        "years",
+        "birthday",
+        "turned",
+        "alt",
+        "jahre",
+        "alter",
+        "geburtstag",
+        "años",
+        "edad",
+        "cumpleaños",
+        "cumplí",
+        "âge",
+        "ans",
+        "anniversaire",
+        "anni",
+        "età",
+        "compleanno",
+        "anos",
+        "idade",
+        "aniversário",
+        "lat",
+        "lata",
+        "wiek",
+        "urodziny",
+        "umur",
+        "umurku",
+        "usia",
+        "tahun",
+        "歳",
+        "才",
+        "齢",
+        "나이",
+        "살",
+        "살이야",
+        "살이에요",
+        "살이고",
+    ],
+    // Where the user is from.
+    &[
+        "from",
+        "grew",
+        "grow",
+        "born",
+        "hometown",
+        "originally",
+        "woher",
+        "komme",
+        "kommst",
+        "aufgewachsen",
+        "geboren",
+        "heimat",
+        "crecí",
+        "creciste",
+        "nací",
+        "naciste",
+        "origen",
+        "grandi",
+        "né",
+        "née",
+        "originaire",
+        "viens",
+        "cresciuto",
+        "cresciuta",
+        "nato",
+        "nata",
+        "vengo",
+        "cresci",
+        "nasci",
+        "venho",
+        "pochodzę",
+        "pochodzisz",
+        "dorastałem",
+        "dorastałam",
+        "wychowałem",
+        "wychowałam",
+        "urodziłem",
+        "urodziłam",
+        "asal",
+        "berasal",
+        "lahir",
+        "dibesarkan",
+        "出",
+        "育",
+        "자랐",
+        "자란",
+        "출신",
+        "고향",
+        "태어났",
+    ],
+    // Hobbies and sports.
+    &[
+        "hobby",
+        "hobbies",
+        "sport",
+        "sports",
+        "play",
+        "plays",
+        "playing",
+        "spiele",
+        "spielst",
+        "freizeit",
+        "juego",
+        "juegas",
+        "deporte",
+        "pasatiempo",
+        "joue",
+        "joues",
+        "loisir",
+        "gioco",
+        "giochi",
+        "passatempo",
+        "jogo",
+        "jogas",
+        "esporte",
+        "desporto",
+        "gram",
+        "grasz",
+        "hobi",
+        "olahraga",
+        "bermain",
+        "趣",
+        "スポーツ",
+        "취미",
+        "운동",
+    ],
+    // What the user studies.
+    &[
+        "study",
+        "studies",
+        "studying",
+        "major",
+        "degree",
+        "university",
+        "college",
+        "studiere",
+        "studierst",
+        "studium",
+        "estudio",
+        "estudias",
+        "carrera",
+        "étudie",
+        "étudies",
+        "études",
+        "studio",
+        "studi",
+        "università",
+        "estudo",
+        "estudas",
+        "curso",
+        "faculdade",
+        "studiuję",
+        "studiujesz",
+        "studia",
+        "studiów",
+        "kierunek",
+        "kuliah",
+        "jurusan",
+        "専",
+        "攻",
+        "勉",
+        "전공",
+        "공부",
+    ],
+    // Friends and partners.
+    &[
+        "friend",
+        "friends",
+        "boyfriend",
+        "girlfriend",
+        "partner",
+        "husband",
+        "wife",
+        "freund",
+        "freundin",
+        "kumpel",
+        "amigo",
+        "amiga",
+        "novio",
+        "novia",
+        "ami",
+        "amie",
+        "copain",
+        "copine",
+        "amico",
+        "amica",
+        "ragazzo",
+        "ragazza",
+        "namorado",
+        "namorada",
+        "przyjaciel",
+        "przyjaciółka",
+        "chłopak",
+        "dziewczyna",
+        "teman",
+        "sahabat",
+        "pacar",
+        "友",
+        "彼",
+        "친구",
+        "남자친구",
+        "여자친구",
+    ],
+    // Music, films and books.
+    &[
+        "band",
+        "singer",
+        "music",
+        "song",
+        "album",
+        "film",
+        "movie",
+        "book",
+        "author",
+        "musik",
+        "lied",
+        "buch",
+        "grupo",
+        "banda",
+        "música",
+        "canción",
+        "película",
+        "libro",
+        "groupe",
+        "musique",
+        "chanson",
+        "livre",
+        "gruppo",
+        "musica",
+        "canzone",
+        "filme",
+        "livro",
+        "zespół",
+        "muzyka",
+        "piosenka",
+        "książka",
+        "książkę",
+        "lagu",
+        "buku",
+        "映",
+        "曲",
+        "音",
+        "영화",
+        "책",
+        "음악",
+        "노래",
+        "밴드",
+    ],
+    // Trips planned.
+    &[
+        "trip",
+        "travel",
+        "travelling",
+        "traveling",
+        "vacation",
+        "holiday",
+        "holidays",
+        "visit",
+        "visiting",
+        "flying",
+        "reise",
+        "reisen",
+        "fahre",
+        "fahr",
+        "urlaub",
+        "fliege",
+        "viaje",
+        "viajo",
+        "vacaciones",
+        "voyage",
+        "vacances",
+        "pars",
+        "viaggio",
+        "vacanza",
+        "vacanze",
+        "parto",
+        "viagem",
+        "férias",
+        "viajar",
+        "wyjazd",
+        "jadę",
+        "lecę",
+        "wakacje",
+        "podróż",
+        "liburan",
+        "pergi",
+        "berangkat",
+        "旅",
+        "여행",
+    ],
+    // Cars and bikes.
+    &[
+        "car",
+        "bike",
+        "motorbike",
+        "motorcycle",
+        "auto",
+        "fahrrad",
+        "motorrad",
+        "coche",
+        "carro",
+        "bici",
+        "bicicleta",
+        "moto",
+        "voiture",
+        "vélo",
+        "macchina",
+        "bicicletta",
+        "samochód",
+        "rower",
+        "motocykl",
+        "mobil",
+        "motor",
+        "sepeda",
+        "車",
+        "자전거",
+        "오토바이",
+    ],
 ];
+
+/// The groups whose answer is a place ([`TOPIC_GROUPS`]: where the user lives, is from,
+/// travels to).
+const PLACE_GROUPS: &[usize] = &[0, 6, 11];
+
+/// The group whose answer is a number ([`TOPIC_GROUPS`]: age).
+const AGE_GROUP: usize = 5;
+
+/// The group of work ([`TOPIC_GROUPS`]): "I'm a nurse" answers it though it says no work word.
+const WORK_GROUP: usize = 2;
 
 /// Words that ask for a city: a question holding one is answered with a place or not at all.
 const CITY_WORDS: &[&str] =
     &["city", "town", "stadt", "ciudad", "ville", "città", "cidade", "miasto", "mieście", "kota", "도시", "街"];
 
-/// The group a place-topic is in ([`TOPIC_GROUPS`]'s first).
-const PLACE_GROUP: usize = 0;
-
 /// Words that put a place after them ("in Leipzig", "à Lyon", "w Gdańsku").
-const PLACE_PREPOSITIONS: &[&str] =
-    &["in", "to", "from", "at", "nach", "aus", "im", "en", "à", "au", "a", "em", "no", "na", "w", "we", "di", "ke"];
+const PLACE_PREPOSITIONS: &[&str] = &[
+    "in", "to", "from", "at", "nach", "aus", "im", "en", "à", "au", "a", "em", "no", "na", "w", "we", "di", "ke", "de",
+    "z", "ze", "do", "dari",
+];
 
 /// The group of `key` in [`TOPIC_GROUPS`], by its index.
 fn group_of(key: &str) -> Option<usize> {
-    TOPIC_GROUPS.iter().position(|group| group.contains(&key))
+    let hangul = key.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
+    // Korean words are compared by their stem ("자랐어", "자랐다고" are "자랐").
+    TOPIC_GROUPS.iter().position(|group| group.iter().any(|w| *w == key || (hangul && same_word(w, key))))
 }
 
 /// Words that never carry a question's topic nor a fact's value: function words of the ten
@@ -321,7 +675,6 @@ const NOT_TOPICS: &[&str] = &[
     "for",
     "forget",
     "forgot",
-    "from",
     "guess",
     "has",
     "have",
@@ -429,7 +782,6 @@ const NOT_TOPICS: &[&str] = &[
     "denn",
     "mal",
     "wohin",
-    "woher",
     // Spanish
     "tú",
     "tu",
@@ -610,6 +962,10 @@ const NOT_TOPICS: &[&str] = &[
     "기억나",
     "알아",
     "알아요",
+    // Korean auxiliaries after the verb ("전공하고 있어"): the value is before them.
+    "있어",
+    "있어요",
+    "있다",
     "say",
     "says",
     "way",
@@ -733,8 +1089,14 @@ fn units(text: &str) -> Vec<Unit> {
             out.push(Unit { key: text[start..end].to_owned(), start, end });
         } else if c.is_alphanumeric() && !is_hiragana(c) {
             let mut end = start + c.len_utf8();
+            // A number is a word of its own: "27살" is 27 and "살" (years old).
+            let digits = c.is_ascii_digit();
             while let Some(&(at, next)) = chars.peek().filter(|(_, n)| {
-                (n.is_alphanumeric() || matches!(n, '\'' | '’')) && !is_han(*n) && !is_kana(*n) && !is_hiragana(*n)
+                (n.is_alphanumeric() || matches!(n, '\'' | '’'))
+                    && !is_han(*n)
+                    && !is_kana(*n)
+                    && !is_hiragana(*n)
+                    && (!digits || n.is_ascii_digit())
             }) {
                 end = at + next.len_utf8();
                 chars.next();
@@ -901,15 +1263,112 @@ fn capitalised(sentence: &str, unit: &Unit) -> bool {
 }
 
 /// The place a sentence names: the capitalised words after a place preposition ("We moved
-/// to **Porto** last spring", "Ich wohne seit drei Jahren in **Leipzig**").
-fn place_in(sentence: &str, units: &[Unit]) -> Option<String> {
-    let at = (1..units.len())
-        .find(|&i| PLACE_PREPOSITIONS.contains(&units[i - 1].key.as_str()) && capitalised(sentence, &units[i]))?;
+/// to **Porto** last spring", "Ich wohne seit drei Jahren in **Leipzig**"), the first one
+/// from the topic's word at `near` on ("I grew up in Edinburgh, but I live in **Leeds**"
+/// asked where they live), else the first of the sentence.
+fn place_in(sentence: &str, units: &[Unit], near: usize) -> Option<String> {
+    let is_place =
+        |i: &usize| PLACE_PREPOSITIONS.contains(&units[i - 1].key.as_str()) && capitalised(sentence, &units[*i]);
+    let at = (near.max(1)..units.len()).find(is_place).or_else(|| (1..units.len()).find(is_place))?;
     let mut end = at;
     while end + 1 < units.len() && end + 1 - at < 3 && capitalised(sentence, &units[end + 1]) {
         end += 1;
     }
     Some(sentence[units[at].start..units[end].end].to_owned())
+}
+
+/// The name a sentence gives after its word at `from` (the thing named: "my friend"): the
+/// first capitalised word after it that is no function word nor the user, with the
+/// capitalised words right after it ("Mary Jane").
+fn name_after(sentence: &str, units: &[Unit], from: usize, question: &[Unit], user_name: &str) -> Option<String> {
+    let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
+    let at = (from + 1..units.len()).find(|&i| {
+        capitalised(sentence, &units[i])
+            && !is_filler(&units[i].key, user_name)
+            && !is_name_word(&units[i].key)
+            && !in_question(&units[i])
+    })?;
+    let mut end = at;
+    while end + 1 < units.len() && end - at < 1 && capitalised(sentence, &units[end + 1]) {
+        end += 1;
+    }
+    Some(sentence[units[at].start..units[end].end].to_owned())
+}
+
+/// The age a sentence tells: the number (one to three digits) nearest the topic's word at
+/// `near` ("I turned **29** in May", "Ich bin **34** Jahre alt", "나는 **27**살이야").
+fn number_in(units: &[Unit], near: usize) -> Option<String> {
+    let digits = |u: &Unit| {
+        let number: String = u.key.chars().take_while(char::is_ascii_digit).collect();
+        (1..=3).contains(&number.len()).then_some(number)
+    };
+    units.iter().enumerate().filter_map(|(i, u)| Some((i.abs_diff(near), digits(u)?))).min().map(|(_, n)| n)
+}
+
+/// Words after which a number is the speaker's age ("I'm 31", "Tengo 26 años", "Mam 33
+/// lata", "J'ai 24 ans", "Umurku 22").
+const AGE_OPENINGS: &[&[&str]] =
+    &[&["i'm"], &["i", "am"], &["ich", "bin"], &["tengo"], &["j", "ai"], &["ho"], &["tenho"], &["mam"], &["umurku"]];
+
+/// The age a sentence says the user is without an age word: a number of two digits right
+/// after an [`AGE_OPENINGS`].
+fn age_in(units: &[Unit]) -> Option<String> {
+    let keys: Vec<&str> = units.iter().map(|u| u.key.as_str()).collect();
+    AGE_OPENINGS.iter().find_map(|opening| {
+        let at = keys.windows(opening.len()).position(|w| w == *opening)? + opening.len();
+        let number = keys.get(at)?;
+        (number.len() == 2 && number.chars().all(|c| c.is_ascii_digit())).then(|| (*number).to_owned())
+    })
+}
+
+/// Words that open a statement of what someone is ("I'm a nurse", "Ich bin Lehrerin",
+/// "Soy profesora", "Je suis infirmière", "Jestem programistką", "Aku seorang desainer").
+const IDENTITY_OPENINGS: &[&[&str]] = &[
+    &["i'm", "a"],
+    &["i'm", "an"],
+    &["i", "am", "a"],
+    &["i", "am", "an"],
+    &["ich", "bin"],
+    &["soy"],
+    &["je", "suis"],
+    &["sono"],
+    &["faccio", "il"],
+    &["faccio", "la"],
+    &["sou"],
+    &["jestem"],
+    &["aku", "seorang"],
+    &["saya", "seorang"],
+];
+
+/// Words after an identity opening that say no job ("I'm a bit tired", "Ich bin so müde").
+const NOT_JOBS: &[&str] = &[
+    "bit", "little", "lot", "big", "huge", "fan", "kind", "sort", "person", "morning", "night", "so", "sehr", "echt",
+    "total", "gerade", "heute", "muy", "très", "molto", "muito", "bardzo", "tak", "już", "nie", "not", "nicht", "pas",
+    "no", "non", "não", "tired", "müde", "happy", "glad", "sorry", "sure",
+];
+
+/// What a sentence says the user is, for a question about their work: the one or two words
+/// after an identity opening ("I'm a **nurse** at the children's hospital").
+fn identity_in(sentence: &str, units: &[Unit]) -> Option<String> {
+    let keys: Vec<&str> = units.iter().map(|u| u.key.as_str()).collect();
+    for opening in IDENTITY_OPENINGS {
+        let Some(at) = keys.windows(opening.len()).position(|w| w == *opening) else { continue };
+        let mut next = at + opening.len();
+        // An article after the verb: "je suis une infirmière", "sono un medico".
+        if keys.get(next).is_some_and(|k| ["un", "une", "una", "uno", "um", "uma", "a", "an"].contains(k)) {
+            next += 1;
+        }
+        let word = units.get(next)?;
+        if NOT_JOBS.contains(&word.key.as_str()) || NOT_TOPICS.contains(&word.key.as_str()) || word.key.len() < 3 {
+            continue;
+        }
+        // German says what one is with a capitalised noun; "Ich bin müde" says no job.
+        if keys[at] == "ich" && !capitalised(sentence, word) {
+            continue;
+        }
+        return Some(sentence[word.start..word.end].to_owned());
+    }
+    None
 }
 
 /// Where `topic` is in `units`, and how much that counts: the same word (a name-word half),
@@ -938,6 +1397,9 @@ pub fn answer_opening(
     let question_units = units(question);
     let mut topics = topics(question, user_name);
     let asks_for_a_city = question_units.iter().any(|u| CITY_WORDS.contains(&u.key.as_str()));
+    let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP));
+    let asks_a_name = topics.iter().any(|t| t.weak);
+    let asks_about_age = topics.iter().any(|t| group_of(&t.key) == Some(AGE_GROUP));
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
         let mut best: Option<(f32, String)> = None;
@@ -947,22 +1409,51 @@ pub fn answer_opening(
             let mut matched = Vec::new();
             let mut strong = false;
             let mut about_a_place = false;
+            let mut about_age = false;
+            let mut first_strong = 0;
             for topic in &topics {
                 if let Some((i, weight)) = found(topic, &sentence_units) {
                     score += weight;
                     matched.push(i);
+                    if !topic.weak && !strong {
+                        first_strong = i;
+                    }
                     strong |= !topic.weak;
-                    about_a_place |= group_of(&topic.key) == Some(PLACE_GROUP);
+                    let group = group_of(&topic.key);
+                    about_a_place |= group.is_some_and(|g| PLACE_GROUPS.contains(&g));
+                    about_age |= group == Some(AGE_GROUP);
                 }
+            }
+            // Asked what they do, "I'm a nurse" answers though it says no work word.
+            let mut identity = None;
+            if score == 0.0 && asks_about_work && !asks_for_a_city {
+                identity = identity_in(sentence, &sentence_units);
+                score = if identity.is_some() { 0.5 } else { 0.0 };
+            }
+            // Asked their age, "I'm 31" answers though it says no age word.
+            if score == 0.0 && asks_about_age {
+                identity = age_in(&sentence_units);
+                score = if identity.is_some() { 0.5 } else { 0.0 };
             }
             if score == 0.0 || (!values.is_empty() && !strong) || best.as_ref().is_some_and(|(b, _)| *b >= score) {
                 continue;
             }
             // Asked where, the answer is a place: in Latin script a name after a preposition,
             // or nothing (never the first word after "work" in "¿En qué ciudad trabajo?").
+            // Asked their age, a number.
             let latin = !sentence.chars().any(|c| is_han(c) || is_kana(c) || matches!(c as u32, 0xAC00..=0xD7AF));
-            let value = if (about_a_place || asks_for_a_city) && latin {
-                place_in(sentence, &sentence_units)
+            let near = matched.iter().copied().min().unwrap_or(0);
+            let value = if identity.is_some() {
+                identity
+            } else if about_age {
+                number_in(&sentence_units, near)
+            } else if (about_a_place || asks_for_a_city) && latin {
+                place_in(sentence, &sentence_units, near)
+            } else if asks_a_name && strong && latin {
+                // "What's my friend called?": the name after the friend ("La mia amica
+                // **Giada** mi ha chiamato", not what follows "chiamato").
+                name_after(sentence, &sentence_units, first_strong, &question_units, user_name)
+                    .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name))
             } else {
                 value_in(sentence, &sentence_units, &matched, &question_units, user_name)
             };
@@ -1110,6 +1601,47 @@ mod tests {
         }
         let told = ["My dog is called Pixel.", "My cat is called Mochi."];
         assert_eq!(answer("What's my cat's name?", &told, "en").as_deref(), Some("Of course I remember — Mochi!"));
+    }
+
+    #[test]
+    fn age_origin_hobbies_studies_friends_media_trips_and_vehicles_are_answered() {
+        for (language, told, question, value) in [
+            ("en", "I turned 29 in May, feeling old already.", "How old am I again?", "29"),
+            ("de", "Ich bin 34 Jahre alt und fühle mich wie 20.", "Wie alt bin ich?", "34"),
+            ("ko", "나는 27살이야.", "내 나이 기억해?", "27"),
+            (
+                "en",
+                "I grew up in Edinburgh, but I've lived in Leeds for six years now.",
+                "Where did I grow up?",
+                "Edinburgh",
+            ),
+            ("en", "I grew up in Edinburgh, but I live in Leeds now.", "Where do I live?", "Leeds"),
+            ("en", "I'm originally from Cork.", "Where am I from?", "Cork"),
+            ("de", "Ich komme aus Graz, wohne aber in Wien.", "Woher komme ich?", "Graz"),
+            ("en", "On Sundays I play volleyball with my cousins.", "Which sport do I play?", "volleyball"),
+            ("fr", "Je joue au tennis le mardi.", "À quoi je joue le mardi ?", "tennis"),
+            ("en", "I study architecture at the polytechnic.", "What do I study?", "architecture"),
+            ("es", "Estudio medicina en Salamanca.", "¿Qué estudio yo?", "medicina"),
+            ("en", "My best friend Oskar is coming over tonight.", "What's my best friend called?", "Oskar"),
+            ("it", "La mia amica Giada mi ha chiamato.", "Come si chiama la mia amica?", "Giada"),
+            ("en", "My favourite band is Radiohead, I've seen them twice.", "Which band do I love?", "Radiohead"),
+            ("en", "Next month I'm flying to Kyoto with my mum.", "Where is my trip next month?", "Kyoto"),
+            ("en", "My car is a Fiat Panda, older than me.", "Which car do I have?", "Fiat Panda"),
+            ("en", "I'm a physiotherapist at the sports clinic.", "What do I do for a living?", "physiotherapist"),
+            ("fr", "Je suis infirmière depuis dix ans.", "C'est quoi mon travail ?", "infirmière"),
+            ("pl", "Jestem programistką w Krakowie.", "Jaka jest moja praca?", "programistką"),
+            ("es", "Crecí en Cádiz, pero ahora estoy en Madrid.", "¿Dónde crecí?", "Cádiz"),
+            ("pl", "Pochodzę z Lublina, ale mieszkam w Poznaniu.", "Skąd pochodzę?", "Lublina"),
+            ("it", "Ho 28 anni e lavoro in banca.", "Quanti anni ho?", "28"),
+            ("en", "I'm 31, and my knees keep reminding me of it.", "How old am I?", "31"),
+            ("de", "Meine beste Freundin heißt Paula.", "Wie heißt meine beste Freundin?", "Paula"),
+            ("ko", "나는 대학에서 경영학을 전공하고 있어.", "내 전공이 뭐라고 했지?", "경영학"),
+        ] {
+            let opening = answer(question, &[told], language);
+            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
+        }
+        assert_eq!(answer("What do I do for work?", &["I'm a bit tired today."], "en"), None, "no job said");
+        assert_eq!(answer("What do I do for work?", &["Ich bin müde."], "en"), None);
     }
 
     #[test]
