@@ -16,7 +16,7 @@ use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
     RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, last_sentence_end, says_only_names, sentence_ends,
-    without_opening_label,
+    speaker_turn_at, without_opening_label,
 };
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
@@ -511,7 +511,7 @@ fn previous_reply<'a>(context: &ReplyContext<'a>) -> Option<&'a str> {
 
 /// Judges the sentences of `text` (what the user sees) from `approved` to `ready` for the
 /// conversation's `language` (`off_language_sentence`) and moves `approved` past them; at
-/// the first in another language, cuts `text` and `written` (the model's text, which ends
+/// the first in another language, or one opening with a speaker's label, cuts `text` and `written` (the model's text, which ends
 /// as `text` does) before it and answers true: the reply ends there.
 fn cut_off_language(
     text: &mut String,
@@ -523,7 +523,14 @@ fn cut_off_language(
     if ready <= *approved {
         return false;
     }
-    match super::language::off_language_sentence(&text[*approved..ready], language) {
+    // A made-up speaker's turn inside a line ends the reply too (`speaker_turn_at`).
+    let piece = &text[*approved..ready];
+    let speaker = speaker_turn_at(piece).filter(|&at| at > 0);
+    let cut_at = match (super::language::off_language_sentence(piece, language), speaker) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    match cut_at {
         Some(at) => {
             let cut = *approved + at;
             written.truncate(written.len().saturating_sub(text.len() - cut));

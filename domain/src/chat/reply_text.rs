@@ -113,12 +113,33 @@ pub fn before_named_speaker<'a>(text: &'a str, character: &str, user: &str) -> &
     text[..cut].trim_end()
 }
 
+/// Where, inside a line, a sentence opens with a label of one or two capitalised words
+/// ("…überwiegen. Noziak: Möjim…", "…tonight. Hana Mori: Welcome…"): a turn of someone
+/// the model made up, begun without a line break. `None` when there is none.
+pub fn speaker_turn_at(text: &str) -> Option<usize> {
+    let ends: Vec<usize> = super::sentence_ends(text);
+    ends.into_iter().find_map(|end| {
+        let rest = &text[end..];
+        let start = end + (rest.len() - rest.trim_start().len());
+        let (label, after) = text[start..].split_once(':')?;
+        let words: Vec<&str> = label.split(' ').collect();
+        let named = !words.is_empty()
+            && words.len() <= 2
+            && words.iter().all(|w| {
+                w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(|c| c.is_alphabetic() || c == '-')
+            });
+        (start > end && named && after.starts_with(char::is_whitespace)).then_some(start)
+    })
+}
+
 /// A reply as it is kept: without a speaker label at its start, cut before a next
-/// speaker's line or a named speaker inside a line, without a hashtag or emoji tail.
+/// speaker's line or a speaker inside a line (named, or any label after a sentence's end),
+/// without a hashtag or emoji tail.
 pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
     let text = without_opening_label(text, character, user);
     let text = before_next_speaker(text);
     let text = before_named_speaker(text, character, user);
+    let text = speaker_turn_at(text).map_or(text, |at| text[..at].trim_end());
     without_tail(text).to_owned()
 }
 
@@ -169,6 +190,18 @@ mod tests {
         assert_eq!(before_next_speaker("Ann: hi"), "Ann: hi", "the first line is not a next turn");
         assert_eq!(before_next_speaker("It was at 10:30.\nWe met then."), "It was at 10:30.\nWe met then.");
         assert_eq!(before_next_speaker("Hi!\n{{user}}: hey"), "Hi!");
+    }
+
+    #[test]
+    fn a_made_up_speaker_inside_a_line_ends_the_reply() {
+        let text = "Die Künstlereibung kann überwiegen. Noziak: Möjimbaarfälle, die der bisher";
+        assert_eq!(clean_reply(text, "Lena", "Ann"), "Die Künstlereibung kann überwiegen.");
+        assert_eq!(clean_reply("Hi there! Hana Mori: Welcome.", "Lena", "Ann"), "Hi there!");
+        assert_eq!(speaker_turn_at("We meet at 10:30. Then we go."), None, "a time is no label");
+        assert_eq!(speaker_turn_at("My plan is simple. Step one: relax."), None, "a lower-case word: no name");
+        assert_eq!(speaker_turn_at("So. Anna Lee: hi"), Some(4));
+        assert_eq!(speaker_turn_at("Guess what. my answer: yes."), None, "not capitalised");
+        assert_eq!(speaker_turn_at("Noziak: hi"), None, "the reply's start is without_opening_label's");
     }
 
     #[test]
