@@ -1487,7 +1487,9 @@ pub fn answer_opening(
 
 /// "Of course I remember — Pixel and Porto!", in the reply's language; the second form
 /// when `previous` (the character's last reply) opened with the first, so that two answers
-/// in a row do not read the same.
+/// in a row do not read the same. Each is worded to read as its language on its own: a
+/// reply that is only the opening is judged by it ("Sí, me lo contaste: Porto." was taken
+/// for Portuguese, "Yes, you told me: Porto." for Spanish).
 fn template(language: &str, values: &[String], previous: Option<&str>) -> String {
     let and = match language {
         "de" => " und ",
@@ -1505,15 +1507,21 @@ fn template(language: &str, values: &[String], previous: Option<&str>) -> String
         "de" => {
             [format!("Natürlich weiß ich das noch – {values}!"), format!("Klar, das hast du mir erzählt: {values}.")]
         }
-        "es" => [format!("¡Claro que me acuerdo: {values}!"), format!("Sí, me lo contaste: {values}.")],
-        "fr" => [format!("Bien sûr que je m'en souviens : {values} !"), format!("Oui, tu me l'as dit : {values}.")],
+        "es" => [
+            format!("¡Claro que sí, me acuerdo muy bien: {values}!"),
+            format!("Sí, ya me lo habías contado: {values}."),
+        ],
+        "fr" => [
+            format!("Bien sûr que je m'en souviens : {values} !"),
+            format!("Oui, je m'en souviens, tu me l'as dit : {values}."),
+        ],
         "it" => [format!("Certo che me lo ricordo: {values}!"), format!("Sì, me l'hai detto tu: {values}.")],
-        "pt" => [format!("Claro que me lembro: {values}!"), format!("Sim, você me contou: {values}.")],
-        "pl" => [format!("Oczywiście, że pamiętam: {values}!"), format!("Tak, mówiłeś mi o tym: {values}.")],
+        "pt" => [format!("Lógico que não esqueci: {values}!"), format!("Você me contou, não esqueci: {values}.")],
+        "pl" => [format!("Oczywiście, że pamiętam: {values}!"), format!("Pamiętam, przecież mi mówiłeś: {values}.")],
         "id" => [format!("Tentu saja aku ingat: {values}!"), format!("Iya, kamu pernah cerita: {values}.")],
         "ja" => [format!("もちろん覚えてるよ、{values}でしょ！"), format!("うん、前に教えてくれたよね。{values}！")],
         "ko" => [format!("물론 기억하지, {values}!"), format!("응, 전에 말해줬잖아. {values}!")],
-        _ => [format!("Of course I remember — {values}!"), format!("Yes, you told me: {values}.")],
+        _ => [format!("Of course I remember — {values}!"), format!("You told me, and I remember: {values}.")],
     };
     let first_opening: String = forms[0].chars().take(8).collect();
     let [first, second] = forms;
@@ -1650,7 +1658,7 @@ mod tests {
         let first = answer_opening("What's my dog's name?", &told, "Ann", "en", Some("Hi!"));
         assert_eq!(first.as_deref(), Some("Of course I remember — Pixel!"));
         let second = answer_opening("Where do I live?", &told, "Ann", "en", first.as_deref());
-        assert_eq!(second.as_deref(), Some("Yes, you told me: Porto."));
+        assert_eq!(second.as_deref(), Some("You told me, and I remember: Porto."));
     }
 
     #[test]

@@ -332,14 +332,20 @@ pub fn clearly_other(text: &str, expected: &str) -> Option<&'static str> {
         return (letters >= 12 && own * 2 < letters).then_some(other);
     }
     let words = lower_words(text);
-    if words.len() < JUDGED_WORDS {
-        // Too short to tell by the words' share; but "Awesome, right?" in a Polish
-        // conversation is English: an English word and none of the language's.
+    if words.len() < OWN_WORDS_FROM && expected != "en" {
+        // Too short to tell by the words' share; but "Awesome, right?" or "Lena, Fantastic!
+        // Welcome. Breathtaking." in a Polish or German conversation is English: an English
+        // word and none of the language's.
         let english =
             words.iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str()) || ENGLISH_SHORT.contains(&w.as_str()));
         let own = own_words(expected);
         let mine = words.iter().any(|w| own.contains(&w.as_str()));
-        return (expected != "en" && !mine && english.count() >= 1).then_some("en");
+        if !mine && english.count() >= 1 {
+            return Some("en");
+        }
+    }
+    if words.len() < JUDGED_WORDS {
+        return None;
     }
     if expected != "en" {
         // English's words that are not also the expected language's ("was" is German too).
@@ -556,6 +562,9 @@ mod tests {
         assert_eq!(clearly_other("안녕하세요! 오늘 하루 정말 좋았어요.", "ko"), None);
         assert_eq!(clearly_other("こんにちは、今日はとても楽しかったです。", "ko"), Some("ja"));
         assert_eq!(clearly_other("Ladies, welcome! Welcome, nozoon, in two-stanzas.", "de"), Some("en"));
+        assert_eq!(clearly_other("Lena, Fantastic! Welcome. Breathtaking. Ann, Bastille.", "de"), Some("en"));
+        assert_eq!(clearly_other("Alhamdulillah, in a simple way, no.", "id"), Some("en"));
+        assert_eq!(clearly_other("Lena, ich bin so froh, Ann!", "de"), None);
         assert_eq!(clearly_other("Greetings, nozoon! Welcome, darling, in two-stanza.", "de"), Some("en"));
     }
 

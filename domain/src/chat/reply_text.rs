@@ -71,8 +71,11 @@ pub fn without_tail(text: &str) -> &str {
             end = rest.len() - c.len_utf8();
             continue;
         }
-        // A hashtag: '#' and a word, at the end.
+        // A hashtag: '#' and a word, at the end, with the punctuation after it
+        // ("#EuInformadoresBrasils!").
         // (After the character that ends the word, whatever its length in bytes: "–" is three.)
+        let whole = rest;
+        let rest = rest.trim_end_matches(['!', '.', '?', '…', ')', '"', '”']);
         let word_start = rest
             .char_indices()
             .rev()
@@ -87,7 +90,7 @@ pub fn without_tail(text: &str) -> &str {
                 continue;
             }
         }
-        end = rest.len();
+        end = whole.len();
         break;
     }
     if hashtags == 0 && emoji < 2 { text.trim_end() } else { text[..end].trim_end() }
@@ -207,6 +210,9 @@ mod tests {
     #[test]
     fn hashtags_and_emoji_runs_at_the_end_go_and_one_emoji_stays() {
         assert_eq!(without_tail("Look at Vega! #stars #astronomy 😍😍🌟"), "Look at Vega!");
+        assert_eq!(without_tail("Lembrar e ver. #EuInformadoresBrasils!"), "Lembrar e ver.");
+        assert_eq!(without_tail("Really? Yes!"), "Really? Yes!");
+        assert_eq!(without_tail("See you! 😊😊"), "See you!", "the sentence's own mark stays");
         assert_eq!(without_tail("See you tomorrow! 😊"), "See you tomorrow! 😊");
         assert_eq!(without_tail("See you tomorrow! 😊😊"), "See you tomorrow!");
         assert_eq!(without_tail("I love it ❤️❤️"), "I love it");
