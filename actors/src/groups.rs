@@ -8,9 +8,11 @@
 
 use std::sync::Arc;
 
+use amora_cards::chat_log::LoggedMessage;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
-use amora_domain::chat::EntryId;
+use amora_domain::chat::{EntryId, MessageId};
+use amora_domain::group::GroupSpeaker;
 use amora_domain::group::{
     Activation, Group, GroupId, GroupMember, GroupSettings, MAX_GROUPS_PER_USER, TalkCap, Talkativeness, admit,
 };
@@ -112,6 +114,17 @@ pub struct GroupView {
     pub created_at: i64,
     /// The newest message (the chat list shows it); `null` before the first.
     pub last_message: Option<GroupMessageView>,
+}
+
+/// A page of a group's history (docs/api.md `GroupMessagePage`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "GroupMessagePage")]
+pub struct GroupMessagePage {
+    /// Newest first.
+    pub messages: Vec<GroupMessageView>,
+    /// A full page: older messages may follow (ask with `beforeId` = the last id).
+    pub has_more: bool,
 }
 
 /// What `createGroup` asks for, parsed.
@@ -256,6 +269,74 @@ impl Groups {
         Ok(())
     }
 
+    /// A page of the group's history, newest first.
+    pub async fn history(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        before: Option<MessageId>,
+        page_size: u32,
+    ) -> Result<GroupMessagePage, ChatError> {
+        self.group(user_id, group_id).await?;
+        let messages = self.engine.store().groups.group_messages(user_id, group_id, before, page_size).await?;
+        let has_more = messages.len() == page_size as usize;
+        Ok(GroupMessagePage { messages: messages.iter().map(GroupMessageView::from).collect(), has_more })
+    }
+
+    /// A new group whose history is a SillyTavern group chat export: each character line is
+    /// said by the member of that name (its whole name, or its first name), each user line
+    /// by the user. Every text is moderated as an imported card's are; a speaker no member
+    /// answers to, or a refused text, refuses the import and stores nothing. The messages
+    /// keep their order; their times are the import's (the export's dates are free text).
+    pub async fn import(
+        &self,
+        user_id: &UserId,
+        new: NewGroup,
+        log: Vec<LoggedMessage>,
+    ) -> Result<GroupView, ChatError> {
+        // Who may join is settled before the speakers are named, so that the answer about
+        // another user's private character is the same 10006 as `createGroup` gives.
+        let chatter = self.conversations.chatter(user_id, None).await?;
+        let mut names = Vec::with_capacity(new.members.len());
+        for (character_id, _) in &new.members {
+            let character = self.engine.load_character(character_id).await?.ok_or(ChatError::NoCharacter)?;
+            admit(chatter.viewer, &chatter.user_id, &character, Talkativeness::DEFAULT)
+                .map_err(|_| ChatError::NoCharacter)?;
+            names.push((character_id.clone(), character.card.character_name));
+        }
+        let mut speakers = Vec::with_capacity(log.len());
+        for message in &log {
+            let speaker = if message.is_user {
+                GroupSpeaker::User
+            } else {
+                let id = speaker_for(&message.name, &names).ok_or_else(|| {
+                    ChatError::Invalid(format!("chat: no member is {:?} (name each speaker's character)", message.name))
+                })?;
+                GroupSpeaker::Character(id)
+            };
+            speakers.push(speaker);
+        }
+        let moderator = self.conversations.moderator();
+        for message in &log {
+            moderator.check(Surface::CardField, Some(user_id), &message.text).await.map_err(ChatError::Refused)?;
+        }
+        let view = self.create(user_id, new).await?;
+        let group_id = GroupId::parse(&view.group_id)?;
+        // Time-ordered ids ending now, one microsecond apart, in the export's order.
+        let first = now_micros() - log.len() as i64;
+        let store = self.engine.store();
+        for (i, (message, speaker)) in log.into_iter().zip(speakers).enumerate() {
+            let stored =
+                StoredGroupMessage { message_id: EntryId::new(first + i as i64, 0), speaker, content: message.text };
+            if let Err(error) = store.groups.append_group_message(user_id, &group_id, stored).await {
+                // Half a history is no import: the group goes with what was written.
+                let _ = store.groups.delete_group(user_id, &group_id).await;
+                return Err(error.into());
+            }
+        }
+        self.get(user_id, &group_id).await
+    }
+
     async fn group(&self, user_id: &UserId, group_id: &GroupId) -> Result<Group, ChatError> {
         self.engine.store().groups.group(user_id, group_id).await?.ok_or(ChatError::NoGroup)
     }
@@ -331,15 +412,46 @@ fn new_group_id() -> GroupId {
     GroupId::parse(&format!("g{tail}")).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The member an export's speaker `name` is: the one of that whole name (case-folded), else
+/// the one whose first name it is, or whose whole name is its first word ("Sofia" for
+/// "Sofia Marin"); `None` when no member, or more than one, answers to it.
+fn speaker_for(name: &str, members: &[(CharacterId, String)]) -> Option<CharacterId> {
+    let fold = |s: &str| s.trim().to_lowercase();
+    let first = |s: &str| fold(s).split_whitespace().next().unwrap_or_default().to_owned();
+    let wanted = fold(name);
+    if let Some((id, _)) = members.iter().find(|(_, n)| fold(n) == wanted) {
+        return Some(id.clone());
+    }
+    let mut matches =
+        members.iter().filter(|(_, n)| first(n) == wanted || fold(n) == first(name)).map(|(id, _)| id.clone());
+    let found = matches.next()?;
+    matches.next().is_none().then_some(found)
+}
+
+fn now_micros() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 #[cfg(test)]
 mod tests {
-    use amora_domain::group::GroupSpeaker;
-
     use super::*;
+
+    #[test]
+    fn an_export_s_speaker_is_the_member_of_that_name_or_first_name() {
+        let id = |raw: &str| CharacterId::parse(raw).unwrap_or_else(|e| panic!("{e}"));
+        let members =
+            vec![(id("a"), "Sofia Marin".to_owned()), (id("b"), "Leo".to_owned()), (id("c"), "Sofia Reyes".to_owned())];
+        assert_eq!(speaker_for("sofia marin", &members), Some(id("a")), "the whole name, case-folded");
+        assert_eq!(speaker_for("Leo", &members), Some(id("b")));
+        assert_eq!(speaker_for("Leo the Bold", &members), Some(id("b")), "a member named by the first word");
+        assert_eq!(speaker_for("Sofia", &members), None, "two Sofias: ambiguous");
+        assert_eq!(speaker_for("Seraphina", &members), None);
+        assert_eq!(speaker_for("Sofia", &members[..2]), Some(id("a")), "one Sofia: her first name");
+    }
 
     #[test]
     fn group_ids_are_new_each_time_and_valid() {

@@ -7,7 +7,7 @@
 //! re-exports them so that a screen imports every wire shape from one place.
 
 use amora_actors::conversations::{ChatSummary, MessagePage, PersonaView, ReplyingView};
-use amora_actors::groups::{ActivationView, GroupMemberView, GroupMessageView, GroupView};
+use amora_actors::groups::{ActivationView, GroupMemberView, GroupMessagePage, GroupMessageView, GroupView};
 use amora_actors::voice::SpokenMessage;
 use amora_actors::wire::chat::{MemoryView, MessageView};
 use amora_actors::wire::events::PaymentStatus;
@@ -102,6 +102,9 @@ pub fn typescript() -> String {
         chat::groups::AddMemberRequest::decl(&cfg),
         chat::groups::MemberRequest::decl(&cfg),
         chat::groups::UpdateMemberRequest::decl(&cfg),
+        chat::groups::GroupMessageListRequest::decl(&cfg),
+        chat::groups::ImportChatRequest::decl(&cfg),
+        GroupMessagePage::decl(&cfg),
         content::site_config::WebConfig::decl(&cfg),
         content::site_config::DefaultEnergy::decl(&cfg),
         content::site_config::SignInConfig::decl(&cfg),

@@ -317,6 +317,36 @@ export type MemberRequest = { groupId: string, characterId: string, };
 
 export type UpdateMemberRequest = { groupId: string, characterId: string, muted?: boolean, talkativeness?: number, };
 
+export type GroupMessageListRequest = { groupId: string, beforeId?: string, pageSize?: number, };
+
+export type ImportChatRequest = { 
+/**
+ * The export's text: SillyTavern's JSONL, one message a line.
+ */
+chat: string, name: string, scenario?: string, 
+/**
+ * `natural` when absent.
+ */
+activation?: GroupActivation, allowSelfResponses?: boolean, 
+/**
+ * 1–10; 3 when absent.
+ */
+talkCap?: number, 
+/**
+ * 2–6, in seating order.
+ */
+members: Array<NewMemberRequest>, };
+
+export type GroupMessagePage = { 
+/**
+ * Newest first.
+ */
+messages: Array<GroupMessage>, 
+/**
+ * A full page: older messages may follow (ask with `beforeId` = the last id).
+ */
+hasMore: boolean, };
+
 export type WebConfig = { defaultEnergy: DefaultEnergy, social: SocialLinks, andoridDownloadUrl?: string, appVersion: string, signIn: SignInConfig, };
 
 export type DefaultEnergy = { genVoiceCoin: number, genPictureCoin: number, };

@@ -1,16 +1,19 @@
 //! Group chats over HTTP (docs/api.md "Group chats", issue 31): creating a group, the
-//! user's groups, changing the settings, adding, removing and muting members, deleting one.
+//! user's groups, changing the settings, adding, removing and muting members, deleting one,
+//! reading its history, and importing a SillyTavern group chat export as a new group.
 //! Each handler parses its payload and hands it to the node's `Groups`, where the rules
 //! live (who may join, how many, what is moderated).
 
 use actix_web::web;
-use amora_actors::groups::{ActivationView, GroupChanges, GroupView, MemberChanges, NewGroup};
+use amora_actors::groups::{ActivationView, GroupChanges, GroupMessagePage, GroupView, MemberChanges, NewGroup};
+use amora_cards::chat_log::parse_chat_log;
 use amora_domain::character::CharacterId;
+use amora_domain::chat::MessageId;
 use amora_domain::group::{GroupId, GroupSettings, TalkCap, Talkativeness};
 use serde::Deserialize;
 use ts_rs::TS;
 
-use crate::api::{ApiReply, ApiResult, Payload};
+use crate::api::{ApiError, ApiReply, ApiResult, Payload, Upload};
 use crate::auth::session::SignedIn;
 use crate::state::AppState;
 
@@ -57,7 +60,11 @@ pub async fn create_group(
     signed_in: SignedIn,
     payload: Payload<CreateGroupRequest>,
 ) -> ApiResult<GroupView> {
-    let request = payload.into_inner();
+    let new = new_group(payload.into_inner())?;
+    Ok(ApiReply(state.node.groups.create(&signed_in.user.user_id, new).await?))
+}
+
+fn new_group(request: CreateGroupRequest) -> Result<NewGroup, amora_domain::Invalid> {
     let talk_cap = request.talk_cap.map_or(Ok(TalkCap::DEFAULT), TalkCap::parse)?;
     let settings = GroupSettings::parse(
         &request.name,
@@ -71,8 +78,7 @@ pub async fn create_group(
         .into_iter()
         .map(|m| Ok((CharacterId::parse(&m.character_id)?, talkativeness(m.talkativeness)?)))
         .collect::<Result<Vec<_>, amora_domain::Invalid>>()?;
-    let new = NewGroup { settings, members };
-    Ok(ApiReply(state.node.groups.create(&signed_in.user.user_id, new).await?))
+    Ok(NewGroup { settings, members })
 }
 
 /// `group/getGroupList {}` → `Group[]`, the most recently active first.
@@ -215,4 +221,63 @@ pub async fn delete_group(
     let id = GroupId::parse(&payload.into_inner().group_id)?;
     state.node.groups.delete(&signed_in.user.user_id, &id).await?;
     Ok(ApiReply(true))
+}
+
+/// Most messages one page of a group's history holds.
+const MAX_PAGE: i64 = 100;
+
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupMessageListRequest {
+    group_id: String,
+    #[serde(default)]
+    #[ts(optional)]
+    before_id: Option<String>,
+    #[serde(default)]
+    #[ts(optional, type = "number")]
+    page_size: Option<i64>,
+}
+
+/// `group/getMessageList {groupId, beforeId?, pageSize?}` → `GroupMessagePage`, newest
+/// first; `pageSize` 1–100 (default 30).
+pub async fn get_message_list(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Payload<GroupMessageListRequest>,
+) -> ApiResult<GroupMessagePage> {
+    let request = payload.into_inner();
+    let id = GroupId::parse(&request.group_id)?;
+    let before = request.before_id.as_deref().map(|raw| MessageId::parse(raw, "beforeId")).transpose()?;
+    let page_size = match request.page_size {
+        None => 30,
+        Some(n) if (1..=MAX_PAGE).contains(&n) => n as u32,
+        Some(_) => return Err(ApiError::Param(format!("pageSize: must be from 1 to {MAX_PAGE}"))),
+    };
+    Ok(ApiReply(state.node.groups.history(&signed_in.user.user_id, &id, before, page_size).await?))
+}
+
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportChatRequest {
+    #[serde(flatten)]
+    group: CreateGroupRequest,
+    /// The export's text: SillyTavern's JSONL, one message a line.
+    chat: String,
+}
+
+/// `group/importChat {name, ..., members, chat}` → `Group`: a new group, as `createGroup`
+/// makes it, whose history is a SillyTavern group chat export (JSONL); each character line
+/// is said by the member of that name. Read up to the upload limit, and counted against the
+/// user's card imports (each text is moderated).
+pub async fn import_chat(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Upload<ImportChatRequest>,
+) -> ApiResult<GroupView> {
+    let user = &signed_in.user;
+    state.limits.card_imports_by_user.check(&user.user_id.as_str().to_owned())?;
+    let request = payload.into_inner();
+    let log = parse_chat_log(&request.chat).map_err(|e| ApiError::Param(format!("chat: {e}")))?;
+    let new = new_group(request.group)?;
+    Ok(ApiReply(state.node.groups.import(&user.user_id, new, log).await?))
 }

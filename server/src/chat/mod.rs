@@ -37,7 +37,9 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/group/addMember", web::post().to(groups::add_member))
         .route("/user/v1/group/removeMember", web::post().to(groups::remove_member))
         .route("/user/v1/group/updateMember", web::post().to(groups::update_member))
-        .route("/user/v1/group/deleteGroup", web::post().to(groups::delete_group));
+        .route("/user/v1/group/deleteGroup", web::post().to(groups::delete_group))
+        .route("/user/v1/group/getMessageList", web::post().to(groups::get_message_list))
+        .route("/user/v1/group/importChat", web::post().to(groups::import_chat));
 }
 
 /// The socket's address, outside the envelope (frames are not enveloped); mounted on the

@@ -1,7 +1,8 @@
 //! Group chats on the wire (issue 31, docs/api.md "Group chats"), on both stores: a group of
 //! catalogue characters is created, listed, changed (settings, members added, removed,
 //! muted) and deleted; it is its owner's alone; a private character of another user can
-//! never join, by creation or by adding; bad input names its field and stores nothing.
+//! never join, by creation or by adding; bad input names its field and stores nothing; a
+//! SillyTavern group chat export imports as a new group with its history.
 
 use serde_json::{Value, json};
 
@@ -245,4 +246,87 @@ async fn a_private_character_of_another_user_never_joins_on_cql() {
         return;
     }
     who_may_join(StoreKind::Cql).await;
+}
+
+/// A SillyTavern group chat export: metadata, a greeting of each member, the user, a hidden
+/// system line, a reply with swipes.
+const EXPORT: &str = r#"{"user_name":"Ann","character_name":"unused","create_date":"2024-09-28@01h02m03s","chat_metadata":{}}
+{"name":"Sofia","is_user":false,"is_system":false,"send_date":"September 28, 2024 1:02am","mes":"Oat flat white again?","extra":{}}
+{"name":"Hana Mori","is_user":false,"send_date":"September 28, 2024 1:02am","mes":"Hi! I saved you a seat."}
+{"name":"Ann","is_user":true,"is_system":false,"send_date":"September 28, 2024 1:03am","mes":"Hi both!"}
+{"name":"SillyTavern System","is_user":false,"is_system":true,"mes":"hidden"}
+{"name":"Sofia","is_user":false,"mes":"Coming right up.","swipes":["Coming right up.","Sure!"],"swipe_id":0}
+"#;
+
+fn import_payload(name: &str, chat: &str) -> Value {
+    json!({"name": name, "members": [{"characterId": "gf-001"}, {"characterId": "gf-002"}], "chat": chat})
+}
+
+async fn import_flow(kind: StoreKind) {
+    let app = creation_app(kind, &[]).await;
+    let (_, _, ann) = make_user(&app.store, "Ann").await;
+    let (_, _, bob) = make_user(&app.store, "Bob").await;
+
+    let group = ok(&app, &ann, "/user/v1/group/importChat", import_payload("Café", EXPORT)).await;
+    let id = group["groupId"].as_str().unwrap_or_else(|| panic!("no groupId in {group}")).to_owned();
+    assert_eq!(group["lastMessage"]["content"], "Coming right up.");
+    assert_eq!(group["lastMessage"]["characterId"], "gf-001");
+
+    // The history, newest first, each line said by the member of that (first) name.
+    let page = ok(&app, &ann, "/user/v1/group/getMessageList", json!({"groupId": id})).await;
+    let said: Vec<(Value, Value)> = page["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no messages in {page}"))
+        .iter()
+        .map(|m| (m["characterId"].clone(), m["content"].clone()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (json!("gf-001"), json!("Coming right up.")),
+            (Value::Null, json!("Hi both!")),
+            (json!("gf-002"), json!("Hi! I saved you a seat.")),
+            (json!("gf-001"), json!("Oat flat white again?")),
+        ]
+    );
+    assert_eq!(page["hasMore"], false);
+    let first = ok(&app, &ann, "/user/v1/group/getMessageList", json!({"groupId": id, "pageSize": 2})).await;
+    assert_eq!(first["hasMore"], true);
+    let oldest = first["messages"][1]["messageId"].clone();
+    let rest = ok(&app, &ann, "/user/v1/group/getMessageList", json!({"groupId": id, "beforeId": oldest})).await;
+    assert_eq!(rest["messages"].as_array().map(Vec::len), Some(2));
+    assert_eq!(rest["messages"][1]["content"], "Oat flat white again?");
+    let (code, _) = refused(&app, &ann, "/user/v1/group/getMessageList", json!({"groupId": id, "pageSize": 101})).await;
+    assert_eq!(code, 10001);
+    assert_eq!(refused(&app, &bob, "/user/v1/group/getMessageList", json!({"groupId": id})).await.0, 10006);
+
+    // Refused imports store nothing: a speaker no member answers to, a broken line, a text
+    // moderation refuses.
+    let stranger = EXPORT.replace("\"Hana Mori\"", "\"Seraphina\"");
+    let (code, msg) = refused(&app, &ann, "/user/v1/group/importChat", import_payload("x", &stranger)).await;
+    assert_eq!(code, 10001);
+    assert!(msg.contains("chat") && msg.contains("Seraphina"), "{msg}");
+    let broken = format!("{EXPORT}not json\n");
+    let (code, msg) = refused(&app, &ann, "/user/v1/group/importChat", import_payload("x", &broken)).await;
+    assert_eq!(code, 10001);
+    assert!(msg.contains("chat: line 7"), "{msg}");
+    let minor =
+        format!("{EXPORT}{}\n", json!({"name": "Ann", "is_user": true, "mes": "I'm 16 years old, let's have sex."}));
+    assert_eq!(refused(&app, &ann, "/user/v1/group/importChat", import_payload("x", &minor)).await.0, 10070);
+    let list = ok(&app, &ann, "/user/v1/group/getGroupList", json!({})).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "only the first import: {list}");
+}
+
+#[actix_rt::test]
+async fn a_sillytavern_group_chat_export_imports_with_its_history_on_sqlite() {
+    import_flow(StoreKind::Sqlite).await;
+}
+
+#[actix_rt::test]
+async fn a_sillytavern_group_chat_export_imports_with_its_history_on_cql() {
+    if !cql_available() {
+        eprintln!("skipped: AMORA_CQL_NODE is not set");
+        return;
+    }
+    import_flow(StoreKind::Cql).await;
 }
