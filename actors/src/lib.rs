@@ -11,6 +11,7 @@ pub mod bus;
 pub mod character;
 pub mod chat;
 pub mod conversations;
+pub mod groups;
 pub mod images;
 pub mod moderation;
 pub mod payments;
@@ -38,6 +39,7 @@ use amora_store::{LedgerOutcome, Store, UserChange};
 use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
 use crate::conversations::{Conversations, ViewerRules};
+use crate::groups::Groups;
 use crate::images::{ImageJobSettings, ImageJobs};
 use crate::moderation::{ModerationParts, Moderator};
 use crate::payments::{Billing, Catalogue};
@@ -79,6 +81,8 @@ pub struct Node {
     pub bus: EventBus,
     pub chat: Arc<ChatEngine>,
     pub conversations: Conversations,
+    /// Group chats' settings and members (issue 31).
+    pub groups: Groups,
     pub billing: Billing,
     pub images: ImageJobs,
     /// The moderation service every path of this node asks (the chat engine's).
@@ -131,6 +135,7 @@ impl Node {
         let moderator = chat.moderator().clone();
         let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits);
         let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
+        let groups = Groups::new(conversations.clone(), chat.clone());
         let images = ImageJobs::new(
             store.clone(),
             bus.clone(),
@@ -147,7 +152,7 @@ impl Node {
                 let _ = preload.model().await;
             });
         }
-        Self { registry, bus, chat, conversations, billing, images, moderator }
+        Self { registry, bus, chat, conversations, groups, billing, images, moderator }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {

@@ -8,12 +8,15 @@
 //! Pure: bytes in, values and bytes out. A separate crate rather than part of `domain`
 //! because it needs a zip reader, base64 and regex, which the domain's rules do not.
 //!
+//! `chat_log` reads SillyTavern's chat exports (JSONL), which group chats import from.
+//!
 //! Cards have no age field; [`stated_age`] reads the age a card states in its extensions,
 //! tags or text. Whoever imports a card (the server) must still validate it (18 or more),
 //! ask for one when the card states none, and moderate every text field and the portrait.
 
 pub mod age;
 mod charx;
+pub mod chat_log;
 pub mod error;
 pub mod json;
 pub mod limits;

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod code;
 pub mod creation;
 pub mod gender;
+pub mod group;
 pub mod image;
 pub mod moderation;
 pub mod money;

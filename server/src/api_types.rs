@@ -7,6 +7,7 @@
 //! re-exports them so that a screen imports every wire shape from one place.
 
 use amora_actors::conversations::{ChatSummary, MessagePage, PersonaView, ReplyingView};
+use amora_actors::groups::{ActivationView, GroupMemberView, GroupMessagePage, GroupMessageView, GroupView};
 use amora_actors::voice::SpokenMessage;
 use amora_actors::wire::chat::{MemoryView, MessageView};
 use amora_actors::wire::events::PaymentStatus;
@@ -90,6 +91,20 @@ pub fn typescript() -> String {
         chat::persona::SetPersonaRequest::decl(&cfg),
         chat::persona::DeletePersonaRequest::decl(&cfg),
         PersonaView::decl(&cfg),
+        ActivationView::decl(&cfg),
+        GroupMemberView::decl(&cfg),
+        GroupMessageView::decl(&cfg),
+        GroupView::decl(&cfg),
+        chat::groups::NewMemberRequest::decl(&cfg),
+        chat::groups::CreateGroupRequest::decl(&cfg),
+        chat::groups::GroupRequest::decl(&cfg),
+        chat::groups::UpdateGroupRequest::decl(&cfg),
+        chat::groups::AddMemberRequest::decl(&cfg),
+        chat::groups::MemberRequest::decl(&cfg),
+        chat::groups::UpdateMemberRequest::decl(&cfg),
+        chat::groups::GroupMessageListRequest::decl(&cfg),
+        chat::groups::ImportChatRequest::decl(&cfg),
+        GroupMessagePage::decl(&cfg),
         content::site_config::WebConfig::decl(&cfg),
         content::site_config::DefaultEnergy::decl(&cfg),
         content::site_config::SignInConfig::decl(&cfg),

@@ -146,6 +146,22 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("server/src/chat/persona.rs", "SetPersonaRequest", "name", Moderated("persona")),
     ("server/src/chat/persona.rs", "SetPersonaRequest", "description", Moderated("persona")),
     ("server/src/chat/persona.rs", "DeletePersonaRequest", "character_id", ID),
+    ("server/src/chat/groups.rs", "NewMemberRequest", "character_id", ID),
+    ("server/src/chat/groups.rs", "CreateGroupRequest", "name", Moderated("characterText")),
+    ("server/src/chat/groups.rs", "CreateGroupRequest", "scenario", Moderated("characterText")),
+    ("server/src/chat/groups.rs", "GroupRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "UpdateGroupRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "UpdateGroupRequest", "name", Moderated("characterText")),
+    ("server/src/chat/groups.rs", "UpdateGroupRequest", "scenario", Moderated("characterText")),
+    ("server/src/chat/groups.rs", "AddMemberRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "AddMemberRequest", "character_id", ID),
+    ("server/src/chat/groups.rs", "MemberRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "MemberRequest", "character_id", ID),
+    ("server/src/chat/groups.rs", "UpdateMemberRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "UpdateMemberRequest", "character_id", ID),
+    ("server/src/chat/groups.rs", "GroupMessageListRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "GroupMessageListRequest", "before_id", ID),
+    ("server/src/chat/groups.rs", "ImportChatRequest", "chat", Moderated("cardField")),
     ("server/src/content/reports.rs", "ReportRequest", "character_id", ID),
     ("server/src/content/reports.rs", "ReportRequest", "feed_id", ID),
     ("server/src/content/reports.rs", "ReportRequest", "message_id", ID),
@@ -632,6 +648,26 @@ async fn send_field(app: &TestApp, who: &Person, owner: &str, field: &str, text:
         ("SetPersonaRequest", "description") => {
             one(call(app, who, "/user/v1/persona/setPersona", json!({ "name": "Sam", "description": text })).await)
         }
+        ("CreateGroupRequest", "name" | "scenario") => {
+            let (name, scenario) = if field == "name" { (text, "") } else { ("Trio", text) };
+            one(call(app, who, "/user/v1/group/createGroup", group_payload(name, scenario)).await)
+        }
+        ("UpdateGroupRequest", "name" | "scenario") => {
+            let (code, group, msg) = call(app, who, "/user/v1/group/createGroup", group_payload("Trio", "")).await;
+            assert_eq!(code, 200, "{msg}");
+            let payload = json!({ "groupId": group["groupId"], field: text });
+            one(call(app, who, "/user/v1/group/updateGroup", payload).await)
+        }
+        ("ImportChatRequest", "chat") => {
+            let chat = format!(
+                "{}\n{}\n",
+                json!({ "name": "Hana", "is_user": false, "mes": "Hi!" }),
+                json!({ "name": "Ann", "is_user": true, "mes": text })
+            );
+            let mut payload = group_payload("Imported", "");
+            payload["chat"] = json!(chat);
+            one(call(app, who, "/user/v1/group/importChat", payload).await)
+        }
         ("UpdateInfoRequest", "user_name") => {
             one(call(app, who, "/user/v1/updateUserInfo", json!({ "userName": text })).await)
         }
@@ -672,6 +708,11 @@ async fn send_field(app: &TestApp, who: &Person, owner: &str, field: &str, text:
         }
         other => panic!("no case sends the moderated field {other:?}: add one to send_field"),
     }
+}
+
+/// A group of two catalogue characters (`CHARACTER` second), as `group/createGroup` takes it.
+fn group_payload(name: &str, scenario: &str) -> Value {
+    json!({ "name": name, "scenario": scenario, "members": [{ "characterId": "gf-001" }, { "characterId": CHARACTER }] })
 }
 
 fn blog_file(title: &str, description: &str, body: &str) -> String {

@@ -82,6 +82,8 @@ pub struct Store {
     pub memories: Arc<dyn MemoryRepo>,
     /// The user's personas (issue 18).
     pub personas: Arc<dyn PersonaRepo>,
+    /// Group chats and their messages (issue 31).
+    pub groups: Arc<dyn GroupRepo>,
     /// The recall index over the user's messages and the pair's memories.
     pub recall: Arc<dyn RecallRepo>,
     pub message_credits: Arc<dyn MessageCreditRepo>,
@@ -118,6 +120,7 @@ impl Store {
             + ReplyAlternativeRepo
             + MemoryRepo
             + PersonaRepo
+            + GroupRepo
             + RecallRepo
             + MessageCreditRepo
             + BlogRepo
@@ -147,6 +150,7 @@ impl Store {
             alternatives: shared.clone(),
             memories: shared.clone(),
             personas: shared.clone(),
+            groups: shared.clone(),
             recall: shared.clone(),
             message_credits: shared.clone(),
             blog: shared.clone(),

@@ -79,6 +79,9 @@ pub enum ChatError {
     NoMemory,
     #[error("no conversation with this character")]
     NoConversation,
+    /// No such group chat of the user's (issue 31).
+    #[error("no such group")]
+    NoGroup,
     /// No persona is set for this character (or for every character).
     #[error("no such persona")]
     NoPersona,
@@ -112,6 +115,7 @@ impl ChatError {
             | ChatError::NoMessage
             | ChatError::NoMemory
             | ChatError::NoConversation
+            | ChatError::NoGroup
             | ChatError::NoPersona => ApiCode::NotFound,
             ChatError::NoAccount => ApiCode::TokenInvalid,
             ChatError::Invalid(_) => ApiCode::ParamError,

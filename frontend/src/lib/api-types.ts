@@ -255,6 +255,98 @@ export type UserPersona = {
  */
 characterId: CharacterId | null, name: string, description: string, };
 
+export type GroupActivation = "natural" | "list" | "manual";
+
+export type GroupMember = { characterId: CharacterId, 
+/**
+ * Empty when the character is gone from the catalogue (it stays silent).
+ */
+characterName: string, characterPhoto: string, muted: boolean, 
+/**
+ * 0–100: how likely it speaks up unasked in the natural order.
+ */
+talkativeness: number, };
+
+export type GroupMessage = { messageId: string, characterId: CharacterId | null, content: string, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, };
+
+export type Group = { groupId: string, name: string, scenario: string, activation: GroupActivation, allowSelfResponses: boolean, talkCap: number, 
+/**
+ * In seating order.
+ */
+members: Array<GroupMember>, 
+/**
+ * Milliseconds since the epoch.
+ */
+createdAt: number, 
+/**
+ * The newest message (the chat list shows it); `null` before the first.
+ */
+lastMessage: GroupMessage | null, };
+
+export type NewMemberRequest = { characterId: string, 
+/**
+ * 0–100; 50 when absent.
+ */
+talkativeness?: number, };
+
+export type CreateGroupRequest = { name: string, scenario?: string, 
+/**
+ * `natural` when absent.
+ */
+activation?: GroupActivation, allowSelfResponses?: boolean, 
+/**
+ * 1–10; 3 when absent.
+ */
+talkCap?: number, 
+/**
+ * 2–6, in seating order.
+ */
+members: Array<NewMemberRequest>, };
+
+export type GroupRequest = { groupId: string, };
+
+export type UpdateGroupRequest = { groupId: string, name?: string, scenario?: string, activation?: GroupActivation, allowSelfResponses?: boolean, talkCap?: number, };
+
+export type AddMemberRequest = { groupId: string, characterId: string, talkativeness?: number, };
+
+export type MemberRequest = { groupId: string, characterId: string, };
+
+export type UpdateMemberRequest = { groupId: string, characterId: string, muted?: boolean, talkativeness?: number, };
+
+export type GroupMessageListRequest = { groupId: string, beforeId?: string, pageSize?: number, };
+
+export type ImportChatRequest = { 
+/**
+ * The export's text: SillyTavern's JSONL, one message a line.
+ */
+chat: string, name: string, scenario?: string, 
+/**
+ * `natural` when absent.
+ */
+activation?: GroupActivation, allowSelfResponses?: boolean, 
+/**
+ * 1–10; 3 when absent.
+ */
+talkCap?: number, 
+/**
+ * 2–6, in seating order.
+ */
+members: Array<NewMemberRequest>, };
+
+export type GroupMessagePage = { 
+/**
+ * Newest first.
+ */
+messages: Array<GroupMessage>, 
+/**
+ * A full page: older messages may follow (ask with `beforeId` = the last id).
+ */
+hasMore: boolean, };
+
 export type WebConfig = { defaultEnergy: DefaultEnergy, social: SocialLinks, andoridDownloadUrl?: string, appVersion: string, signIn: SignInConfig, };
 
 export type DefaultEnergy = { genVoiceCoin: number, genPictureCoin: number, };

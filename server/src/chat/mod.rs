@@ -1,9 +1,11 @@
 //! Chat over HTTP and the WebSocket: conversations and their history (`routes`), the
-//! memories panel (`memories`), the persona a user plays as (`persona`), and the socket
+//! memories panel (`memories`), the persona a user plays as (`persona`), group chats'
+//! settings and members (`groups`, issue 31), and the socket
 //! (`socket`), which carries the chat's sends and streamed replies first, and every other
 //! live event of the user's (images, voice, balance) after. The rules live in the node's
 //! `Conversations`; these modules parse and hand over.
 
+pub mod groups;
 pub mod memories;
 pub mod persona;
 pub mod routes;
@@ -27,7 +29,17 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/memory/pinMemory", web::post().to(memories::pin_memory))
         .route("/user/v1/persona/getPersonaList", web::post().to(persona::get_persona_list))
         .route("/user/v1/persona/setPersona", web::post().to(persona::set_persona))
-        .route("/user/v1/persona/deletePersona", web::post().to(persona::delete_persona));
+        .route("/user/v1/persona/deletePersona", web::post().to(persona::delete_persona))
+        .route("/user/v1/group/createGroup", web::post().to(groups::create_group))
+        .route("/user/v1/group/getGroupList", web::post().to(groups::get_group_list))
+        .route("/user/v1/group/getGroup", web::post().to(groups::get_group))
+        .route("/user/v1/group/updateGroup", web::post().to(groups::update_group))
+        .route("/user/v1/group/addMember", web::post().to(groups::add_member))
+        .route("/user/v1/group/removeMember", web::post().to(groups::remove_member))
+        .route("/user/v1/group/updateMember", web::post().to(groups::update_member))
+        .route("/user/v1/group/deleteGroup", web::post().to(groups::delete_group))
+        .route("/user/v1/group/getMessageList", web::post().to(groups::get_message_list))
+        .route("/user/v1/group/importChat", web::post().to(groups::import_chat));
 }
 
 /// The socket's address, outside the envelope (frames are not enveloped); mounted on the

@@ -104,7 +104,7 @@ fn first_key(options: &Value, list: &str) -> String {
 }
 
 /// A complete, valid draft of `gender` built from the server's own options.
-async fn draft(app: &TestApp, gender: i64, name: &str) -> Value {
+pub(crate) async fn draft(app: &TestApp, gender: i64, name: &str) -> Value {
     let options = ok(app, None, "/user/v1/character/getCreateOptions", json!({ "gender": gender })).await;
     let voice = options["voices"][0]["voiceId"].as_str().unwrap_or_default().to_owned();
     json!({

@@ -17,6 +17,7 @@ mod faults;
 mod feed_safety;
 mod flood;
 mod greetings;
+mod groups;
 mod hardening;
 mod helpers;
 mod hosted;

@@ -380,6 +380,7 @@ impl UserRepo for CqlStore {
         let s = &self.statements.accounts;
         self.revoke_all(id).await?;
         self.delete_chats_of(id).await?;
+        self.delete_groups_of(id).await?;
         self.delete_gallery_of(id).await?;
         // The characters it created, with their media (found by `characters_by_creator`).
         crate::CreatedCharacterRepo::delete_all_of(self, id).await?;

@@ -18,6 +18,7 @@ mod characters;
 mod chat;
 mod feed_moderation;
 mod gallery;
+mod groups;
 mod ledger;
 mod media;
 mod moderation;
@@ -126,6 +127,7 @@ struct Statements {
     chat: chat::Statements,
     alternatives: alternatives::Statements,
     gallery: gallery::Statements,
+    groups: groups::Statements,
     feed_moderation: feed_moderation::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
@@ -187,6 +189,7 @@ impl CqlStore {
             chat: chat::Statements::prepare(&preparer).await?,
             alternatives: alternatives::Statements::prepare(&preparer).await?,
             gallery: gallery::Statements::prepare(&preparer).await?,
+            groups: groups::Statements::prepare(&preparer).await?,
             feed_moderation: feed_moderation::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,

@@ -408,6 +408,33 @@ const STEPS: &[&str] = &[
         owner          TEXT PRIMARY KEY,
         until          INTEGER NOT NULL
     ) STRICT, WITHOUT ROWID;",
+    // 20: group chats (issue 31): each group is its owner's (members in seating order as
+    // JSON `[[characterId, muted, talkativeness], ...]`, written whole), and its messages by
+    // time-ordered id (speaker '' for the user, else the character's id). They go with the
+    // account, and the messages with their group.
+    "CREATE TABLE chat_groups (
+        owner_id              TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+        group_id              TEXT NOT NULL,
+        name                  TEXT NOT NULL,
+        scenario              TEXT NOT NULL,
+        activation            TEXT NOT NULL,
+        allow_self_responses  INTEGER NOT NULL,
+        talk_cap              INTEGER NOT NULL,
+        members               TEXT NOT NULL,
+        created_at            INTEGER NOT NULL,
+        updated_at            INTEGER NOT NULL,
+        PRIMARY KEY (owner_id, group_id)
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE group_messages (
+        owner_id       TEXT NOT NULL,
+        group_id       TEXT NOT NULL,
+        message_id     INTEGER NOT NULL,
+        speaker        TEXT NOT NULL,
+        content        TEXT NOT NULL,
+        PRIMARY KEY (owner_id, group_id, message_id),
+        FOREIGN KEY (owner_id, group_id) REFERENCES chat_groups (owner_id, group_id) ON DELETE CASCADE
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -10,6 +10,7 @@ mod characters;
 mod chat;
 mod feed_moderation;
 mod gallery;
+mod groups;
 mod ledger;
 mod media;
 mod migrations;

@@ -1,9 +1,12 @@
 //! The chat repositories: conversations and their messages, reply versions (swipes), the
-//! user's personas and the free message credits.
+//! user's personas, the free message credits and group chats.
 
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{MessageId, Speaker};
+use amora_domain::group::{
+    Activation, Group, GroupId, GroupMember, GroupSettings, GroupSpeaker, TalkCap, Talkativeness,
+};
 use amora_domain::persona::UserPersona;
 use async_trait::async_trait;
 
@@ -175,4 +178,152 @@ pub trait MessageCreditRepo: Send + Sync {
     /// Gives a credit back (the message was refused or its reply failed).
     async fn give_back(&self, user_id: &UserId, day: i64) -> StoreResult<()>;
     async fn used(&self, user_id: &UserId, day: i64) -> StoreResult<u32>;
+}
+
+/// A message of a group chat (issue 31) as stored: who said it (the user or a member).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredGroupMessage {
+    pub message_id: MessageId,
+    pub speaker: GroupSpeaker,
+    pub content: String,
+}
+
+/// A group in the user's chat list: the group and its newest message, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupSummary {
+    pub group: Group,
+    pub last_message: Option<StoredGroupMessage>,
+}
+
+impl GroupSummary {
+    /// When the group was last active, in milliseconds: its newest message, else its creation.
+    pub fn active_at(&self) -> i64 {
+        self.last_message.as_ref().map_or(self.group.created_at.saturating_mul(1000), |m| m.message_id.unix_millis())
+    }
+}
+
+/// Group chats (issue 31): each group is its owner's, one row per group in the owner's one
+/// partition (settings and members in seating order, written whole), and its messages in
+/// one partition per group, clustered by message id, newest first. Deleting the account
+/// deletes its groups with their messages (`UserRepo::delete`).
+///
+/// Who may be a member is decided before a group reaches the store
+/// (`amora_domain::group::admit`); the store keeps what it is given.
+#[async_trait]
+pub trait GroupRepo: Send + Sync {
+    /// Stores a new group (its id is new: drawn at random by the caller).
+    async fn create_group(&self, group: &Group) -> StoreResult<()>;
+    async fn group(&self, owner: &UserId, group_id: &GroupId) -> StoreResult<Option<Group>>;
+    /// The owner's groups with their newest message, the most recently active first.
+    async fn groups(&self, owner: &UserId) -> StoreResult<Vec<GroupSummary>>;
+    /// Replaces a group's settings, members and `updated_at`; false when there is no such group.
+    async fn update_group(&self, group: &Group) -> StoreResult<bool>;
+    /// Deletes the group with its messages; false when there was none.
+    async fn delete_group(&self, owner: &UserId, group_id: &GroupId) -> StoreResult<bool>;
+    async fn append_group_message(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message: StoredGroupMessage,
+    ) -> StoreResult<()>;
+    /// Newest first: the messages older than `before` (all when `None`), at most `limit`.
+    async fn group_messages(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        before: Option<MessageId>,
+        limit: u32,
+    ) -> StoreResult<Vec<StoredGroupMessage>>;
+    /// Replaces a message's text; false when there is no such message.
+    async fn update_group_message(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+        content: &str,
+    ) -> StoreResult<bool>;
+    /// Deletes messages by id; how many existed.
+    async fn delete_group_messages(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message_ids: &[MessageId],
+    ) -> StoreResult<u64>;
+}
+
+/// A group's columns as both stores keep them, read back into a [`Group`]; a value that no
+/// longer parses is corruption, not bad input.
+pub(crate) struct GroupColumns {
+    pub owner: String,
+    pub group_id: String,
+    pub name: String,
+    pub scenario: String,
+    pub activation: String,
+    pub allow_self_responses: bool,
+    pub talk_cap: i64,
+    /// (character id, muted, talkativeness) in seating order.
+    pub members: Vec<(String, bool, i64)>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl GroupColumns {
+    pub(crate) fn of(group: &Group) -> Self {
+        let s = &group.settings;
+        Self {
+            owner: group.owner.as_str().to_owned(),
+            group_id: group.group_id.as_str().to_owned(),
+            name: s.name.clone(),
+            scenario: s.scenario.clone(),
+            activation: s.activation.as_str().to_owned(),
+            allow_self_responses: s.allow_self_responses,
+            talk_cap: i64::from(s.talk_cap.replies()),
+            members: group
+                .members
+                .iter()
+                .map(|m| (m.character_id.as_str().to_owned(), m.muted, i64::from(m.talkativeness.percent())))
+                .collect(),
+            created_at: group.created_at,
+            updated_at: group.updated_at,
+        }
+    }
+
+    pub(crate) fn into_group(self) -> StoreResult<Group> {
+        let corrupt = |e: amora_domain::Invalid| StoreError::Corrupt(format!("group {}: {e}", self.group_id));
+        let members = self
+            .members
+            .iter()
+            .map(|(id, muted, talkativeness)| {
+                Ok(GroupMember {
+                    character_id: CharacterId::parse(id).map_err(corrupt)?,
+                    muted: *muted,
+                    talkativeness: Talkativeness::parse(*talkativeness).map_err(corrupt)?,
+                })
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Group {
+            group_id: GroupId::parse(&self.group_id).map_err(corrupt)?,
+            owner: UserId::parse(&self.owner).map_err(corrupt)?,
+            settings: GroupSettings {
+                activation: Activation::parse(&self.activation).map_err(corrupt)?,
+                talk_cap: TalkCap::parse(self.talk_cap).map_err(corrupt)?,
+                name: self.name,
+                scenario: self.scenario,
+                allow_self_responses: self.allow_self_responses,
+            },
+            members,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// A stored group message's speaker code read back.
+pub(crate) fn group_speaker(code: &str) -> StoreResult<GroupSpeaker> {
+    GroupSpeaker::from_code(code).map_err(|e| StoreError::Corrupt(format!("group message speaker {code:?}: {e}")))
+}
+
+/// The chat list's order for groups: the most recently active first, then by id.
+pub(crate) fn sort_groups(list: &mut [GroupSummary]) {
+    list.sort_by(|a, b| b.active_at().cmp(&a.active_at()).then_with(|| a.group.group_id.cmp(&b.group.group_id)));
 }

@@ -13,6 +13,7 @@ mod content;
 mod created;
 mod feed_moderation;
 mod gallery;
+mod groups;
 mod ledger;
 mod media;
 mod moderation_log;
