@@ -407,14 +407,16 @@ impl UserActor {
         })
     }
 
-    /// Today's free-message count, read from the store when the cache is of another day.
+    /// Today's free-message count, read from the store when the cache is of another day,
+    /// or whenever the bus is down (its `CreditsUsed` notices may be missing; a cheap read).
     fn with_free_messages<R: 'static>(
         &mut self,
         then: impl FnOnce(&mut Self, u32) -> R + 'static,
     ) -> ResponseActFuture<Self, Result<R, UserError>> {
         self.touch();
         let today = utc_day();
-        if let Some(known) = self.free_messages.filter(|known| known.day == today) {
+        let trusted = self.free_messages.filter(|known| known.day == today && self.bus.is_healthy());
+        if let Some(known) = trusted {
             return Box::pin(actix::fut::ready(Ok(then(self, known.used))));
         }
         let (store, user_id) = (self.store.clone(), self.user_id.clone());
