@@ -52,6 +52,9 @@ pub enum NodeError {
     User(#[from] UserError),
 }
 
+/// What a client is told when the store or the bus is briefly away (docs/api.md "Try again").
+pub const TRY_AGAIN: &str = "The service is briefly unavailable. Please try again in a moment.";
+
 impl NodeError {
     /// Whether trying again later may succeed: the store was briefly away, or the actor
     /// did not answer in time (it waits on the store).

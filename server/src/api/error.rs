@@ -68,7 +68,7 @@ pub enum ApiError {
 }
 
 /// The text of `ApiError::Unavailable`.
-pub const TRY_AGAIN: &str = "The service is briefly unavailable. Please try again in a moment.";
+pub use amora_actors::TRY_AGAIN;
 /// Seconds a client waits before trying again (`Retry-After`).
 pub const RETRY_AFTER_SECS: u32 = 2;
 
@@ -135,6 +135,13 @@ impl ResponseError for ApiError {
         }
         if let ApiError::Unavailable(cause) = self {
             tracing::warn!(%cause, "request answered 'try again'");
+        }
+        let temporary = match self {
+            ApiError::Unavailable(_) => true,
+            ApiError::Image(error) => error.is_temporary(),
+            _ => false,
+        };
+        if temporary {
             return HttpResponse::Ok()
                 .insert_header(("Retry-After", RETRY_AFTER_SECS.to_string()))
                 .json(error_envelope(self.code(), &self.message()));
@@ -240,6 +247,10 @@ mod tests {
 
         let user = amora_actors::user::UserError::from(StoreError::Unavailable("timed out".into()));
         let (_, retry_after, body) = answer(ApiError::from(amora_actors::NodeError::User(user))).await;
+        assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)));
+
+        let image = amora_actors::images::ImageError::from(StoreError::Unavailable("timed out".into()));
+        let (_, retry_after, body) = answer(ApiError::from(image)).await;
         assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)));
 
         let (_, retry_after, body) = answer(ApiError::from(StoreError::Corrupt("a bad row".into()))).await;
