@@ -54,6 +54,21 @@ pub enum NodeError {
     User(#[from] UserError),
 }
 
+/// What a client is told when the store or the bus is briefly away (docs/api.md "Try again").
+pub const TRY_AGAIN: &str = "The service is briefly unavailable. Please try again in a moment.";
+
+impl NodeError {
+    /// Whether trying again later may succeed: the store was briefly away, or the actor
+    /// did not answer in time (it waits on the store).
+    pub fn is_temporary(&self) -> bool {
+        match self {
+            NodeError::User(error) => error.is_temporary(),
+            NodeError::Mailbox(actix::MailboxError::Timeout) => true,
+            NodeError::Mailbox(actix::MailboxError::Closed) => false,
+        }
+    }
+}
+
 /// What a node is started with.
 pub struct NodeSettings {
     pub limits: RegistryLimits,

@@ -2,7 +2,8 @@
 //! spawned on demand across a few arbiters (threads), the least recently used stopped when
 //! a population is full, and forgotten when they passivate. It also drains this node's
 //! bus inbox, handing each delivery to the actor it concerns (a user without an actor here
-//! has no sockets here, so nothing is lost by dropping theirs).
+//! has no sockets here, so nothing is lost by dropping theirs). When the bus returns after
+//! being down it passes every actor here a `Resync`: news may have been missed meanwhile.
 //! Passivation loses nothing: actors hold only caches of what the store already has.
 
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_store::Store;
 
-use crate::bus::{Delivery, EventBus, Inbox};
+use crate::bus::{Delivery, EventBus, Inbox, Resync};
 use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
 use crate::supervision::{Passivated, Stop};
@@ -223,6 +224,19 @@ impl StreamHandler<Delivery> for Registry {
             Delivery::ToCharacter { character_id, notice } => {
                 if let Some(addr) = self.characters.peek(&character_id) {
                     addr.do_send(CharacterNews(notice));
+                }
+            }
+            Delivery::Resync => {
+                tracing::info!(
+                    users = self.users.entries.len(),
+                    characters = self.characters.entries.len(),
+                    "event bus back: every actor reads what it holds again"
+                );
+                for entry in self.users.entries.values() {
+                    entry.addr.do_send(Resync);
+                }
+                for entry in self.characters.entries.values() {
+                    entry.addr.do_send(Resync);
                 }
             }
         }

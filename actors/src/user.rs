@@ -9,6 +9,13 @@
 //! nodes as a `UserNotice`, where a notice older than what they hold is ignored. A change
 //! of the account or of the free-message count travels the same way. An actor that hears
 //! of nothing serves what it read; one that stops loses nothing, since it only caches.
+//!
+//! That holds while the bus carries the notices. While the bus is known down
+//! (`EventBus::is_healthy`), an actor trusts the account and balance it holds for at most
+//! `STALE_AFTER`: a request reads them again once they are older, and an actor with
+//! sockets reads them again every `STALE_AFTER`, telling its sockets when the balance
+//! moved. When the bus returns (`Resync`), it reads them again at once and sends its
+//! sockets a `tokenCount` (docs/architecture.md, "When the bus fails").
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,7 +30,7 @@ use amora_domain::persona::UserPersona;
 use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, UserChange};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::bus::{BusMessage, EventBus, UserNotice};
+use crate::bus::{BusMessage, EventBus, Resync, UserNotice};
 use crate::supervision::{Passivated, Stop};
 use crate::wire::events::{Frame, ServerEvent};
 
@@ -120,18 +127,35 @@ pub enum UserError {
     TooManySockets,
     #[error("no such account")]
     NoAccount,
+    /// The store is briefly away (`StoreError::Unavailable`): try again.
+    #[error("store: {0}")]
+    Unavailable(String),
     #[error("store: {0}")]
     Store(String),
 }
 
+impl UserError {
+    /// Whether trying again later may succeed (the store was briefly away).
+    pub fn is_temporary(&self) -> bool {
+        matches!(self, UserError::Unavailable(_))
+    }
+}
+
 impl From<StoreError> for UserError {
     fn from(error: StoreError) -> Self {
-        UserError::Store(error.to_string())
+        if error.is_temporary() {
+            UserError::Unavailable(error.to_string())
+        } else {
+            UserError::Store(error.to_string())
+        }
     }
 }
 
 /// How often an actor asks itself whether it has been idle long enough to stop, at most.
 const IDLE_CHECK: Duration = Duration::from_secs(10);
+/// While the bus is down, what an actor read of the account and balance is trusted for
+/// this long; it is read again after that (on use, and for the sockets, by the clock).
+pub const STALE_AFTER: Duration = Duration::from_secs(1);
 
 /// The day's free-message count as last heard from the store.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +186,12 @@ pub struct UserActor {
     plans: Vec<Subscription>,
     /// Newer than `account.coin` whenever the ledger told us more recently.
     balance: Option<KnownBalance>,
+    /// When the account and balance were last read from the store.
+    read_at: Option<Instant>,
+    /// Counts changes of `account` made here, so a read begun before one does not undo it.
+    account_changes: u64,
+    /// A read of the account and balance is under way (while the bus is down one at a time).
+    rereading: bool,
     free_messages: Option<FreeMessages>,
     /// The user's personas as last read (`None` until first needed); a change here or
     /// on another node (`UserNotice::AccountChanged`) drops them.
@@ -197,6 +227,9 @@ impl UserActor {
             account: None,
             plans: Vec::new(),
             balance: None,
+            read_at: None,
+            account_changes: 0,
+            rereading: false,
             free_messages: None,
             personas: None,
             sockets: HashMap::new(),
@@ -223,17 +256,18 @@ impl UserActor {
     }
 
     /// Keeps a balance the ledger reported if it is newer than the one held; tells this
-    /// node's sockets when it changed.
-    fn learn_balance(&mut self, coins: Coins, seq: i64) {
+    /// node's sockets when it changed (answers whether it did).
+    fn learn_balance(&mut self, coins: Coins, seq: i64) -> bool {
         let newer = self.balance.is_none_or(|known| seq > known.seq);
         if !newer {
-            return;
+            return false;
         }
         let changed = self.balance.is_none_or(|known| known.coins != coins);
         self.balance = Some(KnownBalance { coins, seq });
         if changed {
             self.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: coins }));
         }
+        changed
     }
 
     fn send_to_sockets(&mut self, frame: &Frame) {
@@ -249,17 +283,35 @@ impl UserActor {
         });
     }
 
-    /// Runs `then` with the account loaded (read from the store on first need).
+    /// Whether the account and balance held may have missed news: the bus is down and
+    /// they were read more than `STALE_AFTER` ago.
+    fn stale(&self) -> bool {
+        !self.bus.is_healthy() && self.read_at.is_none_or(|read_at| read_at.elapsed() >= STALE_AFTER)
+    }
+
+    /// Runs `then` with the account loaded: read from the store on first need, and again
+    /// when what is held is stale.
     fn with_account<R: 'static>(
         &mut self,
         then: impl FnOnce(&mut Self, Option<User>) -> R + 'static,
     ) -> ResponseActFuture<Self, Result<R, UserError>> {
         self.touch();
-        if self.account.is_some() {
+        if self.account.is_some() && !self.stale() {
             let account = self.current_account();
             return Box::pin(actix::fut::ready(Ok(then(self, account))));
         }
+        Box::pin(self.read_again().map(move |read, actor, _| {
+            read?;
+            let account = actor.current_account();
+            Ok(then(actor, account))
+        }))
+    }
+
+    /// Reads the account, plans and balance from the store and keeps them; tells the
+    /// sockets when the balance moved (answers whether it did).
+    fn read_again(&mut self) -> impl ActorFuture<Self, Output = Result<bool, UserError>> + 'static {
         let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        let changes = self.account_changes;
         let read = async move {
             let mut account = store.users.by_id(&user_id).await?;
             // Accounts made before generated names were called by their e-mail prefix
@@ -273,18 +325,42 @@ impl UserActor {
                 tracing::info!(user = %user_id, "an e-mail prefix display name replaced by a generated one");
             }
             let plans = store.subscriptions.list_for_user(&user_id).await?;
-            Ok::<_, StoreError>((account, plans))
+            let balance = store.ledger.balance(&user_id).await?;
+            Ok::<_, StoreError>((account, plans, balance))
         };
-        Box::pin(read.into_actor(self).map(move |read, actor, _| {
-            let (account, plans) = read?;
-            // A change applied while the read was under way is newer: keep it.
-            if actor.account.is_none() {
+        read.into_actor(self).map(move |read, actor, _| {
+            let (account, plans, balance) = read?;
+            // A change applied here while the read was under way is newer: keep it.
+            if actor.account.is_none() || actor.account_changes == changes {
                 actor.account = account;
                 actor.plans = plans;
             }
-            let account = actor.current_account();
-            Ok(then(actor, account))
-        }))
+            actor.read_at = Some(Instant::now());
+            // The ledger's sequence keeps a notice still on its way from undoing this.
+            Ok(balance.is_some_and(|(coins, seq)| actor.learn_balance(coins, seq)))
+        })
+    }
+
+    /// Reads account and balance again in the background, once at a time; `announce`
+    /// sends the sockets a `tokenCount` afterwards even if the balance did not move.
+    fn reread(&mut self, announce: bool, ctx: &mut Context<Self>) {
+        if self.rereading {
+            return;
+        }
+        self.rereading = true;
+        ctx.spawn(self.read_again().map(move |read, actor, _| {
+            actor.rereading = false;
+            match read {
+                // Told already when the balance moved.
+                Ok(false) if announce => {
+                    if let Some(account) = actor.current_account() {
+                        actor.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: account.coin }));
+                    }
+                }
+                Ok(_) => {}
+                Err(error) => tracing::warn!(user = %actor.user_id, %error, "cannot read the account again"),
+            }
+        }));
     }
 
     /// Applies a ledger entry in this user's order; once durable, updates the cache, tells
@@ -312,7 +388,9 @@ impl UserActor {
                         LedgerOutcome::Applied { balance, seq }
                         | LedgerOutcome::Replayed { balance, seq }
                         | LedgerOutcome::Insufficient { balance, seq },
-                    ) => actor.learn_balance(*balance, *seq),
+                    ) => {
+                        actor.learn_balance(*balance, *seq);
+                    }
                     Ok(LedgerOutcome::NoAccount) | Err(_) => {}
                 }
                 outcome
@@ -329,14 +407,16 @@ impl UserActor {
         })
     }
 
-    /// Today's free-message count, read from the store when the cache is of another day.
+    /// Today's free-message count, read from the store when the cache is of another day,
+    /// or whenever the bus is down (its `CreditsUsed` notices may be missing; a cheap read).
     fn with_free_messages<R: 'static>(
         &mut self,
         then: impl FnOnce(&mut Self, u32) -> R + 'static,
     ) -> ResponseActFuture<Self, Result<R, UserError>> {
         self.touch();
         let today = utc_day();
-        if let Some(known) = self.free_messages.filter(|known| known.day == today) {
+        let trusted = self.free_messages.filter(|known| known.day == today && self.bus.is_healthy());
+        if let Some(known) = trusted {
             return Box::pin(actix::fut::ready(Ok(then(self, known.used))));
         }
         let (store, user_id) = (self.store.clone(), self.user_id.clone());
@@ -393,6 +473,13 @@ impl Actor for UserActor {
                 ctx.stop();
             }
         });
+        // While the bus is down no notice tells the sockets of a change made on another
+        // node: they hear it from the store instead, within `STALE_AFTER` and a read.
+        ctx.run_interval(STALE_AFTER / 2, |actor, ctx| {
+            if !actor.sockets.is_empty() && actor.account.is_some() && actor.stale() {
+                actor.reread(false, ctx);
+            }
+        });
     }
 
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
@@ -437,22 +524,18 @@ impl Handler<Notify> for UserActor {
     fn handle(&mut self, Notify(message): Notify, ctx: &mut Self::Context) {
         match message {
             BusMessage::Event(frame) => self.send_to_sockets(&frame),
-            BusMessage::Notice(UserNotice::BalanceChanged { balance, seq }) => self.learn_balance(balance, seq),
+            BusMessage::Notice(UserNotice::BalanceChanged { balance, seq }) => {
+                self.learn_balance(balance, seq);
+            }
             BusMessage::Notice(UserNotice::CreditsUsed { day, used }) => self.learn_free_messages(day, used),
             BusMessage::Notice(UserNotice::AccountChanged) => {
-                // Read it again (the balance too: the store's is the truth now), then tell
-                // the sockets, whose clients refetch user info on tokenCount (spec §4).
+                // Read it again (the balance too), then tell the sockets, whose clients
+                // refetch user info on tokenCount (spec §4).
                 self.account = None;
-                self.balance = None;
+                self.account_changes += 1;
                 self.personas = None;
-                ctx.spawn(
-                    self.with_account(|actor, account| {
-                        if let Some(account) = account {
-                            actor.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: account.coin }));
-                        }
-                    })
-                    .map(|_, _, _| ()),
-                );
+                self.rereading = false;
+                self.reread(true, ctx);
             }
             BusMessage::Notice(UserNotice::SessionsEnded) => {
                 // Each socket checks its own session and closes if it ended.
@@ -524,6 +607,7 @@ impl Handler<UpdateAccount> for UserActor {
             .map(move |updated, actor, _| {
                 let updated = updated?;
                 actor.account = updated;
+                actor.account_changes += 1;
                 let account = actor.current_account();
                 if plan_changed && let Some(account) = &account {
                     // Clients refetch user info on tokenCount (spec §4), which shows the plan.
@@ -603,6 +687,23 @@ impl Handler<SessionLive> for UserActor {
             let session = store.sessions.find_live(&message.session_hash, now()).await?;
             Ok(session.is_some_and(|session| session.user_id == user_id))
         })
+    }
+}
+
+impl Handler<Resync> for UserActor {
+    type Result = ();
+
+    /// The bus is back after news may have been lost: read account, balance and personas
+    /// again (the free-message count too, on its next use) and tell the sockets.
+    fn handle(&mut self, _: Resync, ctx: &mut Self::Context) {
+        self.personas = None;
+        self.free_messages = None;
+        if self.account.is_none() {
+            return;
+        }
+        self.account_changes += 1;
+        self.rereading = false;
+        self.reread(true, ctx);
     }
 }
 

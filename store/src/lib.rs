@@ -50,6 +50,14 @@ pub enum StoreError {
     TooLarge(usize),
 }
 
+impl StoreError {
+    /// The database is briefly away (unreachable, timed out): the call may be tried again,
+    /// and the caller answers "try again" rather than reporting a fault.
+    pub fn is_temporary(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
+
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// Whether the store answers at all; `/readyz` asks this.

@@ -43,7 +43,7 @@ use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{EntryId, MessageId, Speaker, fill_placeholders};
 use amora_store::{Memory, StoredMessage};
 
-use crate::bus::CharacterNotice;
+use crate::bus::{CharacterNotice, Resync};
 use crate::chat::lore::CardLore;
 use crate::chat::{ChatEngine, ChatError, Chatter, new_entry_id};
 use crate::supervision::{Passivated, Stop};
@@ -427,6 +427,20 @@ impl Handler<CharacterNews> for CharacterActor {
                     pair.memories = None;
                 }
             }
+        }
+    }
+}
+
+impl Handler<Resync> for CharacterActor {
+    type Result = ();
+
+    /// The bus is back after news may have been lost: the character and every
+    /// conversation held are read again before their next turn, as on their notices.
+    fn handle(&mut self, _: Resync, _: &mut Self::Context) {
+        self.character = None;
+        for pair in self.pairs.values_mut() {
+            pair.window = None;
+            pair.memories = None;
         }
     }
 }

@@ -26,7 +26,8 @@ pub enum ImageError {
     NoAccount,
     #[error("store: {0}")]
     Store(String),
-    #[error("actor: {0}")]
+    /// The store was briefly away, or an actor did not answer: try again.
+    #[error("unavailable: {0}")]
     Unavailable(String),
 }
 
@@ -47,15 +48,25 @@ impl ImageError {
     /// The text clients may show; internal causes stay in the log.
     pub fn public_message(&self) -> String {
         match self.code() {
+            ApiCode::ServerError if self.is_temporary() => crate::TRY_AGAIN.to_owned(),
             ApiCode::ServerError => ApiCode::ServerError.default_message().to_owned(),
             _ => self.to_string(),
         }
+    }
+
+    /// Whether trying again later may succeed (docs/api.md "Try again").
+    pub fn is_temporary(&self) -> bool {
+        matches!(self, ImageError::Unavailable(_))
     }
 }
 
 impl From<StoreError> for ImageError {
     fn from(error: StoreError) -> Self {
-        ImageError::Store(error.to_string())
+        if error.is_temporary() {
+            ImageError::Unavailable(error.to_string())
+        } else {
+            ImageError::Store(error.to_string())
+        }
     }
 }
 
@@ -69,6 +80,7 @@ impl From<crate::user::UserError> for ImageError {
     fn from(error: crate::user::UserError) -> Self {
         match error {
             crate::user::UserError::NoAccount => ImageError::NoAccount,
+            other if other.is_temporary() => ImageError::Unavailable(other.to_string()),
             other => ImageError::Store(other.to_string()),
         }
     }

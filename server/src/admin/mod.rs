@@ -49,6 +49,10 @@ pub(crate) enum AdminError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// The store or the event bus is briefly away: 503 with `Retry-After`; the call may
+    /// be repeated (with the same `txnId` for a credit, which then applies once).
+    #[error("temporarily unavailable (store or event bus); try again")]
+    Unavailable,
     #[error("internal error; see the server log")]
     Internal,
 }
@@ -62,12 +66,17 @@ impl actix_web::ResponseError for AdminError {
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
             AdminError::Conflict(_) => StatusCode::CONFLICT,
+            AdminError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             AdminError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(json!({ "error": self.to_string() }))
+        let mut response = HttpResponse::build(self.status_code());
+        if let AdminError::Unavailable = self {
+            response.insert_header(("Retry-After", crate::api::error::RETRY_AFTER_SECS.to_string()));
+        }
+        response.json(json!({ "error": self.to_string() }))
     }
 }
 
@@ -133,9 +142,50 @@ pub(crate) async fn find_user(state: &AppState, who: &str) -> Result<User, Admin
     found.map_err(internal)?.ok_or_else(|| AdminError::NotFound(format!("no user {who}")))
 }
 
-pub(crate) fn internal(error: impl std::fmt::Display) -> AdminError {
+/// What failed an operator call: `Unavailable` when the store (or the actor waiting on
+/// it) was briefly away, a fault otherwise.
+pub(crate) fn internal(error: impl Transience) -> AdminError {
+    if error.is_temporary() {
+        tracing::warn!(target: "admin", %error, "admin call answered 'try again'");
+        return AdminError::Unavailable;
+    }
     tracing::error!(target: "admin", %error, "admin call failed");
     AdminError::Internal
+}
+
+/// An error that may be temporary (a dependency briefly away) or a fault.
+pub(crate) trait Transience: std::fmt::Display {
+    fn is_temporary(&self) -> bool;
+}
+
+impl Transience for amora_store::StoreError {
+    fn is_temporary(&self) -> bool {
+        amora_store::StoreError::is_temporary(self)
+    }
+}
+
+impl Transience for amora_actors::NodeError {
+    fn is_temporary(&self) -> bool {
+        amora_actors::NodeError::is_temporary(self)
+    }
+}
+
+impl Transience for amora_actors::payments::BillingError {
+    fn is_temporary(&self) -> bool {
+        matches!(self, amora_actors::payments::BillingError::Store(error) if error.is_temporary())
+    }
+}
+
+impl Transience for crate::api::error::ApiError {
+    fn is_temporary(&self) -> bool {
+        matches!(self, crate::api::error::ApiError::Unavailable(_))
+    }
+}
+
+impl Transience for &str {
+    fn is_temporary(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Deserialize, Serialize)]
@@ -369,5 +419,20 @@ mod tests {
         assert!(!same_secret(b"token", b"tokem"));
         assert!(!same_secret(b"token", b"token2"));
         assert!(!same_secret(b"", b"x"));
+    }
+
+    #[test]
+    fn a_store_briefly_away_answers_503_with_retry_after_and_a_fault_500() {
+        use actix_web::ResponseError;
+        use amora_store::StoreError;
+        let away = internal(StoreError::Unavailable("the query timed out".into()));
+        let response = away.error_response();
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.headers().get("retry-after").map(|v| v.as_bytes()), Some(&b"2"[..]));
+        // The same through the user's actor, as a credit meets it.
+        let user = amora_actors::user::UserError::from(StoreError::Unavailable("timed out".into()));
+        assert_eq!(internal(amora_actors::NodeError::User(user)).status_code(), 503);
+        assert_eq!(internal(amora_actors::NodeError::Mailbox(actix::MailboxError::Timeout)).status_code(), 503);
+        assert_eq!(internal(StoreError::Corrupt("a bad row".into())).error_response().status(), 500);
     }
 }

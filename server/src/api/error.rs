@@ -58,10 +58,19 @@ pub enum ApiError {
     /// A voice play was refused or failed; the voice error knows its code.
     #[error("voice: {0}")]
     Voice(amora_actors::voice::VoiceError),
+    /// The store or the event bus is briefly away: `serverError` with a "try again"
+    /// text and `Retry-After`, logged as a warning (docs/api.md "Try again").
+    #[error("unavailable: {0}")]
+    Unavailable(String),
     /// An internal fault; the cause is logged and the client sees only the code.
     #[error("internal: {0}")]
     Internal(String),
 }
+
+/// The text of `ApiError::Unavailable`.
+pub use amora_actors::TRY_AGAIN;
+/// Seconds a client waits before trying again (`Retry-After`).
+pub const RETRY_AFTER_SECS: u32 = 2;
 
 impl ApiError {
     pub fn code(&self) -> ApiCode {
@@ -81,7 +90,7 @@ impl ApiError {
             ApiError::Chat(error) => error.code(),
             ApiError::Image(error) => error.code(),
             ApiError::Voice(error) => error.code(),
-            ApiError::Internal(_) => ApiCode::ServerError,
+            ApiError::Internal(_) | ApiError::Unavailable(_) => ApiCode::ServerError,
         }
     }
 
@@ -96,6 +105,7 @@ impl ApiError {
             ApiError::Image(error) => error.public_message(),
             ApiError::Voice(error) => error.public_message(),
             ApiError::Suspended => "This account is suspended.".to_owned(),
+            ApiError::Unavailable(_) => TRY_AGAIN.to_owned(),
             ApiError::CannotPurchasePlan(until) => format!(
                 "You already have a plan until {}. You can buy another once it ends, or buy tokens now.",
                 crate::payments::receipts::date(*until)
@@ -122,6 +132,19 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if let ApiError::Internal(cause) = self {
             tracing::error!(%cause, "request failed");
+        }
+        if let ApiError::Unavailable(cause) = self {
+            tracing::warn!(%cause, "request answered 'try again'");
+        }
+        let temporary = match self {
+            ApiError::Unavailable(_) => true,
+            ApiError::Image(error) => error.is_temporary(),
+            _ => false,
+        };
+        if temporary {
+            return HttpResponse::Ok()
+                .insert_header(("Retry-After", RETRY_AFTER_SECS.to_string()))
+                .json(error_envelope(self.code(), &self.message()));
         }
         if let ApiError::Chat(error) = self
             && error.code() == ApiCode::ServerError
@@ -154,7 +177,11 @@ impl ResponseError for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        ApiError::Internal(error.to_string())
+        if error.is_temporary() {
+            ApiError::Unavailable(error.to_string())
+        } else {
+            ApiError::Internal(error.to_string())
+        }
     }
 }
 
@@ -190,6 +217,44 @@ impl From<amora_actors::voice::VoiceError> for ApiError {
 
 impl From<amora_actors::NodeError> for ApiError {
     fn from(error: amora_actors::NodeError) -> Self {
-        ApiError::Internal(error.to_string())
+        if error.is_temporary() {
+            ApiError::Unavailable(error.to_string())
+        } else {
+            ApiError::Internal(error.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The HTTP status, the `Retry-After` header and the (plaintext) envelope of an error.
+    async fn answer(error: ApiError) -> (u16, Option<String>, serde_json::Value) {
+        let response = error.error_response();
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = actix_web::body::to_bytes(response.into_body()).await.unwrap_or_else(|e| panic!("{e}"));
+        (status, retry_after, serde_json::from_slice(&body).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    #[actix_rt::test]
+    async fn a_store_briefly_away_answers_try_again_and_a_fault_does_not() {
+        let (status, retry_after, body) = answer(ApiError::from(StoreError::Unavailable("timed out".into()))).await;
+        assert_eq!(status, 200, "the envelope answers, as for every API error");
+        assert_eq!(retry_after.as_deref(), Some("2"));
+        assert_eq!((body["code"].clone(), body["msg"].clone()), (json!(50000), json!(TRY_AGAIN)));
+
+        let user = amora_actors::user::UserError::from(StoreError::Unavailable("timed out".into()));
+        let (_, retry_after, body) = answer(ApiError::from(amora_actors::NodeError::User(user))).await;
+        assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)));
+
+        let image = amora_actors::images::ImageError::from(StoreError::Unavailable("timed out".into()));
+        let (_, retry_after, body) = answer(ApiError::from(image)).await;
+        assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)));
+
+        let (_, retry_after, body) = answer(ApiError::from(StoreError::Corrupt("a bad row".into()))).await;
+        assert_eq!(retry_after, None);
+        assert_eq!(body["msg"], ApiCode::ServerError.default_message());
     }
 }

@@ -52,6 +52,23 @@ impl Redis {
         }
     }
 
+    /// Freezes the server (SIGSTOP): connections stay open and nothing is answered, as
+    /// when the Redis host hangs.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused server run again (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let child = self.child.as_ref().expect("redis is running");
+        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(status.success(), "kill {signal} redis");
+    }
+
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod accounts;
+mod bus_recovery;
 mod characters;
 mod chat;
 mod cluster;

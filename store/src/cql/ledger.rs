@@ -91,6 +91,14 @@ impl CqlStore {
 
 #[async_trait]
 impl LedgerRepo for CqlStore {
+    async fn balance(&self, user_id: &UserId) -> StoreResult<Option<(Coins, i64)>> {
+        // Both are static columns of the account's partition, read in one row.
+        let row: Option<(Option<String>, Option<i64>, Option<i64>)> =
+            self.first(&self.statements.ledger.balance, (user_id.as_str(),)).await?;
+        let Some((Some(_), coin, seq)) = row else { return Ok(None) };
+        Ok(Some((Coins::stored(coin.unwrap_or(0)), seq.unwrap_or(0))))
+    }
+
     async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome> {
         let user = entry.user_id.as_str();
         // A conditional batch that failed (typically Cassandra's CAS write timeout when many

@@ -58,6 +58,22 @@ impl LedgerRepo for EmbeddedStore {
         .await
     }
 
+    async fn balance(&self, user_id: &UserId) -> StoreResult<Option<(Coins, i64)>> {
+        let user = user_id.clone();
+        self.with_conn(move |conn| {
+            // One statement reads both from one snapshot of the file.
+            let read = conn
+                .prepare_cached(
+                    "SELECT coin, (SELECT COALESCE(MAX(seq), 0) FROM ledger WHERE user_id = ?1)
+                     FROM users WHERE user_id = ?1",
+                )?
+                .query_row(params![user.as_str()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))
+                .optional()?;
+            Ok(read.map(|(coin, seq)| (Coins::stored(coin), seq)))
+        })
+        .await
+    }
+
     async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>> {
         let user = user_id.clone();
         self.with_conn(move |conn| {

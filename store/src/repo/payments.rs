@@ -39,6 +39,10 @@ pub enum LedgerOutcome {
 #[async_trait]
 pub trait LedgerRepo: Send + Sync {
     async fn apply(&self, entry: LedgerEntry) -> StoreResult<LedgerOutcome>;
+    /// The balance and the ledger sequence it is at (the `seq` of the last row applied, 0
+    /// before any), read together; `None` when there is no such account. A node reads it
+    /// again after missing news (issue 36): the sequence keeps a late notice from undoing it.
+    async fn balance(&self, user_id: &UserId) -> StoreResult<Option<(Coins, i64)>>;
     /// Every row of the account, oldest first.
     async fn rows(&self, user_id: &UserId) -> StoreResult<Vec<LedgerEntry>>;
 }

@@ -40,6 +40,24 @@ async fn concurrent_debits_never_overdraw_and_the_balance_is_the_sum_of_the_rows
 }
 
 #[tokio::test]
+async fn the_balance_is_read_with_the_sequence_it_is_at() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    assert_eq!(store.ledger.balance(&ann).await.unwrap(), Some((Coins::ZERO, 0)), "no row yet");
+    store.ledger.apply(entry(&ann, "t1", 50)).await.unwrap();
+    store.ledger.apply(entry(&ann, "t2", -20)).await.unwrap();
+    store.ledger.apply(entry(&ann, "t1", 50)).await.unwrap();
+    store.ledger.apply(entry(&ann, "t3", -90)).await.unwrap();
+    assert_eq!(
+        store.ledger.balance(&ann).await.unwrap(),
+        Some((Coins::stored(30), 2)),
+        "a replay and a refused debit add no row"
+    );
+    let nobody = amora_domain::account::UserId::parse("nobody").unwrap();
+    assert_eq!(store.ledger.balance(&nobody).await.unwrap(), None);
+}
+
+#[tokio::test]
 async fn replaying_a_txn_id_changes_nothing() {
     let (store, _guard) = backend::fresh().await;
     let ann = user(&store, 1).await;
