@@ -36,6 +36,7 @@ mod security;
 mod seo;
 mod shutdown;
 mod site;
+mod store_pause;
 mod support;
 mod swipes;
 mod telemetry;
