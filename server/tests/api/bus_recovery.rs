@@ -1,5 +1,6 @@
-//! Nodes converge after the event bus fails (issue 36): two real nodes share a SQLite store
-//! and a loopback Redis; a socket of the user is open on node B while credits go through
+//! Nodes converge after the event bus fails (issue 36): two real nodes share a store (a
+//! SQLite file, or one CQL keyspace on the Cassandra at `AMORA_CQL_NODE`) and a loopback
+//! Redis; a socket of the user is open on node B while credits go through
 //! node A with Redis killed, or frozen with SIGSTOP. While the bus is down B shows the
 //! ledger's balance within the staleness bound docs/architecture.md states (B reads the
 //! store again instead of trusting what it holds); once Redis is back, B's socket gets a
@@ -11,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use amora_domain::account::UserId;
 use amora_store::Store;
+use amora_store::cql::{CqlSettings, CqlStore};
 use serde_json::{Value, json};
 
 use crate::cluster::{Redis, ServerProcess, Socket, data_dir, make_user, shared_store};
+use crate::cql_cluster::{cql_env, cql_node, new_keyspace};
+use crate::creation::{StoreKind, cql_available};
 use crate::helpers::TestApp;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -35,18 +39,34 @@ struct Outage {
     voucher: String,
     on_b: Socket,
     client: reqwest::Client,
-    _temp: tempfile::TempDir,
+    _temps: Vec<tempfile::TempDir>,
 }
 
 impl Outage {
-    /// Two nodes, a user with 25 coins and a socket on B that has heard of them.
-    async fn start() -> Self {
+    /// Two nodes on `kind`'s store, a user with 25 coins and a socket on B that has heard
+    /// of them.
+    async fn start(kind: StoreKind) -> Self {
         let redis = Redis::start().await;
-        let (temp, dir) = data_dir();
-        let env = [("AMORA_REDIS__URL", redis.url())];
-        let a = ServerProcess::start(&dir, &env).await;
-        let b = ServerProcess::start(&dir, &env).await;
-        let store = shared_store(&dir);
+        let mut env = vec![("AMORA_REDIS__URL", redis.url())];
+        let (a, b, store, temps) = match kind {
+            // One data folder: the SQLite file in it is the shared store.
+            StoreKind::Sqlite => {
+                let (temp, dir) = data_dir();
+                let a = ServerProcess::start(&dir, &env).await;
+                let b = ServerProcess::start(&dir, &env).await;
+                (a, b, shared_store(&dir), vec![temp])
+            }
+            // A folder each; only the keyspace (and Redis) is shared, as cql_cluster.rs runs.
+            StoreKind::Cql => {
+                let (node, keyspace) = (cql_node(), new_keyspace("bus"));
+                env.extend(cql_env(&node, &keyspace));
+                let ((temp_a, dir_a), (temp_b, dir_b)) = (data_dir(), data_dir());
+                let a = ServerProcess::start(&dir_a, &env).await;
+                let b = ServerProcess::start(&dir_b, &env).await;
+                let store = CqlStore::connect(CqlSettings::local(&node, &keyspace)).await.unwrap().into_store();
+                (a, b, store, vec![temp_a, temp_b])
+            }
+        };
         let (user_id, user_no, voucher) = make_user(&store, "Ines").await;
         let mut on_b = b.socket(&voucher).await;
         on_b.wait_for("hello", WAIT).await.expect("hello on B");
@@ -54,7 +74,7 @@ impl Outage {
         let (status, _) = a.admin_credit(&client, &user_no, 25, Some("opening")).await;
         assert_eq!(status, 200);
         assert_eq!(on_b.wait_for("tokenCount", WAIT).await.expect("tokenCount on B")["data"]["coin"], 25);
-        Self { redis, a, b, store, user_id, user_no, voucher, on_b, client, _temp: temp }
+        Self { redis, a, b, store, user_id, user_no, voucher, on_b, client, _temps: temps }
     }
 
     /// 50 credits of one coin through A, each applied although the bus is down.
@@ -134,7 +154,35 @@ async fn probe(node: &ServerProcess) -> (u16, String) {
 
 #[actix_rt::test]
 async fn a_node_catches_up_with_the_ledger_after_redis_was_killed() {
-    let mut outage = Outage::start().await;
+    killed(StoreKind::Sqlite).await;
+}
+
+#[actix_rt::test]
+async fn a_node_catches_up_with_the_ledger_after_redis_was_killed_on_cql() {
+    if !cql_available() {
+        eprintln!("skipped: AMORA_CQL_NODE is not set");
+        return;
+    }
+    killed(StoreKind::Cql).await;
+}
+
+#[actix_rt::test]
+async fn a_node_catches_up_with_the_ledger_after_redis_was_frozen() {
+    frozen(StoreKind::Sqlite).await;
+}
+
+#[actix_rt::test]
+async fn a_node_catches_up_with_the_ledger_after_redis_was_frozen_on_cql() {
+    if !cql_available() {
+        eprintln!("skipped: AMORA_CQL_NODE is not set");
+        return;
+    }
+    frozen(StoreKind::Cql).await;
+}
+
+/// Redis killed while credits go through A, then started again.
+async fn killed(kind: StoreKind) {
+    let mut outage = Outage::start(kind).await;
 
     outage.redis.kill();
     outage.credit_fifty("killed").await;
@@ -159,9 +207,9 @@ async fn a_node_catches_up_with_the_ledger_after_redis_was_killed() {
     outage.b_socket_hears(80, since).await;
 }
 
-#[actix_rt::test]
-async fn a_node_catches_up_with_the_ledger_after_redis_was_frozen() {
-    let mut outage = Outage::start().await;
+/// Redis frozen with SIGSTOP while credits go through A, then continued.
+async fn frozen(kind: StoreKind) {
+    let mut outage = Outage::start(kind).await;
 
     outage.redis.pause();
     // Each probe answers within a second; within a few the bus is reported down by name.
