@@ -99,8 +99,10 @@ pub enum ChatError {
     Model(String),
     #[error("store: {0}")]
     Store(String),
-    /// An actor could not be reached (the node is shutting down).
-    #[error("actor: {0}")]
+    /// The store is briefly away (`StoreError::Unavailable`), or an actor could not be
+    /// reached in time (it waits on the store, or the node is shutting down): the client
+    /// may try again, as the envelope's answer says (docs/api.md "Try again").
+    #[error("unavailable: {0}")]
     Unavailable(String),
 }
 
@@ -126,9 +128,15 @@ impl ChatError {
     /// The text clients may show; internal causes stay in the log.
     pub fn public_message(&self) -> String {
         match self.code() {
+            ApiCode::ServerError if self.is_temporary() => crate::TRY_AGAIN.to_owned(),
             ApiCode::ServerError => ApiCode::ServerError.default_message().to_owned(),
             _ => self.to_string(),
         }
+    }
+
+    /// Whether trying again later may succeed (docs/api.md "Try again").
+    pub fn is_temporary(&self) -> bool {
+        matches!(self, ChatError::Unavailable(_))
     }
 
     /// A fault of ours rather than the user's: logged at ERROR.
@@ -139,7 +147,13 @@ impl ChatError {
 
 impl From<StoreError> for ChatError {
     fn from(error: StoreError) -> Self {
-        ChatError::Store(error.to_string())
+        // A store briefly away answers "try again", as the envelope API does, not the
+        // generic server error.
+        if error.is_temporary() {
+            ChatError::Unavailable(error.to_string())
+        } else {
+            ChatError::Store(error.to_string())
+        }
     }
 }
 
@@ -168,6 +182,7 @@ impl From<crate::user::UserError> for ChatError {
     fn from(error: crate::user::UserError) -> Self {
         match error {
             crate::user::UserError::NoAccount => ChatError::NoAccount,
+            other if other.is_temporary() => ChatError::Unavailable(other.to_string()),
             other => ChatError::Store(other.to_string()),
         }
     }
@@ -310,5 +325,24 @@ impl Found {
             messages: self.messages.iter().map(item).collect(),
         };
         (!view.is_empty()).then_some(view)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_briefly_away_answers_try_again_and_a_fault_the_generic_text() {
+        let away = ChatError::from(StoreError::Unavailable("the query timed out".into()));
+        assert_eq!((away.code(), away.public_message()), (ApiCode::ServerError, crate::TRY_AGAIN.to_owned()));
+        assert!(away.is_temporary());
+        let user_away = ChatError::from(crate::user::UserError::from(StoreError::Unavailable("timed out".into())));
+        assert_eq!(user_away.public_message(), crate::TRY_AGAIN);
+
+        let broken = ChatError::from(StoreError::Corrupt("a bad row".into()));
+        assert!(!broken.is_temporary());
+        assert_eq!(broken.public_message(), ApiCode::ServerError.default_message());
+        assert_ne!(broken.public_message(), crate::TRY_AGAIN);
     }
 }

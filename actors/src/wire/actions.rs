@@ -129,6 +129,20 @@ impl ClientAction {
             .map_err(|error| ActionError::BadData { character_id, reason: format!("data: {error}") })
     }
 
+    /// The conversation the action is about, if it names one: its failure is that
+    /// conversation's `chatError`, as the chat screen expects.
+    pub fn character_id(&self) -> Option<&CharacterId> {
+        match self {
+            ClientAction::Ping {} | ClientAction::GetBalance {} => None,
+            ClientAction::ChatSend { character_id, .. }
+            | ClientAction::ChatStop { character_id }
+            | ClientAction::ChatRegenerate { character_id }
+            | ClientAction::SaveMemories { character_id }
+            | ClientAction::ChatContinue { character_id }
+            | ClientAction::ChatSwipe { character_id, .. } => Some(character_id),
+        }
+    }
+
     /// The action's name on the wire.
     pub fn name(&self) -> &'static str {
         match self {

@@ -136,9 +136,15 @@ impl ResponseError for ApiError {
         if let ApiError::Unavailable(cause) = self {
             tracing::warn!(%cause, "request answered 'try again'");
         }
+        if let ApiError::Chat(error) = self
+            && error.is_temporary()
+        {
+            tracing::warn!(%error, "chat request answered 'try again'");
+        }
         let temporary = match self {
             ApiError::Unavailable(_) => true,
             ApiError::Image(error) => error.is_temporary(),
+            ApiError::Chat(error) => error.is_temporary(),
             _ => false,
         };
         if temporary {

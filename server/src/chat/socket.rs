@@ -483,8 +483,7 @@ fn spawn_action_worker(state: Arc<AppState>, client: Client) -> Actions {
                     break;
                 }
                 Err(error) => {
-                    tracing::error!(%error, "socket action: the session could not be checked");
-                    let refused = ServerEvent::error(ApiCode::ServerError, ApiCode::ServerError.default_message());
+                    let refused = unchecked_answer(action.as_ref().ok(), &error);
                     if answer_to.send(Frame::from(refused)).await.is_err() {
                         break;
                     }
@@ -526,6 +525,29 @@ fn starts_reply(action: &ClientAction) -> bool {
 /// content... A fault of ours (`serverError`) is not held against the user.
 fn is_refusal(answer: &ServerEvent) -> bool {
     matches!(answer, ServerEvent::ChatError { code, .. } if *code != ApiCode::ServerError.value())
+}
+
+/// The answer to an action whose session could not be checked. A store briefly away (or
+/// the user's actor waiting on it past its deadline) answers "try again", as the envelope
+/// API does (docs/api.md "Try again"); a fault the generic text. An action about a
+/// conversation is answered with that conversation's `chatError`.
+fn unchecked_answer(action: Option<&ClientAction>, error: &amora_actors::NodeError) -> ServerEvent {
+    let msg = if error.is_temporary() {
+        tracing::warn!(%error, "socket action: the session could not be checked; answered 'try again'");
+        amora_actors::TRY_AGAIN
+    } else {
+        tracing::error!(%error, "socket action: the session could not be checked");
+        ApiCode::ServerError.default_message()
+    };
+    match action.and_then(ClientAction::character_id) {
+        Some(character_id) => ServerEvent::ChatError {
+            character_id: character_id.clone(),
+            reply_id: None,
+            code: ApiCode::ServerError.value(),
+            msg: msg.to_owned(),
+        },
+        None => ServerEvent::error(ApiCode::ServerError, msg),
+    }
 }
 
 /// The `rateLimited` answer to a send while its account or address used up its refusals

@@ -125,6 +125,8 @@ async fn calls_answer_try_again_while_cassandra_is_paused_and_nothing_applies_tw
     let api = TestApp::remote(server.url(""), store.clone());
     assert_eq!(server.admin_credit(&client, &user_no, 10, Some("opening")).await.0, 200);
     assert_eq!(api.user_info_as(&voucher).await.data["coin"], 10);
+    let mut socket = server.socket(&voucher).await;
+    socket.wait_for("hello", WAIT).await.expect("hello");
 
     relay.pause();
     // The operator's credit: 503 with Retry-After, never 500, within the timeout.
@@ -152,6 +154,26 @@ async fn calls_answer_try_again_while_cassandra_is_paused_and_nothing_applies_tw
     assert_eq!((info.code, info.msg.as_str()), (50000, amora_actors::TRY_AGAIN), "{:?}", info.data);
     eprintln!("figure: getUserInfo answered try-again after {:?}", started.elapsed());
     assert_eq!(server.readiness().await, 503, "readiness says the store is away");
+
+    // A message sent on the open socket: `chatError` with the same try-again text.
+    let started = Instant::now();
+    crate::chat::send(&mut socket, crate::chat::FREE_CHARACTER, "Are you there?").await;
+    let mut heard = Vec::new();
+    let error = loop {
+        let event = socket
+            .next_event(WAIT)
+            .await
+            .unwrap_or_else(|| panic!("no chatError while the store is away; heard {heard:?}"));
+        if event["event"] == "chatError" {
+            break event;
+        }
+        heard.push(event);
+    };
+    assert_eq!(
+        (error["data"]["code"].clone(), error["data"]["msg"].clone()),
+        (json!(50000), json!(amora_actors::TRY_AGAIN))
+    );
+    eprintln!("figure: chatSend answered chatError after {:?}", started.elapsed());
 
     relay.resume();
     server.wait_ready(WAIT).await;
