@@ -109,6 +109,12 @@ impl VoiceError {
         }
     }
 
+    /// Whether trying again later may succeed: the store or an actor briefly away
+    /// (docs/api.md "Try again").
+    pub fn is_temporary(&self) -> bool {
+        matches!(self, VoiceError::Chat(error) if error.is_temporary())
+    }
+
     /// The text clients may show; internal causes stay in the log.
     pub fn public_message(&self) -> String {
         match self {

@@ -141,10 +141,16 @@ impl ResponseError for ApiError {
         {
             tracing::warn!(%error, "chat request answered 'try again'");
         }
+        if let ApiError::Voice(error) = self
+            && error.is_temporary()
+        {
+            tracing::warn!(%error, "voice request answered 'try again'");
+        }
         let temporary = match self {
             ApiError::Unavailable(_) => true,
             ApiError::Image(error) => error.is_temporary(),
             ApiError::Chat(error) => error.is_temporary(),
+            ApiError::Voice(error) => error.is_temporary(),
             _ => false,
         };
         if temporary {
@@ -164,6 +170,7 @@ impl ResponseError for ApiError {
         }
         if let ApiError::Voice(error) = self
             && error.code() == ApiCode::ServerError
+            && !error.is_temporary()
         {
             tracing::error!(%error, "voice request failed");
         }
@@ -258,6 +265,10 @@ mod tests {
         let image = amora_actors::images::ImageError::from(StoreError::Unavailable("timed out".into()));
         let (_, retry_after, body) = answer(ApiError::from(image)).await;
         assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)));
+
+        let voice = amora_actors::voice::VoiceError::from(StoreError::Unavailable("timed out".into()));
+        let (_, retry_after, body) = answer(ApiError::from(voice)).await;
+        assert_eq!((retry_after.as_deref(), body["msg"].clone()), (Some("2"), json!(TRY_AGAIN)), "voice too");
 
         let (_, retry_after, body) = answer(ApiError::from(StoreError::Corrupt("a bad row".into()))).await;
         assert_eq!(retry_after, None);
