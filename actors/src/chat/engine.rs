@@ -349,6 +349,7 @@ impl ChatEngine {
         // in the conversation's language (`off_language_sentence`); a sentence in another
         // one ends the reply before it.
         let mut approved = 0;
+        let names = (character_name.as_str(), chatter.user_name.as_str());
         let mut finish = FinishReason::Stop;
         loop {
             let (delta, mut ended) = match stream.next().await {
@@ -393,14 +394,14 @@ impl ChatEngine {
                 };
                 // Its first sentence is what the checks judged.
                 approved += sentence_ends(&text[approved..ready]).first().copied().unwrap_or(ready - approved);
-                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language) && !ended {
+                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language, names) && !ended {
                     cancel.cancel();
                     ended = true;
                 }
             } else {
                 text.push_str(&delta);
                 let ready = if ended { text.len() } else { sentences_ready(&text) };
-                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language) && !ended {
+                if cut_off_language(&mut text, &mut written, &mut approved, ready, checks.language, names) && !ended {
                     cancel.cancel();
                     ended = true;
                 }
@@ -519,6 +520,7 @@ fn cut_off_language(
     approved: &mut usize,
     ready: usize,
     language: &str,
+    (character_name, user_name): (&str, &str),
 ) -> bool {
     if ready <= *approved {
         return false;
@@ -530,6 +532,9 @@ fn cut_off_language(
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
+    // A cut that would leave nothing but names ("Ann!") leaves the reply as it is: such a
+    // reply is as good as empty and would be written again (`says_only_names`).
+    let cut_at = cut_at.filter(|&at| !says_only_names(&text[..*approved + at], character_name, user_name));
     match cut_at {
         Some(at) => {
             let cut = *approved + at;

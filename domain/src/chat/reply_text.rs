@@ -142,7 +142,10 @@ pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
     let text = without_opening_label(text, character, user);
     let text = before_next_speaker(text);
     let text = before_named_speaker(text, character, user);
-    let text = speaker_turn_at(text).map_or(text, |at| text[..at].trim_end());
+    // Never cut down to nothing but names: such a reply would be written again as empty.
+    let text = speaker_turn_at(text)
+        .filter(|&at| !says_only_names(&text[..at], character, user))
+        .map_or(text, |at| text[..at].trim_end());
     without_tail(text).to_owned()
 }
 
@@ -205,6 +208,8 @@ mod tests {
         assert_eq!(speaker_turn_at("So. Anna Lee: hi"), Some(4));
         assert_eq!(speaker_turn_at("Guess what. my answer: yes."), None, "not capitalised");
         assert_eq!(speaker_turn_at("Noziak: hi"), None, "the reply's start is without_opening_label's");
+        let names_only = "Ann! Noziak: come in, the kettle is on.";
+        assert_eq!(clean_reply(names_only, "Lena", "Ann"), names_only, "never cut down to nothing but a name");
     }
 
     #[test]
