@@ -278,7 +278,6 @@ impl ChatEngine {
             let attempt_result = self
                 .stream_reply(model.as_ref(), attempt_request, context, reply_id, model_started, shown, &checks)
                 .await?;
-            self.metrics.observe(Phase::Generate, model_started.elapsed());
             if let Some(cache) = model.prompt_cache() {
                 self.metrics.prompt_cache(cache);
             }
@@ -292,6 +291,7 @@ impl ChatEngine {
                 }
             };
             if finish == FinishReason::Cancelled && text.trim().is_empty() {
+                self.metrics.observe(Phase::Generate, model_started.elapsed());
                 return Ok(None);
             }
             let content = kept_text(&opening, &text, finish, character_name, &chatter.user_name, context.continues);
@@ -303,9 +303,11 @@ impl ChatEngine {
                 says_only_names(&content, character_name, &chatter.user_name)
             };
             if !says_nothing {
+                // One generate phase per turn, however many attempts it took.
+                self.metrics.observe(Phase::Generate, model_started.elapsed());
                 return Ok(Some((content, finish)));
             }
-            tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, "the model wrote an empty reply");
+            tracing::warn!(attempt, user = %chatter.user_id, character = %character_id, written = %text, "the model wrote an empty reply");
             empty += 1;
             if empty == REPLY_TRIES {
                 break;
@@ -592,13 +594,21 @@ fn kept_text(
     // The model's own text opens after the opening; a label it starts with goes either way.
     let own = without_opening_label(written, character_name, user_name);
     let whole = clean_reply(&format!("{opening}{own}"), character_name, user_name);
-    let (whole, _cut) = end_reply(&whole, finish == FinishReason::Length);
+    let hit_limit = finish == FinishReason::Length;
     if !continues {
-        return whole;
+        return end_reply(&whole, hit_limit).0;
     }
     // The opening has no space at its end, and cleaning touches only the ends of the whole:
     // what follows the opening is the continuation as written, the space it opened with kept.
-    whole.strip_prefix(opening).unwrap_or_default().to_owned()
+    // Cleaning that reached into the opening (a speaker's turn right after it) left nothing new.
+    let Some(new) = whole.strip_prefix(opening) else {
+        return String::new();
+    };
+    // A continuation the limit stopped ends at its own last sentence end, never one in the
+    // reply it continues (the user has that part already): one with none is kept whole.
+    let space = &new[..new.len() - new.trim_start().len()];
+    let (ended, _cut) = end_reply(new, hit_limit);
+    if ended.is_empty() { ended } else { format!("{space}{ended}") }
 }
 
 /// The node's lorebook scans at once (`lore::MAX_SCANS_AT_ONCE`), each on the blocking pool.
@@ -753,6 +763,20 @@ mod tests {
         assert_eq!(join_continuation("She smiles", "She smiles and waves."), "She smiles and waves.");
         assert_eq!(join_continuation("She smiles", "She smiles"), "She smiles");
         assert_eq!(join_continuation("", "Hello."), "Hello.");
+    }
+
+    #[test]
+    fn a_continuation_the_limit_stopped_keeps_its_own_text() {
+        let kept = |written: &str, finish| kept_text("She walked to the", written, finish, "Mia", "Ann", true);
+        assert_eq!(kept(" old lighthouse and looked at", FinishReason::Length), " old lighthouse and looked at");
+        assert_eq!(kept(" harbour. Then she sat and", FinishReason::Length), " harbour.");
+        assert_eq!(kept(" harbour. Then she sat.", FinishReason::Stop), " harbour. Then she sat.");
+        // No sentence end in the new text, one in the reply before: the old code cut back to
+        // that one, before the opening's end, and kept nothing (three such tries failed the turn).
+        assert_eq!(
+            kept_text("Hi. She walked to the", " old pier and", FinishReason::Length, "Mia", "Ann", true),
+            " old pier and"
+        );
     }
 
     #[test]

@@ -18,7 +18,8 @@ pub enum Phase {
     Prepare,
     /// The model's stream opening to its first text (model time, its queue included).
     FirstToken,
-    /// The model's stream opening to its end (model time).
+    /// The model's stream opening to the end of the attempt that was kept (model time,
+    /// attempts written again included): one per turn that ended with a reply or a stop.
     Generate,
     /// The model's end to the reply stored.
     StoreReply,

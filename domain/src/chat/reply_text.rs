@@ -149,13 +149,22 @@ pub fn clean_reply(text: &str, character: &str, user: &str) -> String {
     without_tail(text).to_owned()
 }
 
+/// Words that join names ("Hana and"), in the product's languages: between names they say
+/// nothing either.
+const NAME_JOINERS: &[&str] =
+    &["and", "or", "und", "oder", "et", "ou", "y", "o", "e", "i", "и", "или", "と", "和", "그리고"];
+
 /// Whether `text` says nothing but names: the character's or the user's, whole or first,
-/// with punctuation ("Lena,", "Hana Mori:"). A small model sometimes writes its name and
-/// stops; such a reply is as good as empty.
+/// with punctuation or a joining word ("Lena,", "Hana Mori:", "Hana and"). A small model
+/// sometimes writes a name and stops at the next speaker's label; such a reply is as good
+/// as empty.
 pub fn says_only_names(text: &str, character: &str, user: &str) -> bool {
     let names: Vec<String> =
         [character, user].iter().flat_map(|n| n.split_whitespace()).map(str::to_lowercase).collect();
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).all(|w| names.contains(&w.to_lowercase()))
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .all(|w| names.contains(&w) || NAME_JOINERS.contains(&w.as_str()))
 }
 
 /// How alike two replies are, 0 to 1: the share of word trigrams they have in common
@@ -269,6 +278,9 @@ mod tests {
         assert!(says_only_names("  Lena Fischer: Ann!", "Lena Fischer", "Ann"));
         assert!(says_only_names("", "Lena Fischer", "Ann"));
         assert!(!says_only_names("Lena, hi!", "Lena Fischer", "Ann"));
+        assert!(says_only_names("Hana and", "Hana Mori", "Ann"), "a name and a joining word");
+        assert!(says_only_names("Ann und Hana:", "Hana Mori", "Ann"));
+        assert!(!says_only_names("Hana and you", "Hana Mori", "Ann"));
     }
 
     #[test]
