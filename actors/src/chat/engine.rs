@@ -37,8 +37,9 @@ pub const EXTRACTION_WINDOW: usize = 12;
 const REPLY_TRIES: u32 = 3;
 
 /// Attempts dropped by the checks (language, a repeated opening) before one is kept as it
-/// comes, besides the [`REPLY_TRIES`] an empty reply has.
-const MAX_DROPPED: u32 = 2;
+/// comes, besides the [`REPLY_TRIES`] an empty reply has. A drop costs the held-back start
+/// only (a fraction of a second), so a wrong language gets three more chances.
+const MAX_DROPPED: u32 = 3;
 
 /// Characters of a reply held back before any is sent, so that its language and its
 /// opening are checked while it can still be written again unseen: about fifteen tokens (ten words or so, enough to tell a language by), a
@@ -56,6 +57,8 @@ enum Dropped {
     Language(#[allow(dead_code)] &'static str),
     /// It opened with the words the previous reply opened with.
     Repeat,
+    /// It wrote figures and signs rather than words ("(2024-8-5) 31:27:06.95 …").
+    Figures,
 }
 
 /// What one attempt at a reply came to.
@@ -562,6 +565,9 @@ fn sentences_ready(text: &str) -> usize {
 /// fails `checks`, if it does: clearly written in another language than the conversation's
 /// (`language::clearly_other`), or opening with the previous reply's first words.
 fn failed_check(own: &str, checks: &Checks<'_>) -> Option<Dropped> {
+    if mostly_figures(own) {
+        return Some(Dropped::Figures);
+    }
     if let Some(detected) = super::language::clearly_other(own, checks.language) {
         return Some(Dropped::Language(detected));
     }
@@ -577,6 +583,17 @@ fn failed_check(own: &str, checks: &Checks<'_>) -> Option<Dropped> {
         return Some(Dropped::Repeat);
     }
     None
+}
+
+/// Visible characters of a reply start from which its share of letters is judged.
+const FIGURES_JUDGED_FROM: usize = 20;
+
+/// Whether a reply start is mostly figures and signs: fewer letters (of any script) than
+/// half its visible characters. A small model sometimes writes dates and times, not words.
+fn mostly_figures(text: &str) -> bool {
+    let visible = text.chars().filter(|c| !c.is_whitespace()).count();
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    visible >= FIGURES_JUDGED_FROM && letters * 2 < visible
 }
 
 /// The text kept of an attempt: the reply's `opening` and what the model wrote after it,
@@ -763,6 +780,15 @@ mod tests {
         assert_eq!(join_continuation("She smiles", "She smiles and waves."), "She smiles and waves.");
         assert_eq!(join_continuation("She smiles", "She smiles"), "She smiles");
         assert_eq!(join_continuation("", "Hello."), "Hello.");
+    }
+
+    #[test]
+    fn a_start_of_figures_and_signs_is_not_a_reply() {
+        assert!(mostly_figures("(2024-8-5) 31:27:06.95  2008-10-11 0:21.28  2012-12-02"));
+        assert!(mostly_figures("#2018-04-29 6:57:58,1368,354 (2018) #2019"));
+        assert!(!mostly_figures("It costs 3.50 euros, and 2 more for the bus."));
+        assert!(!mostly_figures("오늘 저녁은 2024년 8월 5일, 정말 좋았어."));
+        assert!(!mostly_figures("12:30?"), "too short to judge");
     }
 
     #[test]

@@ -406,6 +406,14 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
     // A language other than `current`, and the words the user wrote in it in a row.
     let mut run: Option<(&'static str, usize)> = None;
     for (index, message) in history.iter().filter(|m| m.speaker == Speaker::User).enumerate() {
+        // The user's first words are what a person answering would go by: "Cześć! Ale
+        // dzień." is Polish, however few its words, when nothing speaks for the interface's.
+        if index == 0
+            && let Some(code) = first_words_language(&message.content, current)
+        {
+            current = code;
+            continue;
+        }
         let Some(code) = detect(&message.content) else { continue };
         // Trigrams alone take "Hey! I just got home from work, long day." for German: a
         // message counts for another language only when that language's common words
@@ -423,6 +431,155 @@ pub fn reply_language<'a>(history: &[HistoryMessage], fallback: &'a str) -> &'a 
         }
     }
     current
+}
+
+/// Small talk of each language: greetings, how-are-yous, endearments, thanks. With
+/// [`own_words`] they tell the language of a user's first, short message.
+fn small_talk(language: &str) -> &'static [&'static str] {
+    match language {
+        "en" => &[
+            "hi", "hey", "hello", "thanks", "morning", "evening", "night", "yeah", "what's", "how's", "sup", "babe",
+            "honey", "sweetie", "good", "day", "doing", "here", "home", "back", "tired", "today",
+        ],
+        "de" => &[
+            "hallo", "moin", "servus", "guten", "morgen", "abend", "tag", "nacht", "danke", "bitte", "tschüss", "na",
+            "alles", "gut", "geht's", "gehts", "schatz", "liebling", "heute", "echt", "mal", "endlich", "hause",
+            "lust", "los",
+        ],
+        "es" => &[
+            "hola", "buenas", "buenos", "días", "noches", "tardes", "gracias", "tal", "cómo", "como", "estás", "guapo",
+            "guapa", "cariño", "amor", "bien", "todo", "hoy", "vale", "oye", "mucho", "haces", "qué", "va",
+        ],
+        "fr" => &[
+            "salut",
+            "bonjour",
+            "bonsoir",
+            "coucou",
+            "merci",
+            "ça",
+            "va",
+            "quoi",
+            "oui",
+            "bien",
+            "chéri",
+            "chérie",
+            "aujourd'hui",
+            "beaucoup",
+            "trop",
+            "fais",
+            "comment",
+            "enfin",
+            "journée",
+            "soir",
+        ],
+        "it" => &[
+            "ciao",
+            "buongiorno",
+            "buonasera",
+            "buonanotte",
+            "ehi",
+            "grazie",
+            "stai",
+            "bene",
+            "tesoro",
+            "amore",
+            "oggi",
+            "tutto",
+            "cosa",
+            "fai",
+            "allora",
+            "dai",
+            "boh",
+            "bella",
+            "bello",
+            "giornata",
+            "sera",
+        ],
+        "pt" => &[
+            "olá", "oi", "bom", "boa", "dia", "tarde", "noite", "obrigado", "obrigada", "tudo", "bem", "beleza",
+            "querido", "querida", "hoje", "tô", "está", "legal", "né", "aí", "certo", "contigo",
+        ],
+        "pl" => &[
+            "cześć",
+            "hej",
+            "dzień",
+            "dobry",
+            "dobranoc",
+            "wieczór",
+            "dzięki",
+            "dziękuję",
+            "słychać",
+            "masz",
+            "kochanie",
+            "dzisiaj",
+            "dziś",
+            "fajnie",
+            "siema",
+            "witaj",
+            "wreszcie",
+            "ale",
+        ],
+        "id" => &[
+            "hai", "halo", "selamat", "pagi", "siang", "sore", "malam", "terima", "kasih", "kabar", "lagi", "sayang",
+            "ganteng", "cantik", "baik", "hari", "ngapain", "gimana", "kok", "dong", "sih", "deh", "nih", "yuk",
+            "baru", "pulang",
+        ],
+        _ => &[],
+    }
+}
+
+/// Letters only one of the Latin-script languages writes (among the ten).
+fn own_letters(language: &str) -> &'static str {
+    match language {
+        "de" => "ßäöü",
+        "es" => "ñ¿¡",
+        "fr" => "œîïûë",
+        "it" => "ìò",
+        "pt" => "ãõ",
+        "pl" => "ąęłńśźżć",
+        _ => "",
+    }
+}
+
+/// The language of a user's first message when it is short and clearly one language's:
+/// two words or more, its small talk, common words and own letters (each letter counting
+/// two) speaking for one language more than for any other and nothing for `current`'s.
+/// Japanese and Korean: two letters of their script or more, most of its letters.
+fn first_words_language(message: &str, current: &str) -> Option<&'static str> {
+    let letters = message.chars().filter(|c| c.is_alphabetic()).count();
+    for (code, script) in [("ja", 0x3040..=0x30FF_u32), ("ko", 0xAC00..=0xD7AF_u32)] {
+        let own = message.chars().filter(|c| script.contains(&(*c as u32))).count();
+        if own >= 2 && own * 2 > letters {
+            return (code != current).then_some(code);
+        }
+    }
+    let words = lower_words(message);
+    if words.len() < 2 {
+        return None;
+    }
+    let lowered = message.to_lowercase();
+    let score = |language: &str| {
+        let said = words
+            .iter()
+            .filter(|w| own_words(language).contains(&w.as_str()) || small_talk(language).contains(&w.as_str()))
+            .count();
+        let lettered = lowered.chars().any(|c| own_letters(language).contains(c));
+        said + if lettered { 2 } else { 0 }
+    };
+    if score(current) > 0 {
+        return None;
+    }
+    let mut scored: Vec<(usize, &'static str)> = LANGUAGES
+        .iter()
+        .map(|(_, code)| *code)
+        .filter(|code| !matches!(*code, "ja" | "ko"))
+        .map(|code| (score(code), code))
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    match scored.as_slice() {
+        [(best, code), (second, _), ..] if *best >= 1 && best > second && *code != current => Some(code),
+        _ => None,
+    }
 }
 
 /// Words of a message that can tell its language on their own, without [`SWITCH_WORDS`]:
@@ -582,6 +739,31 @@ mod tests {
         let drift = "Ich bin so froh, dass du da bist. The latest season of Superbad has reignited the debate";
         assert_eq!(off_language_sentence(drift, "de"), Some("Ich bin so froh, dass du da bist.".len()));
         assert_eq!(off_language_sentence("I love rain. It makes the café feel cozy.", "en"), None);
+    }
+
+    #[test]
+    fn a_short_first_message_sets_the_language_it_is_clearly_in() {
+        for (first, code) in [
+            ("Cześć! Ale dzień.", "pl"),
+            ("Dobry wieczór! Wreszcie weekend.", "pl"),
+            ("Hai! Baru pulang kuliah.", "id"),
+            ("Servus, na wie geht's?", "de"),
+            ("Oye, ¿qué haces?", "es"),
+            ("Coucou, ça va ?", "fr"),
+            ("Ciao bella, tutto bene?", "it"),
+            ("Oi, tudo certo?", "pt"),
+            ("안녕! 뭐해?", "ko"),
+            ("おはよう！", "ja"),
+        ] {
+            assert_eq!(reply_language(&said(&[first]), "en"), code, "{first}");
+        }
+        assert_eq!(reply_language(&said(&["Merci !"]), "en"), "en", "one word is no new language");
+        assert_eq!(reply_language(&said(&["ok cool"]), "fr"), "fr", "nothing speaks for a language");
+        assert_eq!(reply_language(&said(&["Hey du!"]), "de"), "de", "the interface's language has a word");
+        assert_eq!(reply_language(&said(&["Hi, how are you?"]), "it"), "en");
+        assert_eq!(reply_language(&said(&["Oi, Ann"]), "en"), "pt");
+        let later = said(&["Hi there, how are you doing today?", "Hi!", "Cześć! Ale dzień."]);
+        assert_eq!(reply_language(&later, "en"), "en", "only the first message goes by its few words");
     }
 
     #[test]

@@ -88,6 +88,25 @@ async fn a_reply_in_another_language_is_written_again_before_any_of_it_is_sent()
     assert!(prompts[1].iter().any(|m| m.ends_with("Reply in English.")), "{:?}", prompts[1]);
 }
 
+/// On the bench, "Cześć! Ale dzień." (three words) from a user whose interface is English
+/// was answered in English: a short first message clearly in one language sets the
+/// conversation's, and an English reply to it is written again.
+#[actix_rt::test]
+async fn a_short_first_message_sets_the_reply_language() {
+    let model = ChatApiFake::start().await;
+    let (_app, _voucher, mut socket) = app_on(&model).await;
+    model.answer_next(&[
+        &["Hey there, I'm so glad you're here, how was your day at work today?"],
+        &["Cześć! Jak miło cię widzieć, opowiedz mi o swoim dniu."],
+    ]);
+    send(&mut socket, FREE_CHARACTER, "Cześć! Ale dzień.").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(stored(&events), "Cześć! Jak miło cię widzieć, opowiedz mi o swoim dniu.");
+    let prompts = model.prompts();
+    assert!(prompts[0].iter().any(|m| m.ends_with("Odpowiadaj po polsku.")), "{:?}", prompts[0]);
+    assert_eq!(prompts.len(), 2, "the English attempt was written again");
+}
+
 /// On the bench, Polish replies began in Polish and went on in English ("…plaży. I
 /// understand, I don't need to explain again."): past its start, a reply is sent sentence
 /// by sentence, each judged, and it ends before the first in another language.
