@@ -575,7 +575,7 @@ fn first_words_language(message: &str, current: &str) -> Option<&'static str> {
         .filter(|code| !matches!(*code, "ja" | "ko"))
         .map(|code| (score(code), code))
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     match scored.as_slice() {
         [(best, code), (second, _), ..] if *best >= 1 && best > second && *code != current => Some(code),
         _ => None,
