@@ -1,6 +1,6 @@
 // The conversation-quality bench's driver (scripts/bench-conversation; BENCHMARKS.md
 // "Conversation quality (issue 30)"). The same scripted conversations
-// (scripts/lib/conversation-bench/{tuning,held-out,held-out-2}.json) are held twice:
+// (scripts/lib/conversation-bench/{tuning,held-out,held-out-2,held-out-3}.json) are held twice:
 //
 // - amora: a running Amora server over its public API only (amora-client.mjs: the
 //   operator's createUser, password sign-in, the WebSocket), a fresh account per
@@ -14,7 +14,7 @@
 // text, to the output JSON so a person can read them.
 //
 // Usage: node --experimental-websocket conversation-bench.mjs --amora URL --token TOKEN
-//          [--peer URL] [--side amora|peer|both] [--only tuning|held-out|held-out-2]
+//          [--peer URL] [--side amora|peer|both] [--only tuning|held-out|held-out-2|held-out-3]
 //          [--languages pl,de]
 //          [--conversations N] [--concurrent] --out FILE.json
 //        node conversation-bench.mjs --report FILE.json   (the table of an earlier run)
@@ -48,10 +48,11 @@ for (let args = process.argv.slice(2); args.length; ) {
 if (!options.report && (!options.amora || !options.token || !options.out)) throw new Error('--amora, --token and --out are required');
 if (!['amora', 'peer', 'both'].includes(options.side)) throw new Error('--side is amora, peer or both');
 if (!options.report && options.side !== 'amora' && !options.peer) throw new Error('the peer side needs --peer');
-// Held-out parts are scored apart and never tuned on: held-out (written with the tuning
-// set, 8550d9d) and held-out-2 (written later by someone who had not seen Amora's code,
-// after held-out's replies had been read).
-const PARTS = ['tuning', 'held-out', 'held-out-2'];
+// Held-out parts are scored apart: held-out (written with the tuning set, 8550d9d),
+// held-out-2 (written later by someone who had not seen Amora's code, after held-out's
+// replies had been read; its replies were read, and tuned against, from 2026-11-29 on) and
+// held-out-3 (1691054, written blind on 2026-11-29, never tuned on).
+const PARTS = ['tuning', 'held-out', 'held-out-2', 'held-out-3'];
 if (options.only && !PARTS.includes(options.only)) throw new Error(`--only is one of ${PARTS.join(', ')}`);
 
 const REPLY_TIMEOUT_MS = Number(process.env.REPLY_TIMEOUT_MS ?? 600_000);
