@@ -94,6 +94,9 @@ const FIRST_PERSON_VERBS: &[&str] = &[
     "mieszkam",
     "pracuję",
     "pracuje",
+    "zajmuję",
+    "robię",
+    "mam",
     "studiuję",
     "crecí",
     "nací",
@@ -186,6 +189,10 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "perra",
         "gato",
         "gata",
+        "gatinha",
+        "gatinho",
+        "cachorrinho",
+        "cachorrinha",
         "mascota",
         "chien",
         "chienne",
@@ -243,6 +250,10 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "kerja",
         "bekerja",
         "pekerjaan",
+        "beruflich",
+        "zawodowo",
+        "zajmuję",
+        "zawód",
         "仕事",
         "직업",
         "일해",
@@ -503,6 +514,7 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "友",
         "彼",
         "친구",
+        "절친",
         "남자친구",
         "여자친구",
     ],
@@ -627,6 +639,14 @@ const TOPIC_GROUPS: &[&[&str]] = &[
 /// travels to).
 const PLACE_GROUPS: &[usize] = &[0, 6, 11];
 
+/// The groups whose answer comes before the topic's word in Japanese and Korean (a verb
+/// there: where one lives, works, is from, plays, studies, travels to).
+const SAID_BEFORE_GROUPS: &[usize] = &[0, 2, 6, 7, 8, 11];
+
+/// The groups whose answer is often a name: pets, siblings, friends and partners, music,
+/// films and books, vehicles.
+const NAMED_GROUPS: &[usize] = &[1, 3, 9, 10, 12];
+
 /// The group whose answer is a number ([`TOPIC_GROUPS`]: age).
 const AGE_GROUP: usize = 5;
 
@@ -636,6 +656,12 @@ const WORK_GROUP: usize = 2;
 /// Words that ask for a city: a question holding one is answered with a place or not at all.
 const CITY_WORDS: &[&str] =
     &["city", "town", "stadt", "ciudad", "ville", "città", "cidade", "miasto", "mieście", "kota", "도시", "街"];
+
+/// Words that ask where: answered with a place when the sentence names one after a
+/// preposition ("where am I off to?" and "I'm going to **Ljubljana** with my cousin").
+const WHERE_WORDS: &[&str] = &[
+    "where", "wo", "wohin", "woher", "dónde", "donde", "adónde", "où", "dove", "onde", "gdzie", "dokąd", "skąd", "mana",
+];
 
 /// Words that put a place after them ("in Leipzig", "à Lyon", "w Gdańsku").
 const PLACE_PREPOSITIONS: &[&str] = &[
@@ -1163,12 +1189,21 @@ fn same_word(a: &str, b: &str) -> bool {
     let (la, lb) = (a.chars().count(), b.chars().count());
     let hangul = a.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
     if hangul {
-        return common >= 2;
+        // Two syllables, or the first and the second's letters but its last ("자랐" and
+        // "자라서": 자 and ㄹㅏ; "살아" and "살이" differ in the vowel).
+        let second = |w: &str| w.chars().nth(1).and_then(syllable_letters).map(|[initial, vowel, _]| [initial, vowel]);
+        return common >= 2 || (common == 1 && second(a).is_some() && second(a) == second(b));
     }
     if a.chars().any(|c| is_han(c) || is_kana(c)) {
         return false;
     }
     common >= 4 || (common >= 3 && la <= 5 && lb <= 5)
+}
+
+/// The letters of a Hangul syllable: its initial consonant, vowel and final (0 for none).
+fn syllable_letters(c: char) -> Option<[u32; 3]> {
+    let index = (c as u32).checked_sub(0xAC00).filter(|i| *i < 11172)?;
+    Some([index / 588, (index % 588) / 28, index % 28])
 }
 
 /// Whether `message` asks about the user: a question holding a first-person word.
@@ -1223,10 +1258,27 @@ fn sentences(text: &str) -> Vec<&str> {
 /// indices of its units that share one): the words after the last of them, or, with none
 /// after, the words just before it; function words and the user left out, in one clause,
 /// three words at most.
-fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit], user_name: &str) -> Option<String> {
+fn value_in(
+    sentence: &str,
+    units: &[Unit],
+    matched: &[usize],
+    question: &[Unit],
+    user_name: &str,
+    said_before: bool,
+) -> Option<String> {
     let last = *matched.iter().max()?;
     let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
     let usable = |u: &Unit| !is_filler(&u.key, user_name) && !is_name_word(&u.key) && !in_question(u);
+    // "Salmorejo, es mi comida favorita", "Daft Punk à fond, c'est mon groupe préféré": the
+    // thing is named before the words saying what it is.
+    let first = *matched.iter().min()?;
+    if let Some(copula) = copula_before(units, first) {
+        let named = capitalised_run(sentence, units, 0, copula, &usable)
+            .or_else(|| words_before(sentence, units, copula, &usable));
+        if named.is_some() {
+            return named;
+        }
+    }
     // A clause ends at a comma, a colon or a dash: "I live in Porto, by the river".
     let same_clause =
         |a: &Unit, b: &Unit| !sentence[a.end.min(b.end)..a.start.max(b.start)].contains([',', ':', '—', '–', '、']);
@@ -1247,11 +1299,22 @@ fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit]
         }
         taken
     };
-    let mut taken = after.first().map(|&first| run(&mut (first..units.len()))).unwrap_or_default();
-    if taken.is_empty() {
-        let before = (0..last).rev().find(|&i| usable(&units[i]))?;
-        taken = run(&mut (0..=before).rev());
+    let before_run = |upto: usize| -> Vec<usize> {
+        let Some(before) = (0..upto).rev().find(|&i| usable(&units[i])) else { return Vec::new() };
+        let mut taken = run(&mut (0..=before).rev());
         taken.sort_unstable();
+        taken
+    };
+    // Japanese and Korean put where one lives, is from, works or what one studies before
+    // the verb (`said_before`: "**札幌**に住んでる", "**통영**에서 자라서"), but a name after
+    // the thing named ("弟の**颯太**"): the words before the topic come first for the former.
+    let cjk = sentence.chars().any(|c| is_han(c) || is_kana(c) || matches!(c as u32, 0xAC00..=0xD7AF));
+    let mut taken = if cjk && said_before { before_run(first) } else { Vec::new() };
+    if taken.is_empty() {
+        taken = after.first().map(|&first| run(&mut (first..units.len()))).unwrap_or_default();
+    }
+    if taken.is_empty() {
+        taken = before_run(last);
     }
     let (first, last) = (units[*taken.first()?].start, units[*taken.last()?].end);
     Some(sentence[first..last].trim_matches(|c: char| !c.is_alphanumeric()).to_owned()).filter(|v| !v.is_empty())
@@ -1260,6 +1323,132 @@ fn value_in(sentence: &str, units: &[Unit], matched: &[usize], question: &[Unit]
 /// Whether a unit starts with a capital letter (a name, or a German noun).
 fn capitalised(sentence: &str, unit: &Unit) -> bool {
     sentence[unit.start..].chars().next().is_some_and(char::is_uppercase)
+}
+
+/// Words that say what something is ("is", "c'est", "è", "jest"), before the topic's
+/// words ("…, es **mi comida** favorita").
+const COPULAS: &[&str] = &["is", "she's", "he's", "it's", "that's", "ist", "es", "est", "è", "é", "jest", "adalah"];
+
+/// Words that may stand between a copula and the topic: possessives and articles, and
+/// relative pronouns before the copula ("che è il mio piatto").
+const BETWEEN_COPULA_AND_TOPIC: &[&str] = &[
+    "my",
+    "the",
+    "mein",
+    "meine",
+    "meinem",
+    "mi",
+    "mis",
+    "el",
+    "la",
+    "mon",
+    "ma",
+    "le",
+    "il",
+    "mio",
+    "mia",
+    "lo",
+    "meu",
+    "minha",
+    "o",
+    "a",
+    "moja",
+    "mój",
+    "moje",
+    "ku",
+    "favourite",
+    "favorite",
+    "little",
+    "all",
+    "time",
+];
+
+/// Where the copula is that says what the topic's word at `topic` is: within four words
+/// before it, only possessives, articles and a few adjectives between; Polish "to" when a
+/// possessive follows it ("„Lalkę” Prusa, to moja ulubiona książka").
+fn copula_before(units: &[Unit], topic: usize) -> Option<usize> {
+    let mut at = topic;
+    let mut adjectives = 0;
+    while at > 0 && topic - at < 5 {
+        at -= 1;
+        let key = units[at].key.as_str();
+        let next = units.get(at + 1).map(|u| u.key.as_str());
+        // "she's my cat" comes as "she" and "my" (a one-letter unit is left out).
+        let contracted = ["she", "he", "it", "that"].contains(&key) && next == Some("my");
+        if COPULAS.contains(&key)
+            || contracted
+            || (key == "to" && next.is_some_and(|n| ["moja", "mój", "moje"].contains(&n)))
+        {
+            return (at > 0).then_some(at);
+        }
+        if !BETWEEN_COPULA_AND_TOPIC.contains(&key) {
+            adjectives += 1;
+            if adjectives > 1 {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// The capitalised words (a name: "Daft Punk", "Biscotti") between `from` and `to`, the
+/// last such run before `to`; never the sentence's first word, the user, nor words of
+/// the question. Not in German, which capitalises every noun.
+fn capitalised_run(
+    sentence: &str,
+    units: &[Unit],
+    from: usize,
+    to: usize,
+    usable: &dyn Fn(&Unit) -> bool,
+) -> Option<String> {
+    let german =
+        units.iter().any(|u| ["ich", "und", "der", "das", "ist", "mein", "meine", "nicht"].contains(&u.key.as_str()));
+    if german {
+        return None;
+    }
+    let name = |i: usize| i > 0 && capitalised(sentence, &units[i]) && usable(&units[i]);
+    let end = (from..to).rev().find(|&i| name(i))?;
+    let mut start = end;
+    while start > from.max(1) && end - start < 2 && name(start - 1) {
+        start -= 1;
+    }
+    Some(sentence[units[start].start..units[end].end].to_owned())
+}
+
+/// The words just before the copula at `copula`, in its clause ("voy a hacer **salmorejo**,
+/// es mi…", "la **cacio e pepe**, che è…"): up to three, "and" between two of them kept.
+fn words_before(sentence: &str, units: &[Unit], copula: usize, usable: &dyn Fn(&Unit) -> bool) -> Option<String> {
+    const JOINING: &[&str] = &["and", "e", "y", "et", "i", "und", "dan"];
+    let mut end = copula;
+    while end > 0 && !usable(&units[end - 1]) {
+        end -= 1;
+        if ["che", "que", "qui", "which", "that", "który", "która", "które", "yang", "was", "der", "die", "das"]
+            .contains(&units[end].key.as_str())
+        {
+            continue;
+        }
+        if end + 1 < copula || end == 0 {
+            break;
+        }
+    }
+    let last = end.checked_sub(1).filter(|&i| usable(&units[i]))?;
+    let mut first = last;
+    while first > 0 && last - first < 2 {
+        let prev = &units[first - 1];
+        let clause_break = sentence[prev.end..units[first].start].contains([',', ':', '—', '–', '、', '.']);
+        if clause_break {
+            break;
+        }
+        if usable(prev) {
+            first -= 1;
+        } else if JOINING.contains(&prev.key.as_str()) && first >= 2 && usable(&units[first - 2]) {
+            first -= 2;
+        } else {
+            break;
+        }
+    }
+    Some(sentence[units[first].start..units[last].end].trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 /// The place a sentence names: the capitalised words after a place preposition ("We moved
@@ -1293,6 +1482,40 @@ fn name_after(sentence: &str, units: &[Unit], from: usize, question: &[Unit], us
         end += 1;
     }
     Some(sentence[units[at].start..units[end].end].to_owned())
+}
+
+/// The name a sentence gives nearest its word at `near`, before or after it ("**Cilok**,
+/// kucing oren aku", "mein Kaninchen **Rübezahl**"): capitalised words, never the
+/// sentence's first, the user, a function word nor a word of the question; with the
+/// capitalised words right after it ("Daft Punk").
+fn nearest_name(sentence: &str, units: &[Unit], near: usize, question: &[Unit], user_name: &str) -> Option<String> {
+    let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
+    let name = |i: usize| {
+        i > 0
+            && capitalised(sentence, &units[i])
+            && !is_filler(&units[i].key, user_name)
+            && !is_name_word(&units[i].key)
+            && !in_question(&units[i])
+    };
+    let at = (0..units.len()).filter(|&i| name(i)).min_by_key(|&i| i.abs_diff(near))?;
+    let (mut start, mut end) = (at, at);
+    while start > 1 && at - start < 2 && name(start - 1) && !between_clauses(sentence, &units[start - 1], &units[start])
+    {
+        start -= 1;
+    }
+    while end + 1 < units.len()
+        && end - start < 2
+        && name(end + 1)
+        && !between_clauses(sentence, &units[end], &units[end + 1])
+    {
+        end += 1;
+    }
+    Some(sentence[units[start].start..units[end].end].to_owned())
+}
+
+/// Whether a clause ends between two units (a comma, a colon, a dash, a full stop).
+fn between_clauses(sentence: &str, a: &Unit, b: &Unit) -> bool {
+    sentence[a.end..b.start].contains([',', ':', '—', '–', '、', '.'])
 }
 
 /// The age a sentence tells: the number (one to three digits) nearest the topic's word at
@@ -1338,6 +1561,15 @@ const IDENTITY_OPENINGS: &[&[&str]] = &[
     &["jestem"],
     &["aku", "seorang"],
     &["saya", "seorang"],
+    // "I work as a nurse", "weil ich als Bäcker…", "pracuję jako programista".
+    &["as", "a"],
+    &["as", "an"],
+    &["als"],
+    &["jako"],
+    &["como"],
+    &["come"],
+    &["comme"],
+    &["sebagai"],
 ];
 
 /// Words after an identity opening that say no job ("I'm a bit tired", "Ich bin so müde").
@@ -1363,7 +1595,7 @@ fn identity_in(sentence: &str, units: &[Unit]) -> Option<String> {
             continue;
         }
         // German says what one is with a capitalised noun; "Ich bin müde" says no job.
-        if keys[at] == "ich" && !capitalised(sentence, word) {
+        if ["ich", "als"].contains(&keys[at]) && !capitalised(sentence, word) {
             continue;
         }
         return Some(sentence[word.start..word.end].to_owned());
@@ -1397,9 +1629,11 @@ pub fn answer_opening(
     let question_units = units(question);
     let mut topics = topics(question, user_name);
     let asks_for_a_city = question_units.iter().any(|u| CITY_WORDS.contains(&u.key.as_str()));
+    let asks_where = question_units.iter().any(|u| WHERE_WORDS.contains(&u.key.as_str()));
     let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP));
     let asks_a_name = topics.iter().any(|t| t.weak);
     let asks_about_age = topics.iter().any(|t| group_of(&t.key) == Some(AGE_GROUP));
+    let asks_for_a_named_thing = topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
         let mut best: Option<(f32, String)> = None;
@@ -1410,6 +1644,7 @@ pub fn answer_opening(
             let mut strong = false;
             let mut about_a_place = false;
             let mut about_age = false;
+            let mut said_before = false;
             let mut first_strong = 0;
             for topic in &topics {
                 if let Some((i, weight)) = found(topic, &sentence_units) {
@@ -1422,6 +1657,7 @@ pub fn answer_opening(
                     let group = group_of(&topic.key);
                     about_a_place |= group.is_some_and(|g| PLACE_GROUPS.contains(&g));
                     about_age |= group == Some(AGE_GROUP);
+                    said_before |= group.is_some_and(|g| SAID_BEFORE_GROUPS.contains(&g));
                 }
             }
             // Asked what they do, "I'm a nurse" answers though it says no work word.
@@ -1446,16 +1682,29 @@ pub fn answer_opening(
             let value = if identity.is_some() {
                 identity
             } else if about_age {
-                number_in(&sentence_units, near)
+                // "스물일곱 살이야": the number said in words, before the age word.
+                number_in(&sentence_units, near).or_else(|| {
+                    let hangul = sentence.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
+                    let before = near.checked_sub(1).map(|i| &sentence_units[i]);
+                    before.filter(|_| hangul).map(|u| sentence[u.start..u.end].to_owned())
+                })
             } else if (about_a_place || asks_for_a_city) && latin {
                 place_in(sentence, &sentence_units, near)
+            } else if asks_where && latin {
+                place_in(sentence, &sentence_units, near)
+                    .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
             } else if asks_a_name && strong && latin {
                 // "What's my friend called?": the name after the friend ("La mia amica
                 // **Giada** mi ha chiamato", not what follows "chiamato").
                 name_after(sentence, &sentence_units, first_strong, &question_units, user_name)
-                    .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name))
+                    .or_else(|| nearest_name(sentence, &sentence_units, first_strong, &question_units, user_name))
+                    .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
+            } else if asks_for_a_named_thing && latin {
+                // "Which bike do I have?": "with my road bike, a **Bianchi** I bought used".
+                nearest_name(sentence, &sentence_units, near, &question_units, user_name)
+                    .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
             } else {
-                value_in(sentence, &sentence_units, &matched, &question_units, user_name)
+                value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before)
             };
             if let Some(value) = value
                 && !values.contains(&value)
@@ -1675,5 +1924,63 @@ mod tests {
             None,
             "a question tells nothing"
         );
+    }
+
+    #[test]
+    fn a_thing_named_before_the_words_saying_what_it_is_is_the_answer() {
+        let food = ["para consolarme voy a hacer salmorejo, es mi comida favorita del mundo"];
+        assert_eq!(
+            answer("¿y cuál es mi comida favorita?", &food, "es").as_deref(),
+            Some("¡Claro que sí, me acuerdo muy bien: hacer salmorejo!")
+        );
+        let band = ["heureusement j'ai mis Daft Punk à fond, c'est mon groupe préféré depuis toujours"];
+        assert!(answer("c'est quoi mon groupe préféré déjà ?", &band, "fr").is_some_and(|a| a.contains("Daft Punk")));
+        let dish = ["le preparo la cacio e pepe, che è il mio piatto preferito in assoluto"];
+        assert!(answer("qual è il mio piatto preferito?", &dish, "it").is_some_and(|a| a.contains("cacio e pepe")));
+        let cat = ["knowing Biscotti would be waiting at the door, she's my little tabby cat and a drama queen"];
+        assert!(answer("what's my cat called?", &cat, "en").is_some_and(|a| a.contains("Biscotti")));
+    }
+
+    #[test]
+    fn a_name_is_the_capitalised_word_nearest_the_thing_named() {
+        let bike = ["stamattina sono uscita con la mia bici da corsa, una Bianchi celeste che ho preso usata"];
+        assert!(answer("allora, che bici ho?", &bike, "it").is_some_and(|a| a.contains("Bianchi")));
+        let cat = ["di rumah udah disambut sama Cilok, kucing oren aku yang gendut itu"];
+        assert!(answer("nama kucingku siapa?", &cat, "id").is_some_and(|a| a.contains("Cilok")));
+    }
+
+    #[test]
+    fn asked_where_a_place_after_a_preposition_answers() {
+        let trip = ["I finally booked it! I'm going to Ljubljana next month with my cousin"];
+        assert!(answer("where am I off to next month?", &trip, "en").is_some_and(|a| a.contains("Ljubljana")));
+    }
+
+    #[test]
+    fn in_japanese_and_korean_where_one_lives_or_grew_up_comes_before_the_verb() {
+        let city = ["札幌に住んでるんだけど、もう雪降ってきてびっくり"];
+        assert!(answer("私が住んでる街、どこだっけ？", &city, "ja").is_some_and(|a| a.contains("札幌")));
+        let home = ["둘 다 통영에서 자라서 그런지 결국 또 회 먹으러 갔어"];
+        assert!(
+            answer("나 어디서 자랐는지 기억해?", &home, "ko").is_some_and(|a| a.contains("통영")),
+            "자랐 and 자라서 by their letters"
+        );
+        let age = ["참, 나 지난주에 생일 지나서 이제 스물일곱 살이야"];
+        assert!(answer("근데 나 몇 살인지 기억해?", &age, "ko").is_some_and(|a| a.contains("스물일곱")));
+        let brother = ["昨日弟の颯太から電話あってさ"];
+        assert!(
+            answer("弟の名前、なんだっけ？", &brother, "ja").is_some_and(|a| a.contains("颯太")),
+            "a name after the thing named"
+        );
+    }
+
+    #[test]
+    fn a_job_said_with_as_answers_a_question_about_work() {
+        let baker = ["Ich musste heute um halb vier aufstehen, weil ich als Bäcker die Frühschicht hatte"];
+        assert!(
+            answer("Sag mal, weißt du noch, was ich beruflich mache?", &baker, "de")
+                .is_some_and(|a| a.contains("Bäcker"))
+        );
+        let programmer = ["u mnie masakra, pracuję jako programista w małej firmie"];
+        assert!(answer("a czym się zajmuję zawodowo?", &programmer, "pl").is_some_and(|a| a.contains("programista")));
     }
 }
