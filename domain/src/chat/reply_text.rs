@@ -167,6 +167,17 @@ pub fn says_only_names(text: &str, character: &str, user: &str) -> bool {
         .all(|w| names.contains(&w) || NAME_JOINERS.contains(&w.as_str()))
 }
 
+/// Whether a reply says too little to be one: nothing but names (`says_only_names`), no
+/// word at all ("1."), or one word that no sentence end closes ("Injurée,": a small model
+/// stopped by a stop string). "Hello." and "はい！" are replies.
+pub fn says_too_little(text: &str, character: &str, user: &str) -> bool {
+    let text = text.trim();
+    let words = text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().any(char::is_alphabetic)).count();
+    let cjk = text.chars().any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x9FFF | 0xAC00..=0xD7AF));
+    let closed = text.ends_with(['.', '!', '?', '…', '。', '！', '？', '~']);
+    says_only_names(text, character, user) || words == 0 || (words == 1 && !cjk && !closed)
+}
+
 /// How alike two replies are, 0 to 1: the share of word trigrams they have in common
 /// (Jaccard). A small model repeats its previous reply nearly word for word.
 pub fn likeness(a: &str, b: &str) -> f64 {
@@ -281,6 +292,12 @@ mod tests {
         assert!(says_only_names("Hana and", "Hana Mori", "Ann"), "a name and a joining word");
         assert!(says_only_names("Ann und Hana:", "Hana Mori", "Ann"));
         assert!(!says_only_names("Hana and you", "Hana Mori", "Ann"));
+        for little in ["1.", "Injurée,", "(2018) 3:59", "", "Awesome"] {
+            assert!(says_too_little(little, "Lena Fischer", "Ann"), "{little}");
+        }
+        for enough in ["Oh, really?", "はい！", "응.", "Jasne, chodźmy!", "Hello.", "Sure!"] {
+            assert!(!says_too_little(enough, "Lena Fischer", "Ann"), "{enough}");
+        }
     }
 
     #[test]
