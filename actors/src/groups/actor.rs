@@ -404,6 +404,10 @@ impl Round {
             }
         };
         let CharacterPart { mut character, lorebook, memories } = part;
+        // A stop that came while the part was read: nothing was taken yet, nothing is owed.
+        if self.cancel.is_cancelled() {
+            return Spoke::End;
+        }
         let debit = match self.take_credit(character.card.used_type).await {
             Ok(debit) => debit,
             Err(error) => {

@@ -7,9 +7,10 @@
 
 use serde_json::{Value, json};
 
-use crate::chat::{FREE_CHARACTER, REPLY, act, messages, model_path, named, user_with_socket};
+use crate::chat::{FREE_CHARACTER, REPLY, act, chat_app, messages, model_path, named, user_with_socket};
 use crate::cluster::Socket;
 use crate::creation::{StoreKind, cql_available, creation_app};
+use crate::fakes::held_model::HeldModel;
 use crate::helpers::TestApp;
 
 /// A server on the embedded model (short replies) on `kind`'s store.
@@ -203,4 +204,70 @@ async fn group_rounds_follow_the_turn_order_mute_caps_and_charge_per_reply_on_cq
         return;
     }
     Box::pin(rounds_flow(StoreKind::Cql)).await;
+}
+
+/// One round at a time, and `groupStop` ends it: the first member's reply is held at a
+/// loopback model until the test lets it go, so a second send meanwhile is refused (10003,
+/// nothing stored) and the stop lands while that reply is being written, whatever the
+/// machine's speed. After the stop nobody else speaks: the model is asked once.
+#[actix_rt::test]
+async fn a_group_runs_one_round_at_a_time_and_stop_ends_it() {
+    let model = HeldModel::start().await;
+    let (app, _, voucher, mut socket) = chat_app(&[
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", &model.base),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "held"),
+    ])
+    .await;
+    let (free, _) = catalogue(&app).await;
+    let members = json!([{"characterId": free[0]}, {"characterId": free[1]}]);
+    let group = ok(
+        &app,
+        &voucher,
+        "/user/v1/group/createGroup",
+        json!({"name": "Held", "activation": "list", "members": members}),
+    )
+    .await;
+    let group_id = group["groupId"].as_str().unwrap().to_owned();
+
+    act(&mut socket, "groupSend", json!({"groupId": group_id, "content": "Hello, both of you."})).await;
+    model.a_request_is_held(REPLY).await;
+    act(&mut socket, "groupSend", json!({"groupId": group_id, "content": "Are you there?"})).await;
+    let busy = socket.wait_for("groupError", REPLY).await.expect("a second round refused");
+    assert_eq!((busy["data"]["code"].clone(), busy["data"]["characterId"].clone()), (json!(10003), Value::Null));
+
+    act(&mut socket, "groupStop", json!({"groupId": group_id})).await;
+    // A socket's actions run in order: the pong says the stop has run. The round may end
+    // before it (its events are kept).
+    act(&mut socket, "ping", json!({})).await;
+    let mut round = Vec::new();
+    loop {
+        let event = socket.next_event(REPLY).await.expect("pong");
+        if event["event"] == "pong" {
+            break;
+        }
+        round.push(event);
+    }
+    model.release_all();
+    if named(&round, "groupIdle").is_empty() {
+        round.extend(until_idle(&mut socket).await);
+    }
+    let done = named(&round, "groupDone");
+    assert_eq!(done.len(), 1, "the first member's reply ends the round: {round:?}");
+    assert_eq!(done[0]["data"]["characterId"], json!(free[0]));
+    assert!(idle_replies(&round) <= 1, "{round:?}");
+    assert_eq!(model.requests(), 1, "the second member was never asked");
+
+    let page = ok(&app, &voucher, "/user/v1/group/getMessageList", json!({"groupId": group_id})).await;
+    let users: Vec<&Value> =
+        page["messages"].as_array().unwrap().iter().filter(|m| m["characterId"].is_null()).collect();
+    assert_eq!(users.len(), 1, "the refused send stored nothing: {page}");
+
+    // The group is free again: nothing to stop, and a new round runs.
+    act(&mut socket, "groupStop", json!({"groupId": group_id})).await;
+    let refused = socket.wait_for("groupError", REPLY).await.expect("nothing to stop");
+    assert_eq!(refused["data"]["code"], 10001);
+    act(&mut socket, "groupPick", json!({"groupId": group_id, "characterId": free[1]})).await;
+    let round = until_idle(&mut socket).await;
+    assert_eq!(speakers(&round), vec![free[1].clone()], "{round:?}");
 }
