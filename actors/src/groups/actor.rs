@@ -479,8 +479,9 @@ impl Round {
                 Spoke::Stored
             }
             Ok(None) => {
-                // Stopped before any text: as in one-to-one chat, the message is spent.
-                self.spend(debit).await;
+                // Stopped before any text: the reply never came, what it took goes back
+                // (a stop between two members may land before the next one wrote a word).
+                self.give_back(debit).await;
                 let event = ServerEvent::GroupDone {
                     group_id: self.group_id.clone(),
                     character_id: speaker.clone(),

@@ -257,6 +257,9 @@ async fn a_group_runs_one_round_at_a_time_and_stop_ends_it() {
     assert_eq!(done[0]["data"]["characterId"], json!(free[0]));
     assert!(idle_replies(&round) <= 1, "{round:?}");
     assert_eq!(model.requests(), 1, "the second member was never asked");
+    // A reply stopped before any text costs nothing; one with text costs a free message.
+    let stored = done[0]["data"]["message"].is_null() as u64;
+    assert_eq!(credits_left(&app, &voucher).await, json!(29 + stored), "{round:?}");
 
     let page = ok(&app, &voucher, "/user/v1/group/getMessageList", json!({"groupId": group_id})).await;
     let users: Vec<&Value> =
