@@ -22,6 +22,7 @@ use crate::character::{
     SaveMemories, Send, StopReply, Swipe, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter};
+use crate::groups::{GroupAction, Groups};
 use crate::moderation::{Moderator, Surface};
 use crate::registry::Registry;
 use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor, UserAddr};
@@ -98,6 +99,11 @@ pub struct Conversations {
 impl Conversations {
     pub fn new(registry: Addr<Registry>, engine: Arc<ChatEngine>, rules: ViewerRules) -> Self {
         Self { registry, engine, rules }
+    }
+
+    /// The node's registry of actors (the group door finds groups' actors there).
+    pub(crate) fn registry(&self) -> &Addr<Registry> {
+        &self.registry
     }
 
     /// The node's moderation service.
@@ -470,6 +476,10 @@ impl Conversations {
     /// Runs one socket action of `user_id`; answers the event that replies to it directly,
     /// if any (chat actions are otherwise answered by the chat events every socket of the
     /// user receives).
+    fn groups(&self) -> Groups {
+        Groups::new(self.clone(), self.engine.clone())
+    }
+
     pub async fn run_action(&self, user_id: &UserId, action: ClientAction) -> Option<ServerEvent> {
         let (character_id, result) = match action {
             ClientAction::Ping {} => return Some(ServerEvent::Pong {}),
@@ -506,6 +516,19 @@ impl Conversations {
             ClientAction::ChatSwipe { character_id, message_id, index } => {
                 let result = self.swipe(user_id, &character_id, message_id, index).await.map(|_| ());
                 (character_id, result)
+            }
+            // A group's actions are the group door's (the door holds nothing of its own).
+            ClientAction::GroupSend { group_id, content } => {
+                return self.groups().run_action(user_id, group_id, GroupAction::Send(content)).await;
+            }
+            ClientAction::GroupTalk { group_id } => {
+                return self.groups().run_action(user_id, group_id, GroupAction::Talk).await;
+            }
+            ClientAction::GroupPick { group_id, character_id } => {
+                return self.groups().run_action(user_id, group_id, GroupAction::Pick(character_id)).await;
+            }
+            ClientAction::GroupStop { group_id } => {
+                return self.groups().run_action(user_id, group_id, GroupAction::Stop).await;
             }
         };
         result.err().map(|error| {

@@ -1,4 +1,5 @@
-//! The per-node `Registry`: bounded populations of `UserActor`s and `CharacterActor`s,
+//! The per-node `Registry`: bounded populations of `UserActor`s, `CharacterActor`s and
+//! `GroupActor`s,
 //! spawned on demand across a few arbiters (threads), the least recently used stopped when
 //! a population is full, and forgotten when they passivate. It also drains this node's
 //! bus inbox, handing each delivery to the actor it concerns (a user without an actor here
@@ -19,6 +20,7 @@ use amora_store::Store;
 use crate::bus::{Delivery, EventBus, Inbox, Resync};
 use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
+use crate::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
 use crate::supervision::{Passivated, Stop};
 use crate::user::{Notify, UserActor, UserAddr};
 
@@ -105,6 +107,7 @@ pub struct Registry {
     limits: RegistryLimits,
     users: Population<UserId, UserActor>,
     characters: Population<CharacterId, CharacterActor>,
+    groups: Population<GroupKey, GroupActor>,
     arbiters: Vec<Arbiter>,
     next_incarnation: u64,
 }
@@ -133,6 +136,8 @@ impl Registry {
                 limits,
                 users: Population::new(limits.max_users),
                 characters: Population::new(limits.max_characters),
+                // A group's actor lives while its user chats: as many as the users.
+                groups: Population::new(limits.max_users),
                 arbiters: (0..threads).map(|_| Arbiter::new()).collect(),
                 next_incarnation: 0,
             }
@@ -200,6 +205,30 @@ impl Handler<CharacterAddr> for Registry {
     }
 }
 
+impl Handler<GroupAddr> for Registry {
+    type Result = MessageResult<GroupAddr>;
+
+    fn handle(&mut self, GroupAddr(key): GroupAddr, ctx: &mut Self::Context) -> Self::Result {
+        if let Some(addr) = self.groups.get(&key) {
+            return MessageResult(addr);
+        }
+        self.groups.make_room();
+        let (home, incarnation) = self.next_home();
+        let parts = GroupActorParts {
+            engine: self.chat.clone(),
+            users: ctx.address().recipient(),
+            characters: ctx.address().recipient(),
+            passivated: ctx.address().recipient(),
+            incarnation,
+            idle_after: self.limits.idle_after,
+        };
+        let id = key.clone();
+        let addr = GroupActor::start_in_arbiter(&home, move |_| GroupActor::new(id, parts));
+        self.groups.insert(key, addr.clone(), incarnation);
+        MessageResult(addr)
+    }
+}
+
 impl Handler<Passivated> for Registry {
     type Result = ();
 
@@ -209,6 +238,7 @@ impl Handler<Passivated> for Registry {
             Passivated::Character { character_id, incarnation } => {
                 self.characters.forget(&character_id, incarnation);
             }
+            Passivated::Group { key, incarnation } => self.groups.forget(&key, incarnation),
         }
     }
 }

@@ -13,6 +13,7 @@ use amora_domain::character::CharacterId;
 pub enum Passivated {
     User { user_id: UserId, incarnation: u64 },
     Character { character_id: CharacterId, incarnation: u64 },
+    Group { key: crate::groups::GroupKey, incarnation: u64 },
 }
 
 /// Asks an actor to stop now (eviction).

@@ -6,6 +6,7 @@
 use amora_domain::code::ApiCode;
 use ts_rs::{Config, TS};
 
+use crate::groups::GroupMessageView;
 use crate::wire::actions::ClientAction;
 use crate::wire::chat::{
     MemoryOriginName, MemoryView, MessageView, RecalledItem, RecalledView, SpeakerName, SwipeView,
@@ -40,6 +41,7 @@ pub fn typescript() -> String {
         ImageFailure::decl(&cfg),
         VoicePart::decl(&cfg),
         VoiceView::decl(&cfg),
+        GroupMessageView::decl(&cfg),
         ServerEvent::decl(&cfg),
         ClientAction::decl(&cfg),
     ];

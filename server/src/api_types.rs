@@ -93,7 +93,6 @@ pub fn typescript() -> String {
         PersonaView::decl(&cfg),
         ActivationView::decl(&cfg),
         GroupMemberView::decl(&cfg),
-        GroupMessageView::decl(&cfg),
         GroupView::decl(&cfg),
         chat::groups::NewMemberRequest::decl(&cfg),
         chat::groups::CreateGroupRequest::decl(&cfg),
@@ -160,6 +159,7 @@ pub fn typescript() -> String {
         VoicePart::name(&cfg),
         VoiceView::name(&cfg),
         PaymentStatus::name(&cfg),
+        GroupMessageView::name(&cfg),
     ];
     let code = without_comments(&body);
     let used: Vec<String> = shared.into_iter().filter(|name| names(&code, name)).collect();

@@ -20,11 +20,13 @@
 //! `history` (pages, edits, deletes), `memories` (extraction and the memories panel) and
 //! `swipes` (versions of a reply, continuing one).
 
+mod group_part;
 mod history;
 mod memories;
 mod swipes;
 mod turns;
 
+pub use group_part::{CharacterPart, GroupPart};
 pub use history::{AddPicture, ChooseGreeting, DeleteConversation, DeleteMessage, EditMessage, FindMessage, History};
 pub use memories::{AddMemory, DeleteMemory, Memories, PinMemory, SaveMemories, UpdateMemory};
 pub use swipes::{Continue, NewestSwipes, Swipe};

@@ -268,6 +268,7 @@ impl CharacterActor {
                 partial: partial.as_deref(),
                 continues,
                 recall: &nothing,
+                reply_to: crate::chat::engine::ReplyTo::Conversation,
             };
             let found = engine.recall(&context).await;
             context.recall = &found;

@@ -18,6 +18,7 @@ use amora_domain::chat::{
     RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, last_sentence_end, says_only_names, says_too_little,
     sentence_ends, speaker_turn_at, without_opening_label,
 };
+use amora_domain::group::GroupId;
 use amora_store::{Memory, Store, StoredMessage};
 use futures_util::StreamExt;
 
@@ -100,6 +101,19 @@ pub struct ReplyContext<'a> {
     pub continues: bool,
     /// What recall found for the newest user message (`ChatEngine::recall`).
     pub recall: &'a Found,
+    /// Where the reply's pieces are published: a one-to-one conversation's `chatDelta`,
+    /// or a group's `groupDelta` naming the speaking character (issue 31).
+    pub reply_to: ReplyTo,
+}
+
+/// Where the pieces of a reply go out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ReplyTo {
+    /// `chatDelta` of the conversation with the character.
+    #[default]
+    Conversation,
+    /// `groupDelta` of this group chat.
+    Group(GroupId),
 }
 
 pub struct ChatEngine {
@@ -436,7 +450,18 @@ impl ChatEngine {
                 }
                 let at = offset;
                 offset = offset.saturating_add(delta.encode_utf16().count() as u32);
-                let event = ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at };
+                let event = match &context.reply_to {
+                    ReplyTo::Conversation => {
+                        ServerEvent::ChatDelta { character_id: character_id.clone(), reply_id, delta, offset: at }
+                    }
+                    ReplyTo::Group(group_id) => ServerEvent::GroupDelta {
+                        group_id: group_id.clone(),
+                        character_id: character_id.clone(),
+                        reply_id,
+                        delta,
+                        offset: at,
+                    },
+                };
                 self.bus.publish(&chatter.user_id, event).await;
             }
             if ended {
@@ -843,6 +868,7 @@ mod tests {
             partial: None,
             continues,
             recall: &nothing,
+            reply_to: ReplyTo::Conversation,
         };
         let words = |text: &str| text.split_whitespace().count();
         let settings = ChatSettings::default();

@@ -316,6 +316,7 @@ mod tests {
                 partial: None,
                 continues: false,
                 recall: &crate::chat::Found::default(),
+                reply_to: crate::chat::engine::ReplyTo::Conversation,
             };
             reply_prompt(&self.settings, &context, words)
         }

@@ -6,6 +6,7 @@
 use amora_domain::character::CharacterId;
 use amora_domain::chat::{EntryId, MessageText};
 use amora_domain::code::ApiCode;
+use amora_domain::group::GroupId;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -55,6 +56,31 @@ pub enum ClientAction {
         message_id: EntryId,
         index: u32,
     },
+    /// Stores the user's message in a group chat; the members the group's turn order picks
+    /// answer, one after another (`groupDelta`, `groupDone`, then `groupIdle`).
+    GroupSend {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "String")]
+        content: MessageText,
+    },
+    /// "Let them talk": the members go on among themselves, at most the group's cap of replies.
+    GroupTalk {
+        #[ts(as = "String")]
+        group_id: GroupId,
+    },
+    /// The user picks the member who speaks next (any order; a muted one is refused).
+    GroupPick {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "String")]
+        character_id: CharacterId,
+    },
+    /// Stops the group's round: the reply being written keeps its text, nobody else speaks.
+    GroupStop {
+        #[ts(as = "String")]
+        group_id: GroupId,
+    },
 }
 
 /// Why a frame is not an action.
@@ -103,8 +129,20 @@ struct Envelope {
 
 impl ClientAction {
     /// Every action's name, as the wire writes it.
-    pub const NAMES: [&'static str; 8] =
-        ["ping", "getBalance", "chatSend", "chatStop", "chatRegenerate", "saveMemories", "chatContinue", "chatSwipe"];
+    pub const NAMES: [&'static str; 12] = [
+        "ping",
+        "getBalance",
+        "chatSend",
+        "chatStop",
+        "chatRegenerate",
+        "saveMemories",
+        "chatContinue",
+        "chatSwipe",
+        "groupSend",
+        "groupTalk",
+        "groupPick",
+        "groupStop",
+    ];
 
     /// Parses one text frame: its fields are checked here (ids, message text), once. A
     /// well-formed frame is read once, straight into its action; only a frame that is not
@@ -133,7 +171,12 @@ impl ClientAction {
     /// conversation's `chatError`, as the chat screen expects.
     pub fn character_id(&self) -> Option<&CharacterId> {
         match self {
-            ClientAction::Ping {} | ClientAction::GetBalance {} => None,
+            ClientAction::Ping {}
+            | ClientAction::GetBalance {}
+            | ClientAction::GroupSend { .. }
+            | ClientAction::GroupTalk { .. }
+            | ClientAction::GroupPick { .. }
+            | ClientAction::GroupStop { .. } => None,
             ClientAction::ChatSend { character_id, .. }
             | ClientAction::ChatStop { character_id }
             | ClientAction::ChatRegenerate { character_id }
@@ -154,6 +197,10 @@ impl ClientAction {
             ClientAction::SaveMemories { .. } => "saveMemories",
             ClientAction::ChatContinue { .. } => "chatContinue",
             ClientAction::ChatSwipe { .. } => "chatSwipe",
+            ClientAction::GroupSend { .. } => "groupSend",
+            ClientAction::GroupTalk { .. } => "groupTalk",
+            ClientAction::GroupPick { .. } => "groupPick",
+            ClientAction::GroupStop { .. } => "groupStop",
         }
     }
 }
@@ -218,15 +265,20 @@ mod tests {
     fn the_names_list_matches_the_variants() {
         let id = || CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
         let text = MessageText::parse("hi").unwrap_or_else(|e| panic!("{e}"));
+        let group = || GroupId::parse("g1").unwrap_or_else(|e| panic!("{e}"));
         let all = [
             ClientAction::Ping {},
             ClientAction::GetBalance {},
-            ClientAction::ChatSend { character_id: id(), content: text },
+            ClientAction::ChatSend { character_id: id(), content: text.clone() },
             ClientAction::ChatStop { character_id: id() },
             ClientAction::ChatRegenerate { character_id: id() },
             ClientAction::SaveMemories { character_id: id() },
             ClientAction::ChatContinue { character_id: id() },
             ClientAction::ChatSwipe { character_id: id(), message_id: EntryId::from_raw(1_763_000), index: 2 },
+            ClientAction::GroupSend { group_id: group(), content: text.clone() },
+            ClientAction::GroupTalk { group_id: group() },
+            ClientAction::GroupPick { group_id: group(), character_id: id() },
+            ClientAction::GroupStop { group_id: group() },
         ];
         let names: Vec<_> = all.iter().map(ClientAction::name).collect();
         assert_eq!(names, ClientAction::NAMES);

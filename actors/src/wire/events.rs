@@ -10,6 +10,7 @@ use std::sync::Arc;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_domain::chat::EntryId;
+use amora_domain::group::GroupId;
 use amora_domain::money::Coins;
 use amora_domain::payment::{OrderId, OrderState, ProductId};
 use serde::Serialize;
@@ -18,6 +19,7 @@ use ts_rs::TS;
 use super::chat::{MemoryView, MessageView, RecalledView};
 use super::images::{GalleryImageView, ImageFailure, Progress};
 use super::voice::VoicePart;
+use crate::groups::GroupMessageView;
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -180,6 +182,57 @@ pub enum ServerEvent {
         #[ts(type = "number")]
         refunded: Coins,
     },
+    /// A user's message of a group chat was stored (answering `groupSend`, and in the
+    /// user's other tabs).
+    GroupMessage {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        message: GroupMessageView,
+    },
+    /// The next piece of a group member's reply: `characterId` is the one speaking.
+    GroupDelta {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        reply_id: EntryId,
+        delta: String,
+        /// Where the piece starts in the reply's text, in UTF-16 code units.
+        offset: u32,
+    },
+    /// A member's reply is stored (`message: null`: stopped before any text).
+    GroupDone {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "String")]
+        character_id: CharacterId,
+        #[ts(as = "String")]
+        reply_id: EntryId,
+        message: Option<GroupMessageView>,
+        finish_reason: ReplyEnd,
+        /// The reply stops mid-sentence at the token limit.
+        cut: bool,
+    },
+    /// A group action was refused, or a member's reply failed (`characterId`: whose);
+    /// the round ends there, the replies before it kept.
+    GroupError {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "Option<String>")]
+        character_id: Option<CharacterId>,
+        #[ts(as = "Option<String>")]
+        reply_id: Option<EntryId>,
+        code: u32,
+        msg: String,
+    },
+    /// The round a group action started is over: `replies` members' replies were stored;
+    /// the characters wait for the user.
+    GroupIdle {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        replies: u32,
+    },
 }
 
 /// Where an order stands, as the wire writes it (`OrderState` of the domain).
@@ -223,6 +276,11 @@ impl ServerEvent {
             ServerEvent::ImageFailed { .. } => "imageFailed",
             ServerEvent::VoicePart { .. } => "voicePart",
             ServerEvent::VoiceFailed { .. } => "voiceFailed",
+            ServerEvent::GroupMessage { .. } => "groupMessage",
+            ServerEvent::GroupDelta { .. } => "groupDelta",
+            ServerEvent::GroupDone { .. } => "groupDone",
+            ServerEvent::GroupError { .. } => "groupError",
+            ServerEvent::GroupIdle { .. } => "groupIdle",
         }
     }
 
@@ -293,6 +351,7 @@ mod tests {
     #[test]
     fn each_variant_names_itself_as_it_serialises() {
         let id = || CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
+        let group = || GroupId::parse("g1").unwrap_or_else(|e| panic!("{e}"));
         let user = UserId::parse("u1").unwrap_or_else(|e| panic!("{e}"));
         let all = [
             ServerEvent::Hello { user_id: user, coin: Coins::stored(1) },
@@ -349,6 +408,29 @@ mod tests {
                 msg: String::new(),
                 refunded: Coins::stored(2),
             },
+            ServerEvent::GroupDelta {
+                group_id: group(),
+                character_id: id(),
+                reply_id: EntryId::from_raw(1),
+                delta: String::new(),
+                offset: 0,
+            },
+            ServerEvent::GroupDone {
+                group_id: group(),
+                character_id: id(),
+                reply_id: EntryId::from_raw(1),
+                message: None,
+                finish_reason: ReplyEnd::Stop,
+                cut: false,
+            },
+            ServerEvent::GroupError {
+                group_id: group(),
+                character_id: None,
+                reply_id: None,
+                code: 1,
+                msg: String::new(),
+            },
+            ServerEvent::GroupIdle { group_id: group(), replies: 0 },
         ];
         for event in all {
             let name = event.name();

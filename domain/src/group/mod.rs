@@ -25,8 +25,23 @@ pub const MAX_GROUPS_PER_USER: usize = 100;
 const MAX_ID_LEN: usize = 40;
 
 /// An opaque group id: 1 to 40 of `[A-Za-z0-9_-]`, so it is safe in a URL path.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct GroupId(String);
+
+impl TryFrom<String> for GroupId {
+    type Error = Invalid;
+
+    fn try_from(raw: String) -> Result<Self, Self::Error> {
+        GroupId::parse(&raw)
+    }
+}
+
+impl From<GroupId> for String {
+    fn from(id: GroupId) -> Self {
+        id.0
+    }
+}
 
 impl GroupId {
     pub fn parse(raw: &str) -> Result<Self, Invalid> {

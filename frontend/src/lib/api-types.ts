@@ -1,7 +1,7 @@
 // Generated from the Rust types by `scripts/wire-types` (server/src/api_types.rs): do not edit.
 // The HTTP shapes of docs/api.md: the envelope, request bodies and answers.
 
-import type { ChatMessage, VoicePart, PaymentStatus } from './wire-types';
+import type { ChatMessage, VoicePart, PaymentStatus, GroupMessage } from './wire-types';
 import { API_CODES } from './wire-types';
 
 /** Every wire shape the chat and the socket share, from one place. */
@@ -266,12 +266,6 @@ characterName: string, characterPhoto: string, muted: boolean,
  * 0–100: how likely it speaks up unasked in the natural order.
  */
 talkativeness: number, };
-
-export type GroupMessage = { messageId: string, characterId: CharacterId | null, content: string, 
-/**
- * Milliseconds since the epoch.
- */
-createdAt: number, };
 
 export type Group = { groupId: string, name: string, scenario: string, activation: GroupActivation, allowSelfResponses: boolean, talkCap: number, 
 /**

@@ -10,6 +10,7 @@ import type {
   MessageImage as ChatImage,
   ChatMessage,
   GalleryImage,
+  GroupMessage,
   Memory,
   Recalled,
   RecalledItem,
@@ -31,6 +32,8 @@ type FieldKind =
   | 'string[]'
   | 'ChatMessage'
   | 'ChatMessage|null'
+  | 'GroupMessage'
+  | 'GroupMessage|null'
   | 'Memory[]'
   | 'Recalled|null'
   | 'GalleryImage'
@@ -94,6 +97,29 @@ export const SERVER_EVENT_SCHEMA = {
   voicePart: { characterId: 'string', messageId: 'string', part: 'VoicePart' },
   /** Speaking a message failed; `refunded` coins went back. */
   voiceFailed: { characterId: 'string', messageId: 'string', code: 'number', msg: 'string', refunded: 'number' },
+  /** Group chats (docs/api.md "Group chats"): the user's message of a group was stored. */
+  groupMessage: { groupId: 'string', message: 'GroupMessage' },
+  /** The next piece of a member's reply; `characterId` is the member speaking. */
+  groupDelta: { groupId: 'string', characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
+  /** A member's reply is stored (`message` null: stopped before any text). */
+  groupDone: {
+    groupId: 'string',
+    characterId: 'string',
+    replyId: 'string',
+    message: 'GroupMessage|null',
+    finishReason: 'enum:stop|length|cancelled',
+    cut: 'boolean',
+  },
+  /** A group action was refused, or a member's reply failed: the round ends there. */
+  groupError: {
+    groupId: 'string',
+    characterId: 'string|null',
+    replyId: 'string|null',
+    code: 'number',
+    msg: 'string',
+  },
+  /** The round is over; `replies` members' replies were stored. */
+  groupIdle: { groupId: 'string', replies: 'number' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 type Schema = typeof SERVER_EVENT_SCHEMA;
@@ -116,17 +142,21 @@ type KindType<K extends FieldKind> = K extends 'string'
               ? ChatMessage
               : K extends 'ChatMessage|null'
                 ? ChatMessage | null
-                : K extends 'Memory[]'
-                  ? Memory[]
-                  : K extends 'Recalled|null'
-                    ? Recalled | null
-                    : K extends 'GalleryImage'
-                      ? GalleryImage
-                      : K extends 'VoicePart'
-                        ? VoicePart
-                        : K extends `enum:${infer Values}`
-                          ? Split<Values>
-                          : never;
+                : K extends 'GroupMessage'
+                  ? GroupMessage
+                  : K extends 'GroupMessage|null'
+                    ? GroupMessage | null
+                    : K extends 'Memory[]'
+                      ? Memory[]
+                      : K extends 'Recalled|null'
+                        ? Recalled | null
+                        : K extends 'GalleryImage'
+                          ? GalleryImage
+                          : K extends 'VoicePart'
+                            ? VoicePart
+                            : K extends `enum:${infer Values}`
+                              ? Split<Values>
+                              : never;
 type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKind ? KindType<Fields[F]> : never };
 
 type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
@@ -189,6 +219,15 @@ function readChatMessage(value: unknown): ChatMessage | undefined {
 }
 
 const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/** A GroupMessage as docs/api.md shapes it (`characterId` null: the user's); extra fields are dropped. */
+function readGroupMessage(value: unknown): GroupMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { messageId, characterId, content, createdAt } = value;
+  if (typeof messageId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
+  if (!isStringOrNull(characterId)) return undefined;
+  return { messageId, characterId, content, createdAt };
+}
 
 /** A GalleryImage as docs/api.md shapes it; extra fields are dropped. */
 export function readGalleryImage(value: unknown): GalleryImage | undefined {
@@ -302,6 +341,10 @@ function readField(kind: FieldKind, value: unknown): unknown {
       return readChatMessage(value) ?? NOT_VALID;
     case 'ChatMessage|null':
       return value === null ? null : (readChatMessage(value) ?? NOT_VALID);
+    case 'GroupMessage':
+      return readGroupMessage(value) ?? NOT_VALID;
+    case 'GroupMessage|null':
+      return value === null ? null : (readGroupMessage(value) ?? NOT_VALID);
     case 'Memory[]':
       return readArray(value, readMemory) ?? NOT_VALID;
     case 'Recalled|null':

@@ -513,18 +513,27 @@ fn spawn_action_worker(state: Arc<AppState>, client: Client) -> Actions {
     Actions { queue: actions, answers }
 }
 
-/// The chat actions that ask the engine for a reply.
+/// The chat actions that ask the engine for a reply (a group's among them).
 fn starts_reply(action: &ClientAction) -> bool {
     matches!(
         action,
-        ClientAction::ChatSend { .. } | ClientAction::ChatRegenerate { .. } | ClientAction::ChatContinue { .. }
+        ClientAction::ChatSend { .. }
+            | ClientAction::ChatRegenerate { .. }
+            | ClientAction::ChatContinue { .. }
+            | ClientAction::GroupSend { .. }
+            | ClientAction::GroupTalk { .. }
+            | ClientAction::GroupPick { .. }
     )
 }
 
 /// An answer refusing a send for the user's (or the load's) sake: busy, no credit, refused
 /// content... A fault of ours (`serverError`) is not held against the user.
 fn is_refusal(answer: &ServerEvent) -> bool {
-    matches!(answer, ServerEvent::ChatError { code, .. } if *code != ApiCode::ServerError.value())
+    matches!(
+        answer,
+        ServerEvent::ChatError { code, .. } | ServerEvent::GroupError { code, .. }
+            if *code != ApiCode::ServerError.value()
+    )
 }
 
 /// The answer to an action whose session could not be checked. A store briefly away (or
@@ -563,18 +572,21 @@ fn sends_shut(state: &AppState, user_id: &UserId, address: IpAddr, action: &Clie
     if !shut {
         return None;
     }
-    let character_id = match action {
+    let msg = "too many messages were refused: wait a minute before sending again".to_owned();
+    let code = ApiCode::RateLimited.value();
+    match action {
         ClientAction::ChatSend { character_id, .. }
         | ClientAction::ChatRegenerate { character_id }
-        | ClientAction::ChatContinue { character_id } => character_id.clone(),
-        _ => return None,
-    };
-    Some(ServerEvent::ChatError {
-        character_id,
-        reply_id: None,
-        code: ApiCode::RateLimited.value(),
-        msg: "too many messages were refused: wait a minute before sending again".into(),
-    })
+        | ClientAction::ChatContinue { character_id } => {
+            Some(ServerEvent::ChatError { character_id: character_id.clone(), reply_id: None, code, msg })
+        }
+        ClientAction::GroupSend { group_id, .. }
+        | ClientAction::GroupTalk { group_id }
+        | ClientAction::GroupPick { group_id, .. } => {
+            Some(ServerEvent::GroupError { group_id: group_id.clone(), character_id: None, reply_id: None, code, msg })
+        }
+        _ => None,
+    }
 }
 
 /// One socket's connection: the TCP stream and what has been read of its frames.

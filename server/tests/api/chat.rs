@@ -50,7 +50,7 @@ pub(crate) async fn chat_app(extra: &[(&str, &str)]) -> (TestApp, UserId, String
     (app, user_id, voucher, socket)
 }
 
-async fn user_with_socket(app: &TestApp, name: &str) -> (UserId, String, Socket) {
+pub(crate) async fn user_with_socket(app: &TestApp, name: &str) -> (UserId, String, Socket) {
     let (user_id, _, voucher) = make_user(&app.store, name).await;
     let url = format!("{}/lust/api/ws?voucher={voucher}", app.address.replacen("http", "ws", 1));
     let (stream, _) = tokio_tungstenite::connect_async(url).await.unwrap();
@@ -647,6 +647,32 @@ async fn a_greeting_is_written_once_under_twenty_concurrent_first_opens() {
 #[actix_rt::test]
 async fn every_client_action_is_answered() {
     let (app, _, voucher, mut socket) = chat_app(&[("AMORA_CHAT__MAX_REPLY_TOKENS", "6")]).await;
+    // A group of two free characters, in turn, for the group actions.
+    let cards = app.character_list(1, 60, 0).await.data;
+    let free: Vec<&str> = cards
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["usedType"] == 0)
+        .map(|c| c["characterId"].as_str().unwrap())
+        .collect();
+    let other = free.iter().find(|id| **id != FREE_CHARACTER).unwrap();
+    let members = json!([{ "characterId": FREE_CHARACTER }, { "characterId": other }]);
+    let payload = json!({ "name": "Every action", "activation": "list", "talkCap": 1, "members": members });
+    let created = app.post_api_as(Some(&voucher), "/user/v1/group/createGroup", payload).await.0;
+    assert_eq!(created.code, 200, "{}", created.msg);
+    let group_id = created.data["groupId"].clone();
+    let until_idle = async |socket: &mut Socket| {
+        let mut events = Vec::new();
+        loop {
+            let event = socket.next_event(REPLY).await.expect("an event before the round ended");
+            let idle = event["event"] == "groupIdle";
+            events.push(event);
+            if idle {
+                return events;
+            }
+        }
+    };
     let mut answered = Vec::new();
     for name in amora_actors::wire::actions::ClientAction::NAMES {
         let character = json!({ "characterId": FREE_CHARACTER });
@@ -695,6 +721,27 @@ async fn every_client_action_is_answered() {
                 act(&mut socket, name, data).await;
                 let chosen = socket.wait_for("chatMessage", REPLY).await.expect("the chosen version");
                 assert_eq!(chosen["data"]["message"]["swipes"], json!({ "index": 0, "count": 2 }), "{chosen}");
+            }
+            "groupSend" => {
+                act(&mut socket, name, json!({ "groupId": group_id, "content": "Hello, both of you." })).await;
+                let events = until_idle(&mut socket).await;
+                assert_eq!(named(&events, "groupMessage").len(), 1, "{events:?}");
+                assert_eq!(named(&events, "groupDone").len(), 2, "both, in turn: {events:?}");
+            }
+            "groupTalk" => {
+                act(&mut socket, name, json!({ "groupId": group_id })).await;
+                let events = until_idle(&mut socket).await;
+                assert_eq!(named(&events, "groupDone").len(), 1, "the cap: {events:?}");
+            }
+            "groupPick" => {
+                act(&mut socket, name, json!({ "groupId": group_id, "characterId": FREE_CHARACTER })).await;
+                let events = until_idle(&mut socket).await;
+                assert_eq!(named(&events, "groupDone")[0]["data"]["characterId"], FREE_CHARACTER, "{events:?}");
+            }
+            "groupStop" => {
+                act(&mut socket, name, json!({ "groupId": group_id })).await;
+                let refused = socket.wait_for("groupError", REPLY).await.expect("no round to stop");
+                assert_eq!(refused["data"]["code"], 10001);
             }
             other => panic!("no expectation for the action {other}: add one"),
         }

@@ -18,6 +18,7 @@ mod faults;
 mod feed_safety;
 mod flood;
 mod greetings;
+mod group_rounds;
 mod groups;
 mod hardening;
 mod helpers;

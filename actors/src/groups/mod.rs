@@ -3,15 +3,20 @@
 //! through `amora_domain::group::admit` (the owner must be able to open it one to one, so
 //! another user's private character never joins), the texts the owner writes are moderated
 //! as character texts (the scenario reaches the prompt as a card's does), and the store is
-//! written. Writing the characters' replies (the group's actor, docs/architecture.md
-//! "Group chats") is not built yet.
+//! written. A round of replies (a message sent, "let them talk", a pick) is the group's
+//! actor's (`actor.rs`, docs/architecture.md "Group chats"): the door moderates the
+//! user's message and hands it over.
+
+mod actor;
+
+pub use actor::{GroupActor, GroupActorParts, GroupAddr, GroupKey, GroupTurn, StopRound, TurnKind};
 
 use std::sync::Arc;
 
 use amora_cards::chat_log::LoggedMessage;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
-use amora_domain::chat::{EntryId, MessageId};
+use amora_domain::chat::{EntryId, MessageId, MessageText};
 use amora_domain::group::GroupSpeaker;
 use amora_domain::group::{
     Activation, Group, GroupId, GroupMember, GroupSettings, MAX_GROUPS_PER_USER, TalkCap, Talkativeness, admit,
@@ -25,6 +30,7 @@ use ts_rs::TS;
 use crate::chat::{ChatEngine, ChatError, Chatter};
 use crate::conversations::Conversations;
 use crate::moderation::Surface;
+use crate::wire::events::ServerEvent;
 
 /// A member of a group as clients see it (docs/api.md `GroupMember`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -48,6 +54,7 @@ pub struct GroupMemberView {
 pub struct GroupMessageView {
     #[ts(as = "String")]
     pub message_id: EntryId,
+    #[ts(as = "Option<String>")]
     pub character_id: Option<CharacterId>,
     pub content: String,
     /// Milliseconds since the epoch.
@@ -133,6 +140,15 @@ pub struct NewGroup {
     pub settings: GroupSettings,
     /// In seating order, each with its talkativeness.
     pub members: Vec<(CharacterId, Talkativeness)>,
+}
+
+/// What a socket asks of a group (docs/api.md `groupSend`, `groupTalk`, `groupPick`, `groupStop`).
+#[derive(Debug, Clone)]
+pub enum GroupAction {
+    Send(MessageText),
+    Talk,
+    Pick(CharacterId),
+    Stop,
 }
 
 /// What `updateGroup` changes; `None` keeps the setting as it is.
@@ -267,6 +283,79 @@ impl Groups {
             return Err(ChatError::NoGroup);
         }
         Ok(())
+    }
+
+    /// `groupSend`: stores the user's message; the members the turn order picks answer
+    /// it, streamed (`groupDelta`, `groupDone`, `groupIdle`). Answers the stored message.
+    pub async fn send(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        text: MessageText,
+    ) -> Result<GroupMessageView, ChatError> {
+        // As a one-to-one send: refused first when the model would not take it, then moderated.
+        self.engine.has_room_for(user_id)?;
+        let moderator = self.conversations.moderator();
+        moderator.check(Surface::ChatMessage, Some(user_id), text.as_str()).await.map_err(ChatError::Refused)?;
+        let stored = self.turn(user_id, group_id, TurnKind::Send(text)).await?;
+        stored.ok_or_else(|| ChatError::Store("the message was not stored".into()))
+    }
+
+    /// `groupTalk`: the members go on among themselves, at most the group's cap of replies.
+    pub async fn talk(&self, user_id: &UserId, group_id: &GroupId) -> Result<(), ChatError> {
+        self.engine.has_room_for(user_id)?;
+        self.turn(user_id, group_id, TurnKind::Talk).await.map(|_| ())
+    }
+
+    /// `groupPick`: the member the user picks speaks (a muted one is refused).
+    pub async fn pick(&self, user_id: &UserId, group_id: &GroupId, character_id: CharacterId) -> Result<(), ChatError> {
+        self.engine.has_room_for(user_id)?;
+        self.turn(user_id, group_id, TurnKind::Pick(character_id)).await.map(|_| ())
+    }
+
+    /// `groupStop`: stops the group's round.
+    pub async fn stop(&self, user_id: &UserId, group_id: &GroupId) -> Result<(), ChatError> {
+        self.actor(user_id, group_id).await?.send(StopRound).await?
+    }
+
+    /// A socket's group action; `None` when it went through (its events follow), else
+    /// the `groupError` refusing it.
+    pub async fn run_action(&self, user_id: &UserId, group_id: GroupId, action: GroupAction) -> Option<ServerEvent> {
+        let result = match action {
+            GroupAction::Send(text) => self.send(user_id, &group_id, text).await.map(|_| ()),
+            GroupAction::Talk => self.talk(user_id, &group_id).await,
+            GroupAction::Pick(character_id) => self.pick(user_id, &group_id, character_id).await,
+            GroupAction::Stop => self.stop(user_id, &group_id).await,
+        };
+        result.err().map(|error| {
+            if error.is_fault() {
+                tracing::error!(%error, user = %user_id, group = %group_id, "a group action failed");
+            }
+            ServerEvent::GroupError {
+                group_id,
+                character_id: None,
+                reply_id: None,
+                code: error.code().value(),
+                msg: error.public_message(),
+            }
+        })
+    }
+
+    async fn turn(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        kind: TurnKind,
+    ) -> Result<Option<GroupMessageView>, ChatError> {
+        let chatter = self.conversations.chatter(user_id, None).await?;
+        // Only the owner's group has an actor: another's id answers as no group.
+        self.group(user_id, group_id).await?;
+        self.actor(user_id, group_id).await?.send(GroupTurn { chatter, kind }).await?
+    }
+
+    async fn actor(&self, user_id: &UserId, group_id: &GroupId) -> Result<actix::Addr<GroupActor>, ChatError> {
+        let key = GroupKey { owner: user_id.clone(), group_id: group_id.clone() };
+        Ok(self.conversations.registry().send(GroupAddr(key)).await?)
     }
 
     /// A page of the group's history, newest first.
