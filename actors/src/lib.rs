@@ -11,7 +11,8 @@ pub mod bus;
 pub mod character;
 pub mod chat;
 pub mod conversations;
-pub mod groups;
+/// Group chats: the door and each group's actor, beside one-to-one chat's door.
+pub use conversations::groups;
 pub mod images;
 pub mod moderation;
 pub mod payments;
@@ -38,8 +39,8 @@ use amora_store::{LedgerOutcome, Store, UserChange};
 
 use crate::bus::{CharacterNotice, EventBus, Inbox, UserNotice};
 use crate::chat::{ChatEngine, ChatSettings};
+use crate::conversations::groups::{GroupAction, Groups};
 use crate::conversations::{Conversations, ViewerRules};
-use crate::groups::Groups;
 use crate::images::{ImageJobSettings, ImageJobs};
 use crate::moderation::{ModerationParts, Moderator};
 use crate::payments::{Billing, Catalogue};
@@ -168,6 +169,19 @@ impl Node {
             });
         }
         Self { registry, bus, chat, conversations, groups, billing, images, moderator }
+    }
+
+    /// Runs one socket action of `user_id` at its door (a group's, or one-to-one chat's);
+    /// answers the event that replies to it directly, if any.
+    pub async fn run_action(
+        &self,
+        user_id: &UserId,
+        action: wire::actions::ClientAction,
+    ) -> Option<wire::events::ServerEvent> {
+        match GroupAction::from_client(action) {
+            Ok((group_id, action)) => self.groups.run_action(user_id, group_id, action).await,
+            Err(action) => self.conversations.run_action(user_id, action).await,
+        }
     }
 
     pub async fn user(&self, user_id: &UserId) -> Result<Addr<UserActor>, NodeError> {

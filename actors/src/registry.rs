@@ -20,7 +20,7 @@ use amora_store::Store;
 use crate::bus::{Delivery, EventBus, Inbox, Resync};
 use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
-use crate::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
+use crate::conversations::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
 use crate::supervision::{Passivated, Stop};
 use crate::user::{Notify, UserActor, UserAddr};
 
@@ -238,7 +238,9 @@ impl Handler<Passivated> for Registry {
             Passivated::Character { character_id, incarnation } => {
                 self.characters.forget(&character_id, incarnation);
             }
-            Passivated::Group { key, incarnation } => self.groups.forget(&key, incarnation),
+            Passivated::Group { owner, group_id, incarnation } => {
+                self.groups.forget(&GroupKey { owner, group_id }, incarnation)
+            }
         }
     }
 }

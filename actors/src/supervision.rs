@@ -6,6 +6,7 @@
 use actix::Message;
 use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
+use amora_domain::group::GroupId;
 
 /// Sent by an actor as it stops.
 #[derive(Message)]
@@ -13,7 +14,7 @@ use amora_domain::character::CharacterId;
 pub enum Passivated {
     User { user_id: UserId, incarnation: u64 },
     Character { character_id: CharacterId, incarnation: u64 },
-    Group { key: crate::groups::GroupKey, incarnation: u64 },
+    Group { owner: UserId, group_id: GroupId, incarnation: u64 },
 }
 
 /// Asks an actor to stop now (eviction).

@@ -6,12 +6,12 @@
 use amora_domain::code::ApiCode;
 use ts_rs::{Config, TS};
 
-use crate::groups::GroupMessageView;
 use crate::wire::actions::ClientAction;
 use crate::wire::chat::{
     MemoryOriginName, MemoryView, MessageView, RecalledItem, RecalledView, SpeakerName, SwipeView,
 };
 use crate::wire::events::{PaymentStatus, ReplyEnd, ServerEvent};
+use crate::wire::groups::GroupMessageView;
 use crate::wire::images::{FeedImageView, GalleryImageView, ImageFailure, MessageImageView};
 use crate::wire::voice::{VoicePart, VoiceView};
 

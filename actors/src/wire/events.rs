@@ -17,9 +17,9 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::chat::{MemoryView, MessageView, RecalledView};
+use super::groups::GroupMessageView;
 use super::images::{GalleryImageView, ImageFailure, Progress};
 use super::voice::VoicePart;
-use crate::groups::GroupMessageView;
 
 /// Why a reply ended, as clients see it (the model's own reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]

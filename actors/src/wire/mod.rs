@@ -10,5 +10,6 @@
 pub mod actions;
 pub mod chat;
 pub mod events;
+pub mod groups;
 pub mod images;
 pub mod voice;

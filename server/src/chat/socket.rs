@@ -493,7 +493,7 @@ fn spawn_action_worker(state: Arc<AppState>, client: Client) -> Actions {
             let answer = match action {
                 Ok(action) => {
                     let starts_reply = starts_reply(&action);
-                    let answer = state.node.conversations.run_action(&user_id, action).await;
+                    let answer = state.node.run_action(&user_id, action).await;
                     if starts_reply && answer.as_ref().is_some_and(is_refusal) {
                         let now = Instant::now();
                         state.limits.refused_sends_by_user.refused(&user_id, now);

@@ -165,7 +165,11 @@ impl Actor for GroupActor {
     }
 
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
-        self.passivated.do_send(Passivated::Group { key: self.key.clone(), incarnation: self.incarnation });
+        self.passivated.do_send(Passivated::Group {
+            owner: self.key.owner.clone(),
+            group_id: self.key.group_id.clone(),
+            incarnation: self.incarnation,
+        });
         Running::Stop
     }
 }

@@ -4,6 +4,8 @@
 //! rule is applied. Nothing here talks to the store but the chat list, which spans every
 //! character of a user.
 
+pub mod groups;
+
 use std::sync::Arc;
 
 use actix::Addr;
@@ -22,7 +24,6 @@ use crate::character::{
     SaveMemories, Send, StopReply, Swipe, UpdateMemory,
 };
 use crate::chat::{ChatEngine, ChatError, Chatter};
-use crate::groups::{GroupAction, Groups};
 use crate::moderation::{Moderator, Surface};
 use crate::registry::Registry;
 use crate::user::{Account, Balance, ChangePersona, FreeMessagesLeft, Personas, UserActor, UserAddr};
@@ -475,11 +476,8 @@ impl Conversations {
 
     /// Runs one socket action of `user_id`; answers the event that replies to it directly,
     /// if any (chat actions are otherwise answered by the chat events every socket of the
-    /// user receives).
-    fn groups(&self) -> Groups {
-        Groups::new(self.clone(), self.engine.clone())
-    }
-
+    /// user receives). A group's actions are the group door's (`Node::run_action` routes
+    /// them there).
     pub async fn run_action(&self, user_id: &UserId, action: ClientAction) -> Option<ServerEvent> {
         let (character_id, result) = match action {
             ClientAction::Ping {} => return Some(ServerEvent::Pong {}),
@@ -517,18 +515,13 @@ impl Conversations {
                 let result = self.swipe(user_id, &character_id, message_id, index).await.map(|_| ());
                 (character_id, result)
             }
-            // A group's actions are the group door's (the door holds nothing of its own).
-            ClientAction::GroupSend { group_id, content } => {
-                return self.groups().run_action(user_id, group_id, GroupAction::Send(content)).await;
-            }
-            ClientAction::GroupTalk { group_id } => {
-                return self.groups().run_action(user_id, group_id, GroupAction::Talk).await;
-            }
-            ClientAction::GroupPick { group_id, character_id } => {
-                return self.groups().run_action(user_id, group_id, GroupAction::Pick(character_id)).await;
-            }
-            ClientAction::GroupStop { group_id } => {
-                return self.groups().run_action(user_id, group_id, GroupAction::Stop).await;
+            // A group's actions are the group door's: `Node::run_action` never brings them here.
+            ClientAction::GroupSend { .. }
+            | ClientAction::GroupTalk { .. }
+            | ClientAction::GroupPick { .. }
+            | ClientAction::GroupStop { .. } => {
+                tracing::error!(user = %user_id, "a group action reached the one-to-one door");
+                return None;
             }
         };
         result.err().map(|error| {

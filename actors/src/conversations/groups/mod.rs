@@ -30,6 +30,7 @@ use ts_rs::TS;
 use crate::chat::{ChatEngine, ChatError, Chatter};
 use crate::conversations::Conversations;
 use crate::moderation::Surface;
+use crate::wire::actions::ClientAction;
 use crate::wire::events::ServerEvent;
 
 /// A member of a group as clients see it (docs/api.md `GroupMember`).
@@ -46,32 +47,7 @@ pub struct GroupMemberView {
     pub talkativeness: u8,
 }
 
-/// A message of a group chat (docs/api.md `GroupMessage`): `characterId` names the speaker
-/// of a character's message, `null` for the user's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(rename = "GroupMessage")]
-pub struct GroupMessageView {
-    #[ts(as = "String")]
-    pub message_id: EntryId,
-    #[ts(as = "Option<String>")]
-    pub character_id: Option<CharacterId>,
-    pub content: String,
-    /// Milliseconds since the epoch.
-    #[ts(type = "number")]
-    pub created_at: i64,
-}
-
-impl From<&StoredGroupMessage> for GroupMessageView {
-    fn from(message: &StoredGroupMessage) -> Self {
-        Self {
-            message_id: message.message_id,
-            character_id: message.speaker.character().cloned(),
-            content: message.content.clone(),
-            created_at: message.message_id.unix_millis(),
-        }
-    }
-}
+pub use crate::wire::groups::GroupMessageView;
 
 /// How a group chooses who speaks next, as the wire spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
@@ -149,6 +125,19 @@ pub enum GroupAction {
     Talk,
     Pick(CharacterId),
     Stop,
+}
+
+impl GroupAction {
+    /// The group and what is asked of it, when `action` is a group's; else `action` back.
+    pub fn from_client(action: ClientAction) -> Result<(GroupId, GroupAction), ClientAction> {
+        Ok(match action {
+            ClientAction::GroupSend { group_id, content } => (group_id, GroupAction::Send(content)),
+            ClientAction::GroupTalk { group_id } => (group_id, GroupAction::Talk),
+            ClientAction::GroupPick { group_id, character_id } => (group_id, GroupAction::Pick(character_id)),
+            ClientAction::GroupStop { group_id } => (group_id, GroupAction::Stop),
+            other => return Err(other),
+        })
+    }
 }
 
 /// What `updateGroup` changes; `None` keeps the setting as it is.

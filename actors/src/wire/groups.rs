@@ -1,0 +1,34 @@
+//! The views of group chats (docs/api.md `GroupMessage`), as `chat.rs` has one-to-one chat's.
+
+use amora_domain::character::CharacterId;
+use amora_domain::chat::EntryId;
+use amora_store::StoredGroupMessage;
+use serde::Serialize;
+use ts_rs::TS;
+
+/// A message of a group chat (docs/api.md `GroupMessage`): `characterId` names the speaker
+/// of a character's message, `null` for the user's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "GroupMessage")]
+pub struct GroupMessageView {
+    #[ts(as = "String")]
+    pub message_id: EntryId,
+    #[ts(as = "Option<String>")]
+    pub character_id: Option<CharacterId>,
+    pub content: String,
+    /// Milliseconds since the epoch.
+    #[ts(type = "number")]
+    pub created_at: i64,
+}
+
+impl From<&StoredGroupMessage> for GroupMessageView {
+    fn from(message: &StoredGroupMessage) -> Self {
+        Self {
+            message_id: message.message_id,
+            character_id: message.speaker.character().cloned(),
+            content: message.content.clone(),
+            created_at: message.message_id.unix_millis(),
+        }
+    }
+}
