@@ -426,3 +426,44 @@ async fn the_sitemap_lists_every_page_in_every_language_and_parses_as_xml() {
     assert!(robots.contains(&format!("Sitemap: {BASE}/sitemap.xml")), "{robots}");
     assert!(robots.contains("Disallow: /lust/") && robots.contains("Disallow: /*/setting"), "{robots}");
 }
+
+/// The headers a HEAD must repeat from the GET (the date and connection ones differ by
+/// nature; content-length is checked apart, since a HEAD's body is empty).
+const COMPARED_HEADERS: &[&str] =
+    &["content-type", "cache-control", "content-security-policy", "x-content-type-options", "last-modified", "etag"];
+
+/// `HEAD path` answers as `GET path` does: the same status and headers, no body.
+async fn head_matches_get(app: &TestApp, path: &str) {
+    let get = app.get(path).await;
+    let head = app.client.head(app.url(path)).send().await.unwrap();
+    assert_eq!(head.status(), get.status(), "HEAD {path}");
+    for name in COMPARED_HEADERS {
+        assert_eq!(head.headers().get(*name), get.headers().get(*name), "HEAD {path}: {name}");
+    }
+    let get_length = get.headers().get("content-length").cloned();
+    let body = get.bytes().await.unwrap();
+    if let Some(length) = get_length {
+        assert_eq!(length.to_str().unwrap(), body.len().to_string(), "GET {path}");
+    }
+    assert!(head.bytes().await.unwrap().is_empty(), "HEAD {path} has no body");
+}
+
+#[actix_rt::test]
+async fn head_answers_as_get_does_on_the_sitemap_robots_media_and_every_page() {
+    let app = spawn_app().await;
+    write_build(&app);
+    let card = app.character_list(1, 1, 0).await.data[0].clone();
+    let photo = card["characterPhoto"].as_str().unwrap().to_owned();
+    assert!(photo.starts_with("/media/"), "{photo}");
+    for path in
+        ["/sitemap.xml", "/robots.txt", photo.as_str(), "/media/no-such-picture", "/locales/en/translation.json"]
+    {
+        head_matches_get(&app, path).await;
+    }
+    assert_eq!(app.client.head(app.url("/sitemap.xml")).send().await.unwrap().status(), 200);
+    assert_eq!(app.client.head(app.url(&photo)).send().await.unwrap().status(), 200);
+    for route in SPEC_ROUTES {
+        head_matches_get(&app, route).await;
+        head_matches_get(&app, &format!("/de{route}")).await;
+    }
+}
