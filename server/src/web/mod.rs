@@ -5,6 +5,7 @@
 
 pub mod health;
 pub mod media;
+pub mod raster;
 pub mod request_limits;
 pub mod spa;
 
