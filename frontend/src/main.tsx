@@ -8,6 +8,7 @@ import { captureLandingParameters } from '@/lib/api-client';
 import { installGlobalErrorReporting } from '@/lib/error-report';
 import { initI18n } from '@/lib/i18n';
 import { languageForPath } from '@/lib/language-preference';
+import { dropServerData } from '@/lib/server-data';
 import { startRealtime } from '@/lib/realtime';
 import { loadUserInfo } from '@/lib/user';
 import { loadWebConfig } from '@/lib/web-config';
@@ -29,8 +30,14 @@ void loadWebConfig();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
+const router = createAppRouter();
+// The server's data is for the page it rendered: gone once the app navigates elsewhere.
+const landedOn = window.location.pathname;
+router.subscribe((state) => {
+  if (state.location.pathname !== landedOn) dropServerData();
+});
 createRoot(container).render(
   <StrictMode>
-    <App router={createAppRouter()} />
+    <App router={router} />
   </StrictMode>,
 );

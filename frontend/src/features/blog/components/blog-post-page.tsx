@@ -13,6 +13,7 @@ import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ROUTES } from '@/lib/routes';
+import { serverData } from '@/lib/server-data';
 import { APP_NAME } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
 
@@ -55,6 +56,9 @@ export default function BlogPostPage() {
   const { t } = useTranslation();
   const { blogKey = '' } = useParams();
   const language = useAtomValue(languageAtom);
+  // The post as the server rendered it, when it did (no second request).
+  const served = serverData<BlogArticle>('post');
+  const fromServer = served?.blogKey === blogKey ? served : undefined;
   const { data } = useLoad(
     () =>
       getBlogInfo(blogKey).then(
@@ -65,8 +69,9 @@ export default function BlogPostPage() {
         (): Load => ({ state: 'failed' }),
       ),
     [blogKey],
+    { enabled: !fromServer },
   );
-  const load: Load = data ?? { state: 'loading' };
+  const load: Load = fromServer ? { state: 'ready', post: fromServer } : (data ?? { state: 'loading' });
 
   useEffect(() => trackPageView('blogArticle'), []);
 

@@ -124,6 +124,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
             <CharacterCard
               key={character.characterId}
               character={character}
+              href={localize(chatPathFor(character.characterId))}
               onOpen={openCharacter}
               eager={index < 10}
             />

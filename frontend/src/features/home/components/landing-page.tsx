@@ -40,7 +40,7 @@ function LandingBody({ topic }: { topic: TopicKey }) {
   const localize = useLocalizedPath();
   const setChatBeforePath = useSetAtom(chatBeforePagePathAtom);
   const config = TOPICS[topic];
-  const { state, retry } = useTopicCharacters(config);
+  const { state, retry } = useTopicCharacters(topic, config);
 
   const openCharacter = useCallback(
     (character: CharacterCardData) => {
@@ -106,6 +106,7 @@ function LandingBody({ topic }: { topic: TopicKey }) {
               <CharacterCard
                 key={character.characterId}
                 character={character}
+                href={localize(chatPathFor(character.characterId))}
                 onOpen={openCharacter}
                 eager={index < 6}
               />
