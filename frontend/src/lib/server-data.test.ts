@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { dropServerData, resetServerData, serverData } from '@/lib/server-data';
+import { dropServerData, holdServerView, resetServerData, revealApp, serverData } from '@/lib/server-data';
 
 function serve(data: object) {
   const script = document.createElement('script');
@@ -34,5 +34,33 @@ describe('serverData', () => {
     document.getElementById('ssr-data')?.remove();
     resetServerData();
     expect(serverData('blogList')).toBeUndefined();
+  });
+});
+
+describe('holdServerView', () => {
+  it('keeps the server page in front of the hidden root until the app is revealed', () => {
+    const root = document.createElement('div');
+    root.id = 'root';
+    root.innerHTML = '<main id="ssr-page"><h1>Explore</h1></main>';
+    document.body.append(root);
+    holdServerView(root);
+    expect(root.hidden).toBe(true);
+    expect(root.childNodes).toHaveLength(0);
+    expect(document.getElementById('ssr-view')?.textContent).toBe('Explore');
+    expect(root.previousElementSibling?.id).toBe('ssr-view');
+    revealApp();
+    expect(document.getElementById('ssr-view')).toBeNull();
+    expect(root.hidden).toBe(false);
+    root.remove();
+  });
+
+  it('leaves a page without server content alone', () => {
+    const root = document.createElement('div');
+    root.id = 'root';
+    document.body.append(root);
+    holdServerView(root);
+    expect(root.hidden).toBe(false);
+    expect(document.getElementById('ssr-view')).toBeNull();
+    root.remove();
   });
 });

@@ -51,3 +51,36 @@ export function dropServerData(): void {
 export function resetServerData(): void {
   held = undefined;
 }
+
+/** How long the server's page may stay in front at most, should the app never say it is ready. */
+export const REVEAL_AT_LATEST_MS = 5000;
+
+/**
+ * Keeps the server-rendered page on screen while the app renders its first screen out of
+ * sight: React replaces its root's content at its first render, which would show the
+ * splash and the lazy screen's fallback in between. The server's content moves to a
+ * sibling (`#ssr-view`) and the root stays hidden until `revealApp`. Nothing happens on a
+ * page the server rendered no content for.
+ */
+export function holdServerView(root: HTMLElement): void {
+  const page = root.querySelector('#ssr-page');
+  if (!page || document.getElementById('ssr-view')) return;
+  const view = document.createElement('div');
+  view.id = 'ssr-view';
+  view.append(...Array.from(root.childNodes));
+  root.before(view);
+  root.hidden = true;
+  setTimeout(revealApp, REVEAL_AT_LATEST_MS);
+}
+
+/**
+ * The app's screen is ready: it replaces the server's page in one step (called by the
+ * screens that start from the server's data once they show it, and on the first navigation).
+ */
+export function revealApp(): void {
+  const view = document.getElementById('ssr-view');
+  if (!view) return;
+  view.remove();
+  const root = document.getElementById('root');
+  if (root) root.hidden = false;
+}

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { languageAtom } from '@/app/store';
@@ -12,7 +12,7 @@ import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ROUTES } from '@/lib/routes';
-import { serverData } from '@/lib/server-data';
+import { revealApp, serverData } from '@/lib/server-data';
 import { trackPageView } from '@/lib/telemetry';
 
 type Load = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; page: BlogPage };
@@ -47,6 +47,10 @@ export default function BlogListPage() {
       { name: t('nav.blog'), path: localize(ROUTES.blog) },
     ],
   });
+  const settled = load.state !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
   useEffect(() => trackPageView('blog'), []);
 
   const pages = load.state === 'ready' ? Math.max(1, Math.ceil(load.page.total / BLOG_PAGE_SIZE)) : 1;

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { languageAtom } from '@/app/store';
@@ -13,7 +13,7 @@ import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ROUTES } from '@/lib/routes';
-import { serverData } from '@/lib/server-data';
+import { revealApp, serverData } from '@/lib/server-data';
 import { APP_NAME } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
 
@@ -73,6 +73,10 @@ export default function BlogPostPage() {
   );
   const load: Load = fromServer ? { state: 'ready', post: fromServer } : (data ?? { state: 'loading' });
 
+  const settled = load.state !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
   useEffect(() => trackPageView('blogArticle'), []);
 
   if (load.state === 'missing') return <NotFoundPage />;

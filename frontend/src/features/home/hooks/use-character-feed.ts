@@ -103,7 +103,8 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
 
   const checkScroll = useCallback(() => {
     const end = endRef.current;
-    if (!end) return;
+    // Not laid out (the app still hidden behind the server's page): nothing to measure yet.
+    if (!end || end.getClientRects().length === 0) return;
     const distance = end.getBoundingClientRect().top - window.innerHeight;
     if (shouldLoadMore(stateRef.current, distance, SCROLL_THRESHOLD_PX)) void loadPage(stateRef.current.pageNo + 1);
   }, [endRef, loadPage, stateRef]);
