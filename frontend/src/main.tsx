@@ -8,6 +8,7 @@ import { captureLandingParameters } from '@/lib/api-client';
 import { installGlobalErrorReporting } from '@/lib/error-report';
 import { initI18n } from '@/lib/i18n';
 import { languageForPath } from '@/lib/language-preference';
+import { dropServerData, holdServerView, revealApp } from '@/lib/server-data';
 import { startRealtime } from '@/lib/realtime';
 import { loadUserInfo } from '@/lib/user';
 import { loadWebConfig } from '@/lib/web-config';
@@ -29,8 +30,18 @@ void loadWebConfig();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
+// The server's page stays in front until the app's first screen shows the same (no splash).
+holdServerView(container);
+const router = createAppRouter();
+// The server's data is for the page it rendered: gone once the app navigates elsewhere.
+const landedOn = window.location.pathname;
+router.subscribe((state) => {
+  if (state.location.pathname === landedOn) return;
+  dropServerData();
+  revealApp();
+});
 createRoot(container).render(
   <StrictMode>
-    <App router={createAppRouter()} />
+    <App router={router} />
   </StrictMode>,
 );

@@ -127,7 +127,8 @@ pub async fn lookup_presented(state: &AppState, presented: Presented) -> Result<
     }
 }
 
-fn session_cookie_value(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
+/// The session cookie's value, if the request carries one (not yet looked up).
+pub(crate) fn session_cookie_value(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
     let mut found = None;
     for value in headers.get_all(actix_web::http::header::COOKIE) {
         let value = std::str::from_utf8(value.as_bytes()).ok()?;

@@ -3,7 +3,10 @@
 //! `?w=` width-limited copies of raster images (docs/api.md, "Media variants"): made
 //! once with the `image` crate on first request and kept beside the original, so a
 //! deleted image's variants go with it. SVG (drawn at any size), GIF and WebP (which
-//! may be animated) and anything else are served as they are.
+//! may be animated) and anything else are served as they are, except that `?raster=1`
+//! asks for an SVG drawn to JPEG (`w` wide, 1080 by default) for link previews, which
+//! ignore SVG (issue 34); that copy is kept as the SVG's variant of that width (an SVG
+//! has no other variants).
 
 use std::io::Cursor;
 
@@ -14,7 +17,9 @@ use image::ImageFormat;
 use serde::Deserialize;
 
 use crate::state::AppState;
+use crate::web::raster;
 
+const SVG: &str = "image/svg+xml";
 const MAX_MEDIA_ID_LEN: usize = 100;
 /// JPEG variants: small enough for mobile data, no visible loss at these sizes.
 const JPEG_QUALITY: u8 = 85;
@@ -23,6 +28,8 @@ const JPEG_QUALITY: u8 = 85;
 pub struct MediaQuery {
     /// The widest copy wanted, one of [`MEDIA_VARIANT_WIDTHS`].
     w: Option<String>,
+    /// `1`: a raster picture even when the original is SVG.
+    raster: Option<String>,
 }
 
 pub async fn get_media(
@@ -50,6 +57,11 @@ pub async fn get_media(
             _ => return HttpResponse::NotFound().finish(),
         },
     };
+    let raster = match query.raster.as_deref() {
+        None => false,
+        Some("1") => true,
+        Some(_) => return HttpResponse::NotFound().finish(),
+    };
     let original = match state.store.media.get(&id).await {
         Ok(Some(object)) => object,
         Ok(None) => return HttpResponse::NotFound().finish(),
@@ -58,6 +70,9 @@ pub async fn get_media(
             return HttpResponse::ServiceUnavailable().finish();
         }
     };
+    if raster && original.content_type == SVG {
+        return drawn(&state, &id, original, width.unwrap_or(raster::PREVIEW_WIDTH), cache).await;
+    }
     let Some(width) = width else { return serve(original, cache) };
     let Some(format) = resizable(&original.content_type) else { return serve(original, cache) };
     match state.store.media.get_variant(&id, width).await {
@@ -86,6 +101,37 @@ pub async fn get_media(
         }
         Err(error) => {
             tracing::error!(%error, media = %id, "the resizing task failed");
+            HttpResponse::ServiceUnavailable().finish()
+        }
+    }
+}
+
+/// An SVG drawn `width` wide as a JPEG: the kept copy, or drawn now and kept.
+async fn drawn(state: &AppState, id: &str, original: MediaObject, width: u32, cache: &'static str) -> HttpResponse {
+    match state.store.media.get_variant(id, width).await {
+        Ok(Some(variant)) => return serve(variant, cache),
+        Ok(None) => {}
+        Err(error) => {
+            tracing::error!(%error, media = %id, width, "cannot read a media variant");
+            return HttpResponse::ServiceUnavailable().finish();
+        }
+    }
+    match web::block(move || raster::svg_to_jpeg(&original.bytes, width)).await {
+        Ok(Ok(bytes)) => {
+            let variant = MediaObject { content_type: raster::JPEG.into(), bytes };
+            if let Err(error) = state.store.media.put_variant(id, width, variant.clone()).await {
+                // Served all the same; the next request draws it again.
+                tracing::warn!(%error, media = %id, width, "cannot keep a drawn media variant");
+            }
+            serve(variant, cache)
+        }
+        Ok(Err(error)) => {
+            // A stored SVG that cannot be drawn has no raster copy; nothing else to offer.
+            tracing::warn!(%error, media = %id, "a stored SVG cannot be drawn");
+            HttpResponse::NotFound().finish()
+        }
+        Err(error) => {
+            tracing::error!(%error, media = %id, "the drawing task failed");
             HttpResponse::ServiceUnavailable().finish()
         }
     }

@@ -5,10 +5,11 @@
 
 pub mod health;
 pub mod media;
+pub mod raster;
 pub mod request_limits;
 pub mod spa;
 
-use actix_web::web;
+use actix_web::{Route, guard, web};
 
 /// Headers on every response, the socket's handshake included (`startup` wraps the app in
 /// them; `chat::socket` writes them into its handshake). No page of this site is meant to be
@@ -23,11 +24,21 @@ pub const DEFAULT_HEADERS: [(&str, &str); 3] = [
 /// The shared routes of the app, outside the envelope: probes, media, translations, the
 /// sitemap and robots.txt. The app itself answers every other path (`spa::static_or_index`,
 /// `startup`'s default service).
+///
+/// What a crawler or link preview may fetch answers `HEAD` as it answers `GET` (issue 34):
+/// the same handler, whose body actix leaves out of a HEAD response while keeping its
+/// headers (Content-Length included). Without the HEAD route such a request fell through
+/// to the app's default service and was a 404.
 pub fn configure(app: &mut web::ServiceConfig) {
     app.route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))
-        .route("/media/{id}", web::get().to(media::get_media))
-        .route("/locales/{lng}/{file}", web::get().to(spa::locale))
-        .route("/sitemap.xml", web::get().to(spa::sitemap))
-        .route("/robots.txt", web::get().to(spa::robots));
+        .route("/media/{id}", get_or_head().to(media::get_media))
+        .route("/locales/{lng}/{file}", get_or_head().to(spa::locale))
+        .route("/sitemap.xml", get_or_head().to(spa::sitemap))
+        .route("/robots.txt", get_or_head().to(spa::robots));
+}
+
+/// A route for `GET` and `HEAD` alike.
+fn get_or_head() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }

@@ -12,6 +12,7 @@ use amora_domain::account::LANGUAGES;
 
 use crate::content::seo;
 use crate::state::AppState;
+use crate::web::raster;
 
 /// The content security policy of the app's pages (issue 28). Scripts only from the build
 /// (Vite emits no inline script) and Cloudflare Turnstile, the bot check of the sign-in
@@ -81,6 +82,14 @@ pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> Ht
         }
         return response;
     }
+    // A build SVG's JPEG twin (`/blog/covers/x.jpg` for `x.svg`, `/logo.jpg`): the raster
+    // picture link previews need (issue 34).
+    if let Some(stem) = relative.strip_suffix(".jpg")
+        && let Some(svg) =
+            safe_join(root, &format!("{stem}.svg")).and_then(|p| inside(root, &p)).filter(|p| p.is_file())
+    {
+        return svg_twin(&state, svg).await;
+    }
     // A missing file with an extension is a real 404, not a client route.
     let last_segment = relative.rsplit('/').next().unwrap_or_default();
     if last_segment.contains('.') {
@@ -91,7 +100,10 @@ pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> Ht
             .content_type("text/plain; charset=utf-8")
             .body("The web app is not built yet: run ./scripts/run, or `npm run build` in frontend/.");
     };
-    match state.site.render(&build, &state.store, req.path()).await {
+    // A request with a session may see more of the catalogue than the signed-out page the
+    // server renders: its app asks for the lists itself (the page's text stays the same).
+    let personal = crate::auth::session::session_cookie_value(req.headers()).is_some();
+    match state.site.render(&build, &state.store, req.path(), personal).await {
         Ok(page) => {
             let mut response = if page.found { HttpResponse::Ok() } else { HttpResponse::NotFound() };
             // The head depends on the store (characters, posts), so it is never cached blindly.
@@ -104,6 +116,26 @@ pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> Ht
         Err(error) => {
             tracing::error!(%error, path = req.path(), "a page could not be rendered");
             HttpResponse::ServiceUnavailable().content_type("text/plain; charset=utf-8").body("Try again in a moment.")
+        }
+    }
+}
+
+/// The JPEG drawn from one of the build's SVG files.
+async fn svg_twin(state: &web::Data<AppState>, svg: PathBuf) -> HttpResponse {
+    let drawing = state.clone();
+    let path = svg.clone();
+    match web::block(move || drawing.site.previews.jpeg(&path)).await {
+        Ok(Ok(jpeg)) => HttpResponse::Ok()
+            .content_type(raster::JPEG)
+            .insert_header((CACHE_CONTROL, "public, max-age=3600"))
+            .body(jpeg.as_ref().clone()),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, svg = %svg.display(), "a picture of the build cannot be drawn");
+            HttpResponse::NotFound().finish()
+        }
+        Err(error) => {
+            tracing::error!(%error, "the drawing task failed");
+            HttpResponse::ServiceUnavailable().finish()
         }
     }
 }

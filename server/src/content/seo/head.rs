@@ -7,8 +7,12 @@ use serde_json::{Value, json};
 
 use super::LANGUAGES;
 use super::routes::localized;
+use crate::web::raster::preview_address;
 
 pub const APP_NAME: &str = "Amora";
+/// The picture of a page without one of its own: the site's logo (the build's
+/// `logo.svg`, previewed as its JPEG twin).
+pub const DEFAULT_IMAGE: &str = "/logo.svg";
 /// Spec section 9: meta descriptions are at most 160 characters.
 pub const META_DESCRIPTION_MAX: usize = 160;
 const ELLIPSIS: char = '…';
@@ -27,7 +31,8 @@ pub struct PageHead {
     pub noindex: bool,
     /// Name and path of each step from the home page down to this page.
     pub breadcrumbs: Vec<(String, String)>,
-    /// A picture for link previews: absolute, or a path on this site.
+    /// A picture for link previews: absolute, or a path on this site; the site's logo when
+    /// `None`. Sent as a raster copy ([`preview_address`]): previews ignore SVG.
     pub image: Option<String>,
     /// Extra JSON-LD (an Article for blog posts).
     pub article: Option<Value>,
@@ -128,16 +133,13 @@ impl PageHead {
         line(meta("property", "og:description", &description));
         line(meta("property", "og:url", &url));
         line(meta("property", "og:locale", self.lang));
-        let image = self.image.as_deref().map(|image| absolute(base, image));
-        if let Some(image) = &image {
-            line(meta("property", "og:image", image));
-        }
-        line(meta("name", "twitter:card", if image.is_some() { "summary_large_image" } else { "summary" }));
+        let image = absolute(base, &preview_address(self.image.as_deref().unwrap_or(DEFAULT_IMAGE)));
+        line(meta("property", "og:image", &image));
+        // The logo is a small square: a summary card; a page's own picture a large one.
+        line(meta("name", "twitter:card", if self.image.is_some() { "summary_large_image" } else { "summary" }));
         line(meta("name", "twitter:title", &self.title));
         line(meta("name", "twitter:description", &description));
-        if let Some(image) = &image {
-            line(meta("name", "twitter:image", image));
-        }
+        line(meta("name", "twitter:image", &image));
         let json_ld = |id: &str, value: &Value| {
             format!(r#"<script type="application/ld+json" id="{id}">{}</script>"#, script_json(value))
         };
@@ -149,6 +151,9 @@ impl PageHead {
         out
     }
 }
+
+/// The app's root element as Vite's `index.html` has it.
+const ROOT: &str = "<div id=\"root\"></div>";
 
 /// The built `index.html` with its own title and description taken out, ready to take a
 /// page's head.
@@ -167,9 +172,18 @@ impl Shell {
         Self { template, default_description }
     }
 
-    /// The page: `head` just before `</head>` and the `lang` attribute set.
-    pub fn page(&self, lang: &str, head: &str) -> String {
+    /// The page: `head` just before `</head>`, the `lang` attribute set, and a body (its
+    /// HTML inside the app's root element, its data as `#ssr-data` after it).
+    pub fn page(&self, lang: &str, head: &str, body: Option<(String, Option<Value>)>) -> String {
         let mut html = self.template.replacen("<html lang=\"en\">", &format!("<html lang=\"{lang}\">"), 1);
+        if let Some((content, data)) = body {
+            let data = data
+                .map(|data| {
+                    format!("\n<script type=\"application/json\" id=\"ssr-data\">{}</script>", script_json(&data))
+                })
+                .unwrap_or_default();
+            html = html.replacen(ROOT, &format!("<div id=\"root\">\n{content}</div>{data}"), 1);
+        }
         let at = html.find("</head>").unwrap_or_else(|| {
             // A shell without a head element: the tags lead the document, after its doctype.
             let doctype = html.get(..9).is_some_and(|start| start.eq_ignore_ascii_case("<!doctype"));
@@ -232,7 +246,7 @@ mod tests {
         let index = "<!doctype html>\n<html lang=\"en\">\n<head>\n<title>Old &amp; title</title>\n<meta\n  name=\"description\"\n  content=\"Build &amp; default\"\n/>\n<meta name=\"rating\" content=\"adult\" />\n</head><body></body></html>";
         let shell = Shell::parse(index);
         assert_eq!(shell.default_description, "Build & default");
-        let page = shell.page("de", "<title>Neu</title>\n");
+        let page = shell.page("de", "<title>Neu</title>\n", None);
         assert!(page.contains("<html lang=\"de\">"));
         assert!(!page.contains("Old"));
         assert!(page.contains("name=\"rating\""));

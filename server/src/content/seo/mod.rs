@@ -8,6 +8,7 @@
 //! the client's `usePageMeta` say the same; they and the shell are read once and read again
 //! only when a new build replaces `index.html`.
 
+pub mod body;
 pub mod head;
 pub mod routes;
 pub mod sitemap;
@@ -19,14 +20,21 @@ use std::time::SystemTime;
 
 use amora_domain::account::LANGUAGES;
 use amora_domain::blog::{BlogKey, BlogPost};
-use amora_domain::character::{Character, CharacterId, Exposure};
+use amora_domain::character::{Character, CharacterCard, CharacterId, Exposure};
 use amora_domain::gender::Gender;
+use amora_domain::paging::PageRequest;
+use amora_domain::tag::TagFilter;
+use amora_domain::viewer::Viewer;
+use amora_store::seed::{localize_card, localize_character};
 use amora_store::{Store, StoreResult};
 use serde_json::json;
 
+use body::{Body, BodyWriter};
 use head::{APP_NAME, PageHead, Shell};
 use routes::{Located, MetaSource, NOT_FOUND, PageDef, Route};
 use texts::Texts;
+
+use crate::web::raster::{StaticPreviews, preview_address};
 
 /// The build as last read: the shell and the translations.
 pub struct Build {
@@ -41,6 +49,8 @@ pub struct Site {
     /// The public origin (`http.public_base_url`), no trailing slash.
     pub base: String,
     build: RwLock<Option<Arc<Build>>>,
+    /// JPEG twins of the build's SVG pictures, for link previews.
+    pub previews: StaticPreviews,
 }
 
 /// A rendered page and the status it is sent with.
@@ -51,7 +61,12 @@ pub struct RenderedPage {
 
 impl Site {
     pub fn new(static_dir: PathBuf, public_base_url: &str) -> Self {
-        Self { static_dir, base: public_base_url.trim_end_matches('/').to_owned(), build: RwLock::new(None) }
+        Self {
+            static_dir,
+            base: public_base_url.trim_end_matches('/').to_owned(),
+            build: RwLock::new(None),
+            previews: StaticPreviews::default(),
+        }
     }
 
     /// The current build, read again when `index.html` changed; `None` while there is none.
@@ -71,8 +86,17 @@ impl Site {
         Some(build)
     }
 
-    /// The page for a request path (language prefix included).
-    pub async fn render(&self, build: &Build, store: &Store, full_path: &str) -> StoreResult<RenderedPage> {
+    /// The page for a request path (language prefix included): its head, and for a public
+    /// page its body and the data the app takes over with. `personal`: the request comes
+    /// with a session, whose catalogue may hold more than a signed-out visitor's, so the
+    /// lists' data is left for the app to ask for (the body's text is the same).
+    pub async fn render(
+        &self,
+        build: &Build,
+        store: &Store,
+        full_path: &str,
+        personal: bool,
+    ) -> StoreResult<RenderedPage> {
         let located = routes::locate(full_path);
         let lang = located.prefix.unwrap_or("en");
         let writer = HeadWriter {
@@ -83,28 +107,84 @@ impl Site {
             located: &located,
             full_path,
         };
-        let head = match routes::resolve(located.path) {
-            Route::Page(page) if std::ptr::eq(page, &NOT_FOUND) => None,
-            Route::Page(page) => Some(writer.page(page)),
+        let bodies = BodyWriter { texts: &build.texts, lang, prefix: located.prefix, full_path };
+        let (head, body) = match routes::resolve(located.path) {
+            Route::Page(page) if std::ptr::eq(page, &NOT_FOUND) => (None, None),
+            Route::Page(page) => (Some(writer.page(page)), page_body(&bodies, store, page).await?),
             Route::Character(id) => match CharacterId::parse(&id) {
                 Ok(id) => {
                     let character = store.characters.get(&id).await?;
                     let hidden = character.is_some() && store.characters.is_hidden(&id).await?;
                     // A created character that is not public is nobody's page but its
                     // creator's app view: crawlers and everyone else find nothing.
-                    character.filter(|c| !hidden && c.status.is_listed()).map(|character| writer.character(&character))
+                    match character.filter(|c| !hidden && c.status.is_listed()) {
+                        Some(mut character) => {
+                            localize_character(&mut character, lang);
+                            character.creator_id = None;
+                            // A restricted character's page says nothing of it to those
+                            // it is kept from (signed-out visitors, crawlers).
+                            let body =
+                                (character.exposure != Exposure::Restricted).then(|| bodies.character(&character));
+                            (Some(writer.character(&character, &bodies)), body)
+                        }
+                        None => (None, None),
+                    }
                 }
-                Err(_) => None,
+                Err(_) => (None, None),
             },
             Route::BlogPost(key) => match BlogKey::parse(&key) {
-                Ok(key) => store.blog.get(&key).await?.map(|post| writer.post(&post)),
-                Err(_) => None,
+                Ok(key) => match store.blog.get(&key).await? {
+                    Some(post) => (Some(writer.post(&post)), Some(bodies.post(&post))),
+                    None => (None, None),
+                },
+                Err(_) => (None, None),
             },
-            Route::NotFound => None,
+            Route::NotFound => (None, None),
         };
         let found = head.is_some();
         let head = head.unwrap_or_else(|| writer.not_found());
-        Ok(RenderedPage { found, html: build.shell.page(lang, &head.render(&self.base)) })
+        let body = body.map(|body| {
+            let kind = body.data.as_ref().and_then(|data| data["kind"].as_str()).unwrap_or_default();
+            let viewer_bound = matches!(kind, "catalogue" | "topic");
+            (body.html, body.data.filter(|_| !(personal && viewer_bound)))
+        });
+        Ok(RenderedPage { found, html: build.shell.page(lang, &head.render(&self.base), body) })
+    }
+}
+
+/// The body of a fixed route that has content of its own: the homes, the blog list, the
+/// legal texts and the landing pages; `None` for the app's screens.
+async fn page_body(bodies: &BodyWriter<'_>, store: &Store, page: &PageDef) -> StoreResult<Option<Body>> {
+    let first_page = |size: u32| PageRequest::parse(1, i64::from(size)).ok();
+    let localized_cards = |mut cards: Vec<CharacterCard>| {
+        cards.iter_mut().for_each(|card| localize_card(card, bodies.lang));
+        cards
+    };
+    match (page.path, page.meta) {
+        ("/" | "/ai-boyfriend", _) => {
+            let guys = page.path == "/ai-boyfriend";
+            let gender = if guys { Gender::Guys } else { Gender::Girls };
+            let Some(request) = first_page(body::HOME_PAGE_SIZE) else { return Ok(None) };
+            let cards = store.characters.list_cards(gender, Viewer::SignedOut, request).await?;
+            Ok(Some(bodies.home(guys, &localized_cards(cards))))
+        }
+        ("/blog", _) => {
+            let Some(request) = first_page(body::BLOG_PAGE_SIZE) else { return Ok(None) };
+            let posts = store.blog.list(request).await?;
+            Ok(Some(bodies.blog(&posts, store.blog.count().await?)))
+        }
+        (_, MetaSource::Seo(key)) if body::LEGAL_DOCS.contains(&key) => Ok(bodies.legal(key)),
+        (path, _) => {
+            let Some((_, topic, gender, tags)) = body::TOPICS.iter().find(|(p, ..)| *p == path) else {
+                return Ok(None);
+            };
+            let tags: Vec<String> = tags.iter().map(|t| (*t).to_owned()).collect();
+            let (Ok(tags), Some(request)) = (TagFilter::parse(&tags), first_page(body::TOPIC_GRID_SIZE)) else {
+                return Ok(None);
+            };
+            let cards = store.characters.list_cards_tagged(*gender, &tags, Viewer::SignedOut, request).await?;
+            Ok(bodies.topic(topic, &localized_cards(cards)))
+        }
     }
 }
 
@@ -181,7 +261,7 @@ impl HeadWriter<'_> {
     /// `/chat/{id}`: the character's name, introduction and portrait. A character kept
     /// from new and signed-out visitors (restricted exposure) shows only the chat screen's
     /// texts and is not indexed.
-    fn character(&self, character: &Character) -> PageHead {
+    fn character(&self, character: &Character, bodies: &BodyWriter<'_>) -> PageHead {
         let card = &character.card;
         if character.exposure == Exposure::Restricted {
             let chat = routes::PAGES.iter().find(|p| p.path == "/chat").map(|p| self.page(p));
@@ -198,7 +278,9 @@ impl HeadWriter<'_> {
             .chain(character.tags.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(", ");
-        let mut head = self.base_head(title, card.introduction.clone(), keywords, false);
+        // The introduction as the chat shows it: an imported card's `{{char}}` filled in.
+        let description = bodies.filled(&card.introduction, &card.character_name);
+        let mut head = self.base_head(title, description, keywords, false);
         if home != "/" {
             head.breadcrumbs.push((kind.to_owned(), self.localize(home)));
         }
@@ -225,7 +307,7 @@ impl HeadWriter<'_> {
             "datePublished": post.date.as_str(),
             "dateModified": post.date.as_str(),
             "inLanguage": "en",
-            "image": [absolute(&post.cover)],
+            "image": [absolute(&preview_address(&post.cover))],
             "author": { "@type": "Organization", "name": APP_NAME },
             "publisher": { "@type": "Organization", "name": APP_NAME },
             "mainEntityOfPage": absolute(self.full_path),

@@ -1,5 +1,6 @@
-//! The frontend's translations, read once from the build (`locales/<lng>/translation.json`),
-//! so the server's head says what the client's `usePageMeta` will say.
+//! The frontend's translations, read once from the build (`locales/<lng>/<namespace>.json`
+//! for the namespaces public pages show: `translation`, `legal`, `topics`), so the server's
+//! head and body say what the client will say.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -8,27 +9,58 @@ use serde_json::Value;
 
 use super::LANGUAGES;
 
+/// The namespaces the server renders from.
+const NAMESPACES: [&str; 3] = ["translation", "legal", "topics"];
+
 #[derive(Debug, Default)]
 pub struct Texts {
+    /// `translation.json` by language.
     by_language: HashMap<&'static str, Value>,
+    /// The other namespaces, by namespace and language.
+    others: HashMap<(&'static str, &'static str), Value>,
 }
 
 impl Texts {
     /// Reads every language's translation file under `static_dir`; a missing or broken
     /// file leaves that language to fall back to English.
     pub fn load(static_dir: &Path) -> Self {
-        let mut by_language = HashMap::new();
+        let mut texts = Self::default();
         for lng in LANGUAGES {
-            let path = static_dir.join("locales").join(lng).join("translation.json");
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            match serde_json::from_str::<Value>(&text) {
-                Ok(value) => {
-                    by_language.insert(lng, value);
+            for namespace in NAMESPACES {
+                let path = static_dir.join("locales").join(lng).join(format!("{namespace}.json"));
+                let Ok(text) = std::fs::read_to_string(&path) else { continue };
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(value) if namespace == "translation" => {
+                        texts.by_language.insert(lng, value);
+                    }
+                    Ok(value) => {
+                        texts.others.insert((namespace, lng), value);
+                    }
+                    Err(error) => tracing::warn!(path = %path.display(), %error, "a translation file is not JSON"),
                 }
-                Err(error) => tracing::warn!(path = %path.display(), %error, "a translation file is not JSON"),
             }
         }
-        Self { by_language }
+        texts
+    }
+
+    /// The value (text, list or object) at a dotted `key` of `namespace` in `lng`, else in
+    /// English.
+    pub fn value(&self, namespace: &str, lng: &str, key: &str) -> Option<&Value> {
+        let file = |lng: &str| {
+            if namespace == "translation" {
+                self.by_language.get(lng)
+            } else {
+                self.others.iter().find(|((ns, l), _)| *ns == namespace && *l == lng).map(|(_, v)| v)
+            }
+        };
+        let at = |lng: &str| {
+            let mut node = file(lng)?;
+            for part in key.split('.') {
+                node = node.get(part)?;
+            }
+            Some(node).filter(|node| !node.is_null())
+        };
+        at(lng).or_else(|| at("en"))
     }
 
     /// The non-empty text at a dotted `key` in `lng`, else in English.

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { languageAtom } from '@/app/store';
@@ -12,6 +12,7 @@ import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ROUTES } from '@/lib/routes';
+import { revealApp, serverData } from '@/lib/server-data';
 import { trackPageView } from '@/lib/telemetry';
 
 type Load = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; page: BlogPage };
@@ -23,6 +24,8 @@ export default function BlogListPage() {
   const localize = useLocalizedPath();
   const [params] = useSearchParams();
   const pageNo = Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
+  // Page 1 as the server rendered it, when it did (no second request).
+  const served = pageNo === 1 ? serverData<BlogPage>('blogList') : undefined;
   const { data, reload } = useLoad(
     () =>
       getBlogList(pageNo).then(
@@ -31,8 +34,9 @@ export default function BlogListPage() {
         (): Load => ({ state: 'failed' }),
       ),
     [pageNo],
+    { enabled: !served },
   );
-  const load: Load = data ?? { state: 'loading' };
+  const load: Load = served ? { state: 'ready', page: served } : (data ?? { state: 'loading' });
 
   usePageMeta({
     title: t('blog.metaTitle'),
@@ -43,6 +47,10 @@ export default function BlogListPage() {
       { name: t('nav.blog'), path: localize(ROUTES.blog) },
     ],
   });
+  const settled = load.state !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
   useEffect(() => trackPageView('blog'), []);
 
   const pages = load.state === 'ready' ? Math.max(1, Math.ceil(load.page.total / BLOG_PAGE_SIZE)) : 1;

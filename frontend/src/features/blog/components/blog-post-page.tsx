@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { languageAtom } from '@/app/store';
@@ -13,6 +13,7 @@ import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { ROUTES } from '@/lib/routes';
+import { revealApp, serverData } from '@/lib/server-data';
 import { APP_NAME } from '@/lib/site';
 import { trackPageView } from '@/lib/telemetry';
 
@@ -55,6 +56,9 @@ export default function BlogPostPage() {
   const { t } = useTranslation();
   const { blogKey = '' } = useParams();
   const language = useAtomValue(languageAtom);
+  // The post as the server rendered it, when it did (no second request).
+  const served = serverData<BlogArticle>('post');
+  const fromServer = served?.blogKey === blogKey ? served : undefined;
   const { data } = useLoad(
     () =>
       getBlogInfo(blogKey).then(
@@ -65,9 +69,14 @@ export default function BlogPostPage() {
         (): Load => ({ state: 'failed' }),
       ),
     [blogKey],
+    { enabled: !fromServer },
   );
-  const load: Load = data ?? { state: 'loading' };
+  const load: Load = fromServer ? { state: 'ready', post: fromServer } : (data ?? { state: 'loading' });
 
+  const settled = load.state !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
   useEffect(() => trackPageView('blogArticle'), []);
 
   if (load.state === 'missing') return <NotFoundPage />;

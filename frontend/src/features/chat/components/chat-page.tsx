@@ -1,5 +1,5 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { chatBeforePagePathAtom, gettingUserAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
@@ -12,7 +12,7 @@ import { Conversation } from '@/features/chat/components/conversation';
 import { ConversationList, type OpenChat } from '@/features/chat/components/conversation-list';
 import { MessageText } from '@/features/chat/components/message-text';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
-import { useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
+import { servedCharacter, useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { useIsMobile } from '@/hooks/use-media-query';
@@ -20,6 +20,7 @@ import type { Character } from '@/lib/api-types';
 import { fillPlaceholders } from '@/lib/placeholders';
 import { onServerEvent } from '@/lib/realtime';
 import { ROUTES, chatPathFor } from '@/lib/routes';
+import { revealApp } from '@/lib/server-data';
 import { trackPageView } from '@/lib/telemetry';
 
 /**
@@ -74,15 +75,18 @@ function SignedOut({ characterId }: { characterId: string | undefined }) {
   const { t } = useTranslation();
   const openLogin = useSetAtom(showLoginTipAtom);
   const wanted = characterId !== undefined && characterId !== '';
-  const { data: character, loading } = useLoad(
+  // The character as the server rendered the page, when it did (no second request).
+  const fromServer = servedCharacter(characterId);
+  const { data: loaded, loading } = useLoad(
     (): Promise<Character | null> =>
       getCharacterInfo(characterId ?? '').then(
         (envelope) => (envelope.success && envelope.data ? envelope.data : null),
         () => null,
       ),
     [characterId],
-    { enabled: wanted },
+    { enabled: wanted && !fromServer },
   );
+  const character = fromServer ?? loaded;
   const shown = character && character.characterId === characterId ? character : null;
   const asking = !shown && !loading;
   useEffect(() => {
@@ -233,6 +237,10 @@ export default function ChatPage() {
 
   useChatPageMeta(characterId);
   useEffect(() => trackPageView('chat'), []);
+  // Once it is known who is looking, the chat screen replaces the server's page.
+  useLayoutEffect(() => {
+    if (!getting) revealApp();
+  }, [getting]);
 
   if (getting) return <Spinner label={t('common.loading')} />;
   if (!loggedIn) return <SignedOut characterId={characterId} />;

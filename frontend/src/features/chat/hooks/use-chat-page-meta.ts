@@ -5,6 +5,7 @@ import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender, type Character } from '@/lib/api-types';
 import { ROUTES } from '@/lib/routes';
+import { serverData } from '@/lib/server-data';
 import { APP_NAME } from '@/lib/site';
 
 /**
@@ -17,15 +18,17 @@ export function useChatPageMeta(characterId: string | undefined): void {
   const { t } = useTranslation();
   const localize = useLocalizedPath();
   // Without the character (none, or not answered), the chat screen's own texts.
-  const { data: character } = useLoad(
+  const fromServer = servedCharacter(characterId);
+  const { data: loaded } = useLoad(
     (): Promise<Character | null> =>
       getCharacterInfo(characterId ?? '').then(
         (envelope) => (envelope.success && envelope.data ? envelope.data : null),
         () => null,
       ),
     [characterId],
-    { enabled: characterId !== undefined && characterId !== '' },
+    { enabled: characterId !== undefined && characterId !== '' && !fromServer },
   );
+  const character = fromServer ?? loaded;
 
   const home = { name: t('seo.breadcrumbHome'), path: localize(ROUTES.home) };
   let meta;
@@ -52,4 +55,10 @@ export function useChatPageMeta(characterId: string | undefined): void {
     };
   }
   usePageMeta(meta);
+}
+
+/** The character the server rendered this page with, if it is `characterId` (no second request). */
+export function servedCharacter(characterId: string | undefined): Character | undefined {
+  const served = serverData<Character>('character');
+  return served && served.characterId === characterId ? served : undefined;
 }

@@ -21,7 +21,7 @@ const card = (age: number, introduction: string): CharacterCardData => ({
 function renderCard(data: CharacterCardData) {
   const { container } = render(
     <Provider store={store}>
-      <CharacterCard character={data} onOpen={() => undefined} />
+      <CharacterCard character={data} href={`/de/chat/${data.characterId}`} onOpen={() => undefined} />
     </Provider>,
   );
   return within(container).getByTestId('character-card');
@@ -47,5 +47,11 @@ describe('CharacterCard', () => {
     const shown = renderCard(card(31, '{{char}} keeps the lighthouse and waits for <USER>.'));
     expect(shown).toHaveTextContent('Marisol keeps the lighthouse and waits for You.');
     expect(shown.textContent).not.toContain('{{char}}');
+  });
+
+  it('is a link to the character’s page, so it can be followed and opened in a new tab', () => {
+    const shown = renderCard(card(24, 'Hi.'));
+    expect(shown.tagName).toBe('A');
+    expect(shown).toHaveAttribute('href', '/de/chat/card-1');
   });
 });

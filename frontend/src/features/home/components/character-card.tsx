@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { memo } from 'react';
+import { memo, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { userInfoAtom } from '@/app/store';
 import { CardMenu } from '@/components/card-menu';
@@ -10,6 +10,9 @@ import { fillPlaceholders } from '@/lib/placeholders';
 
 export interface CharacterCardProps {
   character: CharacterCardData;
+  /** The character's page (language prefix included): a real link crawlers follow and people open in a new tab. */
+  href: string;
+  /** A plain click: the app's own navigation (it keeps the list and scroll position first). */
   onOpen: (character: CharacterCardData) => void;
   /** The first cards of a page are above the fold: load them eagerly. */
   eager?: boolean;
@@ -19,19 +22,29 @@ export interface CharacterCardProps {
  * Name, age with the word 'year' (in the language's plural: "24 years"), introduction
  * (its `{{char}}` and `{{user}}` filled in), photo, the secondary image (first of the
  * image list) and a lock icon when usedType is 1 (spec section 2 "Home page"); a menu
- * with Report.
+ * with Report. The card is a link to the character's page (issue 34): a click with a
+ * modifier key or the middle button opens it the browser's way, a plain click stays in the app.
  */
-export const CharacterCard = memo(function CharacterCard({ character, onOpen, eager = false }: CharacterCardProps) {
+export const CharacterCard = memo(function CharacterCard({
+  character,
+  href,
+  onOpen,
+  eager = false,
+}: CharacterCardProps) {
   const { t } = useTranslation();
   const userName = useAtomValue(userInfoAtom)?.userName || t('chat.you');
   const secondary = character.characterImageList?.[0];
   const locked = character.usedType === 1;
   return (
     <div className={styles.wrap}>
-      <button
-        type="button"
+      <a
+        href={href}
         className={styles.card}
-        onClick={() => onOpen(character)}
+        onClick={(event: MouseEvent<HTMLAnchorElement>) => {
+          if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          onOpen(character);
+        }}
         aria-label={t('home.chatWith', { name: character.characterName })}
         data-testid="character-card"
         data-character-id={character.characterId}
@@ -66,8 +79,8 @@ export const CharacterCard = memo(function CharacterCard({ character, onOpen, ea
         <span className={styles.chatHint} aria-hidden="true">
           <ChatIcon size={18} />
         </span>
-      </button>
-      {/* Beside the card, not in it: a button cannot hold another. */}
+      </a>
+      {/* Beside the card, not in it: a link cannot hold a button. */}
       <CardMenu target={{ characterId: character.characterId, characterName: character.characterName }} />
     </div>
   );

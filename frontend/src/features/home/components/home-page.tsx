@@ -1,5 +1,5 @@
 import { useSetAtom } from 'jotai';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { chatBeforePagePathAtom, homePageCacheDataAtom, interestedGenderAtom } from '@/app/store';
@@ -21,6 +21,7 @@ import { useIsMobile } from '@/hooks/use-media-query';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import { Gender, type CharacterCard as CharacterCardData, type GenderValue } from '@/lib/api-types';
 import { chatPathFor, homePathFor, ROUTES } from '@/lib/routes';
+import { revealApp } from '@/lib/server-data';
 import { STORAGE_KEYS, storage } from '@/lib/storage';
 import { trackClick, trackPageView } from '@/lib/telemetry';
 
@@ -90,6 +91,11 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
     [feed.list],
   );
   const finished = !feed.hasMore && !feed.loading;
+  // Shown with its characters (or its answer that there are none): the server's page can go.
+  const settled = feed.list.length > 0 || feed.failed || finished;
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
 
   return (
     <div className={styles.page} data-testid={`home-${guys ? 'guys' : 'girls'}`}>
@@ -124,6 +130,7 @@ export default function HomePage({ gender }: { gender: GenderValue }) {
             <CharacterCard
               key={character.characterId}
               character={character}
+              href={localize(chatPathFor(character.characterId))}
               onOpen={openCharacter}
               eager={index < 10}
             />

@@ -1,5 +1,5 @@
 import { useSetAtom } from 'jotai';
-import { Suspense, useCallback, useEffect } from 'react';
+import { Suspense, useCallback, useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { chatBeforePagePathAtom } from '@/app/store';
@@ -17,6 +17,7 @@ import { useLocalizedPath } from '@/hooks/use-localized-path';
 import { usePageMeta } from '@/hooks/use-page-meta';
 import type { CharacterCard as CharacterCardData } from '@/lib/api-types';
 import { chatPathFor, homePathFor, LANDING_ROUTES, ROUTES } from '@/lib/routes';
+import { revealApp } from '@/lib/server-data';
 import { trackClick, trackPageView } from '@/lib/telemetry';
 
 function Faq({ items }: { items: TopicCopy['faq'] }) {
@@ -40,7 +41,7 @@ function LandingBody({ topic }: { topic: TopicKey }) {
   const localize = useLocalizedPath();
   const setChatBeforePath = useSetAtom(chatBeforePagePathAtom);
   const config = TOPICS[topic];
-  const { state, retry } = useTopicCharacters(config);
+  const { state, retry } = useTopicCharacters(topic, config);
 
   const openCharacter = useCallback(
     (character: CharacterCardData) => {
@@ -51,6 +52,10 @@ function LandingBody({ topic }: { topic: TopicKey }) {
     [topic, setChatBeforePath, navigate, localize],
   );
   const first = state.status === 'ready' ? state.characters[0] : undefined;
+  const settled = state.status !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) revealApp();
+  }, [settled]);
 
   return (
     <>
@@ -106,6 +111,7 @@ function LandingBody({ topic }: { topic: TopicKey }) {
               <CharacterCard
                 key={character.characterId}
                 character={character}
+                href={localize(chatPathFor(character.characterId))}
                 onOpen={openCharacter}
                 eager={index < 6}
               />

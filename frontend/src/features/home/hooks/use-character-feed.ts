@@ -10,7 +10,8 @@ import {
   startLoading,
   type FeedState,
 } from '@/features/home/stores/character-feed';
-import type { GenderValue } from '@/lib/api-types';
+import type { CharacterCard, GenderValue } from '@/lib/api-types';
+import { serverData } from '@/lib/server-data';
 import { trackExposure } from '@/lib/telemetry';
 
 export const SCROLL_THRESHOLD_PX = 400;
@@ -55,13 +56,21 @@ export function restoreScroll(cache: HomePageCache): () => void {
   return stop;
 }
 
+/** The first page the server rendered this home page with, if it is this gender's. */
+function servedFeed(gender: GenderValue): FeedState | null {
+  const served = serverData<{ gender: number; list: CharacterCard[] }>('catalogue');
+  if (!served || served.gender !== gender) return null;
+  return appendPage(EMPTY_FEED, served.list, 1, HOME_PAGE_SIZE);
+}
+
 /**
  * The endless home grid for one gender: loads page 1, then the next page whenever the end
  * of the list comes within 400 px (checked at most every 100 ms); a gender change starts
  * over. Returning with a cached list restores it and, after 500 ms, the scroll position.
  */
 export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElement | null>) {
-  const [state, setState] = useState<FeedState>(EMPTY_FEED);
+  // Page 1 as the server rendered it, when it did: no loading state, no second request.
+  const [state, setState] = useState<FeedState>(() => servedFeed(gender) ?? EMPTY_FEED);
   const stateRef = useLatest(state);
   // Each gender gets a generation; answers for an older one are dropped.
   const generation = useRef(0);
@@ -94,7 +103,8 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
 
   const checkScroll = useCallback(() => {
     const end = endRef.current;
-    if (!end) return;
+    // Not laid out (the app still hidden behind the server's page): nothing to measure yet.
+    if (!end || end.getClientRects().length === 0) return;
     const distance = end.getBoundingClientRect().top - window.innerHeight;
     if (shouldLoadMore(stateRef.current, distance, SCROLL_THRESHOLD_PX)) void loadPage(stateRef.current.pageNo + 1);
   }, [endRef, loadPage, stateRef]);
@@ -122,6 +132,12 @@ export function useCharacterFeed(gender: GenderValue, endRef: RefObject<HTMLElem
       };
     }
     if (cache) store.set(homePageCacheDataAtom, null);
+    const served = servedFeed(gender);
+    if (served) {
+      setState(served);
+      stateRef.current = served;
+      return undefined;
+    }
     setState(EMPTY_FEED);
     stateRef.current = EMPTY_FEED;
     void loadPage(1);

@@ -1,4 +1,4 @@
-import { Fragment } from 'react';
+import { Fragment, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LocalizedLink } from '@/components/localized-link';
 import styles from '@/features/legal/components/legal-document.module.css';
@@ -10,6 +10,7 @@ import {
   type LegalDocKey,
   type LegalText,
 } from '@/features/legal/lib/legal-docs';
+import { revealApp } from '@/lib/server-data';
 import { CONTACT_EMAIL, CONTACT_URL, OPERATOR_NAME } from '@/lib/site';
 
 const VALUES: Record<string, string> = { operator: OPERATOR_NAME, email: CONTACT_EMAIL };
@@ -60,6 +61,8 @@ export interface LegalDocumentProps {
 /** A legal text of the `legal` namespace: title, last-modified date, binding-language note, sections. */
 export function LegalDocument({ docKey, inDialog = false, showTitle = true }: LegalDocumentProps) {
   const { t, i18n } = useTranslation(LEGAL_NAMESPACE);
+  // Rendered only once the texts are loaded: the server's copy of the page can go.
+  useLayoutEffect(revealApp, []);
   // The texts are nested objects; the typed t() does not model returnObjects over a key union.
   const read = t as unknown as (key: string, options?: object) => unknown;
   const text = read(`docs.${docKey}`, { returnObjects: true, ...VALUES }) as LegalText;
