@@ -697,9 +697,18 @@ async fn plain_http_pages_carry_their_own_words_and_plain_links_in_two_languages
         assert!(root.contains("<h1>How AI companions remember you (and how you stay in control)</h1>"), "{lng}");
         assert_eq!(ssr_data(&html)["data"], article);
 
-        // A landing page: its copy, FAQ and character grid.
+        // Each landing page: its copy, FAQ and character grid.
         let topics = locale(lng, "topics");
-        for (path, key) in [("/ai-sex", "aiSex"), ("/ai-gay", "aiGay")] {
+        for (path, key) in [
+            ("/ai-sex", "aiSex"),
+            ("/ai-porn", "aiPorn"),
+            ("/ai-nude", "aiNude"),
+            ("/spicy-ai", "spicyAi"),
+            ("/hentai-ai", "hentaiAi"),
+            ("/ai-gay", "aiGay"),
+            ("/ai-incest", "aiIncest"),
+            ("/ai-futa", "aiFuta"),
+        ] {
             let html = page_html(&app, &format!("{prefix}{path}")).await;
             let root = root_of(&html);
             let copy = &topics[key];
