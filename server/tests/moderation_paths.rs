@@ -69,6 +69,7 @@ const RETURN_PATH: Kind =
 /// Every text-bearing field of every request type: (file, type, field, kind).
 const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("actors/src/wire/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
+    ("actors/src/wire/actions.rs", "ClientAction::GroupSend", "content", Moderated("chatMessage")),
     ("server/src/content/blog_routes.rs", "InfoRequest", "blog_key", ID),
     (
         "server/src/creation/card_routes.rs",
@@ -566,6 +567,21 @@ async fn send_field(app: &TestApp, who: &Person, owner: &str, field: &str, text:
                 })
                 .await;
             let code = if event["event"] == "chatError" { event["data"]["code"].as_u64().unwrap() } else { 200 };
+            vec![(String::new(), Answer { code, msg: event["data"]["msg"].as_str().unwrap_or_default().to_owned() })]
+        }
+        ("ClientAction::GroupSend", "content") => {
+            let (code, group, msg) = call(app, who, "/user/v1/group/createGroup", group_payload("Trio", "")).await;
+            assert_eq!(code, 200, "{msg}");
+            let mut socket = Socket::open(app, who).await;
+            let frame = json!({ "action": "groupSend", "data": { "groupId": group["groupId"], "content": text } });
+            socket.0.send(Message::Text(frame.to_string().into())).await.unwrap();
+            let event = socket
+                .until(|e| {
+                    e["event"] == "groupError"
+                        || (e["event"] == "groupMessage" && e["data"]["message"]["content"] == text)
+                })
+                .await;
+            let code = if event["event"] == "groupError" { event["data"]["code"].as_u64().unwrap() } else { 200 };
             vec![(String::new(), Answer { code, msg: event["data"]["msg"].as_str().unwrap_or_default().to_owned() })]
         }
         ("EditMessageRequest", "content") => {
