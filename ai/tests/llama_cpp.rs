@@ -107,6 +107,19 @@ async fn greedy_replies_are_repeatable_and_stop_strings_end_them() {
     assert!(first.text.starts_with(&stopped.text), "{:?} is the start of {:?}", stopped.text, first.text);
 }
 
+/// Continue on a reply that had ended: the model ended its turn at once, three times, and
+/// Continue failed (the swipes journey, 2026-11-29). `min_tokens` holds the end back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_end_of_turn_waits_for_min_tokens() {
+    let model = model_with_no_cache();
+    let ended = || greedy("Say hello.", 30).prefill("Hello! It is so nice to meet you. Have a lovely day!");
+    let at_once = reply(model.as_ref(), ended()).await;
+    let held = reply(model.as_ref(), ended().min_tokens(6)).await;
+    let written = |r: &chat::Reply| r.finish.usage.expect("usage").completion_tokens;
+    assert!(written(&held) >= 6, "{:?}: {:?}", held.text, held.finish);
+    assert!(written(&held) > written(&at_once), "{:?} then {:?}", at_once.text, held.text);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replies_written_at_once_share_their_decodes() {
     let model = model(4, 4);

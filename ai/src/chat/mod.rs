@@ -123,6 +123,10 @@ pub struct ChatRequest {
     /// English's common words then never samples them. For a reply written again after one
     /// came in English (a small model's drift in Polish or German).
     pub strict_language: bool,
+    /// Tokens the reply has at least before it may end its turn: a model that samples
+    /// holds the end of turn back until then (the embedded one); others ignore it. For a
+    /// continuation, which a small model otherwise often ends at once, saying nothing.
+    pub min_tokens: u32,
 }
 
 impl ChatRequest {
@@ -139,6 +143,7 @@ impl ChatRequest {
             prefill: None,
             language: None,
             strict_language: false,
+            min_tokens: 0,
         }
     }
 
@@ -158,6 +163,12 @@ impl ChatRequest {
     /// See [`ChatRequest::strict_language`].
     pub fn strict_language(mut self, strict: bool) -> Self {
         self.strict_language = strict;
+        self
+    }
+
+    /// See [`ChatRequest::min_tokens`].
+    pub fn min_tokens(mut self, min_tokens: u32) -> Self {
+        self.min_tokens = min_tokens;
         self
     }
 

@@ -56,6 +56,8 @@ struct Job {
     #[cfg_attr(not(feature = "candle"), allow(dead_code))]
     breaks: Vec<usize>,
     max_tokens: usize,
+    /// Tokens written before the end of turn may be sampled (`ChatRequest::min_tokens`).
+    min_tokens: usize,
     sampling: Sampling,
     /// Added to the logits before sampling: what holds the reply to its language
     /// (`ChatRequest::language`, `language::language_bias`).
@@ -275,6 +277,7 @@ fn job_for(
         cache_at,
         breaks,
         max_tokens,
+        min_tokens: request.min_tokens as usize,
         sampling,
         bias,
         seed,
@@ -403,6 +406,9 @@ impl Writing {
             apply_repeat_penalty(&mut logits, repeat.penalty, &self.tokens[from..]);
         }
         dry::apply_dry(&mut logits, &repeat.dry, &self.tokens, |token| dry::is_breaker(tokenizer.token_bytes(token)));
+        if self.generated <= self.job.min_tokens {
+            hold_back_the_end(&mut logits, tokenizer);
+        }
         let next = self.sampler.sample(&logits)?;
         if tokenizer.ends_turn(next) {
             return Ok(Some(FinishReason::Stop));
@@ -428,6 +434,15 @@ impl Writing {
             ms = self.started.elapsed().as_millis() as u64,
             "embedded reply done"
         );
+    }
+}
+
+/// Makes every token that ends the turn unsamplable (finite, so softmax stays exact).
+fn hold_back_the_end(logits: &mut [f32], tokenizer: &GgufTokenizer) {
+    for (id, logit) in logits.iter_mut().enumerate() {
+        if tokenizer.ends_turn(id as u32) {
+            *logit = -1.0e4;
+        }
     }
 }
 
