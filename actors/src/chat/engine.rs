@@ -46,6 +46,9 @@ const MAX_DROPPED: u32 = 5;
 /// Tokens a continuation writes at least before the model may end its turn.
 const MIN_CONTINUATION_TOKENS: u32 = 8;
 
+/// Tokens any other reply writes at least before the model may end its turn.
+const MIN_REPLY_TOKENS: u32 = 4;
+
 /// Characters of a reply held back before any is sent, so that its language and its
 /// opening are checked while it can still be written again unseen: about fifteen tokens (ten words or so, enough to tell a language by), a
 /// fraction of a second on the embedded model.
@@ -266,9 +269,10 @@ impl ChatEngine {
             .max_tokens(self.settings.max_reply_tokens)
             .language(language)
             .prefill(opening.clone())
-            // A continuation goes on: a small model asked to continue a reply that had
-            // ended ends its turn at once, and Continue said nothing three times.
-            .min_tokens(if context.continues { MIN_CONTINUATION_TOKENS } else { 0 })
+            // A reply says something: a small model sometimes ends its turn at once (three
+            // times in a row failed a first reply in the journeys), and asked to continue a
+            // reply that had ended, it does so most of the time.
+            .min_tokens(if context.continues { MIN_CONTINUATION_TOKENS } else { MIN_REPLY_TOKENS })
             // The model must not write the user's next line for them, nor a next turn of its own.
             .stop([
                 format!("\n{}:", chatter.user_name),
