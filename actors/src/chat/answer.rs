@@ -1435,8 +1435,7 @@ fn words_before(sentence: &str, units: &[Unit], copula: usize, usable: &dyn Fn(&
     let mut first = last;
     while first > 0 && last - first < 2 {
         let prev = &units[first - 1];
-        let clause_break = sentence[prev.end..units[first].start].contains([',', ':', '—', '–', '、', '.']);
-        if clause_break {
+        if between_clauses(sentence, prev, &units[first]) {
             break;
         }
         if usable(prev) {
