@@ -518,6 +518,9 @@ impl Handler<ReplyEnded> for CharacterActor {
                     actor.engine.metrics().reply_ended(outcome);
                     if error.is_fault() {
                         tracing::error!(%error, user = %chatter.user_id, character = %character_id, "a reply failed");
+                    } else {
+                        let code = error.code().value();
+                        tracing::info!(%error, code, user = %chatter.user_id, character = %character_id, "a reply was refused");
                     }
                     actor.give_back_credit(ctx, &chatter);
                     let event = actor.error_event(Some(reply_id), &error);

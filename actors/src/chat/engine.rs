@@ -67,6 +67,9 @@ enum Dropped {
     Repeat,
     /// It wrote figures and signs rather than words ("(2024-8-5) 31:27:06.95 …").
     Figures,
+    /// The content rules refused what it wrote before any of it was sent: the user asked
+    /// for nothing refused, so the model is asked again rather than the user refused.
+    Refused,
 }
 
 /// What one attempt at a reply came to.
@@ -449,7 +452,17 @@ impl ChatEngine {
                 // The rules at every piece, so nothing refused reaches the user's screen.
                 if let Err(refusal) = self.moderator.check_rules(Surface::ChatReply, Some(&chatter.user_id), &text) {
                     cancel.cancel();
-                    return Err(ChatError::Refused(refusal));
+                    if sent == 0 && checks.enforced {
+                        return Ok(Attempt::Dropped(Dropped::Refused));
+                    }
+                    if sent == 0 || !ended_at_sent(&mut text, &mut written, sent) {
+                        return Err(ChatError::Refused(refusal));
+                    }
+                    // What was sent passed the rules: the reply ends there, the refused
+                    // sentence never shown.
+                    tracing::info!(user = %chatter.user_id, character = %character_id, "a reply ended before a refused sentence");
+                    finish = FinishReason::Stop;
+                    break;
                 }
                 let delta = text[sent..approved].to_owned();
                 sent = approved;
@@ -595,6 +608,19 @@ fn cut_off_language(
             false
         }
     }
+}
+
+/// Cuts `text` (and `written`, the model's text it ends with) back to its first `sent`
+/// bytes, what the user was sent. False when that cut would fall inside `shown`, the
+/// opening `written` does not hold.
+fn ended_at_sent(text: &mut String, written: &mut String, sent: usize) -> bool {
+    let dropped = text.len() - sent;
+    if dropped > written.len() {
+        return false;
+    }
+    written.truncate(written.len() - dropped);
+    text.truncate(sent);
+    true
 }
 
 /// How much of `text`, a reply still being written, is whole sentences: up to its last

@@ -88,6 +88,33 @@ async fn a_reply_in_another_language_is_written_again_before_any_of_it_is_sent()
     assert!(prompts[1].iter().any(|m| m.ends_with("Reply in English.")), "{:?}", prompts[1]);
 }
 
+/// Seen in CI: a regenerated reply the content rules refused ended the turn with
+/// `chatError` 10070, though the user asked for nothing refused. A start the rules refuse
+/// is written again, nothing of it sent; past the start, the reply ends before the
+/// refused sentence, which is never sent.
+#[actix_rt::test]
+async fn a_reply_the_rules_refuse_is_written_again_or_ends_before_the_refused_sentence() {
+    let model = ChatApiFake::start().await;
+    let (_app, _voucher, mut socket) = app_on(&model).await;
+    model.answer_next(&[&["We once talked about sex with a child, remember?"], &["The dome is open tonight."]]);
+    send(&mut socket, FREE_CHARACTER, "What are we doing tonight?").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert!(named(&events, "chatError").is_empty(), "{events:?}");
+    assert_eq!(stored(&events), "The dome is open tonight.");
+    assert_eq!(streamed(&events), "The dome is open tonight.", "nothing of the refused start was sent");
+    assert_eq!(model.prompts().len(), 2);
+
+    // (Not opening as the previous reply did: that attempt would be written again as a repeat.)
+    let kept = "Later the sky over the hills will be perfectly clear, so we can watch the stars.";
+    model.answer_next(&[&[kept, " We once talked about sex with a child.", " Shall we go up?"]]);
+    send(&mut socket, FREE_CHARACTER, "And after that?").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert!(named(&events, "chatError").is_empty(), "{events:?}");
+    assert_eq!(stored(&events), kept);
+    assert_eq!(streamed(&events).trim_end(), kept, "nothing of the refused sentence was sent");
+    assert_eq!(model.prompts().len(), 3, "the start was kept, not written again");
+}
+
 /// On the bench, "Cześć! Ale dzień." (three words) from a user whose interface is English
 /// was answered in English: a short first message clearly in one language sets the
 /// conversation's, and an English reply to it is written again.
