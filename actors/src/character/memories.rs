@@ -6,7 +6,7 @@ use std::time::Instant;
 use actix::prelude::*;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
-use amora_domain::chat::MemoryId;
+use amora_domain::chat::{MemoryId, Speaker};
 use amora_store::{Memory, MemoryOrigin, StoredMessage};
 
 use super::{CharacterActor, Needs, after_load, ready};
@@ -74,6 +74,8 @@ pub const MAX_PINNED: usize = 10;
 #[rtype(result = "()")]
 struct ExtractionEnded {
     chatter: Chatter,
+    /// The user's messages the facts were taken from, one a line.
+    said: String,
     facts: Result<Vec<String>, ChatError>,
     on_demand: bool,
 }
@@ -99,12 +101,15 @@ impl CharacterActor {
             .as_ref()
             .map(|w| w.messages.iter().rev().take(EXTRACTION_WINDOW).rev().cloned().collect())
             .unwrap_or_default();
+        let said: Vec<&str> =
+            recent.iter().filter(|m| m.speaker == Speaker::User).map(|m| m.content.as_str()).collect();
+        let said = said.join("\n");
         self.publish(ctx, &chatter.user_id, ServerEvent::MemorySaving { character_id: self.character_id.clone() });
         let engine = self.engine.clone();
         let me = ctx.address();
         actix::spawn(async move {
             let facts = engine.extract_facts(&chatter, &character, &recent).await;
-            me.do_send(ExtractionEnded { chatter, facts, on_demand });
+            me.do_send(ExtractionEnded { chatter, said, facts, on_demand });
         });
     }
 
@@ -137,13 +142,13 @@ impl Handler<ExtractionEnded> for CharacterActor {
 
     fn handle(&mut self, message: ExtractionEnded, _: &mut Self::Context) -> Self::Result {
         self.last_active = Instant::now();
-        let ExtractionEnded { chatter, facts, on_demand } = message;
+        let ExtractionEnded { chatter, said, facts, on_demand } = message;
         let (engine, character_id, user) = (self.engine.clone(), self.character_id.clone(), chatter.user_id.clone());
         let known = self.pair(&chatter.user_id).memories.clone().unwrap_or_default();
         let room = MAX_MEMORIES.saturating_sub(known.len());
         // Merged with what the pair's memories hold now (they may have changed meanwhile):
         // known facts are skipped, an extracted memory a fact says more than is replaced.
-        let changes = facts.map(|facts| merge(&facts, &known, &chatter.user_name));
+        let changes = facts.map(|facts| merge(&facts, &known, &chatter.user_name, &said));
         let stored = async move {
             let mut done = (Vec::new(), Vec::new());
             let result = store_changes(&engine, &user, &character_id, changes, room, &mut done).await;

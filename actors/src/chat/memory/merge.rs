@@ -1,13 +1,15 @@
 //! Merging new facts with what a character knows, so memories do not pile up: a fact whose
 //! content words are all in a memory already (or nearly all, by overlap) adds nothing; a
 //! fact that holds all of an extracted memory's words and more replaces it ("Ann has a
-//! dog" + "Ann's dog is called Biscuit" → the second only). Memories the user wrote or
-//! edited are never replaced: a fact beside one is only skipped or added.
+//! dog" + "Ann's dog is called Biscuit" → the second only), when what it adds is in the
+//! user's words (a small model extended "Ann has a cat named Tom" to "…, which is a symbol
+//! of Lyon"). Memories the user wrote or edited are never replaced: a fact beside one is
+//! only skipped or added.
 
 use amora_domain::chat::MemoryId;
 use amora_store::{Memory, MemoryOrigin};
 
-use super::words::content_words;
+use super::words::{content_words, grounded};
 
 /// Two facts sharing this share of their content words (Jaccard) say the same.
 const SAME_OVERLAP: f64 = 0.6;
@@ -80,9 +82,10 @@ pub fn distinct(facts: Vec<String>, name: &str) -> Vec<String> {
 }
 
 /// The changes that bring `facts` (new, from [`distinct`]) into `known` (the pair's
-/// memories): skipped when known, replacing the extracted memories they say more than,
-/// added otherwise.
-pub fn merge(facts: &[String], known: &[Memory], name: &str) -> Vec<MemoryChange> {
+/// memories): skipped when known, replacing the extracted memories they say more than when
+/// each word they add is in `said` (the user's messages they were taken from; else
+/// skipped: the memory stays as it was), added otherwise.
+pub fn merge(facts: &[String], known: &[Memory], name: &str, said: &str) -> Vec<MemoryChange> {
     let known: Vec<(&Memory, Vec<String>)> = known.iter().map(|m| (m, content_words(&m.content, name))).collect();
     let mut replaced: Vec<MemoryId> = Vec::new();
     let mut changes = Vec::new();
@@ -108,6 +111,12 @@ pub fn merge(facts: &[String], known: &[Memory], name: &str) -> Vec<MemoryChange
         if old.is_empty() {
             changes.push(MemoryChange::Add(fact.clone()));
         } else {
+            let replaced_words: Vec<&String> =
+                known.iter().filter(|(m, _)| old.contains(&m.memory_id)).flat_map(|(_, w)| w).collect();
+            let invented = words.iter().any(|w| !replaced_words.contains(&w) && !grounded(w, said));
+            if invented {
+                continue;
+            }
             replaced.extend(&old);
             changes.push(MemoryChange::Replace { old, content: fact.clone() });
         }
@@ -151,8 +160,9 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
+        let said = "My dog is called Biscuit. I live in Lyon with my two cats. I work as a nurse.";
         assert_eq!(
-            merge(&facts, &known, "Ann"),
+            merge(&facts, &known, "Ann", said),
             [
                 MemoryChange::Replace {
                     old: vec![MemoryId::from_raw(1)],
@@ -163,6 +173,18 @@ mod tests {
                 MemoryChange::Add("Ann works as a nurse".into()),
             ]
         );
-        assert!(merge(&["ann HAS a DOG.".into()], &known, "Ann").is_empty(), "case and punctuation aside, known");
+        assert!(merge(&["ann HAS a DOG.".into()], &known, "Ann", said).is_empty(), "case and punctuation aside, known");
+    }
+
+    /// Seen in the chat tests: saving again on the same messages, the model extended a
+    /// memory with words the user never wrote; it replaced the memory and counted as new.
+    #[test]
+    fn a_fact_adding_words_the_user_never_wrote_replaces_nothing() {
+        let known = [memory(1, "Ann has a cat named Tom", MemoryOrigin::Extracted)];
+        let said = "My name is Ann, I work as a nurse in Lyon and I have a cat named Tom.";
+        let facts = ["Ann has a cat named Tom, which is a symbol of Lyon".to_owned()];
+        assert!(merge(&facts, &known, "Ann", said).is_empty());
+        let grounded = ["Ann has a cat named Tom and works in Lyon".to_owned()];
+        assert_eq!(merge(&grounded, &known, "Ann", said).len(), 1, "what it adds is the user's: it replaces");
     }
 }
