@@ -4,7 +4,7 @@
 //! Each handler parses its payload and hands it to the node's `Groups`, where the rules
 //! live (who may join, how many, what is moderated).
 
-use actix_web::web;
+use actix_web::{HttpRequest, web};
 use amora_actors::groups::{ActivationView, GroupChanges, GroupMessagePage, GroupView, MemberChanges, NewGroup};
 use amora_cards::chat_log::parse_chat_log;
 use amora_domain::character::CharacterId;
@@ -56,12 +56,15 @@ pub struct CreateGroupRequest {
 /// `group/createGroup {name, scenario?, activation?, allowSelfResponses?, talkCap?,
 /// members: [{characterId, talkativeness?}]}` → `Group`.
 pub async fn create_group(
+    req: HttpRequest,
     state: web::Data<AppState>,
     signed_in: SignedIn,
     payload: Payload<CreateGroupRequest>,
 ) -> ApiResult<GroupView> {
     let new = new_group(payload.into_inner())?;
-    Ok(ApiReply(state.node.groups.create(&signed_in.user.user_id, new).await?))
+    // The members' greetings are written in the language the page is read in.
+    let language = crate::content::catalogue::request_language(&req);
+    Ok(ApiReply(state.node.groups.create(&signed_in.user.user_id, new, language).await?))
 }
 
 fn new_group(request: CreateGroupRequest) -> Result<NewGroup, amora_domain::Invalid> {

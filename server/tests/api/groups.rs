@@ -71,8 +71,17 @@ async fn group_flow(kind: StoreKind) {
     assert_eq!(created["scenario"], "A quiet ward at 3 a.m.");
     assert_eq!((created["activation"].clone(), created["talkCap"].clone()), (json!("list"), json!(4)));
     assert_eq!(created["allowSelfResponses"], false);
-    assert_eq!(created["lastMessage"], Value::Null);
     assert_eq!(members(&created), [m("gf-001", false, 50), m("gf-002", false, 80), m("bf-001", false, 50)]);
+    // It opens with the members' greetings in seating order, the user's name filled in.
+    let page = ok(&app, &ann, "/user/v1/group/getMessageList", json!({"groupId": id})).await;
+    let greetings: Vec<&Value> = page["messages"].as_array().unwrap_or_else(|| panic!("{page}")).iter().rev().collect();
+    let speakers: Vec<&str> = greetings.iter().map(|g| g["characterId"].as_str().unwrap_or_default()).collect();
+    assert_eq!(speakers, ["gf-001", "gf-002", "bf-001"], "{page}");
+    for greeting in &greetings {
+        let text = greeting["content"].as_str().unwrap_or_default();
+        assert!(!text.trim().is_empty() && !text.contains("{{"), "a filled greeting: {text:?}");
+    }
+    assert_eq!(&created["lastMessage"], greetings[2], "the last member's greeting is the newest message");
 
     let list = ok(&app, &ann, "/user/v1/group/getGroupList", json!({})).await;
     assert_eq!(list, json!([created.clone()]), "listed as created");

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use amora_cards::chat_log::LoggedMessage;
 use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
-use amora_domain::chat::{EntryId, MessageId, MessageText};
+use amora_domain::chat::{EntryId, MessageId, MessageText, fill_placeholders};
 use amora_domain::group::GroupSpeaker;
 use amora_domain::group::{
     Activation, Group, GroupId, GroupMember, GroupSettings, MAX_GROUPS_PER_USER, TalkCap, Talkativeness, admit,
@@ -168,8 +168,36 @@ impl Groups {
         Self { conversations, engine }
     }
 
-    /// A new group of the user's, with the members in the order given.
-    pub async fn create(&self, user_id: &UserId, new: NewGroup) -> Result<GroupView, ChatError> {
+    /// A new group of the user's, with the members in the order given, opening with each
+    /// member's greeting in seating order (as a one-to-one conversation opens with its
+    /// character's): written in `language` (the page's, else the account's), with the
+    /// user's name filled in.
+    pub async fn create(
+        &self,
+        user_id: &UserId,
+        new: NewGroup,
+        language: Option<&str>,
+    ) -> Result<GroupView, ChatError> {
+        let (mut chatter, group) = self.create_bare(user_id, new).await?;
+        if let Some(language) = language {
+            chatter.language = language.to_owned();
+        }
+        let mut greetings = Vec::with_capacity(group.members.len());
+        for member in &group.members {
+            if let Some(mut character) = self.engine.load_character(&member.character_id).await? {
+                amora_store::seed::localize_character(&mut character, &chatter.language);
+                let text = fill_placeholders(&character.greeting, &chatter.user_name, &character.card.character_name);
+                if !text.trim().is_empty() {
+                    greetings.push((GroupSpeaker::Character(member.character_id.clone()), text));
+                }
+            }
+        }
+        self.append_history(user_id, &group.group_id, greetings).await?;
+        self.get(user_id, &group.group_id).await
+    }
+
+    /// The group `new` describes, stored without a message; and the user as they chat.
+    async fn create_bare(&self, user_id: &UserId, new: NewGroup) -> Result<(Chatter, Group), ChatError> {
         let chatter = self.conversations.chatter(user_id, None).await?;
         self.moderate_settings(user_id, &new.settings).await?;
         let store = self.engine.store();
@@ -182,7 +210,27 @@ impl Groups {
         }
         let group = Group::new(new_group_id(), user_id.clone(), new.settings, members, now())?;
         store.groups.create_group(&group).await?;
-        self.view(GroupSummary { group, last_message: None }).await
+        Ok((chatter, group))
+    }
+
+    /// Appends `said` (oldest first) to a group just made, with time-ordered ids ending now,
+    /// one microsecond apart. Half a history is none: on a failure the group goes with it.
+    async fn append_history(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        said: Vec<(GroupSpeaker, String)>,
+    ) -> Result<(), ChatError> {
+        let first = now_micros() - said.len() as i64;
+        let store = self.engine.store();
+        for (i, (speaker, content)) in said.into_iter().enumerate() {
+            let stored = StoredGroupMessage { message_id: EntryId::new(first + i as i64, 0), speaker, content };
+            if let Err(error) = store.groups.append_group_message(user_id, group_id, stored).await {
+                let _ = store.groups.delete_group(user_id, group_id).await;
+                return Err(error.into());
+            }
+        }
+        Ok(())
     }
 
     /// The user's groups, the most recently active first.
@@ -398,20 +446,10 @@ impl Groups {
         for message in &log {
             moderator.check(Surface::CardField, Some(user_id), &message.text).await.map_err(ChatError::Refused)?;
         }
-        let view = self.create(user_id, new).await?;
-        let group_id = GroupId::parse(&view.group_id)?;
-        // Time-ordered ids ending now, one microsecond apart, in the export's order.
-        let first = now_micros() - log.len() as i64;
-        let store = self.engine.store();
-        for (i, (message, speaker)) in log.into_iter().zip(speakers).enumerate() {
-            let stored =
-                StoredGroupMessage { message_id: EntryId::new(first + i as i64, 0), speaker, content: message.text };
-            if let Err(error) = store.groups.append_group_message(user_id, &group_id, stored).await {
-                // Half a history is no import: the group goes with what was written.
-                let _ = store.groups.delete_group(user_id, &group_id).await;
-                return Err(error.into());
-            }
-        }
+        let (_, group) = self.create_bare(user_id, new).await?;
+        let said = log.into_iter().zip(speakers).map(|(message, speaker)| (speaker, message.text)).collect();
+        self.append_history(user_id, &group.group_id, said).await?;
+        let group_id = group.group_id;
         self.get(user_id, &group_id).await
     }
 
