@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/button';
 import { ConfirmDialog } from '@/components/confirm-dialog';
@@ -67,6 +67,15 @@ export function MembersPanel({ group, running, sheet, onClose, onChanged, onPick
     if (untouched) setSettings(settingsOf(group));
   }
   const changed = JSON.stringify(settings) !== JSON.stringify(settingsOf(group));
+
+  // A sheet closes with Escape, like the app's other overlays (a dialog over it closes first).
+  const dialogOpen = adding || deleting || removing !== null;
+  useEffect(() => {
+    if (!sheet || dialogOpen) return;
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [sheet, dialogOpen, onClose]);
 
   /** Runs one call that answers the group; a refusal is told in a notification. */
   const run = async (key: string, call: () => Promise<Answer>) => {
