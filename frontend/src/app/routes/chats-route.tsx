@@ -72,12 +72,15 @@ export default function ChatsRoute() {
         key: `group-${group.groupId}`,
         activeAt: groupActiveAt(group),
         active: group.groupId === groupId,
+        to: groupPathFor(group.groupId),
         item: <GroupListItem group={group} active={group.groupId === groupId} />,
       })),
     [groups.list, groupId],
   );
   const extras: ChatScreenExtras = {
     entries,
+    // A failed group list does not hold the chat screen back.
+    ready: groups.status !== 'loading',
     actions: <NewGroupButton onCreated={opened} />,
     pane: groupId ? (
       <GroupConversation

@@ -12,7 +12,7 @@ import { Conversation } from '@/features/chat/components/conversation';
 import { ConversationList, type OpenChat } from '@/features/chat/components/conversation-list';
 import { MessageText } from '@/features/chat/components/message-text';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
-import type { ListExtra } from '@/features/chat/lib/list-entries';
+import { mergeByActivity, type ListExtra } from '@/features/chat/lib/list-entries';
 import { servedCharacter, useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
@@ -118,6 +118,8 @@ export interface ChatScreenExtras {
   actions?: ReactNode;
   /** Open beside the list (on a phone, alone), as a conversation would be. */
   pane?: ReactNode;
+  /** The entries have loaded (a wide screen waits for them before opening the most recent). */
+  ready: boolean;
 }
 
 /** The list and the open chat side by side on wide screens; one of them at a time on phones. */
@@ -152,10 +154,12 @@ function ChatScreen({
   // Wide screens open the most recent chat rather than an empty pane.
   useEffect(() => {
     if (mobile || characterId || extras?.pane || autoOpened.current || chats.status !== 'ready') return;
-    const newest = chats.list[0];
+    if (extras && !extras.ready) return;
+    const newest = mergeByActivity(chats.list, extras?.entries ?? [])[0];
     autoOpened.current = true;
-    if (newest) navigate(localize(chatPathFor(newest.characterId)), { replace: true });
-  }, [mobile, characterId, extras?.pane, chats.status, chats.list, navigate, localize]);
+    const to = newest?.kind === 'chat' ? chatPathFor(newest.summary.characterId) : newest?.extra.to;
+    if (to) navigate(localize(to), { replace: true });
+  }, [mobile, characterId, extras, chats.status, chats.list, navigate, localize]);
 
   const openFromList = useCallback(() => {
     // On a phone the list is a page of its own: the chat's back button returns to it.

@@ -11,6 +11,8 @@ export interface ListExtra<T> {
   item: T;
   /** It is the one open beside the list. */
   active?: boolean;
+  /** Where it opens (a wide screen opens the most recent entry rather than an empty pane). */
+  to?: string;
 }
 
 export type ListEntry<T> = { kind: 'chat'; summary: ChatSummary } | { kind: 'extra'; extra: ListExtra<T> };
