@@ -164,8 +164,8 @@ async function journey({ viewport, phone, label }) {
     assert.equal(await page.getByTestId('group-cost').getAttribute('data-most'), '3');
 
     // A message naming one of them: two replies, the named one first.
-    const firstWord = words(named.name)[0];
-    const question = `Hey ${firstWord}, what would you do on a rainy afternoon?`;
+    const firstName = named.name.split(/\s+/)[0];
+    const question = `Hey ${firstName}, what would you do on a rainy afternoon?`;
     for (const other of [first, quiet])
       assert.ok(!words(question).some((w) => words(other.name).includes(w)), `${other.name} is named too`);
     let mark = frames.length;

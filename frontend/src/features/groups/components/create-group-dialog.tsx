@@ -96,37 +96,42 @@ export function CreateGroupDialog({ open, onClose, onCreated }: CreateGroupDialo
       testId="create-group-dialog"
     >
       <form
-        className={styles.dialogBody}
+        className={styles.dialogForm}
         onSubmit={(event) => {
           event.preventDefault();
           void create();
         }}
       >
-        <h2 className={styles.dialogTitle}>{t('groups.createTitle')}</h2>
-        <p className={styles.muted}>{t('groups.createText', { min: MIN_MEMBERS, max: MAX_MEMBERS })}</p>
-        <div className={styles.pickedLine} data-testid="group-picked">
-          <span className={styles.label}>{t('groups.membersCount', { picked: picked.length, max: MAX_MEMBERS })}</span>
-          <span className={styles.pickedNames}>{picked.map((c) => c.characterName).join(' · ')}</span>
+        {/* The fields scroll; the buttons stay in view, on a phone too. */}
+        <div className={styles.dialogScroll}>
+          <h2 className={styles.dialogTitle}>{t('groups.createTitle')}</h2>
+          <p className={styles.muted}>{t('groups.createText', { min: MIN_MEMBERS, max: MAX_MEMBERS })}</p>
+          <div className={styles.pickedLine} data-testid="group-picked">
+            <span className={styles.label}>
+              {t('groups.membersCount', { picked: picked.length, max: MAX_MEMBERS })}
+            </span>
+            <span className={styles.pickedNames}>{picked.map((c) => c.characterName).join(' · ')}</span>
+          </div>
+          <CharacterPicker
+            characters={pickable.characters}
+            loading={pickable.loading}
+            failed={pickable.failed}
+            onRetry={pickable.reload}
+            picked={picked.map((c) => c.characterId)}
+            full={picked.length >= MAX_MEMBERS}
+            onToggle={toggle}
+          />
+          {error?.field === 'members' || error?.field === 'groups' || error?.field === 'characterId' ? (
+            <p className={styles.fieldError} role="alert" data-testid={`group-error-${error.field}`}>
+              {error.text}
+            </p>
+          ) : null}
+          <GroupSettingsFields value={settings} onChange={setSettings} error={error} />
+          {!settings.name.trim() && suggestedName && (
+            <p className={styles.hint}>{t('groups.nameSuggested', { name: suggestedName })}</p>
+          )}
         </div>
-        <CharacterPicker
-          characters={pickable.characters}
-          loading={pickable.loading}
-          failed={pickable.failed}
-          onRetry={pickable.reload}
-          picked={picked.map((c) => c.characterId)}
-          full={picked.length >= MAX_MEMBERS}
-          onToggle={toggle}
-        />
-        {error?.field === 'members' || error?.field === 'groups' || error?.field === 'characterId' ? (
-          <p className={styles.fieldError} role="alert" data-testid={`group-error-${error.field}`}>
-            {error.text}
-          </p>
-        ) : null}
-        <GroupSettingsFields value={settings} onChange={setSettings} error={error} />
-        {!settings.name.trim() && suggestedName && (
-          <p className={styles.hint}>{t('groups.nameSuggested', { name: suggestedName })}</p>
-        )}
-        <div className={styles.dialogActions}>
+        <div className={`${styles.dialogActions} ${styles.stickyActions}`}>
           <Button variant="secondary" size="small" onClick={close} disabled={busy}>
             {t('chat.cancel')}
           </Button>
