@@ -11,7 +11,8 @@ import { isLanguage } from '@/lib/languages';
 const HomePage = lazy(() => import('@/features/home/components/home-page'));
 const NotFoundPage = lazy(() => import('@/app/routes/not-found'));
 const SettingsPage = lazy(() => import('@/features/settings/components/settings-page'));
-const ChatPage = lazy(() => import('@/features/chat/components/chat-page'));
+// The chat screen, with group chats composed in (issue 31).
+const ChatPage = lazy(() => import('@/app/routes/chats-route'));
 const BlogListPage = lazy(() => import('@/features/blog/components/blog-list-page'));
 const BlogPostPage = lazy(() => import('@/features/blog/components/blog-post-page'));
 const CheckEmailPage = lazy(() => import('@/features/auth/components/check-email-page'));
@@ -39,6 +40,8 @@ const framedRoutes: RouteObject[] = [
   { path: 'setting', element: <SettingsPage /> },
   // `/chat` (the list) and `/chat/{characterId}`: one route, so switching chats keeps the screen.
   { path: 'chat/:characterId?', element: <ChatPage /> },
+  // `/group/{groupId}`: a group chat (issue 31), on the same screen beside the chat list.
+  { path: 'group/:groupId', element: <ChatPage /> },
   { path: 'blog', element: <BlogListPage /> },
   { path: 'blogs/:blogKey', element: <BlogPostPage /> },
   { path: 'pricing', element: <PricingPage /> },

@@ -13,6 +13,8 @@ const SPEC_ROUTES = [
   '/ai-boyfriend',
   '/chat',
   '/chat/gf-001',
+  // Group chats (issue 31), a project extension.
+  '/group/g-1',
   '/gallery',
   '/generateimage',
   '/createcharacter',

@@ -5,6 +5,8 @@ export const ROUTES = {
   home: '/',
   boyfriendHome: '/ai-boyfriend',
   chat: '/chat',
+  /** One group chat is `/group/{groupId}` (issue 31); the list is the chat list. */
+  group: '/group',
   gallery: '/gallery',
   generateImage: '/generateimage',
   createCharacter: '/createcharacter',
@@ -90,17 +92,22 @@ export function isHomePath(path: string): boolean {
   return path === ROUTES.home || path === ROUTES.boyfriendHome;
 }
 
+/** The chat screen: the list, a conversation, or a group chat (which shows beside the list). */
 export function isChatPath(path: string): boolean {
-  return path === ROUTES.chat || path.startsWith(`${ROUTES.chat}/`);
+  return path === ROUTES.chat || path.startsWith(`${ROUTES.chat}/`) || path.startsWith(`${ROUTES.group}/`);
 }
 
-/** `/chat/{characterId}`: one conversation open (on phones, without the tab bar). */
+/** `/chat/{characterId}` or `/group/{groupId}`: one conversation open (on phones, without the tab bar). */
 export function isConversationPath(path: string): boolean {
-  return path.startsWith(`${ROUTES.chat}/`) && path.length > ROUTES.chat.length + 1;
+  return [ROUTES.chat, ROUTES.group].some((base) => path.startsWith(`${base}/`) && path.length > base.length + 1);
 }
 
 export function chatPathFor(characterId: string): string {
   return `${ROUTES.chat}/${encodeURIComponent(characterId)}`;
+}
+
+export function groupPathFor(groupId: string): string {
+  return `${ROUTES.group}/${encodeURIComponent(groupId)}`;
 }
 
 /** The header's gender switch shows on the homes and on character creation (wide screens). */

@@ -1,5 +1,5 @@
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { chatBeforePagePathAtom, gettingUserAtom, isLoggedInAtom, showLoginTipAtom, userInfoAtom } from '@/app/store';
@@ -12,6 +12,7 @@ import { Conversation } from '@/features/chat/components/conversation';
 import { ConversationList, type OpenChat } from '@/features/chat/components/conversation-list';
 import { MessageText } from '@/features/chat/components/message-text';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
+import { mergeByActivity, type ListExtra } from '@/features/chat/lib/list-entries';
 import { servedCharacter, useChatPageMeta } from '@/features/chat/hooks/use-chat-page-meta';
 import { useLoad } from '@/hooks/use-load';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
@@ -108,8 +109,27 @@ function SignedOut({ characterId }: { characterId: string | undefined }) {
   );
 }
 
+/**
+ * What the app adds to the chat screen from other features (group chats, issue 31): entries
+ * of the list, buttons beside its heading, and a pane shown in place of a conversation.
+ */
+export interface ChatScreenExtras {
+  entries: readonly ListExtra<ReactNode>[];
+  actions?: ReactNode;
+  /** Open beside the list (on a phone, alone), as a conversation would be. */
+  pane?: ReactNode;
+  /** The entries have loaded (a wide screen waits for them before opening the most recent). */
+  ready: boolean;
+}
+
 /** The list and the open chat side by side on wide screens; one of them at a time on phones. */
-function ChatScreen({ characterId }: { characterId: string | undefined }) {
+function ChatScreen({
+  characterId,
+  extras,
+}: {
+  characterId: string | undefined;
+  extras: ChatScreenExtras | undefined;
+}) {
   const { t } = useTranslation();
   const mobile = useIsMobile();
   const navigate = useNavigate();
@@ -133,11 +153,13 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
 
   // Wide screens open the most recent chat rather than an empty pane.
   useEffect(() => {
-    if (mobile || characterId || autoOpened.current || chats.status !== 'ready') return;
-    const newest = chats.list[0];
+    if (mobile || characterId || extras?.pane || autoOpened.current || chats.status !== 'ready') return;
+    if (extras && !extras.ready) return;
+    const newest = mergeByActivity(chats.list, extras?.entries ?? [])[0];
     autoOpened.current = true;
-    if (newest) navigate(localize(chatPathFor(newest.characterId)), { replace: true });
-  }, [mobile, characterId, chats.status, chats.list, navigate, localize]);
+    const to = newest?.kind === 'chat' ? chatPathFor(newest.summary.characterId) : newest?.extra.to;
+    if (to) navigate(localize(to), { replace: true });
+  }, [mobile, characterId, extras, chats.status, chats.list, navigate, localize]);
 
   const openFromList = useCallback(() => {
     // On a phone the list is a page of its own: the chat's back button returns to it.
@@ -185,9 +207,14 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
       onOpen={openFromList}
       onDelete={deleteChat}
       onRetry={() => void chats.reload()}
+      extras={extras?.entries}
+      actions={extras?.actions}
     />
   );
-  const conversation = characterId ? (
+  const pane = extras?.pane;
+  const conversation = pane ? (
+    pane
+  ) : characterId ? (
     <Conversation
       key={characterId}
       characterId={characterId}
@@ -213,10 +240,10 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   if (mobile) {
     return (
       <div
-        className={`${styles.page} ${styles.mobilePage} ${characterId ? styles.mobileConversation : ''}`}
+        className={`${styles.page} ${styles.mobilePage} ${characterId || pane ? styles.mobileConversation : ''}`}
         data-testid="chat-page"
       >
-        {characterId ? conversation : list}
+        {characterId || pane ? conversation : list}
       </div>
     );
   }
@@ -228,8 +255,11 @@ function ChatScreen({ characterId }: { characterId: string | undefined }) {
   );
 }
 
-/** `/chat` and `/chat/{characterId}` (spec section 2): chatting signed in; signed out, the character and a sign-in. */
-export default function ChatPage() {
+/**
+ * `/chat` and `/chat/{characterId}` (spec section 2): chatting signed in; signed out, the
+ * character and a sign-in. `extras`: what the app adds from other features (group chats).
+ */
+export default function ChatPage({ extras }: { extras?: ChatScreenExtras }) {
   const { t } = useTranslation();
   const { characterId } = useParams();
   const getting = useAtomValue(gettingUserAtom);
@@ -244,5 +274,5 @@ export default function ChatPage() {
 
   if (getting) return <Spinner label={t('common.loading')} />;
   if (!loggedIn) return <SignedOut characterId={characterId} />;
-  return <ChatScreen characterId={characterId} />;
+  return <ChatScreen characterId={characterId} extras={extras} />;
 }

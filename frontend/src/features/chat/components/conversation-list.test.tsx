@@ -74,3 +74,36 @@ describe('ConversationList beside an open chat', () => {
     expect(screen.getByTestId('chat-list-empty')).toBeInTheDocument();
   });
 });
+
+describe('ConversationList with entries of other features (group chats)', () => {
+  const at = (s: ChatSummary, createdAt: number): ChatSummary => ({
+    ...s,
+    lastMessage: { ...s.lastMessage, createdAt },
+  });
+  const group = (key: string, activeAt: number, active = false) => ({
+    key,
+    activeAt,
+    active,
+    item: <span data-testid="extra-item">{key}</span>,
+  });
+  const rows = () =>
+    [...document.querySelectorAll('[data-testid="chat-list-item"], [data-testid="chat-list-extra"]')].map(
+      (row) => (row as HTMLElement).dataset.characterId ?? row.textContent,
+    );
+
+  it('places them among the conversations, the most recently active first', () => {
+    renderList({
+      activeId: undefined,
+      list: [at(summary('gf-002', 'Lena'), 300), at(summary('gf-003', 'Mia'), 100)],
+      extras: [group('Movie night', 400), group('Trio', 200)],
+    });
+    expect(rows()).toEqual(['Movie night', 'gf-002', 'Trio', 'gf-003']);
+  });
+
+  it('no longer says "No chats yet" when there are only groups, and marks the open one', () => {
+    renderList({ activeId: undefined, extras: [group('Trio', 1, true)], actions: <button>New group</button> });
+    expect(screen.queryByTestId('chat-list-empty')).toBeNull();
+    expect(screen.getByTestId('chat-list-extra').className).toMatch(/listActive/);
+    expect(screen.getByRole('button', { name: 'New group' })).toBeInTheDocument();
+  });
+});

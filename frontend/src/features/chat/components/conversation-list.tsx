@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { interestedGenderAtom, languageAtom } from '@/app/store';
 import { buttonClassName } from '@/components/button';
@@ -9,6 +9,7 @@ import { LocalizedLink } from '@/components/localized-link';
 import { Spinner } from '@/components/splash';
 import { formatListTime } from '@/features/chat/components/chat-time';
 import styles from '@/features/chat/components/chat.module.css';
+import { mergeByActivity, type ListExtra } from '@/features/chat/lib/list-entries';
 import type { ChatSummary } from '@/lib/api-types';
 import { chatPathFor, homePathFor } from '@/lib/routes';
 
@@ -33,10 +34,27 @@ export interface ConversationListProps {
   onOpen: (characterId: string) => void;
   onDelete: (characterId: string) => Promise<boolean>;
   onRetry: () => void;
+  /**
+   * Entries the app adds beside the conversations (group chats): each a list item of its
+   * own, placed by when it was last active.
+   */
+  extras?: readonly ListExtra<ReactNode>[];
+  /** Buttons beside the list's heading ("New group"). */
+  actions?: ReactNode;
 }
 
 /** The user's chats, most recent first: portrait, name, last message and its time; each can be deleted. */
-export function ConversationList({ list, open, status, activeId, onOpen, onDelete, onRetry }: ConversationListProps) {
+export function ConversationList({
+  list,
+  open,
+  status,
+  activeId,
+  onOpen,
+  onDelete,
+  onRetry,
+  extras = [],
+  actions,
+}: ConversationListProps) {
   const { t } = useTranslation();
   const language = useAtomValue(languageAtom);
   const gender = useAtomValue(interestedGenderAtom);
@@ -44,7 +62,7 @@ export function ConversationList({ list, open, status, activeId, onOpen, onDelet
   const unlisted = open && !list.some((summary) => summary.characterId === open.characterId) ? open : null;
 
   let body;
-  const none = list.length === 0 && !unlisted;
+  const none = list.length === 0 && extras.length === 0 && !unlisted;
   if (status === 'loading' && none) body = <Spinner label={t('common.loading')} />;
   else if (status === 'failed' && none)
     body = (
@@ -72,7 +90,18 @@ export function ConversationList({ list, open, status, activeId, onOpen, onDelet
     body = (
       <ul className={styles.list}>
         {unlisted && openItem(unlisted)}
-        {list.map((summary) => {
+        {mergeByActivity(list, extras).map((entry) => {
+          if (entry.kind === 'extra')
+            return (
+              <li
+                key={entry.extra.key}
+                className={`${styles.listItem} ${entry.extra.active ? styles.listActive : ''}`}
+                data-testid="chat-list-extra"
+              >
+                {entry.extra.item}
+              </li>
+            );
+          const { summary } = entry;
           const last = summary.lastMessage;
           const active = summary.characterId === activeId;
           return (
@@ -148,7 +177,10 @@ export function ConversationList({ list, open, status, activeId, onOpen, onDelet
 
   return (
     <nav className={styles.conversations} aria-label={t('chat.conversations')} data-testid="chat-list">
-      <h2 className={styles.listHeading}>{t('chat.title')}</h2>
+      <div className={styles.listHead}>
+        <h2 className={styles.listHeading}>{t('chat.title')}</h2>
+        {actions}
+      </div>
       {body}
       <ConfirmDialog
         open={deleting !== null}
