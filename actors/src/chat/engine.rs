@@ -541,6 +541,13 @@ fn refusal_error(refused: Refused) -> ChatError {
 /// the user told (`answer`): looked up in the user's earlier messages of the window, the
 /// memories and what recall found.
 fn answer_opening(context: &ReplyContext<'_>, language: &str) -> Option<String> {
+    // In a group every line not the speaker's is a user turn, labelled ("Hana Mori: …"):
+    // another member's line is no question of the user's, and the members' lines are no
+    // facts of theirs (a group journey had "Of course I remember — stayed and Breezy Lark!"
+    // answering a member's reply from the greetings).
+    if matches!(context.reply_to, ReplyTo::Group(_)) {
+        return None;
+    }
     let (question, earlier) = context.window.split_last()?;
     if question.speaker != Speaker::User {
         return None;

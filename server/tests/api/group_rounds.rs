@@ -276,3 +276,41 @@ async fn a_group_runs_one_round_at_a_time_and_stop_ends_it() {
     let round = until_idle(&mut socket).await;
     assert_eq!(speakers(&round), vec![free[1].clone()], "{round:?}");
 }
+
+/// Seen in the group journey: the second member's reply opened "Of course I remember —
+/// stayed and Breezy Lark!": the answer opening (one-to-one chat's, for a question about
+/// what the user told) ran on the first member's question, with the members' lines as facts.
+#[actix_rt::test]
+async fn a_member_s_question_gets_no_answer_opening_from_another_member() {
+    let model = crate::fakes::chat_api::ChatApiFake::start().await;
+    let env = [
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", model.base_url.as_str()),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "any"),
+        ("AMORA_CHAT__MEMORY_EVERY_TURNS", "0"),
+    ];
+    let app = creation_app(StoreKind::Sqlite, &env).await;
+    let (_, voucher, mut socket) = user_with_socket(&app, "Ann").await;
+    let (free, _) = catalogue(&app).await;
+    let members = json!([{"characterId": free[0]}, {"characterId": free[1]}]);
+    let group = ok(
+        &app,
+        &voucher,
+        "/user/v1/group/createGroup",
+        json!({"name": "Pair", "activation": "list", "members": members}),
+    )
+    .await;
+    let group_id = group["groupId"].as_str().unwrap().to_owned();
+    let second = "The harbour lights look lovely tonight.";
+    model.answer_next(&[&["Do you remember where I live? I told you about my flat by the sea."], &[second]]);
+    act(
+        &mut socket,
+        "groupSend",
+        json!({"groupId": group_id, "content": "My dog is called Pixel and I live in Lyon."}),
+    )
+    .await;
+    let round = until_idle(&mut socket).await;
+    let done = named(&round, "groupDone");
+    assert_eq!(done.len(), 2, "{round:?}");
+    assert_eq!(done[1]["data"]["message"]["content"], second, "no opening answering the first member");
+}
