@@ -41,6 +41,9 @@ describe('greeting choices', () => {
     // Refused (the conversation went on): nothing changes.
     fireEvent.click(options[2]!);
     await waitFor(() => expect(asked).toEqual([2]));
+    // The choices are disabled until the server's answer is in (a click meanwhile is lost:
+    // the full suite on two busy cores clicked too soon).
+    await waitFor(() => expect(options[2]).toBeEnabled());
     expect(options[2]).toHaveAttribute('aria-pressed', 'false');
     accept = true;
     fireEvent.click(options[2]!);

@@ -112,6 +112,9 @@ describe('settings screen', () => {
     renderPage();
     const plan = await screen.findByTestId('settings-plan');
     expect(within(plan).getByTestId('settings-upgrade')).toHaveAttribute('href', '/pricing');
+    // The account's details are in (a late answer would undo the change below: the full
+    // suite on two busy cores saw it).
+    await screen.findByTestId('settings-user-no');
     act(() => store.set(userInfoAtom, { ...DETAIL, userVipType: 1, coin: 1000 }));
     expect(plan).toHaveTextContent('Balance: 100 tokens');
     expect(within(plan).getByTestId('settings-manage-plan')).toHaveAttribute('href', '/subscriptionmanage');
