@@ -455,7 +455,7 @@ impl ChatEngine {
                     if sent == 0 && checks.enforced {
                         return Ok(Attempt::Dropped(Dropped::Refused));
                     }
-                    if sent == 0 || !ended_at_sent(&mut text, &mut written, sent) {
+                    if sent == 0 || !cut_back(&mut text, &mut written, sent) {
                         return Err(ChatError::Refused(refusal));
                     }
                     // What was sent passed the rules: the reply ends there, the refused
@@ -605,8 +605,8 @@ fn cut_off_language(
     match cut_at {
         Some(at) => {
             let cut = *approved + at;
-            written.truncate(written.len().saturating_sub(text.len() - cut));
-            text.truncate(cut);
+            // Past the approved start, so never inside the opening `written` lacks.
+            cut_back(text, written, cut);
             *approved = cut;
             true
         }
@@ -617,16 +617,16 @@ fn cut_off_language(
     }
 }
 
-/// Cuts `text` (and `written`, the model's text it ends with) back to its first `sent`
-/// bytes, what the user was sent. False when that cut would fall inside `shown`, the
-/// opening `written` does not hold.
-fn ended_at_sent(text: &mut String, written: &mut String, sent: usize) -> bool {
-    let dropped = text.len() - sent;
+/// Cuts `text` (and `written`, the model's text it ends with) back to its first `at`
+/// bytes. False, cutting nothing, when that cut would fall inside the opening `text`
+/// starts with and `written` does not hold.
+fn cut_back(text: &mut String, written: &mut String, at: usize) -> bool {
+    let dropped = text.len() - at;
     if dropped > written.len() {
         return false;
     }
     written.truncate(written.len() - dropped);
-    text.truncate(sent);
+    text.truncate(at);
     true
 }
 
