@@ -103,6 +103,8 @@ pub fn typescript() -> String {
         chat::groups::UpdateMemberRequest::decl(&cfg),
         chat::groups::GroupMessageListRequest::decl(&cfg),
         chat::groups::ImportChatRequest::decl(&cfg),
+        chat::groups::EditGroupMessageRequest::decl(&cfg),
+        chat::groups::GroupMessageRequest::decl(&cfg),
         GroupMessagePage::decl(&cfg),
         content::site_config::WebConfig::decl(&cfg),
         content::site_config::DefaultEnergy::decl(&cfg),

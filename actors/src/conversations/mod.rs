@@ -519,7 +519,10 @@ impl Conversations {
             ClientAction::GroupSend { .. }
             | ClientAction::GroupTalk { .. }
             | ClientAction::GroupPick { .. }
-            | ClientAction::GroupStop { .. } => {
+            | ClientAction::GroupStop { .. }
+            | ClientAction::GroupRegenerate { .. }
+            | ClientAction::GroupContinue { .. }
+            | ClientAction::GroupSwipe { .. } => {
                 tracing::error!(user = %user_id, "a group action reached the one-to-one door");
                 return None;
             }

@@ -81,6 +81,25 @@ pub enum ClientAction {
         #[ts(as = "String")]
         group_id: GroupId,
     },
+    /// The member who wrote the group's newest reply writes it again (the old text kept as
+    /// a version).
+    GroupRegenerate {
+        #[ts(as = "String")]
+        group_id: GroupId,
+    },
+    /// The member who wrote the group's newest reply writes the rest of it.
+    GroupContinue {
+        #[ts(as = "String")]
+        group_id: GroupId,
+    },
+    /// Makes version `index` (from 0) of the group's newest reply the one the group holds.
+    GroupSwipe {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "String")]
+        message_id: EntryId,
+        index: u32,
+    },
 }
 
 /// Why a frame is not an action.
@@ -129,7 +148,7 @@ struct Envelope {
 
 impl ClientAction {
     /// Every action's name, as the wire writes it.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 15] = [
         "ping",
         "getBalance",
         "chatSend",
@@ -142,6 +161,9 @@ impl ClientAction {
         "groupTalk",
         "groupPick",
         "groupStop",
+        "groupRegenerate",
+        "groupContinue",
+        "groupSwipe",
     ];
 
     /// Parses one text frame: its fields are checked here (ids, message text), once. A
@@ -176,7 +198,10 @@ impl ClientAction {
             | ClientAction::GroupSend { .. }
             | ClientAction::GroupTalk { .. }
             | ClientAction::GroupPick { .. }
-            | ClientAction::GroupStop { .. } => None,
+            | ClientAction::GroupStop { .. }
+            | ClientAction::GroupRegenerate { .. }
+            | ClientAction::GroupContinue { .. }
+            | ClientAction::GroupSwipe { .. } => None,
             ClientAction::ChatSend { character_id, .. }
             | ClientAction::ChatStop { character_id }
             | ClientAction::ChatRegenerate { character_id }
@@ -201,6 +226,9 @@ impl ClientAction {
             ClientAction::GroupTalk { .. } => "groupTalk",
             ClientAction::GroupPick { .. } => "groupPick",
             ClientAction::GroupStop { .. } => "groupStop",
+            ClientAction::GroupRegenerate { .. } => "groupRegenerate",
+            ClientAction::GroupContinue { .. } => "groupContinue",
+            ClientAction::GroupSwipe { .. } => "groupSwipe",
         }
     }
 }
@@ -279,6 +307,9 @@ mod tests {
             ClientAction::GroupTalk { group_id: group() },
             ClientAction::GroupPick { group_id: group(), character_id: id() },
             ClientAction::GroupStop { group_id: group() },
+            ClientAction::GroupRegenerate { group_id: group() },
+            ClientAction::GroupContinue { group_id: group() },
+            ClientAction::GroupSwipe { group_id: group(), message_id: EntryId::from_raw(1_763_000), index: 1 },
         ];
         let names: Vec<_> = all.iter().map(ClientAction::name).collect();
         assert_eq!(names, ClientAction::NAMES);

@@ -182,12 +182,21 @@ pub enum ServerEvent {
         #[ts(type = "number")]
         refunded: Coins,
     },
-    /// A user's message of a group chat was stored (answering `groupSend`, and in the
-    /// user's other tabs).
+    /// A message of a group chat was stored or changed: the user's (answering `groupSend`,
+    /// and in the user's other tabs), an edited one, a reply whose chosen version changed,
+    /// or one put back after writing it again failed. Clients merge by `messageId`.
     GroupMessage {
         #[ts(as = "String")]
         group_id: GroupId,
         message: GroupMessageView,
+    },
+    /// Messages left a group chat (the user deleted one, or the newest reply is being
+    /// written again).
+    GroupMessageDeleted {
+        #[ts(as = "String")]
+        group_id: GroupId,
+        #[ts(as = "Vec<String>")]
+        message_ids: Vec<EntryId>,
     },
     /// The next piece of a group member's reply: `characterId` is the one speaking.
     GroupDelta {
@@ -277,6 +286,7 @@ impl ServerEvent {
             ServerEvent::VoicePart { .. } => "voicePart",
             ServerEvent::VoiceFailed { .. } => "voiceFailed",
             ServerEvent::GroupMessage { .. } => "groupMessage",
+            ServerEvent::GroupMessageDeleted { .. } => "groupMessageDeleted",
             ServerEvent::GroupDelta { .. } => "groupDelta",
             ServerEvent::GroupDone { .. } => "groupDone",
             ServerEvent::GroupError { .. } => "groupError",
@@ -408,6 +418,7 @@ mod tests {
                 msg: String::new(),
                 refunded: Coins::stored(2),
             },
+            ServerEvent::GroupMessageDeleted { group_id: group(), message_ids: vec![EntryId::from_raw(1)] },
             ServerEvent::GroupDelta {
                 group_id: group(),
                 character_id: id(),

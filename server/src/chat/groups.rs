@@ -1,14 +1,17 @@
 //! Group chats over HTTP (docs/api.md "Group chats", issue 31): creating a group, the
 //! user's groups, changing the settings, adding, removing and muting members, deleting one,
-//! reading its history, and importing a SillyTavern group chat export as a new group.
+//! reading its history, editing and deleting the user's own messages, and importing a
+//! SillyTavern group chat export as a new group.
 //! Each handler parses its payload and hands it to the node's `Groups`, where the rules
 //! live (who may join, how many, what is moderated).
 
 use actix_web::{HttpRequest, web};
-use amora_actors::groups::{ActivationView, GroupChanges, GroupMessagePage, GroupView, MemberChanges, NewGroup};
+use amora_actors::groups::{
+    ActivationView, GroupChanges, GroupMessagePage, GroupMessageView, GroupView, MemberChanges, NewGroup,
+};
 use amora_cards::chat_log::parse_chat_log;
 use amora_domain::character::CharacterId;
-use amora_domain::chat::MessageId;
+use amora_domain::chat::{MessageId, MessageText};
 use amora_domain::group::{GroupId, GroupSettings, TalkCap, Talkativeness};
 use serde::Deserialize;
 use ts_rs::TS;
@@ -257,6 +260,48 @@ pub async fn get_message_list(
         Some(_) => return Err(ApiError::Param(format!("pageSize: must be from 1 to {MAX_PAGE}"))),
     };
     Ok(ApiReply(state.node.groups.history(&signed_in.user.user_id, &id, before, page_size).await?))
+}
+
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EditGroupMessageRequest {
+    group_id: String,
+    message_id: String,
+    content: String,
+}
+
+/// `group/editMessage {groupId, messageId, content}` → `GroupMessage`: a new text for one
+/// of the user's own messages, checked as a new message is.
+pub async fn edit_message(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Payload<EditGroupMessageRequest>,
+) -> ApiResult<GroupMessageView> {
+    let request = payload.into_inner();
+    let id = GroupId::parse(&request.group_id)?;
+    let message_id = MessageId::parse(&request.message_id, "messageId")?;
+    let text = MessageText::parse(&request.content)?;
+    Ok(ApiReply(state.node.groups.edit_message(&signed_in.user.user_id, &id, message_id, text).await?))
+}
+
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupMessageRequest {
+    group_id: String,
+    message_id: String,
+}
+
+/// `group/deleteMessage {groupId, messageId}` → `true`: one of the user's own messages leaves.
+pub async fn delete_message(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    payload: Payload<GroupMessageRequest>,
+) -> ApiResult<bool> {
+    let request = payload.into_inner();
+    let id = GroupId::parse(&request.group_id)?;
+    let message_id = MessageId::parse(&request.message_id, "messageId")?;
+    state.node.groups.delete_message(&signed_in.user.user_id, &id, message_id).await?;
+    Ok(ApiReply(true))
 }
 
 #[derive(Deserialize, TS)]

@@ -39,6 +39,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/group/updateMember", web::post().to(groups::update_member))
         .route("/user/v1/group/deleteGroup", web::post().to(groups::delete_group))
         .route("/user/v1/group/getMessageList", web::post().to(groups::get_message_list))
+        .route("/user/v1/group/editMessage", web::post().to(groups::edit_message))
+        .route("/user/v1/group/deleteMessage", web::post().to(groups::delete_message))
         .route("/user/v1/group/importChat", web::post().to(groups::import_chat));
 }
 

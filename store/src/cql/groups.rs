@@ -16,7 +16,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use super::{CqlStore, Kind, Preparer};
 use crate::repo::chat::{GroupColumns, group_speaker, sort_groups};
-use crate::{GroupRepo, GroupSummary, StoreResult, StoredGroupMessage};
+use crate::{GroupReplyVersions, GroupRepo, GroupSummary, StoreResult, StoredGroupMessage};
 
 pub(super) struct Statements {
     insert_group: PreparedStatement,
@@ -31,10 +31,14 @@ pub(super) struct Statements {
     insert_message: PreparedStatement,
     messages: PreparedStatement,
     messages_before: PreparedStatement,
+    message: PreparedStatement,
     set_message: PreparedStatement,
     delete_message: PreparedStatement,
     delete_messages: PreparedStatement,
 }
+
+/// The columns of a `group_messages` row, in `MessageRow`'s order.
+const MESSAGE_COLUMNS: &str = "message_id, speaker, content, versions, chosen";
 
 const GROUP_COLUMNS: &str = "group_id, name, scenario, activation, allow_self_responses, talk_cap, members, \
                              created_at, updated_at, last_message_id, last_speaker, last_content";
@@ -86,27 +90,35 @@ impl Statements {
                 .await?,
             insert_message: p
                 .prepare(
-                    "INSERT INTO group_messages (owner_id, group_id, message_id, speaker, content) VALUES (?, ?, ?, ?, ?)",
+                    &format!(
+                        "INSERT INTO group_messages (owner_id, group_id, {MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    ),
                     Kind::Idempotent,
                 )
                 .await?,
             messages: p
                 .prepare(
-                    &format!("SELECT message_id, speaker, content FROM group_messages WHERE {one} LIMIT ?"),
+                    &format!("SELECT {MESSAGE_COLUMNS} FROM group_messages WHERE {one} LIMIT ?"),
                     Kind::Idempotent,
                 )
                 .await?,
             messages_before: p
                 .prepare(
-                    &format!(
-                        "SELECT message_id, speaker, content FROM group_messages WHERE {one} AND message_id < ? LIMIT ?"
-                    ),
+                    &format!("SELECT {MESSAGE_COLUMNS} FROM group_messages WHERE {one} AND message_id < ? LIMIT ?"),
+                    Kind::Idempotent,
+                )
+                .await?,
+            message: p
+                .prepare(
+                    &format!("SELECT {MESSAGE_COLUMNS} FROM group_messages WHERE {one} AND message_id = ?"),
                     Kind::Idempotent,
                 )
                 .await?,
             set_message: p
                 .prepare(
-                    &format!("UPDATE group_messages SET content = ? WHERE {one} AND message_id = ? IF EXISTS"),
+                    &format!(
+                        "UPDATE group_messages SET content = ?, versions = ?, chosen = ? WHERE {one} AND message_id = ? IF EXISTS"
+                    ),
                     Kind::Conditional,
                 )
                 .await?,
@@ -138,10 +150,21 @@ type GroupRow = (
     Option<String>,
     Option<String>,
 );
-type MessageRow = (i64, String, String);
+/// A `group_messages` row in `MESSAGE_COLUMNS` order (the versions are missing on a row
+/// written before they were kept, and on a reply written once).
+type MessageRow = (i64, String, String, Option<Vec<String>>, Option<i32>);
 
-fn message((id, speaker, content): MessageRow) -> StoreResult<StoredGroupMessage> {
-    Ok(StoredGroupMessage { message_id: MessageId::from_raw(id), speaker: group_speaker(&speaker)?, content })
+fn message((id, speaker, content, texts, chosen): MessageRow) -> StoreResult<StoredGroupMessage> {
+    let versions = GroupReplyVersions {
+        texts: texts.unwrap_or_default(),
+        chosen: chosen.and_then(|c| u32::try_from(c).ok()).unwrap_or(0),
+    };
+    Ok(StoredGroupMessage { message_id: MessageId::from_raw(id), speaker: group_speaker(&speaker)?, content, versions })
+}
+
+/// The CQL values of a message's versions (an empty list is stored as none).
+fn version_values(versions: &GroupReplyVersions) -> (Vec<String>, i32) {
+    (versions.texts.clone(), i32::try_from(versions.chosen).unwrap_or(i32::MAX))
 }
 
 /// The summary a row holds, `None` for a row that is not a group (no name).
@@ -178,7 +201,7 @@ fn summary(owner: &UserId, row: GroupRow) -> StoreResult<Option<GroupSummary>> {
         updated_at: updated_at.unwrap_or(0),
     };
     let last_message = match (last_id, speaker, content) {
-        (Some(id), Some(speaker), Some(content)) => Some(message((id, speaker, content))?),
+        (Some(id), Some(speaker), Some(content)) => Some(message((id, speaker, content, None, None))?),
         _ => None,
     };
     Ok(Some(GroupSummary { group: columns.into_group()?, last_message }))
@@ -198,7 +221,7 @@ impl CqlStore {
         let s = &self.statements.groups;
         let newest: Option<MessageRow> = self.first(&s.messages, (owner, group, 1_i32)).await?;
         match newest {
-            Some((id, speaker, content)) => self.run(&s.set_last, (id, speaker, content, owner, group)).await?,
+            Some((id, speaker, content, _, _)) => self.run(&s.set_last, (id, speaker, content, owner, group)).await?,
             None => self.run(&s.clear_last, (owner, group)).await?,
         };
         Ok(())
@@ -290,7 +313,8 @@ impl GroupRepo for CqlStore {
         let s = &self.statements.groups;
         let (owner, group) = (owner.as_str(), group_id.as_str());
         let (id, speaker) = (message.message_id.raw(), message.speaker.code());
-        self.run(&s.insert_message, (owner, group, id, speaker, &message.content)).await?;
+        let (texts, chosen) = version_values(&message.versions);
+        self.run(&s.insert_message, (owner, group, id, speaker, &message.content, texts, chosen)).await?;
         self.run(&s.set_last, (id, speaker, &message.content, owner, group)).await?;
         Ok(())
     }
@@ -312,16 +336,28 @@ impl GroupRepo for CqlStore {
         rows.into_iter().map(message).collect()
     }
 
-    async fn update_group_message(
+    async fn group_message(
         &self,
         owner: &UserId,
         group_id: &GroupId,
         message_id: MessageId,
-        content: &str,
+    ) -> StoreResult<Option<StoredGroupMessage>> {
+        let values = (owner.as_str(), group_id.as_str(), message_id.raw());
+        let row: Option<MessageRow> = self.first(&self.statements.groups.message, values).await?;
+        row.map(message).transpose()
+    }
+
+    async fn update_group_message(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message: &StoredGroupMessage,
     ) -> StoreResult<bool> {
         let s = &self.statements.groups;
         let (owner, group) = (owner.as_str(), group_id.as_str());
-        if !self.conditional(&s.set_message, (content, owner, group, message_id.raw())).await? {
+        let (texts, chosen) = version_values(&message.versions);
+        let values = (&message.content, texts, chosen, owner, group, message.message_id.raw());
+        if !self.conditional(&s.set_message, values).await? {
             return Ok(false);
         }
         self.refresh_last(owner, group).await?;

@@ -345,6 +345,8 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("characters", "media_ids", "list<text>"),
     ("characters", "created_at", "bigint"),
     ("characters", "updated_at", "bigint"),
+    ("group_messages", "versions", "list<text>"),
+    ("group_messages", "chosen", "int"),
 ];
 
 async fn add_new_columns(session: &Session, keyspace: &str) -> StoreResult<()> {

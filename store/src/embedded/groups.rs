@@ -10,10 +10,36 @@ use rusqlite::{Row, params};
 
 use super::EmbeddedStore;
 use crate::repo::chat::{GroupColumns, group_speaker, sort_groups};
-use crate::{GroupRepo, GroupSummary, StoreError, StoreResult, StoredGroupMessage};
+use crate::{GroupReplyVersions, GroupRepo, GroupSummary, StoreError, StoreResult, StoredGroupMessage};
 
 const GROUP_COLUMNS: &str =
     "owner_id, group_id, name, scenario, activation, allow_self_responses, talk_cap, members, created_at, updated_at";
+
+/// The columns of a `group_messages` row, in the order `message_row` reads them.
+const MESSAGE_COLUMNS: &str = "message_id, speaker, content, versions, chosen";
+
+type MessageRow = (i64, String, String, String, i64);
+
+fn message_row(row: &Row<'_>) -> rusqlite::Result<MessageRow> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+}
+
+fn into_message((id, speaker, content, versions, chosen): MessageRow) -> StoreResult<StoredGroupMessage> {
+    let texts: Vec<String> = serde_json::from_str(&versions)
+        .map_err(|e| StoreError::Corrupt(format!("versions of group message {id}: {e}")))?;
+    let chosen =
+        u32::try_from(chosen).map_err(|_| StoreError::Corrupt(format!("group message {id}: chosen {chosen}")))?;
+    Ok(StoredGroupMessage {
+        message_id: MessageId::from_raw(id),
+        speaker: group_speaker(&speaker)?,
+        content,
+        versions: GroupReplyVersions { texts, chosen },
+    })
+}
+
+fn versions_json(versions: &GroupReplyVersions) -> StoreResult<String> {
+    serde_json::to_string(&versions.texts).map_err(|e| StoreError::Corrupt(format!("group message versions: {e}")))
+}
 
 fn members_json(columns: &GroupColumns) -> StoreResult<String> {
     serde_json::to_string(&columns.members).map_err(|e| StoreError::Corrupt(format!("group members: {e}")))
@@ -105,11 +131,9 @@ impl GroupRepo for EmbeddedStore {
             .into_iter()
             .map(|(group, last)| {
                 let last_message = match last {
-                    (Some(id), Some(speaker), Some(content)) => Some(StoredGroupMessage {
-                        message_id: MessageId::from_raw(id),
-                        speaker: group_speaker(&speaker)?,
-                        content,
-                    }),
+                    (Some(id), Some(speaker), Some(content)) => {
+                        Some(StoredGroupMessage::new(MessageId::from_raw(id), group_speaker(&speaker)?, content))
+                    }
                     _ => None,
                 };
                 Ok(GroupSummary { group: into_group(group)?, last_message })
@@ -164,11 +188,20 @@ impl GroupRepo for EmbeddedStore {
         message: StoredGroupMessage,
     ) -> StoreResult<()> {
         let (owner, group) = (owner.as_str().to_owned(), group_id.as_str().to_owned());
+        let versions = versions_json(&message.versions)?;
         self.with_conn(move |conn| {
-            conn.prepare_cached(
-                "INSERT INTO group_messages (owner_id, group_id, message_id, speaker, content) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute(params![owner, group, message.message_id.raw(), message.speaker.code(), message.content])?;
+            conn.prepare_cached(&format!(
+                "INSERT INTO group_messages (owner_id, group_id, {MESSAGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            ))?
+            .execute(params![
+                owner,
+                group,
+                message.message_id.raw(),
+                message.speaker.code(),
+                message.content,
+                versions,
+                message.versions.chosen
+            ])?;
             Ok(())
         })
         .await
@@ -183,44 +216,55 @@ impl GroupRepo for EmbeddedStore {
     ) -> StoreResult<Vec<StoredGroupMessage>> {
         let (owner, group) = (owner.as_str().to_owned(), group_id.as_str().to_owned());
         let before = before.map_or(i64::MAX, EntryId::raw);
-        let rows: Vec<(i64, String, String)> = self
+        let rows: Vec<MessageRow> = self
             .with_conn(move |conn| {
-                let mut statement = conn.prepare_cached(
-                    "SELECT message_id, speaker, content FROM group_messages
+                let mut statement = conn.prepare_cached(&format!(
+                    "SELECT {MESSAGE_COLUMNS} FROM group_messages
                      WHERE owner_id = ?1 AND group_id = ?2 AND message_id < ?3
-                     ORDER BY message_id DESC LIMIT ?4",
-                )?;
-                let rows = statement.query_map(params![owner, group, before, limit], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                })?;
+                     ORDER BY message_id DESC LIMIT ?4"
+                ))?;
+                let rows = statement.query_map(params![owner, group, before, limit], message_row)?;
                 Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
             })
             .await?;
-        rows.into_iter()
-            .map(|(id, speaker, content)| {
-                Ok(StoredGroupMessage {
-                    message_id: MessageId::from_raw(id),
-                    speaker: group_speaker(&speaker)?,
-                    content,
-                })
+        rows.into_iter().map(into_message).collect()
+    }
+
+    async fn group_message(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+    ) -> StoreResult<Option<StoredGroupMessage>> {
+        let (owner, group) = (owner.as_str().to_owned(), group_id.as_str().to_owned());
+        let row: Option<MessageRow> = self
+            .with_conn(move |conn| {
+                let mut statement = conn.prepare_cached(&format!(
+                    "SELECT {MESSAGE_COLUMNS} FROM group_messages WHERE owner_id = ?1 AND group_id = ?2 AND message_id = ?3"
+                ))?;
+                let mut rows = statement.query_map(params![owner, group, message_id.raw()], message_row)?;
+                Ok(rows.next().transpose()?)
             })
-            .collect()
+            .await?;
+        row.map(into_message).transpose()
     }
 
     async fn update_group_message(
         &self,
         owner: &UserId,
         group_id: &GroupId,
-        message_id: MessageId,
-        content: &str,
+        message: &StoredGroupMessage,
     ) -> StoreResult<bool> {
-        let (owner, group, content) = (owner.as_str().to_owned(), group_id.as_str().to_owned(), content.to_owned());
+        let (owner, group) = (owner.as_str().to_owned(), group_id.as_str().to_owned());
+        let versions = versions_json(&message.versions)?;
+        let (id, content, chosen) = (message.message_id.raw(), message.content.clone(), message.versions.chosen);
         self.with_conn(move |conn| {
             let updated = conn
                 .prepare_cached(
-                    "UPDATE group_messages SET content = ?4 WHERE owner_id = ?1 AND group_id = ?2 AND message_id = ?3",
+                    "UPDATE group_messages SET content = ?4, versions = ?5, chosen = ?6
+                     WHERE owner_id = ?1 AND group_id = ?2 AND message_id = ?3",
                 )?
-                .execute(params![owner, group, message_id.raw(), content])?;
+                .execute(params![owner, group, id, content, versions, chosen])?;
             Ok(updated > 0)
         })
         .await

@@ -435,6 +435,11 @@ const STEPS: &[&str] = &[
         PRIMARY KEY (owner_id, group_id, message_id),
         FOREIGN KEY (owner_id, group_id) REFERENCES chat_groups (owner_id, group_id) ON DELETE CASCADE
     ) STRICT, WITHOUT ROWID;",
+    // 21: the versions of a group member's reply (swipes, issue 31): every text written for
+    // it as a JSON array, oldest first ('[]' for a reply written once), and the index of the
+    // one `content` holds.
+    "ALTER TABLE group_messages ADD COLUMN versions TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE group_messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

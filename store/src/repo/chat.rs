@@ -185,7 +185,25 @@ pub trait MessageCreditRepo: Send + Sync {
 pub struct StoredGroupMessage {
     pub message_id: MessageId,
     pub speaker: GroupSpeaker,
+    /// The text the group holds: the chosen version of a reply that has several.
     pub content: String,
+    pub versions: GroupReplyVersions,
+}
+
+impl StoredGroupMessage {
+    /// A message written once (no versions).
+    pub fn new(message_id: MessageId, speaker: GroupSpeaker, content: String) -> Self {
+        Self { message_id, speaker, content, versions: GroupReplyVersions::default() }
+    }
+}
+
+/// The versions of a member's reply (swipes): every text written for it, oldest first, and
+/// the index of the one the message holds. Kept on the message itself (a group's reply has
+/// one place in its history); empty for a reply written once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupReplyVersions {
+    pub texts: Vec<String>,
+    pub chosen: u32,
 }
 
 /// A group in the user's chat list: the group and its newest message, if any.
@@ -234,13 +252,20 @@ pub trait GroupRepo: Send + Sync {
         before: Option<MessageId>,
         limit: u32,
     ) -> StoreResult<Vec<StoredGroupMessage>>;
-    /// Replaces a message's text; false when there is no such message.
-    async fn update_group_message(
+    /// The message of that id, if the group has it.
+    async fn group_message(
         &self,
         owner: &UserId,
         group_id: &GroupId,
         message_id: MessageId,
-        content: &str,
+    ) -> StoreResult<Option<StoredGroupMessage>>;
+    /// Replaces the text and versions of the message of `message.message_id` (its speaker
+    /// stays); false when there is no such message.
+    async fn update_group_message(
+        &self,
+        owner: &UserId,
+        group_id: &GroupId,
+        message: &StoredGroupMessage,
     ) -> StoreResult<bool>;
     /// Deletes messages by id; how many existed.
     async fn delete_group_messages(

@@ -8,7 +8,7 @@ use amora_domain::chat::MessageId;
 use amora_domain::group::{
     Activation, Group, GroupId, GroupMember, GroupSettings, GroupSpeaker, TalkCap, Talkativeness,
 };
-use amora_store::{GroupSummary, Store, StoredGroupMessage};
+use amora_store::{GroupReplyVersions, GroupSummary, Store, StoredGroupMessage};
 
 use crate::{backend, user};
 
@@ -27,7 +27,7 @@ fn group(owner: &UserId, id: &str, name: &str, created_at: i64) -> Group {
 }
 
 fn said(id: i64, speaker: GroupSpeaker, content: &str) -> StoredGroupMessage {
-    StoredGroupMessage { message_id: MessageId::from_raw(id), speaker, content: content.into() }
+    StoredGroupMessage::new(MessageId::from_raw(id), speaker, content.into())
 }
 
 fn by(id: &str) -> GroupSpeaker {
@@ -101,14 +101,29 @@ async fn group_messages_are_paged_newest_first_and_edited_and_deleted() {
     assert_eq!(page, vec![messages[1].clone()]);
     assert_eq!(listed(&store, &ann).await, vec![("g1".into(), Some("Not much.".into()))]);
 
-    // Editing the newest changes the chat list too.
-    assert!(
-        store.groups.update_group_message(&ann, &g.group_id, messages[3].message_id, "Lots, actually.").await.unwrap()
-    );
+    // One message by its id; none of another id or another owner.
+    let one = store.groups.group_message(&ann, &g.group_id, messages[1].message_id).await.unwrap();
+    assert_eq!(one, Some(messages[1].clone()));
+    let bob = user(&store, 2).await;
+    assert_eq!(store.groups.group_message(&bob, &g.group_id, messages[1].message_id).await.unwrap(), None);
+
+    // Writing the newest reply again keeps its versions on it, the chosen one its text;
+    // the chat list shows the chosen text.
+    let versions = GroupReplyVersions { texts: vec!["Not much.".into(), "Lots, actually.".into()], chosen: 1 };
+    let again = StoredGroupMessage { content: "Lots, actually.".into(), versions, ..messages[3].clone() };
+    assert!(store.groups.update_group_message(&ann, &g.group_id, &again).await.unwrap());
+    assert_eq!(store.groups.group_message(&ann, &g.group_id, again.message_id).await.unwrap(), Some(again.clone()));
+    assert_eq!(store.groups.group_messages(&ann, &g.group_id, None, 1).await.unwrap(), vec![again.clone()]);
     assert_eq!(listed(&store, &ann).await, vec![("g1".into(), Some("Lots, actually.".into()))]);
-    let unknown = MessageId::from_raw(5);
-    assert!(!store.groups.update_group_message(&ann, &g.group_id, unknown, "x").await.unwrap());
+    // Appended with its versions (a regenerated reply is a new message), they are kept.
+    let moved = StoredGroupMessage { message_id: MessageId::from_raw(1_700_000_005_000_000_000), ..again.clone() };
+    store.groups.append_group_message(&ann, &g.group_id, moved.clone()).await.unwrap();
+    assert_eq!(store.groups.group_message(&ann, &g.group_id, moved.message_id).await.unwrap(), Some(moved.clone()));
+    assert_eq!(store.groups.delete_group_messages(&ann, &g.group_id, &[moved.message_id]).await.unwrap(), 1);
+    let unknown = StoredGroupMessage { message_id: MessageId::from_raw(5), ..again.clone() };
+    assert!(!store.groups.update_group_message(&ann, &g.group_id, &unknown).await.unwrap());
     assert_eq!(store.groups.group_messages(&ann, &g.group_id, None, 10).await.unwrap().len(), 4, "made none");
+    let unknown = unknown.message_id;
 
     // Deleting the newest two: the list shows the one before.
     let gone = [messages[3].message_id, messages[2].message_id, unknown];

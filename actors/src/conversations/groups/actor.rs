@@ -2,8 +2,9 @@
 //! chats"). One per group on the node of the socket acting on it, a population of the
 //! `Registry` as users' and characters' actors are. It runs one round at a time: a user's
 //! message stored and answered by the members the group's turn order picks
-//! (`amora_domain::group::turns`), a member the user picked, or "let them talk" up to the
-//! group's cap. For each speaker it asks the character's actor for its part (the
+//! (`amora_domain::group::turns`), a member the user picked, "let them talk" up to the
+//! group's cap, or the newest reply written again or continued by its member. Choosing
+//! among a reply's versions takes the round's slot too, so it never races a round. For each speaker it asks the character's actor for its part (the
 //! character as the user may see it, its lorebook, the pair's memories), takes what a
 //! one-to-one reply costs, and writes the reply through the chat engine with the group's
 //! history, streamed as `groupDelta` naming the speaker.
@@ -22,15 +23,16 @@ use actix::prelude::*;
 use amora_ai::chat::CancellationToken;
 use amora_domain::account::UserId;
 use amora_domain::character::{CharacterId, UsedType};
+use amora_domain::chat::MessageId;
 use amora_domain::chat::{MessageText, Speaker};
 use amora_domain::group::{Ask, Draws, PickRefused, Rules, Seat, TalkPlan, pick, round};
 use amora_domain::group::{Group, GroupId, GroupSpeaker};
-use amora_store::{StoredGroupMessage, StoredMessage};
+use amora_store::{GroupReplyVersions, StoredGroupMessage, StoredMessage};
 use futures_util::FutureExt;
 
 use super::GroupMessageView;
 use crate::character::{CharacterAddr, CharacterPart, GroupPart};
-use crate::chat::engine::{ReplyContext, ReplyTo};
+use crate::chat::engine::{ReplyContext, ReplyTo, join_continuation};
 use crate::chat::{ChatEngine, ChatError, Chatter, Found, new_entry_id, reply_was_cut};
 use crate::moderation::Surface;
 use crate::pending::{Journal, Owed, free_message_id};
@@ -74,6 +76,10 @@ pub enum TurnKind {
     Talk,
     /// The member the user picked speaks.
     Pick(CharacterId),
+    /// The member who wrote the newest reply writes it again; the old text is kept as a version.
+    Regenerate,
+    /// The member who wrote the newest reply writes the rest of it.
+    Continue,
 }
 
 /// Starts a round; answers the user's stored message for `Send`. Refused (`Busy`) while
@@ -83,6 +89,16 @@ pub enum TurnKind {
 pub struct GroupTurn {
     pub chatter: Chatter,
     pub kind: TurnKind,
+}
+
+/// Makes version `index` of the group's newest reply the one the group holds; answers the
+/// message as it now stands. Refused (`Busy`) while a round runs.
+#[derive(Message)]
+#[rtype(result = "Result<GroupMessageView, ChatError>")]
+pub struct SwipeReply {
+    pub user_id: UserId,
+    pub message_id: MessageId,
+    pub index: u32,
 }
 
 /// Stops the round: the reply being written keeps its text, nobody speaks after it.
@@ -244,6 +260,63 @@ impl Handler<StopRound> for GroupActor {
     }
 }
 
+impl Handler<SwipeReply> for GroupActor {
+    type Result = ResponseActFuture<Self, Result<GroupMessageView, ChatError>>;
+
+    fn handle(&mut self, swipe: SwipeReply, _: &mut Self::Context) -> Self::Result {
+        self.last_active = Instant::now();
+        if swipe.user_id != self.key.owner {
+            return Box::pin(actix::fut::ready(Err(ChatError::NoGroup)));
+        }
+        if self.round.is_some() {
+            return Box::pin(actix::fut::ready(Err(ChatError::Busy)));
+        }
+        // The swipe holds the round's slot until it is stored: no round starts meanwhile.
+        self.next_round += 1;
+        let round = self.next_round;
+        self.round = Some((round, CancellationToken::new()));
+        let (engine, owner, group_id) = (self.engine.clone(), self.key.owner.clone(), self.key.group_id.clone());
+        Box::pin(async move { choose_version(&engine, &owner, &group_id, swipe).await }.into_actor(self).map(
+            move |chosen, actor, ctx| {
+                actor.end_round(round, ctx);
+                chosen
+            },
+        ))
+    }
+}
+
+/// `groupSwipe`'s work: version `index` of the newest reply becomes its text, told to the
+/// user's sockets (`groupMessage`).
+async fn choose_version(
+    engine: &ChatEngine,
+    owner: &UserId,
+    group_id: &GroupId,
+    SwipeReply { message_id, index, .. }: SwipeReply,
+) -> Result<GroupMessageView, ChatError> {
+    let store = engine.store();
+    let newest = store.groups.group_messages(owner, group_id, None, 1).await?.into_iter().next();
+    let mut reply = match newest {
+        Some(reply) if reply.message_id == message_id && reply.speaker.character().is_some() => reply,
+        _ => return Err(ChatError::Invalid("only the group's newest reply has versions to switch between".into())),
+    };
+    let text = match reply.versions.texts.get(index as usize) {
+        Some(text) if reply.versions.texts.len() > 1 => text.clone(),
+        _ => {
+            let count = reply.versions.texts.len().max(1);
+            return Err(ChatError::Invalid(format!("index: the reply has {count} version(s), {index} is none")));
+        }
+    };
+    reply.content = text;
+    reply.versions.chosen = index;
+    if !store.groups.update_group_message(owner, group_id, &reply).await? {
+        return Err(ChatError::NoMessage);
+    }
+    let view = GroupMessageView::from(&reply);
+    let event = ServerEvent::GroupMessage { group_id: group_id.clone(), message: view.clone() };
+    engine.bus().publish(owner, event).await;
+    Ok(view)
+}
+
 impl Handler<RoundEnded> for GroupActor {
     type Result = ();
 
@@ -258,6 +331,31 @@ enum Plan {
     Speakers(Vec<CharacterId>),
     /// "Let them talk": each reply answering the one before.
     Talk(TalkPlan, Draws),
+    /// The newest reply again (`Writing::Again`) or its rest (`Writing::Continuation`),
+    /// by the member who wrote it.
+    Rewrite(Writing),
+}
+
+/// What a member's turn writes.
+#[derive(Debug, Clone)]
+enum Writing {
+    /// A new reply after the group's newest message.
+    Reply,
+    /// Another version of this reply (the group's newest), which stays stored until the
+    /// new one is: a new message holding every version takes its place.
+    Again(StoredGroupMessage),
+    /// The rest of this reply (the group's newest), stored as the same message, longer.
+    Continuation(StoredGroupMessage),
+}
+
+impl Writing {
+    /// The reply being written again or continued.
+    fn rewritten(&self) -> Option<&StoredGroupMessage> {
+        match self {
+            Writing::Reply => None,
+            Writing::Again(reply) | Writing::Continuation(reply) => Some(reply),
+        }
+    }
 }
 
 /// How one member's turn went.
@@ -300,11 +398,7 @@ impl Round {
                 moderator
                     .check_rules(Surface::ChatMessage, Some(self.owner()), text.as_str())
                     .map_err(ChatError::Refused)?;
-                let message = StoredGroupMessage {
-                    message_id: new_entry_id(),
-                    speaker: GroupSpeaker::User,
-                    content: text.into_string(),
-                };
+                let message = StoredGroupMessage::new(new_entry_id(), GroupSpeaker::User, text.into_string());
                 let store = self.engine.store();
                 store.groups.append_group_message(self.owner(), &self.group_id, message.clone()).await?;
                 let view = GroupMessageView::from(&message);
@@ -326,6 +420,32 @@ impl Round {
             TurnKind::Talk => {
                 let plan = TalkPlan::new(group.settings.talk_cap.replies());
                 Ok((None, Plan::Talk(plan, draws), self))
+            }
+            TurnKind::Regenerate | TurnKind::Continue => {
+                let store = self.engine.store();
+                let newest = store.groups.group_messages(self.owner(), &self.group_id, None, 1).await?;
+                let Some(reply) = newest.into_iter().next().filter(|m| m.speaker.character().is_some()) else {
+                    let none = "the group does not end with a member's reply to write again or continue";
+                    return Err(ChatError::Invalid(none.into()));
+                };
+                let speaker = reply.speaker.character().cloned().unwrap_or_else(|| unreachable!("filtered above"));
+                // Its member must still be able to speak: seated and not muted.
+                pick(&self.seats(&group), &speaker).map_err(|refused| match refused {
+                    PickRefused::NotAMember(_) => ChatError::Invalid(format!("{refused}: the reply's member left")),
+                    PickRefused::Muted(_) => ChatError::Invalid(format!("{refused}: unmute it to let it speak")),
+                })?;
+                let writing = if matches!(kind, TurnKind::Regenerate) {
+                    // The old reply leaves the screen now; it is put back if no new one comes.
+                    let event = ServerEvent::GroupMessageDeleted {
+                        group_id: self.group_id.clone(),
+                        message_ids: vec![reply.message_id],
+                    };
+                    self.engine.bus().publish(self.owner(), event).await;
+                    Writing::Again(reply)
+                } else {
+                    Writing::Continuation(reply)
+                };
+                Ok((None, Plan::Rewrite(writing), self))
             }
         }
     }
@@ -350,7 +470,7 @@ impl Round {
                     if group.member(&speaker).is_none_or(|member| member.muted) {
                         continue;
                     }
-                    match self.speak(&group, &speaker).await {
+                    match self.speak(&group, &speaker, Writing::Reply).await {
                         Spoke::Stored => replies += 1,
                         Spoke::Silent => {}
                         Spoke::End => break,
@@ -385,19 +505,36 @@ impl Round {
                         break;
                     }
                 };
-                match self.speak(&group, &speaker).await {
+                match self.speak(&group, &speaker, Writing::Reply).await {
                     Spoke::Stored => replies += 1,
                     Spoke::Silent => {}
                     Spoke::End => break,
                 }
             },
+            Plan::Rewrite(writing) => {
+                let speaker = writing.rewritten().and_then(|reply| reply.speaker.character().cloned());
+                let spoke = match (self.group().await, speaker) {
+                    (Ok(group), Some(speaker)) => self.speak(&group, &speaker, writing.clone()).await,
+                    (Err(error), _) => {
+                        self.fail(None, None, &error).await;
+                        Spoke::End
+                    }
+                    (Ok(_), None) => Spoke::End,
+                };
+                match spoke {
+                    Spoke::Stored => replies += 1,
+                    // No new text: the reply stands as it was, for every socket of the user.
+                    Spoke::Silent | Spoke::End => self.put_back(&writing).await,
+                }
+            }
         }
         let event = ServerEvent::GroupIdle { group_id: self.group_id.clone(), replies };
         self.engine.bus().publish(self.owner(), event).await;
     }
 
-    /// One member's reply: its part asked of its actor, paid for, written, stored.
-    async fn speak(&mut self, group: &Group, speaker: &CharacterId) -> Spoke {
+    /// One member's reply (or its new version, or its rest, as `writing` says): its part
+    /// asked of its actor, paid for, written, stored.
+    async fn speak(&mut self, group: &Group, speaker: &CharacterId, writing: Writing) -> Spoke {
         let part = match self.part(speaker).await {
             Ok(part) => part,
             // Made private, hidden or gone since it joined: silent for this user.
@@ -423,7 +560,13 @@ impl Round {
         if !group.settings.scenario.is_empty() {
             character.scenario = group.settings.scenario.clone();
         }
-        let window = match self.window(speaker).await {
+        // A new version reads the history the old one was written from; a continuation
+        // reads it with the reply at its end (the engine makes that its prefill).
+        let before = match &writing {
+            Writing::Again(reply) => Some(reply.message_id),
+            Writing::Reply | Writing::Continuation(_) => None,
+        };
+        let window = match self.window(speaker, before).await {
             Ok(window) => window,
             Err(error) => {
                 self.give_back(debit).await;
@@ -434,7 +577,10 @@ impl Round {
         let engine = self.engine.clone();
         let lore = engine.choose_lore(lorebook, &window).await;
         let lore = lore.entries();
-        let reply_id = new_entry_id();
+        let reply_id = match &writing {
+            Writing::Continuation(reply) => reply.message_id,
+            Writing::Reply | Writing::Again(_) => new_entry_id(),
+        };
         // Recall reads a one-to-one conversation's index: a group reply has none yet.
         let nothing = Found::default();
         let context = ReplyContext {
@@ -445,7 +591,7 @@ impl Round {
             memories: &memories,
             lore: &lore,
             partial: None,
-            continues: false,
+            continues: matches!(writing, Writing::Continuation(_)),
             recall: &nothing,
             reply_to: ReplyTo::Group(self.group_id.clone()),
         };
@@ -459,17 +605,16 @@ impl Round {
             });
         match written {
             Ok(Some((content, finish))) => {
-                let message = StoredGroupMessage {
-                    message_id: reply_id,
-                    speaker: GroupSpeaker::Character(speaker.clone()),
-                    content,
+                let said = GroupSpeaker::Character(speaker.clone());
+                let stored = self.store_written(&writing, StoredGroupMessage::new(reply_id, said, content)).await;
+                let message = match stored {
+                    Ok(message) => message,
+                    Err(error) => {
+                        self.give_back(debit).await;
+                        self.fail(Some(speaker), Some(reply_id), &error).await;
+                        return Spoke::End;
+                    }
                 };
-                let stored = engine.store().groups.append_group_message(self.owner(), &self.group_id, message.clone());
-                if let Err(error) = stored.await {
-                    self.give_back(debit).await;
-                    self.fail(Some(speaker), Some(reply_id), &error.into()).await;
-                    return Spoke::End;
-                }
                 self.spend(debit).await;
                 let event = ServerEvent::GroupDone {
                     group_id: self.group_id.clone(),
@@ -503,6 +648,65 @@ impl Round {
                 Spoke::End
             }
         }
+    }
+
+    /// Stores `written` as `writing` says: a new message; a new version, as a new message
+    /// holding every version, in place of the old reply (stored before the old one goes, so
+    /// a crash between the two loses neither); or the continued reply, longer. Answers the
+    /// message as stored.
+    async fn store_written(
+        &self,
+        writing: &Writing,
+        mut written: StoredGroupMessage,
+    ) -> Result<StoredGroupMessage, ChatError> {
+        let groups = &self.engine.store().groups;
+        match writing {
+            Writing::Reply => {
+                groups.append_group_message(self.owner(), &self.group_id, written.clone()).await?;
+            }
+            Writing::Again(old) => {
+                let mut texts = old.versions.texts.clone();
+                if texts.is_empty() {
+                    texts.push(old.content.clone());
+                }
+                texts.push(written.content.clone());
+                let chosen = u32::try_from(texts.len() - 1).unwrap_or(u32::MAX);
+                written.versions = GroupReplyVersions { texts, chosen };
+                groups.append_group_message(self.owner(), &self.group_id, written.clone()).await?;
+                groups.delete_group_messages(self.owner(), &self.group_id, &[old.message_id]).await?;
+            }
+            Writing::Continuation(old) => {
+                let joined = join_continuation(&old.content, &written.content);
+                let mut versions = old.versions.clone();
+                if let Some(text) = versions.texts.get_mut(versions.chosen as usize) {
+                    text.clone_from(&joined);
+                }
+                written = StoredGroupMessage { content: joined, versions, ..old.clone() };
+                if !groups.update_group_message(self.owner(), &self.group_id, &written).await? {
+                    return Err(ChatError::NoMessage);
+                }
+            }
+        }
+        Ok(written)
+    }
+
+    /// After a new version or a continuation that brought no text: the reply stands as it
+    /// was (still stored), and the user's sockets are told so (`groupMessage`).
+    async fn put_back(&self, writing: &Writing) {
+        let Some(reply) = writing.rewritten() else { return };
+        let groups = &self.engine.store().groups;
+        // As stored now (a continuation may have been stored before a later step failed).
+        let stands = match groups.group_message(self.owner(), &self.group_id, reply.message_id).await {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::error!(%error, user = %self.owner(), "the reply a rewrite replaced could not be read back");
+                reply.clone()
+            }
+        };
+        let event =
+            ServerEvent::GroupMessage { group_id: self.group_id.clone(), message: GroupMessageView::from(&stands) };
+        self.engine.bus().publish(self.owner(), event).await;
     }
 
     async fn group(&self) -> Result<Group, ChatError> {
@@ -543,9 +747,14 @@ impl Round {
     /// The group's newest messages as `speaker` reads them, oldest first: its own lines
     /// are its replies, everyone else's come as the user's turn, each labelled with its
     /// speaker's name ("Mia: …", the user by their name).
-    async fn window(&mut self, speaker: &CharacterId) -> Result<Vec<StoredMessage>, ChatError> {
+    /// `before`: only the messages older than that one.
+    async fn window(
+        &mut self,
+        speaker: &CharacterId,
+        before: Option<MessageId>,
+    ) -> Result<Vec<StoredMessage>, ChatError> {
         let store = self.engine.store().clone();
-        let mut newest = store.groups.group_messages(self.owner(), &self.group_id, None, HISTORY_WINDOW).await?;
+        let mut newest = store.groups.group_messages(self.owner(), &self.group_id, before, HISTORY_WINDOW).await?;
         newest.reverse();
         let mut window = Vec::with_capacity(newest.len());
         for message in newest {

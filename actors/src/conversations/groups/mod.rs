@@ -9,7 +9,7 @@
 
 mod actor;
 
-pub use actor::{GroupActor, GroupActorParts, GroupAddr, GroupKey, GroupTurn, StopRound, TurnKind};
+pub use actor::{GroupActor, GroupActorParts, GroupAddr, GroupKey, GroupTurn, StopRound, SwipeReply, TurnKind};
 
 use std::sync::Arc;
 
@@ -118,13 +118,17 @@ pub struct NewGroup {
     pub members: Vec<(CharacterId, Talkativeness)>,
 }
 
-/// What a socket asks of a group (docs/api.md `groupSend`, `groupTalk`, `groupPick`, `groupStop`).
+/// What a socket asks of a group (docs/api.md `groupSend`, `groupTalk`, `groupPick`,
+/// `groupStop`, `groupRegenerate`, `groupContinue`, `groupSwipe`).
 #[derive(Debug, Clone)]
 pub enum GroupAction {
     Send(MessageText),
     Talk,
     Pick(CharacterId),
     Stop,
+    Regenerate,
+    Continue,
+    Swipe { message_id: MessageId, index: u32 },
 }
 
 impl GroupAction {
@@ -135,6 +139,11 @@ impl GroupAction {
             ClientAction::GroupTalk { group_id } => (group_id, GroupAction::Talk),
             ClientAction::GroupPick { group_id, character_id } => (group_id, GroupAction::Pick(character_id)),
             ClientAction::GroupStop { group_id } => (group_id, GroupAction::Stop),
+            ClientAction::GroupRegenerate { group_id } => (group_id, GroupAction::Regenerate),
+            ClientAction::GroupContinue { group_id } => (group_id, GroupAction::Continue),
+            ClientAction::GroupSwipe { group_id, message_id, index } => {
+                (group_id, GroupAction::Swipe { message_id, index })
+            }
             other => return Err(other),
         })
     }
@@ -224,7 +233,7 @@ impl Groups {
         let first = now_micros() - said.len() as i64;
         let store = self.engine.store();
         for (i, (speaker, content)) in said.into_iter().enumerate() {
-            let stored = StoredGroupMessage { message_id: EntryId::new(first + i as i64, 0), speaker, content };
+            let stored = StoredGroupMessage::new(EntryId::new(first + i as i64, 0), speaker, content);
             if let Err(error) = store.groups.append_group_message(user_id, group_id, stored).await {
                 let _ = store.groups.delete_group(user_id, group_id).await;
                 return Err(error.into());
@@ -350,6 +359,83 @@ impl Groups {
         self.turn(user_id, group_id, TurnKind::Pick(character_id)).await.map(|_| ())
     }
 
+    /// `groupRegenerate` / `groupContinue`: the member who wrote the newest reply writes it
+    /// again (the old text kept as a version) or writes its rest. Costs what a reply costs.
+    pub async fn rewrite(&self, user_id: &UserId, group_id: &GroupId, kind: TurnKind) -> Result<(), ChatError> {
+        self.engine.has_room_for(user_id)?;
+        self.turn(user_id, group_id, kind).await.map(|_| ())
+    }
+
+    /// `groupSwipe`: version `index` of the newest reply becomes the group's (free).
+    pub async fn swipe(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+        index: u32,
+    ) -> Result<GroupMessageView, ChatError> {
+        self.group(user_id, group_id).await?;
+        let swipe = SwipeReply { user_id: user_id.clone(), message_id, index };
+        self.actor(user_id, group_id).await?.send(swipe).await?
+    }
+
+    /// `group/editMessage`: the user's own message gets a new text, checked as a new
+    /// message is; the replies after it stay. Other tabs hear `groupMessage`.
+    pub async fn edit_message(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+        text: MessageText,
+    ) -> Result<GroupMessageView, ChatError> {
+        let mut message = self.own_message(user_id, group_id, message_id, "edited").await?;
+        let moderator = self.conversations.moderator();
+        moderator.check(Surface::ChatMessage, Some(user_id), text.as_str()).await.map_err(ChatError::Refused)?;
+        message.content = text.into_string();
+        if !self.engine.store().groups.update_group_message(user_id, group_id, &message).await? {
+            return Err(ChatError::NoMessage);
+        }
+        let view = GroupMessageView::from(&message);
+        let event = ServerEvent::GroupMessage { group_id: group_id.clone(), message: view.clone() };
+        self.engine.bus().publish(user_id, event).await;
+        Ok(view)
+    }
+
+    /// `group/deleteMessage`: the user's own message leaves the group. Other tabs hear
+    /// `groupMessageDeleted`.
+    pub async fn delete_message(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+    ) -> Result<(), ChatError> {
+        self.own_message(user_id, group_id, message_id, "deleted").await?;
+        if self.engine.store().groups.delete_group_messages(user_id, group_id, &[message_id]).await? == 0 {
+            return Err(ChatError::NoMessage);
+        }
+        let event = ServerEvent::GroupMessageDeleted { group_id: group_id.clone(), message_ids: vec![message_id] };
+        self.engine.bus().publish(user_id, event).await;
+        Ok(())
+    }
+
+    /// The user's own message of their group: 10006 when there is none, 10001 when a
+    /// member said it (only the user's own are `done` to).
+    async fn own_message(
+        &self,
+        user_id: &UserId,
+        group_id: &GroupId,
+        message_id: MessageId,
+        done: &str,
+    ) -> Result<StoredGroupMessage, ChatError> {
+        self.group(user_id, group_id).await?;
+        let message = self.engine.store().groups.group_message(user_id, group_id, message_id).await?;
+        let message = message.ok_or(ChatError::NoMessage)?;
+        if message.speaker != GroupSpeaker::User {
+            return Err(ChatError::Invalid(format!("messageId: only your own messages can be {done}")));
+        }
+        Ok(message)
+    }
+
     /// `groupStop`: stops the group's round.
     pub async fn stop(&self, user_id: &UserId, group_id: &GroupId) -> Result<(), ChatError> {
         self.actor(user_id, group_id).await?.send(StopRound).await?
@@ -363,6 +449,11 @@ impl Groups {
             GroupAction::Talk => self.talk(user_id, &group_id).await,
             GroupAction::Pick(character_id) => self.pick(user_id, &group_id, character_id).await,
             GroupAction::Stop => self.stop(user_id, &group_id).await,
+            GroupAction::Regenerate => self.rewrite(user_id, &group_id, TurnKind::Regenerate).await,
+            GroupAction::Continue => self.rewrite(user_id, &group_id, TurnKind::Continue).await,
+            GroupAction::Swipe { message_id, index } => {
+                self.swipe(user_id, &group_id, message_id, index).await.map(|_| ())
+            }
         };
         result.err().map(|error| {
             if error.is_fault() {
@@ -581,7 +672,7 @@ mod tests {
     fn a_message_names_its_speaker_only_when_a_character_spoke() {
         let mia = CharacterId::parse("gf-001").unwrap_or_else(|e| panic!("{e}"));
         let id = EntryId::new(1_700_000_000_000_000, 0);
-        let said = |speaker| StoredGroupMessage { message_id: id, speaker, content: "Hi".into() };
+        let said = |speaker| StoredGroupMessage::new(id, speaker, "Hi".into());
         let view = GroupMessageView::from(&said(GroupSpeaker::Character(mia.clone())));
         assert_eq!((view.character_id, view.created_at), (Some(mia), 1_700_000_000_000));
         assert_eq!(GroupMessageView::from(&said(GroupSpeaker::User)).character_id, None);
