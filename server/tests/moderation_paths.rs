@@ -30,7 +30,8 @@ use std::time::Duration;
 use amora_domain::account::{UserId, UserNo};
 use amora_domain::character::CharacterId;
 use amora_domain::chat::Speaker;
-use amora_store::{NewUser, SessionRecord, StoredMessage};
+use amora_domain::group::{GroupId, GroupSpeaker};
+use amora_store::{NewUser, SessionRecord, StoredGroupMessage, StoredMessage};
 use base64::Engine as _;
 use futures_util::{SinkExt, StreamExt};
 use quote::ToTokens;
@@ -163,6 +164,11 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("server/src/chat/groups.rs", "GroupMessageListRequest", "group_id", ID),
     ("server/src/chat/groups.rs", "GroupMessageListRequest", "before_id", ID),
     ("server/src/chat/groups.rs", "ImportChatRequest", "chat", Moderated("cardField")),
+    ("server/src/chat/groups.rs", "EditGroupMessageRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "EditGroupMessageRequest", "message_id", ID),
+    ("server/src/chat/groups.rs", "EditGroupMessageRequest", "content", Moderated("chatMessage")),
+    ("server/src/chat/groups.rs", "GroupMessageRequest", "group_id", ID),
+    ("server/src/chat/groups.rs", "GroupMessageRequest", "message_id", ID),
     ("server/src/content/reports.rs", "ReportRequest", "character_id", ID),
     ("server/src/content/reports.rs", "ReportRequest", "feed_id", ID),
     ("server/src/content/reports.rs", "ReportRequest", "message_id", ID),
@@ -583,6 +589,16 @@ async fn send_field(app: &TestApp, who: &Person, owner: &str, field: &str, text:
                 .await;
             let code = if event["event"] == "groupError" { event["data"]["code"].as_u64().unwrap() } else { 200 };
             vec![(String::new(), Answer { code, msg: event["data"]["msg"].as_str().unwrap_or_default().to_owned() })]
+        }
+        ("EditGroupMessageRequest", "content") => {
+            let (code, group, msg) = call(app, who, "/user/v1/group/createGroup", group_payload("Trio", "")).await;
+            assert_eq!(code, 200, "{msg}");
+            let group_id = GroupId::parse(group["groupId"].as_str().unwrap()).unwrap();
+            let message_id = amora_actors::chat::new_entry_id();
+            let message = StoredGroupMessage::new(message_id, GroupSpeaker::User, "Good morning!".into());
+            app.store.groups.append_group_message(&who.user_id, &group_id, message).await.unwrap();
+            let payload = json!({ "groupId": group_id.as_str(), "messageId": message_id.to_string(), "content": text });
+            one(call(app, who, "/user/v1/group/editMessage", payload).await)
         }
         ("EditMessageRequest", "content") => {
             let character = CharacterId::parse(CHARACTER).unwrap();

@@ -28,14 +28,14 @@ async fn group_app(kind: StoreKind) -> TestApp {
     creation_app(kind, &env).await
 }
 
-async fn ok(app: &TestApp, voucher: &str, path: &str, payload: Value) -> Value {
+pub(crate) async fn ok(app: &TestApp, voucher: &str, path: &str, payload: Value) -> Value {
     let (envelope, _) = app.post_api_as(Some(voucher), path, payload.clone()).await;
     assert_eq!(envelope.code, 200, "{path} {payload}: {}", envelope.msg);
     envelope.data
 }
 
 /// Catalogue characters a free user may chat with (`usedType` 0), and one only paid users may.
-async fn catalogue(app: &TestApp) -> (Vec<String>, String) {
+pub(crate) async fn catalogue(app: &TestApp) -> (Vec<String>, String) {
     let cards = app.character_list(1, 60, 0).await.data;
     let cards = cards.as_array().unwrap();
     let id = |card: &Value| card["characterId"].as_str().unwrap().to_owned();
@@ -45,7 +45,7 @@ async fn catalogue(app: &TestApp) -> (Vec<String>, String) {
 }
 
 /// Events until `groupIdle` (inclusive): the round is over.
-async fn until_idle(socket: &mut Socket) -> Vec<Value> {
+pub(crate) async fn until_idle(socket: &mut Socket) -> Vec<Value> {
     let mut events = Vec::new();
     loop {
         let event = socket.next_event(REPLY).await.expect("an event before the round ended");
@@ -81,7 +81,7 @@ fn streamed_by_speakers(events: &[Value], group_id: &str) {
     assert!(named(events, "chatDelta").is_empty(), "group replies never stream as one-to-one chat");
 }
 
-async fn credits_left(app: &TestApp, voucher: &str) -> Value {
+pub(crate) async fn credits_left(app: &TestApp, voucher: &str) -> Value {
     messages(app, voucher, FREE_CHARACTER, None, 1).await["creditsLeft"].clone()
 }
 

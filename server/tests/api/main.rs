@@ -19,6 +19,7 @@ mod feed_safety;
 mod flood;
 mod greetings;
 mod group_rounds;
+mod group_versions;
 mod groups;
 mod hardening;
 mod helpers;
