@@ -117,6 +117,28 @@ const FIRST_PERSON_VERBS: &[&str] = &[
     "lecę",
     "jadę",
     "gram",
+    // What one plays, trains, teaches, drives, does: "E quale strumento suono?".
+    "soy",
+    "sou",
+    "jestem",
+    "toco",
+    "suono",
+    "practico",
+    "pratico",
+    "entreno",
+    "trenuję",
+    "enseño",
+    "insegno",
+    "ensino",
+    "uczę",
+    "hago",
+    "faccio",
+    "faço",
+    "manejo",
+    "conduzco",
+    "guido",
+    "conduzo",
+    "jeżdżę",
 ];
 
 /// Words that speak to the character in Japanese and Korean, which often leave "my" out:
@@ -363,6 +385,8 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "才",
         "齢",
         "나이",
+        "생일",
+        "誕生日",
         "살",
         "살이야",
         "살이에요",
@@ -376,6 +400,14 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "born",
         "hometown",
         "originally",
+        "ursprünglich",
+        "originalmente",
+        "originellement",
+        "originario",
+        "originaria",
+        "skąd",
+        "asal",
+        "asalnya",
         "woher",
         "komme",
         "kommst",
@@ -752,6 +784,201 @@ const NAMED_GROUPS: &[usize] = &[1, 3, 9, 10, 12];
 
 /// The group whose answer is a number ([`TOPIC_GROUPS`]: age).
 const AGE_GROUP: usize = 5;
+
+/// Words that ask when: asked with an age word ("birthday", "faço anos"), the answer is a
+/// date, not a number of years.
+const WHEN_WORDS: &[&str] = &[
+    "when",
+    "wann",
+    "cuándo",
+    "cuando",
+    "quand",
+    "quando",
+    "kiedy",
+    "kapan",
+    "언제",
+    "いつ",
+    "birthday",
+    "geburtstag",
+    "cumpleaños",
+    "anniversaire",
+    "compleanno",
+    "aniversário",
+    "urodziny",
+    "생일",
+    "誕生日",
+    "ulang",
+];
+
+/// The months of the ten languages' Latin scripts (Polish also as "of March": "marca").
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "januar",
+    "februar",
+    "märz",
+    "mai",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+    "gennaio",
+    "febbraio",
+    "aprile",
+    "maggio",
+    "giugno",
+    "luglio",
+    "settembre",
+    "ottobre",
+    "dicembre",
+    "janeiro",
+    "fevereiro",
+    "março",
+    "maio",
+    "junho",
+    "julho",
+    "setembro",
+    "outubro",
+    "dezembro",
+    "stycznia",
+    "lutego",
+    "marca",
+    "kwietnia",
+    "maja",
+    "czerwca",
+    "lipca",
+    "sierpnia",
+    "września",
+    "października",
+    "listopada",
+    "grudnia",
+    "styczeń",
+    "luty",
+    "marzec",
+    "kwiecień",
+    "maj",
+    "czerwiec",
+    "lipiec",
+    "sierpień",
+    "wrzesień",
+    "październik",
+    "listopad",
+    "grudzień",
+    "januari",
+    "februari",
+    "maret",
+    "mei",
+    "agustus",
+    "desember",
+];
+
+/// The date a sentence gives: a month with the day next to it ("Faço anos a **12 de
+/// agosto**", "on **March 3**", "am **14. März**"), or a month and day in figures before 月/월
+/// and 日/일 ("**3월 14일**이야", "**3月14日**").
+fn date_in(sentence: &str, units: &[Unit]) -> Option<String> {
+    let day = |u: &Unit| {
+        (1..=2).contains(&u.key.trim_end_matches('.').len())
+            && u.key.trim_end_matches(['.', 'º']).chars().all(|c| c.is_ascii_digit())
+    };
+    if let Some(month) = units.iter().position(|u| MONTHS.contains(&u.key.as_str())) {
+        let near = |from: usize, to: usize| (from.min(to)..=from.max(to)).map(|i| &units[i]);
+        // The day before it, "of"/"de" between at most ("12 de agosto"), else after it ("March 3").
+        let start = (month.saturating_sub(2)..month).find(|&i| day(&units[i])).unwrap_or(month);
+        let end = if start < month {
+            month
+        } else {
+            (month + 1..units.len().min(month + 2)).find(|&i| day(&units[i])).unwrap_or(month)
+        };
+        let span: Vec<&Unit> = near(start, end).collect();
+        return Some(sentence[span.first()?.start..span.last()?.end].to_owned());
+    }
+    let chars: Vec<(usize, char)> = sentence.char_indices().collect();
+    let digits_before = |at: usize| (0..at).rev().take_while(|&i| chars[i].1.is_ascii_digit()).last();
+    let month_at = chars.iter().position(|&(i, c)| {
+        matches!(c, '月' | '월') && digits_before(chars.iter().position(|&(j, _)| j == i).unwrap_or(0)).is_some()
+    })?;
+    let start = digits_before(month_at)?;
+    let mut end = month_at;
+    let mut next = month_at + 1;
+    while next < chars.len() && chars[next].1 == ' ' {
+        next += 1;
+    }
+    let day_digits = (next..chars.len()).take_while(|&i| chars[i].1.is_ascii_digit()).count();
+    if (1..=2).contains(&day_digits) && chars.get(next + day_digits).is_some_and(|&(_, c)| matches!(c, '日' | '일')) {
+        end = next + day_digits;
+    }
+    let end_byte = chars[end].0 + chars[end].1.len_utf8();
+    Some(sentence[chars[start].0..end_byte].to_owned())
+}
+
+/// The group of where the user is from ([`TOPIC_GROUPS`]).
+const ORIGIN_GROUP: usize = 6;
+
+/// Words that say where the speaker is from without a word of [`ORIGIN_GROUP`] ("Soy de
+/// **Valparaíso**", "Ja jestem z **Gdańska**", "Ich bin aus **Graz**").
+const ORIGIN_OPENINGS: &[&[&str]] = &[
+    &["i'm", "from"],
+    &["i", "am", "from"],
+    &["ich", "bin", "aus"],
+    &["soy", "de"],
+    &["je", "suis", "de"],
+    &["sono", "di"],
+    &["sou", "de"],
+    &["jestem", "z"],
+    &["jestem", "ze"],
+    &["aku", "dari"],
+    &["saya", "dari"],
+    &["aku", "asli"],
+    &["saya", "asli"],
+];
+
+/// The place a sentence says the user is from: the name after an [`ORIGIN_OPENINGS`] (with
+/// the capitalised words right after it, "São Paulo").
+fn origin_in(sentence: &str, units: &[Unit]) -> Option<String> {
+    let keys: Vec<&str> = units.iter().map(|u| u.key.as_str()).collect();
+    ORIGIN_OPENINGS.iter().find_map(|opening| {
+        let at = keys.windows(opening.len()).position(|w| w == *opening)? + opening.len();
+        let first = units.get(at).filter(|u| may_be_name(sentence, u, "") && !NOT_TOPICS.contains(&u.key.as_str()))?;
+        let mut end = at;
+        while end + 1 < units.len() && end + 1 - at < 3 && capitalised(sentence, &units[end + 1]) {
+            end += 1;
+        }
+        Some(sentence[first.start..units[end].end].to_owned())
+    })
+}
 
 /// The group of work ([`TOPIC_GROUPS`]): "I'm a nurse" answers it though it says no work word.
 const WORK_GROUP: usize = 2;
@@ -1603,10 +1830,15 @@ fn words_before(sentence: &str, units: &[Unit], copula: usize, usable: &dyn Fn(&
 /// The place a sentence names: the capitalised words after a place preposition ("We moved
 /// to **Porto** last spring", "Ich wohne seit drei Jahren in **Leipzig**"), the first one
 /// from the topic's word at `near` on ("I grew up in Edinburgh, but I live in **Leeds**"
-/// asked where they live), else the first of the sentence.
-fn place_in(sentence: &str, units: &[Unit], near: usize) -> Option<String> {
-    let is_place =
-        |i: &usize| PLACE_PREPOSITIONS.contains(&units[i - 1].key.as_str()) && may_be_name(sentence, &units[*i], "");
+/// asked where they live), else the first of the sentence. Never a word of the question:
+/// asked "wohin reise ich im März?", "Im März fliege ich nach **Island**".
+fn place_in(sentence: &str, units: &[Unit], near: usize, question: &[Unit]) -> Option<String> {
+    let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
+    let is_place = |i: &usize| {
+        PLACE_PREPOSITIONS.contains(&units[i - 1].key.as_str())
+            && may_be_name(sentence, &units[*i], "")
+            && !in_question(&units[*i])
+    };
     let at = (near.max(1)..units.len()).find(is_place).or_else(|| (1..units.len()).find(is_place))?;
     let mut end = at;
     while end + 1 < units.len() && end + 1 - at < 3 && capitalised(sentence, &units[end + 1]) {
@@ -1697,7 +1929,20 @@ fn age_in(units: &[Unit]) -> Option<String> {
 
 /// Words that open a statement of what someone is ("I'm a nurse", "Ich bin Lehrerin",
 /// "Soy profesora", "Je suis infirmière", "Jestem programistką", "Aku seorang desainer").
+/// Those that can only say a job come first ([`JOB_ONLY_OPENINGS`] of them): "io sono
+/// distrutto, … faccio il **farmacista**"; the words for "like", last, say one only after a
+/// work word ("trabajo como **enfermera**", never "como antes").
 const IDENTITY_OPENINGS: &[&[&str]] = &[
+    // "I work as a nurse", "weil ich als Bäcker…", "pracuję jako programista".
+    &["as", "a"],
+    &["as", "an"],
+    &["als"],
+    &["jako"],
+    &["sebagai"],
+    &["faccio", "il"],
+    &["faccio", "la"],
+    &["aku", "seorang"],
+    &["saya", "seorang"],
     &["i'm", "a"],
     &["i'm", "an"],
     &["i", "am", "a"],
@@ -1706,22 +1951,18 @@ const IDENTITY_OPENINGS: &[&[&str]] = &[
     &["soy"],
     &["je", "suis"],
     &["sono"],
-    &["faccio", "il"],
-    &["faccio", "la"],
     &["sou"],
     &["jestem"],
-    &["aku", "seorang"],
-    &["saya", "seorang"],
-    // "I work as a nurse", "weil ich als Bäcker…", "pracuję jako programista".
-    &["as", "a"],
-    &["as", "an"],
-    &["als"],
-    &["jako"],
     &["como"],
     &["come"],
     &["comme"],
-    &["sebagai"],
 ];
+
+/// The openings of [`IDENTITY_OPENINGS`] that also mean "like": a job only after a work word.
+const LIKE_OPENINGS: &[&str] = &["como", "come", "comme"];
+
+/// How many of [`IDENTITY_OPENINGS`], from the first, say a job and nothing else.
+const JOB_ONLY_OPENINGS: usize = 9;
 
 /// Words after an identity opening that say no job ("I'm a bit tired", "Ich bin so müde").
 const NOT_JOBS: &[&str] = &[
@@ -1732,10 +1973,16 @@ const NOT_JOBS: &[&str] = &[
 
 /// What a sentence says the user is, for a question about their work: the one or two words
 /// after an identity opening ("I'm a **nurse** at the children's hospital").
-fn identity_in(sentence: &str, units: &[Unit]) -> Option<String> {
+/// True with it when its opening can only say a job ("als", "jako", "faccio il").
+fn identity_in(sentence: &str, units: &[Unit]) -> Option<(String, bool)> {
     let keys: Vec<&str> = units.iter().map(|u| u.key.as_str()).collect();
-    for opening in IDENTITY_OPENINGS {
+    for (n, opening) in IDENTITY_OPENINGS.iter().enumerate() {
         let Some(at) = keys.windows(opening.len()).position(|w| w == *opening) else { continue };
+        let like = LIKE_OPENINGS.contains(&opening[0]);
+        let after_work = at.checked_sub(1).is_some_and(|i| group_of(keys[i]) == Some(WORK_GROUP));
+        if like && !after_work {
+            continue;
+        }
         let mut next = at + opening.len();
         // An article after the verb: "je suis une infirmière", "sono un medico".
         if keys.get(next).is_some_and(|k| ["un", "une", "una", "uno", "um", "uma", "a", "an"].contains(k)) {
@@ -1749,7 +1996,7 @@ fn identity_in(sentence: &str, units: &[Unit]) -> Option<String> {
         if ["ich", "als"].contains(&keys[at]) && !capitalised(sentence, word) {
             continue;
         }
-        return Some(sentence[word.start..word.end].to_owned());
+        return Some((sentence[word.start..word.end].to_owned(), n < JOB_ONLY_OPENINGS || like));
     }
     None
 }
@@ -1784,6 +2031,9 @@ pub fn answer_opening(
     let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP));
     let asks_a_name = topics.iter().any(|t| t.weak);
     let asks_about_age = topics.iter().any(|t| group_of(&t.key) == Some(AGE_GROUP));
+    let asks_about_origin = topics.iter().any(|t| group_of(&t.key) == Some(ORIGIN_GROUP));
+    let asks_when = question_units.iter().any(|u| WHEN_WORDS.contains(&u.key.as_str()))
+        || WHEN_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
     let asks_for_a_named_thing = topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
@@ -1811,16 +2061,28 @@ pub fn answer_opening(
                     said_before |= group.is_some_and(|g| SAID_BEFORE_GROUPS.contains(&g));
                 }
             }
-            // Asked what they do, "I'm a nurse" answers though it says no work word.
+            // Asked what they do, "I'm a nurse" answers though it says no work word, and
+            // before what follows a work word ("Ich bin **Bibliothekarin** … und liebe meine
+            // Arbeit sehr", "Lavoro come **ingegnere**").
             let mut identity = None;
-            if score == 0.0 && asks_about_work && !asks_for_a_city {
-                identity = identity_in(sentence, &sentence_units);
-                score = if identity.is_some() { 0.5 } else { 0.0 };
+            if asks_about_work
+                && !asks_for_a_city
+                && let Some((job, job_only)) = identity_in(sentence, &sentence_units)
+            {
+                // "Lavoro come **ingegnere**" over "Sono **originario** di Napoli, ma per lavoro…".
+                score = score.max(0.5) + if job_only { 0.25 } else { 0.0 };
+                identity = Some(job);
             }
             // Asked their age, "I'm 31" answers though it says no age word.
             if score == 0.0 && asks_about_age {
                 identity = age_in(&sentence_units);
                 score = if identity.is_some() { 0.5 } else { 0.0 };
+            }
+            // Asked where they are from, "Soy de Valparaíso" says it in so many words:
+            // before a place the sentence gives for another topic ("…, vivo en Madrid").
+            if asks_about_origin && let Some(place) = origin_in(sentence, &sentence_units) {
+                score = score.max(1.0) + 0.25;
+                identity = Some(place);
             }
             if score == 0.0 || (!values.is_empty() && !strong) || best.as_ref().is_some_and(|(b, _)| *b >= score) {
                 continue;
@@ -1832,6 +2094,11 @@ pub fn answer_opening(
             let near = matched.iter().copied().min().unwrap_or(0);
             let value = if identity.is_some() {
                 identity
+            } else if about_age
+                && asks_when
+                && let Some(date) = date_in(sentence, &sentence_units)
+            {
+                Some(date)
             } else if about_age {
                 // "스물일곱 살이야": the number said in words, before the age word.
                 number_in(&sentence_units, near).or_else(|| {
@@ -1840,9 +2107,9 @@ pub fn answer_opening(
                     before.filter(|_| hangul).map(|u| sentence[u.start..u.end].to_owned())
                 })
             } else if (about_a_place || asks_for_a_city) && latin {
-                place_in(sentence, &sentence_units, near)
+                place_in(sentence, &sentence_units, near, &question_units)
             } else if asks_where && latin {
-                place_in(sentence, &sentence_units, near)
+                place_in(sentence, &sentence_units, near, &question_units)
                     .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
             } else if asks_a_name && strong && latin {
                 // "What's my friend called?": the name after the friend ("La mia amica
@@ -2147,6 +2414,29 @@ mod tests {
         assert_eq!(answer("where i live it rains all the time.", &told, "en"), None, "a statement");
     }
 
+    /// Seen in tuning-2: a job said with "as" over a state said with "I am", a place never
+    /// taken from the question, where one is from said as "I'm from", a birthday's date.
+    #[test]
+    fn a_job_a_trip_an_origin_and_a_birthday_are_each_answered_with_their_own_words() {
+        let told = ["io sono distrutto, oggi in farmacia una fila infinita, faccio il farmacista da cinque anni"];
+        assert!(answer("ti ricordi che lavoro faccio?", &told, "it").is_some_and(|a| a.contains("farmacista")));
+        let told = ["acabo de salir del turno, soy enfermera en urgencias", "ya no aguanto las noches como antes"];
+        assert!(answer("¿te acuerdas de en qué trabajo?", &told, "es").is_some_and(|a| a.contains("enfermera")));
+        let told = ["Im März fliege ich übrigens nach Island, darauf freue ich mich schon lange."];
+        assert!(answer("Und wohin reise ich im März?", &told, "de").is_some_and(|a| a.contains("Island")));
+        let told = ["Soy de Valparaíso, en Chile, pero desde hace cinco años vivo en Madrid."];
+        assert!(
+            answer("¿Recuerdas de qué ciudad soy originalmente?", &told, "es")
+                .is_some_and(|a| a.contains("Valparaíso"))
+        );
+        let told = ["Faço anos a 12 de agosto, sou leoa, como a minha mãe."];
+        assert!(answer("E quando é que faço anos?", &told, "pt").is_some_and(|a| a.contains("12 de agosto")));
+        let told = ["My birthday is on March 3, so not long now."];
+        assert!(answer("When is my birthday?", &told, "en").is_some_and(|a| a.contains("March 3")));
+        let told = ["나 생일이 3월 14일이야, 화이트데이!"];
+        assert!(answer("내 생일 언제게?", &told, "ko").is_some_and(|a| a.contains("3월 14일")));
+    }
+
     /// The conversation bench's scripted conversations (scripts/lib/conversation-bench):
     /// for each recall, the opening found in what the user said before it in that
     /// conversation, and whether it holds an expected answer as the bench matches it.
@@ -2193,12 +2483,14 @@ mod tests {
     #[test]
     fn openings_answer_the_tuning_corpora() {
         let verbose = std::env::var_os("VERBOSE").is_some();
+        let mut short = Vec::new();
         // The recalls each part's openings answered when its floor was last raised.
-        for (part, floor) in [("tuning", 69), ("held-out-2", 40), ("tuning-2", 74)] {
+        for (part, floor) in [("tuning", 69), ("held-out-2", 40), ("tuning-2", 84)] {
             let (recalls, opened, right) = score_part(part, verbose);
             eprintln!("{part}: {right}/{recalls} recalls answered by the opening ({opened} openings)");
-            assert!(right >= floor, "{part}: {right}/{recalls} answered, fewer than {floor}");
+            short.extend((right < floor).then(|| format!("{part}: {right}/{recalls} answered, fewer than {floor}")));
         }
+        assert!(short.is_empty(), "{short:?}");
         // `HELD_OUT=held-out-3,held-out-4` prints the held-out parts' figures too, for
         // BENCHMARKS.md: never their misses (they are not read), and no floor.
         for part in std::env::var("HELD_OUT").unwrap_or_default().split(',').filter(|p| !p.is_empty()) {
