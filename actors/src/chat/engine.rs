@@ -402,7 +402,7 @@ impl ChatEngine {
                 } else {
                     written.as_str()
                 };
-                text = format!("{shown}{own}");
+                text = after_opening(shown, own);
                 // The model's own words are what is judged: an opening written here does not count.
                 if !ended && own.trim().chars().count() < HELD_BACK_CHARS {
                     continue;
@@ -685,7 +685,8 @@ fn kept_text(
 ) -> String {
     // The model's own text opens after the opening; a label it starts with goes either way.
     let own = without_opening_label(written, character_name, user_name);
-    let whole = clean_reply(&format!("{opening}{own}"), character_name, user_name);
+    let whole = if continues { format!("{opening}{own}") } else { after_opening(opening, own) };
+    let whole = clean_reply(&whole, character_name, user_name);
     let hit_limit = finish == FinishReason::Length;
     if !continues {
         return end_reply(&whole, hit_limit).0;
@@ -701,6 +702,21 @@ fn kept_text(
     let space = &new[..new.len() - new.trim_start().len()];
     let (ended, _cut) = end_reply(new, hit_limit);
     if ended.is_empty() { ended } else { format!("{space}{ended}") }
+}
+
+/// A reply's answer opening ("Of course I remember — Lyon!") and what the model wrote after
+/// it, a space between them when the model's text opens with a word: a model given the
+/// opening as the assistant's last message (an OpenAI-compatible one) often starts without
+/// one ("— Lyon!The harbour…"). Japanese and Chinese text goes on without a space.
+fn after_opening(opening: &str, own: &str) -> String {
+    let ends_a_sentence = opening.trim_end().ends_with(['!', '.', '?', '…', ':']) && opening == opening.trim_end();
+    let starts_a_word = own.chars().next().is_some_and(|c| c.is_alphanumeric() && !is_cjk(c));
+    if ends_a_sentence && starts_a_word { format!("{opening} {own}") } else { format!("{opening}{own}") }
+}
+
+/// Han, kana and the full-width forms: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x30FF | 0x3400..=0x9FFF | 0xFF00..=0xFFEF)
 }
 
 /// The node's lorebook scans at once (`lore::MAX_SCANS_AT_ONCE`), each on the blocking pool.
@@ -878,6 +894,22 @@ mod tests {
             kept_text("Hi. She walked to the", " old pier and", FinishReason::Length, "Mia", "Ann", true),
             " old pier and"
         );
+    }
+
+    /// Seen with the loopback model: "Of course I remember — Lyon!The harbour…".
+    #[test]
+    fn a_reply_s_answer_opening_and_the_model_s_words_are_a_space_apart() {
+        let kept = |opening: &str, written: &str| kept_text(opening, written, FinishReason::Stop, "Mia", "Ann", false);
+        let lyon = "Of course I remember — Lyon!";
+        assert_eq!(kept(lyon, "The harbour is lovely."), "Of course I remember — Lyon! The harbour is lovely.");
+        assert_eq!(kept(lyon, " The harbour is lovely."), "Of course I remember — Lyon! The harbour is lovely.");
+        assert_eq!(
+            kept("もちろん覚えてるよ、札幌でしょ！", "寒いよね。"),
+            "もちろん覚えてるよ、札幌でしょ！寒いよね。"
+        );
+        assert_eq!(kept("물론 기억하지, 부산!", "바다 좋지."), "물론 기억하지, 부산! 바다 좋지.");
+        assert_eq!(kept("", "Hello there."), "Hello there.", "no opening, nothing added");
+        assert_eq!(after_opening(lyon, "!"), format!("{lyon}!"), "punctuation stays glued");
     }
 
     #[test]
