@@ -82,7 +82,13 @@ export type GroupMessage = { messageId: string, characterId: string | null, cont
 /**
  * Milliseconds since the epoch.
  */
-createdAt: number, };
+createdAt: number, 
+/**
+ * On the newest reply, when it was written more than once: which of its versions it
+ * shows (`groupSwipe` switches); `null` on every other message. Optional in TypeScript,
+ * as `ChatMessage.swipes` is.
+ */
+swipes?: ReplySwipes | null, };
 
 export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, 
 /**
@@ -93,7 +99,7 @@ offset: number, } } | { "event": "chatDone", "data": { characterId: string, repl
 /**
  * The reply stops mid-sentence at the token limit (`reply_was_cut`): offer Continue.
  */
-cut: boolean, recalled: Recalled | null, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "chatDeleted", "data": { characterId: string, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } } | { "event": "groupMessage", "data": { groupId: string, message: GroupMessage, } } | { "event": "groupDelta", "data": { groupId: string, characterId: string, replyId: string, delta: string, 
+cut: boolean, recalled: Recalled | null, } } | { "event": "chatError", "data": { characterId: string, replyId: string | null, code: number, msg: string, } } | { "event": "chatMessageDeleted", "data": { characterId: string, messageIds: Array<string>, } } | { "event": "chatDeleted", "data": { characterId: string, } } | { "event": "memorySaving", "data": { characterId: string, } } | { "event": "memorySaved", "data": { characterId: string, added: number, memories: Array<Memory>, } } | { "event": "paymentResult", "data": { orderId: string, productId: string, status: PaymentStatus, } } | { "event": "imageQueued", "data": { jobId: string, imageId: string, characterId: string | null, position: number, } } | { "event": "imageProgress", "data": { jobId: string, imageId: string, progress: number, } } | { "event": "imageDone", "data": { jobId: string, imageId: string, image: GalleryImage, } } | { "event": "imageFailed", "data": { jobId: string, imageId: string, reason: ImageFailure, code: number | null, msg: string, refunded: number, } } | { "event": "voicePart", "data": { characterId: string, messageId: string, part: VoicePart, } } | { "event": "voiceFailed", "data": { characterId: string, messageId: string, code: number, msg: string, refunded: number, } } | { "event": "groupMessage", "data": { groupId: string, message: GroupMessage, } } | { "event": "groupMessageDeleted", "data": { groupId: string, messageIds: Array<string>, } } | { "event": "groupDelta", "data": { groupId: string, characterId: string, replyId: string, delta: string, 
 /**
  * Where the piece starts in the reply's text, in UTF-16 code units.
  */
@@ -103,7 +109,7 @@ offset: number, } } | { "event": "groupDone", "data": { groupId: string, charact
  */
 cut: boolean, } } | { "event": "groupError", "data": { groupId: string, characterId: string | null, replyId: string | null, code: number, msg: string, } } | { "event": "groupIdle", "data": { groupId: string, replies: number, } };
 
-export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } } | { "action": "chatContinue", "data": { characterId: string, } } | { "action": "chatSwipe", "data": { characterId: string, messageId: string, index: number, } } | { "action": "groupSend", "data": { groupId: string, content: string, } } | { "action": "groupTalk", "data": { groupId: string, } } | { "action": "groupPick", "data": { groupId: string, characterId: string, } } | { "action": "groupStop", "data": { groupId: string, } };
+export type ClientAction = { "action": "ping", "data": Record<symbol, never> } | { "action": "getBalance", "data": Record<symbol, never> } | { "action": "chatSend", "data": { characterId: string, content: string, } } | { "action": "chatStop", "data": { characterId: string, } } | { "action": "chatRegenerate", "data": { characterId: string, } } | { "action": "saveMemories", "data": { characterId: string, } } | { "action": "chatContinue", "data": { characterId: string, } } | { "action": "chatSwipe", "data": { characterId: string, messageId: string, index: number, } } | { "action": "groupSend", "data": { groupId: string, content: string, } } | { "action": "groupTalk", "data": { groupId: string, } } | { "action": "groupPick", "data": { groupId: string, characterId: string, } } | { "action": "groupStop", "data": { groupId: string, } } | { "action": "groupRegenerate", "data": { groupId: string, } } | { "action": "groupContinue", "data": { groupId: string, } } | { "action": "groupSwipe", "data": { groupId: string, messageId: string, index: number, } };
 
 /** Every code an envelope or an `error` event can carry, by name. */
 export const API_CODES = {
