@@ -331,6 +331,10 @@ talkCap?: number,
  */
 members: Array<NewMemberRequest>, };
 
+export type EditGroupMessageRequest = { groupId: string, messageId: string, content: string, };
+
+export type GroupMessageRequest = { groupId: string, messageId: string, };
+
 export type GroupMessagePage = { 
 /**
  * Newest first.

@@ -235,12 +235,10 @@ function readGroupMessage(value: unknown): GroupMessage | undefined {
   const { messageId, characterId, content, createdAt } = value;
   if (typeof messageId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
   if (!isStringOrNull(characterId)) return undefined;
-  const message: GroupMessage = { messageId, characterId, content, createdAt };
-  // The newest reply's place among its versions; null or absent elsewhere.
+  // The newest reply's place among its versions; null (or absent) elsewhere.
   const swipes = readSwipes(value.swipes);
   if (swipes === undefined) return undefined;
-  if (swipes) message.swipes = swipes;
-  return message;
+  return { messageId, characterId, content, createdAt, swipes };
 }
 
 /** A GalleryImage as docs/api.md shapes it; extra fields are dropped. */

@@ -84,11 +84,10 @@ export type GroupMessage = { messageId: string, characterId: string | null, cont
  */
 createdAt: number, 
 /**
- * On the newest reply, when it was written more than once: which of its versions it
- * shows (`groupSwipe` switches); `null` on every other message. Optional in TypeScript,
- * as `ChatMessage.swipes` is.
+ * Where a member's reply stands among its versions, when it has two or more (only the
+ * newest reply's may be chosen, `groupSwipe`).
  */
-swipes?: ReplySwipes | null, };
+swipes: ReplySwipes | null, };
 
 export type ServerEvent = { "event": "hello", "data": { userId: string, coin: number, } } | { "event": "tokenCount", "data": { coin: number, } } | { "event": "pong", "data": Record<symbol, never> } | { "event": "error", "data": { code: number, msg: string, } } | { "event": "chatMessage", "data": { characterId: string, message: ChatMessage, } } | { "event": "chatDelta", "data": { characterId: string, replyId: string, delta: string, 
 /**

@@ -10,9 +10,11 @@ import {
   type AddMemberRequest,
   type ChatSummary,
   type CreateGroupRequest,
+  type EditGroupMessageRequest,
   type Group,
   type GroupMessage,
   type GroupMessageListRequest,
+  type GroupMessageRequest,
   type GroupMessagePage,
   type GenderValue,
   type GroupRequest,
@@ -110,14 +112,14 @@ export function getCatalogue(gender: GenderValue) {
 export function editGroupMessage(groupId: string, messageId: string, content: string) {
   return apiPost<GroupMessage>(
     `${PATH}/editMessage`,
-    { groupId, messageId, content },
+    { groupId, messageId, content } satisfies EditGroupMessageRequest,
     { handledCodes: [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound] },
   );
 }
 
 /** Only the user's own messages. */
 export function deleteGroupMessage(groupId: string, messageId: string) {
-  return apiPost<boolean>(`${PATH}/deleteMessage`, { groupId, messageId });
+  return apiPost<boolean>(`${PATH}/deleteMessage`, { groupId, messageId } satisfies GroupMessageRequest);
 }
 
 /**

@@ -21,7 +21,9 @@ function group(groupId: string, createdAt: number, lastAt: number | null): Group
     members: [member('gf-001', 'Mia'), member('gf-002', 'Sofia Marin')],
     createdAt,
     lastMessage:
-      lastAt === null ? null : { messageId: `${lastAt}000`, characterId: null, content: 'hi', createdAt: lastAt },
+      lastAt === null
+        ? null
+        : { messageId: `${lastAt}000`, characterId: null, content: 'hi', createdAt: lastAt, swipes: null },
   };
 }
 
@@ -33,7 +35,13 @@ describe('group list', () => {
 
   it('moves a group with a new message to the top, and says when it does not hold it', () => {
     const list = [group('a', 1, 30), group('b', 1, 20), group('c', 1, 10)];
-    const reply: GroupMessage = { messageId: '99000', characterId: 'gf-001', content: 'Hey', createdAt: 99 };
+    const reply: GroupMessage = {
+      messageId: '99000',
+      characterId: 'gf-001',
+      content: 'Hey',
+      createdAt: 99,
+      swipes: null,
+    };
     const next = withGroupMessage(list, 'c', reply);
     expect(next?.map((g) => g.groupId)).toEqual(['c', 'a', 'b']);
     expect(next?.[0]?.lastMessage).toBe(reply);

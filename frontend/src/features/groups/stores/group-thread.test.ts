@@ -19,7 +19,7 @@ const SOFIA = 'gf-002';
 const id = (n: number) => `17638100000000${String(n).padStart(5, '0')}`;
 
 function message(n: number, characterId: string | null, content = `m${n}`): GroupMessage {
-  return { messageId: id(n), characterId, content, createdAt: 1_763_810_000_000 + n };
+  return { messageId: id(n), characterId, content, createdAt: 1_763_810_000_000 + n, swipes: null };
 }
 
 /** The server sends newest first. */
