@@ -1,7 +1,7 @@
 /**
  * The chat screen with group chats (issue 31): the app composes the two features, which may
  * not import each other. The chat list shows the user's groups beside their conversations,
- * with "New group" and "Import" buttons; `/group/{groupId}` opens a group where a
+ * with a "New group" button (which also imports a SillyTavern group chat); `/group/{groupId}` opens a group where a
  * conversation would be; and group chat gets the one-to-one chat's pieces (text, composer,
  * failures, times, the versions bar, the edit form).
  */
@@ -22,8 +22,8 @@ import { chatErrorText } from '@/features/chat/lib/error-text';
 import { continuedText } from '@/features/chat/stores/chat-thread';
 import { ChatPartsContext, type ChatParts } from '@/features/groups/components/chat-parts';
 import { GroupConversation } from '@/features/groups/components/group-conversation';
-import { GroupListActions } from '@/features/groups/components/group-list-actions';
 import { GroupListItem } from '@/features/groups/components/group-list-item';
+import { NewGroupButton } from '@/features/groups/components/new-group-button';
 import { useGroupList } from '@/features/groups/hooks/use-group-list';
 import { groupActiveAt } from '@/features/groups/lib/group-list';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
@@ -92,7 +92,7 @@ export default function ChatsRoute() {
     entries,
     // A failed group list does not hold the chat screen back.
     ready: groups.status !== 'loading',
-    actions: <GroupListActions onMade={opened} />,
+    actions: <NewGroupButton onMade={opened} />,
     pane: groupId ? (
       <GroupConversation
         key={groupId}
