@@ -97,8 +97,10 @@ export const SERVER_EVENT_SCHEMA = {
   voicePart: { characterId: 'string', messageId: 'string', part: 'VoicePart' },
   /** Speaking a message failed; `refunded` coins went back. */
   voiceFailed: { characterId: 'string', messageId: 'string', code: 'number', msg: 'string', refunded: 'number' },
-  /** Group chats (docs/api.md "Group chats"): the user's message of a group was stored. */
+  /** Group chats (docs/api.md "Group chats"): a message was stored or changed (the user's, an edit, a version chosen, a reply put back): merge by id. */
   groupMessage: { groupId: 'string', message: 'GroupMessage' },
+  /** Messages left the group: the user deleted one, or `groupRegenerate` writes the newest reply again. */
+  groupMessageDeleted: { groupId: 'string', messageIds: 'string[]' },
   /** The next piece of a member's reply; `characterId` is the member speaking. */
   groupDelta: { groupId: 'string', characterId: 'string', replyId: 'string', delta: 'string', offset: 'number' },
   /** A member's reply is stored (`message` null: stopped before any text). */
@@ -196,6 +198,13 @@ function readChatImage(value: unknown): ChatImage | undefined {
   return { imageId, url, width, height };
 }
 
+/** `swipes` of a message: absent or null stays absent; anything else not `{index, count}` is invalid. */
+function readSwipes(value: unknown): { index: number; count: number } | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value) || !isFiniteNumber(value.index) || !isFiniteNumber(value.count)) return undefined;
+  return { index: value.index, count: value.count };
+}
+
 /** A ChatMessage as docs/api.md shapes it; extra fields are dropped. */
 function readChatMessage(value: unknown): ChatMessage | undefined {
   if (!isRecord(value)) return undefined;
@@ -226,7 +235,10 @@ function readGroupMessage(value: unknown): GroupMessage | undefined {
   const { messageId, characterId, content, createdAt } = value;
   if (typeof messageId !== 'string' || typeof content !== 'string' || !isFiniteNumber(createdAt)) return undefined;
   if (!isStringOrNull(characterId)) return undefined;
-  return { messageId, characterId, content, createdAt };
+  // The newest reply's place among its versions; null (or absent) elsewhere.
+  const swipes = readSwipes(value.swipes);
+  if (swipes === undefined) return undefined;
+  return { messageId, characterId, content, createdAt, swipes };
 }
 
 /** A GalleryImage as docs/api.md shapes it; extra fields are dropped. */

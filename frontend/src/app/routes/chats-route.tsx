@@ -1,20 +1,25 @@
 /**
  * The chat screen with group chats (issue 31): the app composes the two features, which may
  * not import each other. The chat list shows the user's groups beside their conversations,
- * with a "New group" button; `/group/{groupId}` opens a group where a conversation would be;
- * and group chat gets the one-to-one chat's pieces (text, composer, failures, times).
+ * with a "New group" button (which also imports a SillyTavern group chat); `/group/{groupId}` opens a group where a
+ * conversation would be; and group chat gets the one-to-one chat's pieces (text, composer,
+ * failures, times, the versions bar, the edit form).
  */
 import { useAtomValue } from 'jotai';
 import { useCallback, useMemo, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { chatBeforePagePathAtom, isLoggedInAtom } from '@/app/store';
 import ChatPage, { type ChatScreenExtras } from '@/features/chat/components/chat-page';
+import { ContinueIcon, RegenerateIcon } from '@/features/chat/components/chat-icons';
 import { formatFullTime, formatListTime } from '@/features/chat/components/chat-time';
 import { Composer } from '@/features/chat/components/composer';
+import { EditForm } from '@/features/chat/components/edit-form';
 import { FailureBanner } from '@/features/chat/components/failure-banner';
 import { MessageText } from '@/features/chat/components/message-text';
+import { SwipeBar, useSwipeGesture } from '@/features/chat/components/swipe-bar';
 import type { ListExtra } from '@/features/chat/lib/list-entries';
 import { chatErrorText } from '@/features/chat/lib/error-text';
+import { continuedText } from '@/features/chat/stores/chat-thread';
 import { ChatPartsContext, type ChatParts } from '@/features/groups/components/chat-parts';
 import { GroupConversation } from '@/features/groups/components/group-conversation';
 import { GroupListItem } from '@/features/groups/components/group-list-item';
@@ -33,6 +38,12 @@ const CHAT_PARTS: ChatParts = {
   formatFullTime,
   formatListTime: (createdAt, language) => formatListTime(createdAt, language),
   errorText: chatErrorText,
+  SwipeBar,
+  useSwipeGesture,
+  EditForm,
+  RegenerateIcon,
+  ContinueIcon,
+  continuedText,
 };
 
 /** `/chat`, `/chat/{characterId}` and `/group/{groupId}`. */
@@ -81,7 +92,7 @@ export default function ChatsRoute() {
     entries,
     // A failed group list does not hold the chat screen back.
     ready: groups.status !== 'loading',
-    actions: <NewGroupButton onCreated={opened} />,
+    actions: <NewGroupButton onMade={opened} />,
     pane: groupId ? (
       <GroupConversation
         key={groupId}

@@ -1,7 +1,8 @@
 /**
- * The group chats' HTTP calls (docs/api.md "Group chats (issue 31)"): groups, members and
- * history. Sending, "let them talk", picks and stops go over the WebSocket (`sendAction`),
- * where the members' replies stream.
+ * The group chats' HTTP calls (docs/api.md "Group chats (issue 31)"): groups, members,
+ * history, the user's edits and deletes, and imports. Sending, "let them talk", picks,
+ * stops, regenerate, continue and versions go over the WebSocket (`sendAction`), where the
+ * members' replies stream.
  */
 import { apiPost } from '@/lib/api-client';
 import {
@@ -9,11 +10,15 @@ import {
   type AddMemberRequest,
   type ChatSummary,
   type CreateGroupRequest,
+  type EditGroupMessageRequest,
   type Group,
+  type GroupMessage,
   type GroupMessageListRequest,
+  type GroupMessageRequest,
   type GroupMessagePage,
   type GenderValue,
   type GroupRequest,
+  type ImportChatRequest,
   type MemberRequest,
   type UpdateGroupRequest,
   type UpdateMemberRequest,
@@ -33,6 +38,11 @@ export const SCENARIO_MAX_CHARS = 2000;
 export const TALK_CAP_MIN = 1;
 export const TALK_CAP_MAX = 10;
 export const TALK_CAP_DEFAULT = 3;
+
+/** A message of the user's: 1–2,000 characters. */
+export const MESSAGE_MAX_CHARS = 2000;
+/** What `group/importChat` reads of an export (docs/api.md): 8 MiB. */
+export const IMPORT_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Refusals a form explains beside its fields instead of the generic notification. */
 const EXPLAINED = [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound, ApiCode.rateLimited];
@@ -96,4 +106,26 @@ export function getChattedCharacters() {
 /** A page of the catalogue, as the home grid reads it. */
 export function getCatalogue(gender: GenderValue) {
   return getCharacterList({ pageNo: 1, pageSize: CATALOGUE_PAGE_SIZE, gender });
+}
+
+/** Only the user's own messages; checked as a new message (1–2,000 characters, 10070). */
+export function editGroupMessage(groupId: string, messageId: string, content: string) {
+  return apiPost<GroupMessage>(
+    `${PATH}/editMessage`,
+    { groupId, messageId, content } satisfies EditGroupMessageRequest,
+    { handledCodes: [ApiCode.paramError, ApiCode.inputContentIllegal, ApiCode.notFound] },
+  );
+}
+
+/** Only the user's own messages. */
+export function deleteGroupMessage(groupId: string, messageId: string) {
+  return apiPost<boolean>(`${PATH}/deleteMessage`, { groupId, messageId } satisfies GroupMessageRequest);
+}
+
+/**
+ * A new group whose history is a SillyTavern group chat export (`chat`, its JSONL text);
+ * 10001 `chat: …` names the line or the speaker no member answers to.
+ */
+export function importGroupChat(request: ImportChatRequest) {
+  return apiPost<Group>(`${PATH}/importChat`, request, { handledCodes: EXPLAINED });
 }

@@ -23,13 +23,15 @@ export interface CreateGroupDialogProps {
   open: boolean;
   onClose: () => void;
   onCreated: (group: Group) => void;
+  /** The user would rather import a SillyTavern group chat export. */
+  onImportInstead: () => void;
 }
 
 /**
  * A new group: 2–6 characters picked (in the order picked, their seating order), a name, an
  * optional scenario and how the group takes turns. Refusals show under the field they name.
  */
-export function CreateGroupDialog({ open, onClose, onCreated }: CreateGroupDialogProps) {
+export function CreateGroupDialog({ open, onClose, onCreated, onImportInstead }: CreateGroupDialogProps) {
   const { t } = useTranslation();
   const pickable = usePickableCharacters(open);
   const [picked, setPicked] = useState<Pickable[]>([]);
@@ -106,6 +108,17 @@ export function CreateGroupDialog({ open, onClose, onCreated }: CreateGroupDialo
         <div className={styles.dialogScroll}>
           <h2 className={styles.dialogTitle}>{t('groups.createTitle')}</h2>
           <p className={styles.muted}>{t('groups.createText', { min: MIN_MEMBERS, max: MAX_MEMBERS })}</p>
+          <button
+            type="button"
+            className={styles.linkButton}
+            onClick={() => {
+              close();
+              onImportInstead();
+            }}
+            data-testid="group-import-open"
+          >
+            {t('groups.import.instead')}
+          </button>
           <div className={styles.pickedLine} data-testid="group-picked">
             <span className={styles.label}>
               {t('groups.membersCount', { picked: picked.length, max: MAX_MEMBERS })}

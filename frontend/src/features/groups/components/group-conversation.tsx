@@ -103,6 +103,17 @@ export function GroupConversation({ groupId, listed, mobile, onBack, onChanged, 
         groupName={group.name}
         members={group.members}
         onLoadOlder={thread.loadOlder}
+        onRegenerate={() => {
+          if (!thread.regenerate()) offline();
+        }}
+        onContinue={() => {
+          if (!thread.continueReply()) offline();
+        }}
+        onSwipe={(messageId, index) => {
+          if (!thread.swipe(messageId, index)) offline();
+        }}
+        onEdit={thread.edit}
+        onDelete={thread.remove}
       />
     );
 

@@ -1,11 +1,21 @@
 import { useAtomValue } from 'jotai';
-import { memo, useCallback, useLayoutEffect, useMemo, useRef } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { languageAtom, userInfoAtom } from '@/app/store';
+import { ConfirmDialog } from '@/components/confirm-dialog';
+import { PencilIcon, TrashIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
-import { useChatParts } from '@/features/groups/components/chat-parts';
+import { MESSAGE_MAX_CHARS } from '@/features/groups/api/groups-api';
+import { useChatParts, type PartsSwipe } from '@/features/groups/components/chat-parts';
 import styles from '@/features/groups/components/groups.module.css';
-import type { GroupThreadState } from '@/features/groups/stores/group-thread';
+import type { GroupEditResult } from '@/features/groups/hooks/use-group-thread';
+import {
+  continuedGroupMessageId,
+  groupReplyControls,
+  groupSwipeControls,
+  type GroupThreadState,
+} from '@/features/groups/stores/group-thread';
+import { useLatest } from '@/hooks/use-latest';
 import type { GroupMember, GroupMessage } from '@/lib/api-types';
 
 /** Scrolling this close to the top loads the page before. */
@@ -27,17 +37,59 @@ function Avatar({ speaker }: { speaker: Speaker }) {
   );
 }
 
-const Bubble = memo(function Bubble({
-  message,
-  speaker,
-  mine,
-}: {
+/** What a bubble's buttons do: the same for every bubble (stable, for the memoised bubbles). */
+interface BubbleActions {
+  onEdit: (messageId: string, content: string) => Promise<GroupEditResult>;
+  onAskDelete: (message: GroupMessage) => void;
+  onSwipe: (messageId: string, index: number) => void;
+  onNewVersion: () => void;
+}
+
+interface BubbleProps {
   message: GroupMessage;
   speaker: Speaker;
   mine: boolean;
-}) {
-  const { MessageText, formatFullTime } = useChatParts();
+  actions: BubbleActions;
+  /** A round runs: the user's messages are not changed meanwhile. */
+  running: boolean;
+  /** The text of this reply's continuation so far, while it is being continued. */
+  continuation: string | null;
+  /** On the newest reply: its versions. */
+  swipe: PartsSwipe | null;
+}
+
+/** One stored message: the user's own can be edited in place or deleted; the newest reply shows its versions. */
+const Bubble = memo(function Bubble({ message, speaker, mine, actions, running, continuation, swipe }: BubbleProps) {
+  const { t } = useTranslation();
+  const { MessageText, formatFullTime, errorText, EditForm, SwipeBar, useSwipeGesture, continuedText } = useChatParts();
   const language = useAtomValue(languageAtom);
+  const choose = (index: number) => actions.onSwipe(message.messageId, index);
+  const gesture = useSwipeGesture(swipe, choose, actions.onNewVersion);
+  const [draft, setDraft] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const save = async () => {
+    const content = (draft ?? '').trim();
+    if (!content || busy) return;
+    if (content === message.content) {
+      setDraft(null);
+      return;
+    }
+    setBusy(true);
+    try {
+      const result = await actions.onEdit(message.messageId, content);
+      if (result.ok) {
+        setDraft(null);
+        setError(null);
+      } else setError(errorText(t, result.code, result.msg));
+    } catch {
+      // The connection notification has been shown; the draft stays.
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <li
       className={`${styles.row} ${mine ? styles.mine : styles.theirs}`}
@@ -52,9 +104,62 @@ const Bubble = memo(function Bubble({
             {speaker.name}
           </span>
         )}
-        <div className={styles.bubble} title={formatFullTime(message.createdAt, language)} data-testid="message-bubble">
-          <MessageText text={message.content} />
-        </div>
+        {draft === null ? (
+          <div
+            className={`${styles.bubble} ${swipe ? styles.swipeable : ''} ${continuation !== null ? styles.streaming : ''}`}
+            title={formatFullTime(message.createdAt, language)}
+            data-testid="message-bubble"
+            style={gesture.offset ? { transform: `translateX(${gesture.offset}px)` } : undefined}
+            {...gesture.handlers}
+          >
+            <MessageText
+              text={continuation !== null ? continuedText(message.content, continuation) : message.content}
+            />
+            {continuation !== null && <span className={styles.caret} aria-hidden="true" />}
+          </div>
+        ) : (
+          <EditForm
+            className={styles.editForm}
+            value={draft}
+            maxLength={MESSAGE_MAX_CHARS}
+            label={t('chat.edit')}
+            error={error}
+            busy={busy}
+            onChange={setDraft}
+            onCancel={() => setDraft(null)}
+            onSubmit={() => void save()}
+          />
+        )}
+        {mine && draft === null && (
+          <div className={styles.messageTools}>
+            <button
+              type="button"
+              className={styles.toolButton}
+              disabled={running}
+              onClick={() => {
+                setError(null);
+                setDraft(message.content);
+              }}
+              aria-label={t('chat.edit')}
+              title={t('chat.edit')}
+              data-testid="group-message-edit"
+            >
+              <PencilIcon size={15} />
+            </button>
+            <button
+              type="button"
+              className={styles.toolButton}
+              disabled={running}
+              onClick={() => actions.onAskDelete(message)}
+              aria-label={t('chat.deleteMessage')}
+              title={t('chat.deleteMessage')}
+              data-testid="group-message-delete"
+            >
+              <TrashIcon size={15} />
+            </button>
+          </div>
+        )}
+        {swipe && <SwipeBar swipe={swipe} onChoose={choose} onNewVersion={actions.onNewVersion} />}
       </div>
     </li>
   );
@@ -66,16 +171,52 @@ export interface GroupMessageListProps {
   groupName: string;
   members: readonly GroupMember[];
   onLoadOlder: () => void;
+  /** Write the newest reply again (`groupRegenerate`); false when nothing was sent. */
+  onRegenerate: () => void;
+  /** Write the rest of the newest reply (`groupContinue`). */
+  onContinue: () => void;
+  /** Show version `index` of the newest reply (`groupSwipe`). */
+  onSwipe: (messageId: string, index: number) => void;
+  onEdit: (messageId: string, content: string) => Promise<GroupEditResult>;
+  onDelete: (messageId: string) => Promise<boolean>;
 }
 
 /**
  * The group's messages, oldest at the top, each member's with its name and portrait: as the
  * one-to-one list, scrolling near the top loads the page before (keeping the reader's place),
- * and new messages and streaming text keep the view at the bottom unless scrolled up.
+ * and new messages and streaming text keep the view at the bottom unless scrolled up. As in
+ * one-to-one chat, the newest reply can be written again, continued and switched between its
+ * versions, and the user's own messages edited in place or deleted; not while a round runs.
  */
-export function GroupMessageList({ state, loadingOlder, groupName, members, onLoadOlder }: GroupMessageListProps) {
+export function GroupMessageList({
+  state,
+  loadingOlder,
+  groupName,
+  members,
+  onLoadOlder,
+  onRegenerate,
+  onContinue,
+  onSwipe,
+  onEdit,
+  onDelete,
+}: GroupMessageListProps) {
   const { t } = useTranslation();
-  const { MessageText } = useChatParts();
+  const { MessageText, RegenerateIcon, ContinueIcon } = useChatParts();
+  const [deleting, setDeleting] = useState<GroupMessage | null>(null);
+  const controls = groupReplyControls(state);
+  const swipe = groupSwipeControls(state);
+  const continuing = continuedGroupMessageId(state);
+  // Stable for the memoised bubbles, whatever the parent passes.
+  const latest = useLatest({ onRegenerate, onSwipe, onEdit });
+  const bubbleActions = useMemo<BubbleActions>(
+    () => ({
+      onEdit: (messageId, content) => latest.current.onEdit(messageId, content),
+      onAskDelete: setDeleting,
+      onSwipe: (messageId, index) => latest.current.onSwipe(messageId, index),
+      onNewVersion: () => latest.current.onRegenerate(),
+    }),
+    [latest],
+  );
   const user = useAtomValue(userInfoAtom);
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -146,9 +287,13 @@ export function GroupMessageList({ state, loadingOlder, groupName, members, onLo
             message={message}
             speaker={speakerOf(message.characterId)}
             mine={message.characterId === null}
+            actions={bubbleActions}
+            running={state.running}
+            continuation={message.messageId === continuing ? (streaming?.text ?? '') : null}
+            swipe={swipe?.messageId === message.messageId && swipe.count > 1 ? swipe : null}
           />
         ))}
-        {streaming && streamer ? (
+        {streaming && streamer && continuing === null ? (
           <li
             className={`${styles.row} ${styles.theirs}`}
             data-testid="group-streaming"
@@ -164,7 +309,8 @@ export function GroupMessageList({ state, loadingOlder, groupName, members, onLo
             </div>
           </li>
         ) : (
-          state.running && (
+          state.running &&
+          continuing === null && (
             <li className={`${styles.row} ${styles.theirs}`} data-testid="group-waiting">
               <span className={styles.avatar} aria-hidden="true" />
               <div className={`${styles.bubble} ${styles.typing}`} role="status" aria-label={t('groups.thinking')}>
@@ -176,6 +322,39 @@ export function GroupMessageList({ state, loadingOlder, groupName, members, onLo
           )
         )}
       </ol>
+      {(controls.regenerate || controls.continue) && (
+        <div className={styles.replyTools}>
+          {controls.regenerate && (
+            <button type="button" className={styles.pillButton} onClick={onRegenerate} data-testid="group-regenerate">
+              <RegenerateIcon size={15} />
+              {t('chat.regenerate')}
+            </button>
+          )}
+          {controls.continue && (
+            <button
+              type="button"
+              className={styles.pillButton}
+              onClick={onContinue}
+              title={t('chat.continueTitle')}
+              data-testid="group-continue"
+            >
+              <ContinueIcon size={15} />
+              {t('chat.continue')}
+            </button>
+          )}
+        </div>
+      )}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('chat.deleteMessageTitle')}
+        text={t('chat.deleteMessageText')}
+        confirmLabel={t('chat.delete')}
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (deleting && (await onDelete(deleting.messageId).catch(() => false))) setDeleting(null);
+        }}
+        testId="group-delete-message-dialog"
+      />
     </div>
   );
 }

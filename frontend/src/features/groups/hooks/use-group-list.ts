@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { getGroupList } from '@/features/groups/api/groups-api';
-import { withGroup, withGroupMessage } from '@/features/groups/lib/group-list';
+import { losesNewest, withGroup, withGroupMessage } from '@/features/groups/lib/group-list';
 import { useLatest } from '@/hooks/use-latest';
 import type { Group } from '@/lib/api-types';
 import { onServerEvent } from '@/lib/realtime';
@@ -9,7 +9,8 @@ export type GroupListStatus = 'loading' | 'ready' | 'failed';
 
 /**
  * The user's groups, most recently active first. Stored messages (the user's, a member's
- * reply) move their group to the top; one not listed, or a reconnect, refetches the list.
+ * reply) move their group to the top; one not listed, or a reconnect, refetches the list, as
+ * does a delete of the newest message shown.
  * Nothing is asked while `enabled` is false (signed out).
  */
 export function useGroupList(enabled: boolean) {
@@ -36,6 +37,11 @@ export function useGroupList(enabled: boolean) {
     return onServerEvent((event) => {
       if (event.event === 'hello') {
         void reload();
+        return;
+      }
+      if (event.event === 'groupMessageDeleted') {
+        // Which message is now the newest is the server's to say.
+        if (losesNewest(listRef.current, event.data.groupId, event.data.messageIds)) void reload();
         return;
       }
       if (event.event !== 'groupMessage' && event.event !== 'groupDone') return;

@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { getGroupMessageList } from '@/features/groups/api/groups-api';
+import { deleteGroupMessage, editGroupMessage, getGroupMessageList } from '@/features/groups/api/groups-api';
 import { EMPTY_GROUP_THREAD, groupThreadReducer } from '@/features/groups/stores/group-thread';
 import { useLatest } from '@/hooks/use-latest';
 import { ApiCode } from '@/lib/api-types';
 import { onServerEvent, sendAction } from '@/lib/realtime';
 
 export type GroupThreadLoad = 'loading' | 'ready' | 'failed' | 'notFound';
+
+/** How an edit went: saved, or refused with the server's code and message. */
+export type GroupEditResult = { ok: true } | { ok: false; code: number; msg: string };
 
 /**
  * One group chat: its history (the newest page first, older pages on demand), the group
@@ -43,6 +46,7 @@ export function useGroupThread(groupId: string) {
       }
       switch (event.event) {
         case 'groupMessage':
+        case 'groupMessageDeleted':
         case 'groupDelta':
         case 'groupDone':
         case 'groupError':
@@ -97,6 +101,47 @@ export function useGroupThread(groupId: string) {
     [groupId],
   );
 
+  /** The newest reply written again by its member (the old text kept as a version). */
+  const regenerate = useCallback(() => {
+    if (!sendAction({ action: 'groupRegenerate', data: { groupId } })) return false;
+    dispatch({ type: 'roundRequested' });
+    return true;
+  }, [groupId]);
+
+  /** The rest of the newest reply, by its member. */
+  const continueReply = useCallback(() => {
+    if (!sendAction({ action: 'groupContinue', data: { groupId } })) return false;
+    dispatch({ type: 'roundRequested' });
+    return true;
+  }, [groupId]);
+
+  /** Version `index` of the newest reply; the server answers with `groupMessage`. */
+  const swipe = useCallback(
+    (messageId: string, index: number) => sendAction({ action: 'groupSwipe', data: { groupId, messageId, index } }),
+    [groupId],
+  );
+
+  const edit = useCallback(
+    async (messageId: string, content: string): Promise<GroupEditResult> => {
+      const envelope = await editGroupMessage(groupId, messageId, content);
+      if (envelope.success && envelope.data) {
+        dispatch({ type: 'messageEdited', message: envelope.data });
+        return { ok: true };
+      }
+      return { ok: false, code: envelope.code, msg: envelope.msg };
+    },
+    [groupId],
+  );
+
+  const remove = useCallback(
+    async (messageId: string) => {
+      const envelope = await deleteGroupMessage(groupId, messageId);
+      if (envelope.success) dispatch({ type: 'messageRemoved', messageId });
+      return envelope.success;
+    },
+    [groupId],
+  );
+
   const stop = useCallback(() => sendAction({ action: 'groupStop', data: { groupId } }), [groupId]);
   const dismissFailure = useCallback(() => dispatch({ type: 'failureDismissed' }), []);
   const retry = useCallback(() => {
@@ -104,5 +149,21 @@ export function useGroupThread(groupId: string) {
     void loadNewest();
   }, [loadNewest]);
 
-  return { state, load, loadingOlder, loadOlder, retry, send, letThemTalk, pick, stop, dismissFailure };
+  return {
+    state,
+    load,
+    loadingOlder,
+    loadOlder,
+    retry,
+    send,
+    letThemTalk,
+    pick,
+    regenerate,
+    continueReply,
+    swipe,
+    edit,
+    remove,
+    stop,
+    dismissFailure,
+  };
 }

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  continuedGroupMessageId,
   EMPTY_GROUP_THREAD,
+  groupReplyControls,
+  groupSwipeControls,
   groupThreadReducer,
   mergeGroupMessages,
   placeGroupDelta,
@@ -16,7 +19,7 @@ const SOFIA = 'gf-002';
 const id = (n: number) => `17638100000000${String(n).padStart(5, '0')}`;
 
 function message(n: number, characterId: string | null, content = `m${n}`): GroupMessage {
-  return { messageId: id(n), characterId, content, createdAt: 1_763_810_000_000 + n };
+  return { messageId: id(n), characterId, content, createdAt: 1_763_810_000_000 + n, swipes: null };
 }
 
 /** The server sends newest first. */
@@ -158,5 +161,114 @@ describe('groupThreadReducer', () => {
     state = run([{ type: 'newestPage', page: page([message(8, MIA, 'Hello')]) }], state);
     expect(state.streaming).toBeNull();
     expect(contents(state)).toEqual(['Hello']);
+  });
+});
+
+describe('versions, regenerate, continue, edit and delete', () => {
+  const changed = (stored: GroupMessage): GroupThreadAction => ({
+    event: 'groupMessage',
+    data: { groupId: GROUP, message: stored },
+  });
+  const deleted = (...ids: string[]): GroupThreadAction => ({
+    event: 'groupMessageDeleted',
+    data: { groupId: GROUP, messageIds: ids },
+  });
+  const withSwipes = (stored: GroupMessage, index: number, count: number): GroupMessage => ({
+    ...stored,
+    swipes: { index, count },
+  });
+  /** A group ending with the user's message and Mia's reply to it. */
+  const ended = () =>
+    run([{ type: 'newestPage', page: page([message(1, SOFIA), message(2, null, 'Hi'), message(3, MIA, 'Hello')]) }]);
+
+  it('offers regenerate and continue on the newest reply only when no round runs', () => {
+    const state = ended();
+    expect(groupReplyControls(state)).toEqual({ regenerate: true, continue: true });
+    expect(groupReplyControls(run([{ type: 'roundRequested' }], state))).toEqual({
+      regenerate: false,
+      continue: false,
+    });
+    const mineLast = run([{ type: 'newestPage', page: page([message(1, MIA), message(2, null)]) }]);
+    expect(groupReplyControls(mineLast)).toEqual({ regenerate: false, continue: false });
+    const emptyReply = run([{ type: 'newestPage', page: page([message(1, null), message(2, MIA, '  ')]) }]);
+    expect(groupReplyControls(emptyReply)).toEqual({ regenerate: true, continue: false });
+  });
+
+  it('regenerate: the old reply leaves, the new version streams under a new id and arrives with its versions', () => {
+    let state = run([{ type: 'roundRequested' }, deleted(id(3))], ended());
+    expect(contents(state)).toEqual(['m1', 'Hi']);
+    state = run([delta(MIA, id(4), 'Hey'), delta(MIA, id(4), ' you')], state);
+    expect(state.streaming).toMatchObject({ replyId: id(4), characterId: MIA, text: 'Hey you' });
+    expect(continuedGroupMessageId(state)).toBeNull();
+    state = run([done(MIA, id(4), withSwipes(message(4, MIA, 'Hey you'), 1, 2)), idle(1)], state);
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Hey you']);
+    expect(state.running).toBe(false);
+    expect(groupSwipeControls(state)).toEqual({ messageId: id(4), index: 1, count: 2, previous: 0, next: null });
+  });
+
+  it('regenerate that fails or is stopped before any text puts the old reply back in its place', () => {
+    let state = run([{ type: 'roundRequested' }, deleted(id(3)), done(MIA, id(4), null)], ended());
+    state = run([changed(message(3, MIA, 'Hello')), idle(0)], state);
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Hello']);
+    expect(state.running).toBe(false);
+    expect(state.streaming).toBeNull();
+  });
+
+  it('a version chosen replaces the newest reply in place and does not start a round', () => {
+    const start = run([changed(withSwipes(message(3, MIA, 'Hello'), 1, 2))], ended());
+    const state = run([changed(withSwipes(message(3, MIA, 'Other text'), 0, 2))], start);
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Other text']);
+    expect(state.running).toBe(false);
+    expect(groupSwipeControls(state)).toEqual({ messageId: id(3), index: 0, count: 2, previous: null, next: 1 });
+    expect(groupSwipeControls(run([{ type: 'roundRequested' }], state))).toBeNull();
+  });
+
+  it('continue: the deltas grow the reply under its own id, offsets from where it continues; done stores it longer', () => {
+    let state = run([{ type: 'roundRequested' }, delta(MIA, id(3), ' and'), delta(MIA, id(3), ' more')], ended());
+    expect(continuedGroupMessageId(state)).toBe(id(3));
+    expect(state.streaming).toEqual({ replyId: id(3), characterId: MIA, text: ' and more', from: 0 });
+    // The reply itself stays as it was until it is stored again.
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Hello']);
+    state = run([done(MIA, id(3), message(3, MIA, 'Hello and more')), idle(1)], state);
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Hello and more']);
+    expect(state.messages).toHaveLength(3);
+    expect(continuedGroupMessageId(state)).toBeNull();
+  });
+
+  it('a continuation that fails leaves the reply as it was', () => {
+    let state = run([{ type: 'roundRequested' }, delta(MIA, id(3), ' and')], ended());
+    state = run(
+      [
+        {
+          event: 'groupError',
+          data: { groupId: GROUP, characterId: MIA, replyId: id(3), code: 50000, msg: 'internal' },
+        },
+        changed(message(3, MIA, 'Hello')),
+        idle(0),
+      ],
+      state,
+    );
+    expect(contents(state)).toEqual(['m1', 'Hi', 'Hello']);
+    expect(state.streaming).toBeNull();
+    expect(state.running).toBe(false);
+    expect(state.failure?.code).toBe(50000);
+  });
+
+  it("an edit of the user's message replaces it (here or from another tab) without starting a round", () => {
+    const here = run([{ type: 'messageEdited', message: message(2, null, 'Hi there') }], ended());
+    expect(contents(here)).toEqual(['m1', 'Hi there', 'Hello']);
+    const elsewhere = run([changed(message(2, null, 'Hi again'))], ended());
+    expect(contents(elsewhere)).toEqual(['m1', 'Hi again', 'Hello']);
+    expect(elsewhere.running).toBe(false);
+  });
+
+  it("a delete removes the user's message (here or from another tab)", () => {
+    expect(contents(run([{ type: 'messageRemoved', messageId: id(2) }], ended()))).toEqual(['m1', 'Hello']);
+    expect(contents(run([deleted(id(2))], ended()))).toEqual(['m1', 'Hello']);
+  });
+
+  it('a change to a message older than the pages read is left for when its page is read', () => {
+    const state = run([{ type: 'newestPage', page: page([message(5, MIA), message(6, null)], true) }]);
+    expect(contents(run([changed(message(2, null, 'old edit'))], state))).toEqual(['m5', 'm6']);
   });
 });

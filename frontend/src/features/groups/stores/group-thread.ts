@@ -10,6 +10,12 @@
  *   at its `offset`); `groupDone` puts the stored message in its place.
  * - `groupError` ends the reply it names (its text is dropped, as the server drops it) and
  *   is shown; a refusal (`characterId` null) started nothing, so the wait for it ends too.
+ * - Versions, regenerate, continue, edit and delete (docs/api.md "Group chats"): a
+ *   `groupMessage` whose id is held replaces that message (an edit, a version chosen, a
+ *   reply put back after a failed regenerate); `groupMessageDeleted` removes messages (a
+ *   delete, or the old reply when `groupRegenerate` writes it again, whose new version then
+ *   streams under a new id). A continuation streams under the id of the reply it continues:
+ *   its text so far is shown after that reply's own (`continuedGroupMessageId`).
  */
 import type { GroupMessage, GroupMessagePage } from '@/lib/api-types';
 import { compareEntryIds } from '@/lib/entry-ids';
@@ -56,6 +62,7 @@ export const EMPTY_GROUP_THREAD: GroupThreadState = {
 /** The socket's group events, applied as they arrive (filtered to this group). */
 export type GroupEvent =
   | ServerEventOf<'groupMessage'>
+  | ServerEventOf<'groupMessageDeleted'>
   | ServerEventOf<'groupDelta'>
   | ServerEventOf<'groupDone'>
   | ServerEventOf<'groupError'>
@@ -66,8 +73,12 @@ export type GroupLocalAction =
   | { type: 'newestPage'; page: GroupMessagePage }
   /** A page older than what is held (scrolling up). */
   | { type: 'olderPage'; page: GroupMessagePage }
-  /** The user started a round (send, let them talk, pick). */
+  /** The user started a round (send, let them talk, pick, regenerate, continue). */
   | { type: 'roundRequested' }
+  /** The user edited one of their messages (`group/editMessage` answered). */
+  | { type: 'messageEdited'; message: GroupMessage }
+  /** The user deleted one of their messages (`group/deleteMessage` answered). */
+  | { type: 'messageRemoved'; messageId: string }
   | { type: 'failureDismissed' };
 
 export type GroupThreadAction = GroupLocalAction | GroupEvent;
@@ -100,9 +111,29 @@ export function placeGroupDelta(
 
 function applyEvent(state: GroupThreadState, event: GroupEvent): GroupThreadState {
   switch (event.event) {
-    case 'groupMessage':
-      // The user's message, from this tab or another: a round follows it.
-      return { ...state, messages: mergeGroupMessages(state.messages, [event.data.message]), running: true };
+    case 'groupMessage': {
+      const { message } = event.data;
+      const held = state.messages.some((m) => m.messageId === message.messageId);
+      const oldest = state.messages[0];
+      // A change to a message older than every one held belongs to a page not read yet.
+      if (!held && state.hasMore && oldest && compareEntryIds(message.messageId, oldest.messageId) < 0) return state;
+      const newest = state.messages[state.messages.length - 1];
+      // A new message of the user's (this tab or another) starts a round; a changed one
+      // (an edit, a version chosen, a reply put back) does not.
+      const startsRound =
+        !held && message.characterId === null && (!newest || compareEntryIds(message.messageId, newest.messageId) > 0);
+      return {
+        ...state,
+        messages: mergeGroupMessages(state.messages, [message]),
+        running: state.running || startsRound,
+        // A continuation that failed: the reply comes back as it was, no longer growing.
+        streaming: state.streaming?.replyId === message.messageId ? null : state.streaming,
+      };
+    }
+    case 'groupMessageDeleted': {
+      const gone = new Set(event.data.messageIds);
+      return { ...state, messages: state.messages.filter((m) => !gone.has(m.messageId)) };
+    }
     case 'groupDelta': {
       const held = state.streaming?.replyId === event.data.replyId ? state.streaming : null;
       return { ...state, running: true, streaming: placeGroupDelta(held, event.data) };
@@ -164,7 +195,51 @@ export function groupThreadReducer(state: GroupThreadState, action: GroupThreadA
       };
     case 'roundRequested':
       return { ...state, running: true, failure: null };
+    case 'messageEdited':
+      return { ...state, messages: mergeGroupMessages(state.messages, [action.message]) };
+    case 'messageRemoved':
+      return { ...state, messages: state.messages.filter((m) => m.messageId !== action.messageId) };
     case 'failureDismissed':
       return { ...state, failure: null };
   }
+}
+
+/** The newest message when it is a member's reply (what regenerate, continue and versions act on). */
+function newestReply(state: GroupThreadState): GroupMessage | null {
+  const newest = state.messages[state.messages.length - 1];
+  return newest && newest.characterId !== null ? newest : null;
+}
+
+/** What the newest reply allows now: write it again, or write its rest. Nothing while a round runs. */
+export function groupReplyControls(state: GroupThreadState): { regenerate: boolean; continue: boolean } {
+  const reply = state.running || !state.loaded ? null : newestReply(state);
+  return { regenerate: reply !== null, continue: reply !== null && reply.content.trim() !== '' };
+}
+
+/**
+ * The arrows of the newest reply: where left and right go. `next` is null at the last
+ * version (right then writes a new one, as in one-to-one chat); null as a whole while a
+ * round runs or when the group does not end with a reply.
+ */
+export function groupSwipeControls(
+  state: GroupThreadState,
+): { messageId: string; index: number; count: number; previous: number | null; next: number | null } | null {
+  if (state.running) return null;
+  const reply = newestReply(state);
+  if (!reply) return null;
+  const index = reply.swipes?.index ?? 0;
+  const count = reply.swipes?.count ?? 1;
+  return {
+    messageId: reply.messageId,
+    index,
+    count,
+    previous: index > 0 ? index - 1 : null,
+    next: index + 1 < count ? index + 1 : null,
+  };
+}
+
+/** The reply being continued: the one streaming under the id of a message held. */
+export function continuedGroupMessageId(state: GroupThreadState): string | null {
+  const id = state.streaming?.replyId;
+  return id && state.messages.some((m) => m.messageId === id) ? id : null;
 }
