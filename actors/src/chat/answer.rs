@@ -60,6 +60,10 @@ const FIRST_PERSON: &[&str] = &[
     "saya",
     "aku",
     "ku",
+    // Jakarta slang: "motor gw apa coba?".
+    "gw",
+    "gue",
+    "gua",
     "私",
     "僕",
     "俺",
@@ -609,6 +613,11 @@ const TOPIC_GROUPS: &[&[&str]] = &[
     ],
     // Music, films and books.
     &[
+        "lieblingsbuch",
+        "lieblingsfilm",
+        "lieblingsband",
+        "lieblingsserie",
+        "lieblingslied",
         "band",
         "singer",
         "music",
@@ -1634,7 +1643,23 @@ fn value_in(
 ) -> Option<String> {
     let last = *matched.iter().max()?;
     let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
-    let usable = |u: &Unit| !is_filler(&u.key, user_name) && !is_name_word(&u.key) && !in_question(u);
+    // The verb beside "I" says what one does, not what it is done with: "Am Wochenende
+    // gehe ich meistens **bouldern**", "I play **handball**".
+    let verbs: Vec<usize> = (0..units.len())
+        .filter(|&i| {
+            // English "I" only as written so: Italian's article "i" ("sono i **tortellini**") is not.
+            let beside_i = |j: Option<usize>| {
+                j.and_then(|j| units.get(j)).is_some_and(|u| {
+                    SUBJECT_I.contains(&u.key.as_str()) && (u.key != "i" || &sentence[u.start..u.end] == "I")
+                })
+            };
+            !capitalised(sentence, &units[i]) && (beside_i(i.checked_sub(1)) || beside_i(Some(i + 1)))
+        })
+        .map(|i| units[i].start)
+        .collect();
+    let usable = |u: &Unit| {
+        !is_filler(&u.key, user_name) && !is_name_word(&u.key) && !in_question(u) && !verbs.contains(&u.start)
+    };
     // "Salmorejo, es mi comida favorita", "Daft Punk à fond, c'est mon groupe préféré": the
     // thing is named before the words saying what it is.
     let first = *matched.iter().min()?;
@@ -1683,7 +1708,111 @@ fn value_in(
         taken = before_run(last);
     }
     let (first, last) = (units[*taken.first()?].start, units[*taken.last()?].end);
+    // A Japanese word is its whole run of kanji and katakana: "心理学", never "心理" because
+    // the question's "大学" holds 学.
+    let (first, last) = if cjk { whole_run(sentence, first, last) } else { (first, last) };
     Some(sentence[first..last].trim_matches(|c: char| !c.is_alphanumeric()).to_owned()).filter(|v| !v.is_empty())
+}
+
+/// `first..last` of `sentence` widened to the kanji right before and after it when it
+/// starts and ends with kanji (the same for katakana): "心理" to "心理学", never "終" to
+/// "今日バイト終".
+fn whole_run(sentence: &str, first: usize, last: usize) -> (usize, usize) {
+    let script = |c: char| {
+        if is_han(c) {
+            1
+        } else if is_kana(c) {
+            2
+        } else {
+            0
+        }
+    };
+    let (Some(head), Some(tail)) = (sentence[first..].chars().next(), sentence[..last].chars().next_back()) else {
+        return (first, last);
+    };
+    let (head, tail) = (script(head), script(tail));
+    let start = sentence[..first]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| head != 0 && script(c) == head)
+        .last()
+        .map_or(first, |(at, _)| at);
+    let end = last
+        + sentence[last..].chars().take_while(|&c| tail != 0 && script(c) == tail).map(char::len_utf8).sum::<usize>();
+    (start, end)
+}
+
+/// Words that ask for an instrument, in the ten languages.
+const INSTRUMENT_WORDS: &[&str] =
+    &["instrument", "instruments", "instrumento", "strumento", "alat", "instrumentu", "楽器", "악기"];
+
+/// "I" as a verb's subject in the languages that say it before or after the verb.
+const SUBJECT_I: &[&str] = &["i", "ich", "je", "j", "yo", "io", "eu", "ja", "aku", "saya", "gw", "gue"];
+
+/// What a sentence quotes, a title ("Mein Lieblingsbuch ist „**Der Steppenwolf**“",
+/// "『**君の名は。**』"): the first span of 1–60 characters between quotation marks.
+fn quoted_in(sentence: &str) -> Option<String> {
+    for (open, close) in [('„', '“'), ('“', '”'), ('«', '»'), ('「', '」'), ('『', '』'), ('"', '"'), ('‘', '’')]
+    {
+        let Some(at) = sentence.find(open) else { continue };
+        let rest = &sentence[at + open.len_utf8()..];
+        let Some(end) = rest.find(close) else { continue };
+        let title = rest[..end].trim().trim_matches(['«', '»', ' ', '\u{a0}']);
+        if (1..=60).contains(&title.chars().count()) {
+            return Some(title.to_owned());
+        }
+    }
+    None
+}
+
+/// The name a Japanese or Korean sentence gives in so many words: after 名前は / 이름은
+/// ("娘が一人いて、名前は**さくら**です", "彼氏の名前は**ユウト**っていう"), or before という名前
+/// ("**ムギ**という名前の柴犬"); `None` when it says none so.
+fn cjk_name_in(sentence: &str) -> Option<String> {
+    let stop = |c: char| matches!(c, '、' | '。' | '！' | '？' | '!' | '?' | ',' | '.' | ' ' | '(' | '（');
+    for marker in ["名前は", "名前が", "名前、", "이름은 ", "이름이 ", "이름은", "이름이"] {
+        let Some(at) = sentence.find(marker) else { continue };
+        let rest = &sentence[at + marker.len()..];
+        let mut name = &rest[..rest.find(stop).unwrap_or(rest.len())];
+        // What says it is the name ("です", "っていう", "이야") is not the name.
+        for ending in [
+            "です",
+            "でした",
+            "だよ",
+            "だった",
+            "だ",
+            "って",
+            "という",
+            "と言",
+            "ちゃん",
+            "くん",
+            "이야",
+            "이에요",
+            "예요",
+            "이고",
+            "이라고",
+            "라고",
+            "이래",
+            "야",
+        ] {
+            if let Some(cut) = name.find(ending).filter(|&cut| cut > 0) {
+                name = &name[..cut];
+            }
+        }
+        if !name.trim().is_empty() {
+            return Some(name.trim().to_owned());
+        }
+    }
+    for marker in ["という名前", "っていう名前", "って名前", "라는 이름", "이라는 이름"] {
+        let Some(at) = sentence.find(marker) else { continue };
+        let before = &sentence[..at];
+        let start =
+            before.char_indices().rev().take_while(|&(_, c)| !stop(c) && !is_hiragana(c)).last().map_or(at, |(i, _)| i);
+        if start < at {
+            return Some(before[start..].to_owned());
+        }
+    }
+    None
 }
 
 /// Whether a unit starts with a capital letter (a name, or a German noun).
@@ -2004,8 +2133,13 @@ fn identity_in(sentence: &str, units: &[Unit]) -> Option<(String, bool)> {
 /// Where `topic` is in `units`, and how much that counts: the same word (a name-word half),
 /// else a word of its group ([`TOPIC_GROUPS`]) three quarters.
 fn found(topic: &Topic, units: &[Unit]) -> Option<(usize, f32)> {
-    if let Some(i) = units.iter().position(|u| same_word(&topic.key, &u.key)) {
+    // The word itself counts more than a word sharing its start ("Lieblingsbuch" is the
+    // favourite book; "liebe meine Arbeit" only starts like it).
+    if let Some(i) = units.iter().position(|u| topic.key == u.key) {
         return Some((i, if topic.weak { 0.5 } else { 1.0 }));
+    }
+    if let Some(i) = units.iter().position(|u| same_word(&topic.key, &u.key)) {
+        return Some((i, if topic.weak { 0.45 } else { 0.9 }));
     }
     let group = group_of(&topic.key)?;
     units.iter().position(|u| group_of(&u.key) == Some(group)).map(|i| (i, 0.75))
@@ -2034,7 +2168,11 @@ pub fn answer_opening(
     let asks_about_origin = topics.iter().any(|t| group_of(&t.key) == Some(ORIGIN_GROUP));
     let asks_when = question_units.iter().any(|u| WHEN_WORDS.contains(&u.key.as_str()))
         || WHEN_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
-    let asks_for_a_named_thing = topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
+    // An instrument is no name ("gw main alat musik apa?": **bass**, not the band's name).
+    let asks_for_an_instrument = question_units.iter().any(|u| INSTRUMENT_WORDS.contains(&u.key.as_str()))
+        || INSTRUMENT_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
+    let asks_for_a_named_thing =
+        !asks_for_an_instrument && topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
         let mut best: Option<(f32, String)> = None;
@@ -2111,6 +2249,13 @@ pub fn answer_opening(
             } else if asks_where && latin {
                 place_in(sentence, &sentence_units, near, &question_units)
                     .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
+            } else if asks_for_a_named_thing && let Some(title) = quoted_in(sentence) {
+                Some(title)
+            } else if asks_a_name
+                && !latin
+                && let Some(name) = cjk_name_in(sentence)
+            {
+                Some(name)
             } else if asks_a_name && strong && latin {
                 // "What's my friend called?": the name after the friend ("La mia amica
                 // **Giada** mi ha chiamato", not what follows "chiamato").
@@ -2437,6 +2582,34 @@ mod tests {
         assert!(answer("내 생일 언제게?", &told, "ko").is_some_and(|a| a.contains("3월 14일")));
     }
 
+    /// Seen in tuning-2: a Japanese name said with 名前は or という名前, a word that is a whole
+    /// run of kanji, a quoted title, the verb beside "I" passed over, Jakarta's "gw".
+    #[test]
+    fn names_titles_and_what_one_does_are_answered_whole() {
+        let told = ["実は、ムギという名前の柴犬を飼っています。"];
+        assert!(answer("私の犬の名前、覚えていますか？", &told, "ja").is_some_and(|a| a.contains("ムギ")));
+        let told = ["娘が一人いて、名前はさくらです。来年小学生になります。"];
+        assert!(answer("娘の名前は何でしたっけ？", &told, "ja").is_some_and(|a| a.contains("さくら")));
+        let told = ["あ、あとね、私まだ大学生で、心理学を勉強してるの"];
+        assert!(answer("私が大学で何勉強してるか知ってる？", &told, "ja").is_some_and(|a| a.contains("心理学")));
+        let told = [
+            "Ich bin Bibliothekarin in der Stadtbücherei und liebe meine Arbeit sehr.",
+            "Mein Lieblingsbuch ist seit Jahren „Der Steppenwolf“ von Hermann Hesse.",
+        ];
+        assert!(answer("Was ist noch mal mein Lieblingsbuch?", &told, "de").is_some_and(|a| a.contains("Steppenwolf")));
+        let told = ["Am Wochenende gehe ich meistens bouldern, das ist mein Ausgleich zum Job."];
+        assert!(
+            answer("Und welchen Sport mache ich am Wochenende?", &told, "de").is_some_and(|a| a.contains("bouldern"))
+        );
+        let told = ["Il mio piatto preferito sono i tortellini in brodo."];
+        assert!(
+            answer("Qual è il mio piatto preferito?", &told, "it").is_some_and(|a| a.contains("tortellini")),
+            "Italian's article \"i\" is not English's \"I\""
+        );
+        let told = ["motor gw vespa matic warna kuning, udah tiga taun nemenin"];
+        assert!(answer("motor gw apa coba?", &told, "id").is_some_and(|a| a.to_lowercase().contains("vespa")));
+    }
+
     /// The conversation bench's scripted conversations (scripts/lib/conversation-bench):
     /// for each recall, the opening found in what the user said before it in that
     /// conversation, and whether it holds an expected answer as the bench matches it.
@@ -2485,7 +2658,7 @@ mod tests {
         let verbose = std::env::var_os("VERBOSE").is_some();
         let mut short = Vec::new();
         // The recalls each part's openings answered when its floor was last raised.
-        for (part, floor) in [("tuning", 69), ("held-out-2", 40), ("tuning-2", 84)] {
+        for (part, floor) in [("tuning", 69), ("held-out-2", 41), ("tuning-2", 92)] {
             let (recalls, opened, right) = score_part(part, verbose);
             eprintln!("{part}: {right}/{recalls} recalls answered by the opening ({opened} openings)");
             short.extend((right < floor).then(|| format!("{part}: {right}/{recalls} answered, fewer than {floor}")));

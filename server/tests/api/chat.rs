@@ -769,6 +769,28 @@ async fn every_client_action_is_answered() {
                 let refused = socket.wait_for("groupError", REPLY).await.expect("no round to stop");
                 assert_eq!(refused["data"]["code"], 10001);
             }
+            "groupRegenerate" => {
+                act(&mut socket, name, json!({ "groupId": group_id })).await;
+                let events = until_idle(&mut socket).await;
+                assert_eq!(named(&events, "groupMessageDeleted").len(), 1, "{events:?}");
+                assert_eq!(named(&events, "groupDone").len(), 1, "{events:?}");
+            }
+            "groupContinue" => {
+                act(&mut socket, name, json!({ "groupId": group_id })).await;
+                let events = until_idle(&mut socket).await;
+                assert_eq!(named(&events, "groupDone").len(), 1, "{events:?}");
+            }
+            "groupSwipe" => {
+                // The newest reply was written twice (groupPick, groupRegenerate): version 0 is the first.
+                let page = json!({ "groupId": group_id, "pageSize": 1 });
+                let page = app.post_api_as(Some(&voucher), "/user/v1/group/getMessageList", page).await.0.data;
+                let newest = page["messages"][0].clone();
+                assert_eq!(newest["swipes"], json!({ "index": 1, "count": 2 }), "{page}");
+                let data = json!({ "groupId": group_id, "messageId": newest["messageId"], "index": 0 });
+                act(&mut socket, name, data).await;
+                let chosen = socket.wait_for("groupMessage", REPLY).await.expect("the chosen version");
+                assert_eq!(chosen["data"]["message"]["swipes"], json!({ "index": 0, "count": 2 }), "{chosen}");
+            }
             other => panic!("no expectation for the action {other}: add one"),
         }
         answered.push(name);
