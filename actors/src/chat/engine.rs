@@ -344,7 +344,7 @@ impl ChatEngine {
                 break;
             }
         }
-        Err(ChatError::Model(format!("the model wrote no usable reply in {REPLY_TRIES} tries")))
+        Err(ChatError::NothingWritten(REPLY_TRIES))
     }
 
     /// One attempt at a reply: streams `chatDelta` of `shown` (the reply's opening, when

@@ -97,6 +97,10 @@ pub enum ChatError {
     TooManyReplies,
     #[error("model: {0}")]
     Model(String),
+    /// The model wrote nothing usable in every try (empty, or only a name): a fault for a
+    /// reply the user asked for; a group member nobody asked may stay silent instead.
+    #[error("model: the model wrote no usable reply in {0} tries")]
+    NothingWritten(u32),
     #[error("store: {0}")]
     Store(String),
     /// The store is briefly away (`StoreError::Unavailable`), or an actor could not be
@@ -121,7 +125,9 @@ impl ChatError {
             | ChatError::NoPersona => ApiCode::NotFound,
             ChatError::NoAccount => ApiCode::TokenInvalid,
             ChatError::Invalid(_) => ApiCode::ParamError,
-            ChatError::Model(_) | ChatError::Store(_) | ChatError::Unavailable(_) => ApiCode::ServerError,
+            ChatError::Model(_) | ChatError::NothingWritten(_) | ChatError::Store(_) | ChatError::Unavailable(_) => {
+                ApiCode::ServerError
+            }
         }
     }
 

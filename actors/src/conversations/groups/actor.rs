@@ -327,8 +327,8 @@ impl Handler<RoundEnded> for GroupActor {
 
 /// Who speaks in a round.
 enum Plan {
-    /// These members, in this order, each once (a user's message, or a pick).
-    Speakers(Vec<CharacterId>),
+    /// These members, in this order, each once (a user's message, or a pick: `asked`).
+    Speakers(Vec<CharacterId>, bool),
     /// "Let them talk": each reply answering the one before.
     Talk(TalkPlan, Draws),
     /// The newest reply again (`Writing::Again`) or its rest (`Writing::Continuation`),
@@ -408,14 +408,14 @@ impl Round {
                     let seats = self.seats(&group);
                     round(rules, &seats, Ask::UserMessage(&message.content), &mut draws)
                 };
-                Ok((Some(view), Plan::Speakers(speakers), self))
+                Ok((Some(view), Plan::Speakers(speakers, false), self))
             }
             TurnKind::Pick(chosen) => {
                 let picked = pick(&self.seats(&group), &chosen).map_err(|refused| match refused {
                     PickRefused::NotAMember(_) => ChatError::NoCharacter,
                     PickRefused::Muted(_) => ChatError::Invalid(format!("{refused}: unmute it to let it speak")),
                 })?;
-                Ok((None, Plan::Speakers(vec![picked]), self))
+                Ok((None, Plan::Speakers(vec![picked], true), self))
             }
             TurnKind::Talk => {
                 let plan = TalkPlan::new(group.settings.talk_cap.replies());
@@ -454,7 +454,7 @@ impl Round {
     async fn run(mut self, plan: Plan) {
         let mut replies = 0u32;
         match plan {
-            Plan::Speakers(speakers) => {
+            Plan::Speakers(speakers, asked) => {
                 for speaker in speakers {
                     if self.cancel.is_cancelled() {
                         break;
@@ -470,7 +470,7 @@ impl Round {
                     if group.member(&speaker).is_none_or(|member| member.muted) {
                         continue;
                     }
-                    match self.speak(&group, &speaker, Writing::Reply).await {
+                    match self.speak(&group, &speaker, Writing::Reply, asked).await {
                         Spoke::Stored => replies += 1,
                         Spoke::Silent => {}
                         Spoke::End => break,
@@ -505,7 +505,7 @@ impl Round {
                         break;
                     }
                 };
-                match self.speak(&group, &speaker, Writing::Reply).await {
+                match self.speak(&group, &speaker, Writing::Reply, false).await {
                     Spoke::Stored => replies += 1,
                     Spoke::Silent => {}
                     Spoke::End => break,
@@ -514,7 +514,7 @@ impl Round {
             Plan::Rewrite(writing) => {
                 let speaker = writing.rewritten().and_then(|reply| reply.speaker.character().cloned());
                 let spoke = match (self.group().await, speaker) {
-                    (Ok(group), Some(speaker)) => self.speak(&group, &speaker, writing.clone()).await,
+                    (Ok(group), Some(speaker)) => self.speak(&group, &speaker, writing.clone(), true).await,
                     (Err(error), _) => {
                         self.fail(None, None, &error).await;
                         Spoke::End
@@ -534,7 +534,12 @@ impl Round {
 
     /// One member's reply (or its new version, or its rest, as `writing` says): its part
     /// asked of its actor, paid for, written, stored.
-    async fn speak(&mut self, group: &Group, speaker: &CharacterId, writing: Writing) -> Spoke {
+    ///
+    /// `asked`: the user asked this member by name (a pick, a new version, a continuation);
+    /// one nobody asked whose model wrote nothing usable stays silent, its free message
+    /// given back, and the round goes on (as SillyTavern's group chats pass over an empty
+    /// reply), where an asked one ends the round with the error.
+    async fn speak(&mut self, group: &Group, speaker: &CharacterId, writing: Writing, asked: bool) -> Spoke {
         let part = match self.part(speaker).await {
             Ok(part) => part,
             // Made private, hidden or gone since it joined: silent for this user.
@@ -641,6 +646,11 @@ impl Round {
                 };
                 engine.bus().publish(self.owner(), event).await;
                 Spoke::End
+            }
+            Err(ChatError::NothingWritten(tries)) if !asked => {
+                self.give_back(debit).await;
+                tracing::info!(tries, user = %self.owner(), group = %self.group_id, character = %speaker, "a group member had nothing to say");
+                Spoke::Silent
             }
             Err(error) => {
                 self.give_back(debit).await;
