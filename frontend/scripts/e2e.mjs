@@ -11,11 +11,12 @@
 // Chat replies come from the real embedded model: AMORA_MODEL_PATH (exported by the test
 // command) names the GGUF file, else the server's default under AMORA_CACHE; replies are
 // kept short (AMORA_CHAT__MAX_REPLY_TOKENS, default here 40) so the chat journey stays quick.
+// With AMORA_LLAMA_LIB (exported by the test command) the model runs on llama.cpp, as served.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -123,6 +124,7 @@ function stop(server) {
  * least time so far. A file missing here counts as `DEFAULT_FILE_SECONDS`.
  */
 const FILE_SECONDS = {
+  'groups.test.mjs': 206,
   'payments.test.mjs': 153,
   'swipes.test.mjs': 92,
   'conversation.test.mjs': 90,
@@ -163,6 +165,22 @@ function relay(stream, prefix, out) {
   stream.on('end', () => {
     if (buffered) out.write(`${prefix}${buffered}\n`);
   });
+}
+
+/** How many of the server's error and warning lines a failing shard prints. */
+const TROUBLE_LINES = 40;
+
+/**
+ * Prints the newest error and warning lines (and panics) of a failing shard's server log:
+ * CI keeps only the test command's output, and a journey's "code 50000" says nothing of
+ * its cause without them.
+ */
+async function printServerTrouble(serverLog, serverLogPath, prefix) {
+  await new Promise((resolveFlush) => serverLog.write('', resolveFlush));
+  const lines = readFileSync(serverLogPath, 'utf8').split('\n');
+  const trouble = lines.filter((line) => /\b(ERROR|WARN)\b|panicked/.test(line)).slice(-TROUBLE_LINES);
+  console.log(`${prefix}server log: the last ${trouble.length} error and warning lines (all in ${serverLogPath})`);
+  for (const line of trouble) console.log(`${prefix}  ${line.slice(0, 600)}`);
 }
 
 /**
@@ -216,6 +234,17 @@ async function runShard(index, files, shardCount) {
         ...(process.env.AMORA_MODEL_PATH
           ? { AMORA_CHAT__MODEL__EMBEDDED__MODEL_PATH: process.env.AMORA_MODEL_PATH }
           : {}),
+        // The product's engine, as ./scripts/run serves it: llama.cpp in-process (the test
+        // command exports the library it built). Without it the server falls back to candle,
+        // several times slower here and writing other replies than users get.
+        ...(process.env.AMORA_LLAMA_LIB
+          ? { AMORA_CHAT__MODEL__EMBEDDED__LLAMA_LIBRARY: process.env.AMORA_LLAMA_LIB }
+          : {}),
+        // Shards side by side share the cores: one model thread each, so two servers' spinning
+        // compute threads never fight over the same two cores.
+        ...(shardCount > 1 && !process.env.AMORA_CHAT__MODEL__EMBEDDED__THREADS
+          ? { AMORA_CHAT__MODEL__EMBEDDED__THREADS: String(Math.max(1, Math.floor(cpus().length / shardCount))) }
+          : {}),
         AMORA_CHAT__MAX_REPLY_TOKENS: process.env.AMORA_CHAT__MAX_REPLY_TOKENS ?? '40',
         // A few free messages a day, so the payments journey reaches the out-of-credits wall
         // quickly; the chat journey spends two.
@@ -267,6 +296,7 @@ async function runShard(index, files, shardCount) {
     const tap = existsSync(tapFile) ? readFileSync(tapFile, 'utf8') : '';
     const count = (label) => Number(tap.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
     const failed = count('fail') + (exitCode !== 0 && count('fail') === 0 ? 1 : 0);
+    if (failed > 0) await printServerTrouble(serverLog, serverLogPath, prefix);
     return { passed: count('pass'), failed };
   } catch (error) {
     console.error(`test:e2e: ${name}: ${error.message}; see ${serverLogPath}`);
@@ -283,8 +313,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 // Two shards by default: the journeys mostly wait on pages and replies, so two run side by
 // side on two cores in little more than half the time (BENCHMARKS.md "Test command").
+// E2E_FILES (comma-separated file names) runs only those files, to go back over a failure.
+const only = process.env.E2E_FILES?.split(',')
+  .map((file) => file.trim())
+  .filter(Boolean);
 const files = readdirSync(join(frontend, 'e2e'))
-  .filter((file) => file.endsWith('.test.mjs'))
+  .filter((file) => file.endsWith('.test.mjs') && (!only || only.includes(file)))
   .sort();
 const shardCount = Math.max(1, Number(process.env.E2E_SHARDS ?? (process.env.E2E_ONLY ? 1 : 2)));
 const shards = shardFiles(files, shardCount);

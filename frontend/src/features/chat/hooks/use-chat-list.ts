@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { deleteChat, getChatList } from '@/features/chat/api/chat-api';
 import { useLatest } from '@/hooks/use-latest';
 import type { ChatMessage, ChatSummary } from '@/lib/api-types';
@@ -24,16 +24,31 @@ export function useChatList() {
   const [list, setList] = useState<ChatSummary[]>([]);
   const [status, setStatus] = useState<'loading' | 'ready' | 'failed'>('loading');
   const listRef = useLatest(list);
+  // Changes the list heard (a deletion) and fetches asked, counted: a fetch answered after a
+  // deletion it may predate is asked again rather than shown (it would put the deleted chat
+  // back), and an older fetch never overwrites a newer one.
+  const heard = useRef(0);
+  const asked = useRef(0);
 
   const reload = useCallback(async () => {
-    try {
-      const envelope = await getChatList();
+    for (;;) {
+      const fetchNumber = ++asked.current;
+      const heardBefore = heard.current;
+      let envelope;
+      try {
+        envelope = await getChatList();
+      } catch {
+        if (fetchNumber === asked.current) setStatus((s) => (s === 'ready' ? s : 'failed'));
+        return;
+      }
+      if (fetchNumber !== asked.current) return;
+      // A deletion heard while this was asked: ask again.
+      if (heard.current !== heardBefore) continue;
       if (envelope.success && Array.isArray(envelope.data)) {
         setList(envelope.data);
         setStatus('ready');
       } else setStatus((s) => (s === 'ready' ? s : 'failed'));
-    } catch {
-      setStatus((s) => (s === 'ready' ? s : 'failed'));
+      return;
     }
   }, []);
 
@@ -48,6 +63,7 @@ export function useChatList() {
       if (event.event === 'chatDeleted') {
         // Deleted in any tab: it leaves every tab's list.
         const gone = event.data.characterId;
+        heard.current += 1;
         setList((current) => current.filter((summary) => summary.characterId !== gone));
         return;
       }
@@ -68,7 +84,10 @@ export function useChatList() {
 
   const remove = useCallback(async (characterId: string) => {
     const envelope = await deleteChat(characterId);
-    if (envelope.success) setList((current) => current.filter((summary) => summary.characterId !== characterId));
+    if (envelope.success) {
+      heard.current += 1;
+      setList((current) => current.filter((summary) => summary.characterId !== characterId));
+    }
     return envelope.success;
   }, []);
 
