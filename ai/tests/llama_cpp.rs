@@ -120,6 +120,32 @@ async fn the_end_of_turn_waits_for_min_tokens() {
     assert!(written(&held) > written(&at_once), "{:?} then {:?}", at_once.text, held.text);
 }
 
+/// A reply that opened with a stop string said nothing (the journeys' "the model wrote no
+/// usable reply in 3 tries", 2026-11-29): written again with `avoid_stop_openings`, its first
+/// token is neither a stop string's first token nor whitespace alone, so it says something.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_written_again_does_not_open_with_a_stop_string() {
+    let model = model_with_no_cache();
+    let question = "Hi Mia! What coffee would you recommend for a rainy afternoon?";
+    let natural = reply(model.as_ref(), greedy(question, 30)).await;
+    let first_word = natural.text.split_whitespace().next().expect("a word").to_owned();
+    let label = format!("{first_word}:");
+    // Stopped at its opening word, the reply says nothing...
+    let stopped = reply(model.as_ref(), greedy(question, 30).stop([first_word.clone(), format!("\n{label}")])).await;
+    assert_eq!(stopped.text.trim(), "", "{:?} stops at once", natural.text);
+    // ...and written again so, it opens otherwise and says something.
+    let again = reply(
+        model.as_ref(),
+        greedy(question, 30).stop([first_word.clone(), format!("\n{label}")]).avoid_stop_openings(true),
+    )
+    .await;
+    assert!(!again.text.trim().is_empty(), "{:?} said nothing again", natural.text);
+    assert!(!again.text.starts_with(char::is_whitespace) && !again.text.starts_with(&first_word), "{:?}", again.text);
+    // With a prefill the model goes on from the caller's text: nothing is held back.
+    let prefilled = greedy(question, 30).prefill("Well,").avoid_stop_openings(true);
+    assert!(!reply(model.as_ref(), prefilled).await.text.is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replies_written_at_once_share_their_decodes() {
     let model = model(4, 4);

@@ -305,7 +305,13 @@ impl ChatEngine {
             let shown = if context.continues { "" } else { opening.as_str() };
             // An attempt is dropped by cancelling its own token, never the reply's. After one
             // was dropped for its language, the decoding holds the language harder.
-            let attempt_request = request.clone().cancel(cancel.child_token()).strict_language(dropped_for_language);
+            // After an attempt that said nothing (most often the user's label or a blank line
+            // first, stopped at once), the next may not open so.
+            let attempt_request = request
+                .clone()
+                .cancel(cancel.child_token())
+                .strict_language(dropped_for_language)
+                .avoid_stop_openings(empty > 0);
             let attempt_result = self
                 .stream_reply(model.as_ref(), attempt_request, context, reply_id, model_started, shown, &checks)
                 .await?;

@@ -127,6 +127,12 @@ pub struct ChatRequest {
     /// holds the end of turn back until then (the embedded one); others ignore it. For a
     /// continuation, which a small model otherwise often ends at once, saying nothing.
     pub min_tokens: u32,
+    /// The reply may not open with a stop string, nor with a blank line: a model that
+    /// samples never takes, as the first token of its own text, whitespace alone or the
+    /// first token of a stop string (the embedded one, when there is no prefill); others
+    /// ignore it. For a reply written again after one that said nothing because it opened
+    /// with the user's label ("Alex:", "\nUser:") and was stopped at once.
+    pub avoid_stop_openings: bool,
 }
 
 impl ChatRequest {
@@ -144,6 +150,7 @@ impl ChatRequest {
             language: None,
             strict_language: false,
             min_tokens: 0,
+            avoid_stop_openings: false,
         }
     }
 
@@ -169,6 +176,12 @@ impl ChatRequest {
     /// See [`ChatRequest::min_tokens`].
     pub fn min_tokens(mut self, min_tokens: u32) -> Self {
         self.min_tokens = min_tokens;
+        self
+    }
+
+    /// See [`ChatRequest::avoid_stop_openings`].
+    pub fn avoid_stop_openings(mut self, avoid: bool) -> Self {
+        self.avoid_stop_openings = avoid;
         self
     }
 

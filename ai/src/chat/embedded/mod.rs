@@ -58,6 +58,9 @@ struct Job {
     max_tokens: usize,
     /// Tokens written before the end of turn may be sampled (`ChatRequest::min_tokens`).
     min_tokens: usize,
+    /// Tokens the reply's first may not be besides blank ones, when it may not open with a
+    /// stop string (`ChatRequest::avoid_stop_openings`); `None`: any first token.
+    opening_bans: Option<Vec<u32>>,
     sampling: Sampling,
     /// Added to the logits before sampling: what holds the reply to its language
     /// (`ChatRequest::language`, `language::language_bias`).
@@ -259,6 +262,9 @@ fn job_for(
     if let Some(prefill) = &request.prefill {
         prompt.extend(tokenizer.encode(prefill, false)?);
     }
+    let opening_bans = (request.avoid_stop_openings && request.prefill.is_none())
+        .then(|| stop_openings(tokenizer, &request.stop))
+        .transpose()?;
     let bias =
         request.language.as_deref().and_then(|language| tokenizer.language_bias(language, request.strict_language));
     let temperature = request.temperature.unwrap_or(DEFAULT_TEMPERATURE);
@@ -278,6 +284,7 @@ fn job_for(
         breaks,
         max_tokens,
         min_tokens: request.min_tokens as usize,
+        opening_bans,
         sampling,
         bias,
         seed,
@@ -409,6 +416,11 @@ impl Writing {
         if self.generated <= self.job.min_tokens {
             hold_back_the_end(&mut logits, tokenizer);
         }
+        if self.generated == 1
+            && let Some(bans) = &self.job.opening_bans
+        {
+            hold_back_the_openings(&mut logits, tokenizer, bans);
+        }
         let next = self.sampler.sample(&logits)?;
         if tokenizer.ends_turn(next) {
             return Ok(Some(FinishReason::Stop));
@@ -441,6 +453,35 @@ impl Writing {
 fn hold_back_the_end(logits: &mut [f32], tokenizer: &GgufTokenizer) {
     for (id, logit) in logits.iter_mut().enumerate() {
         if tokenizer.ends_turn(id as u32) {
+            *logit = -1.0e4;
+        }
+    }
+}
+
+/// The first tokens of `stop`'s strings (a leading newline's own token, and the first
+/// token of the text after it): a reply opening with one of them is, most of the time, the
+/// start of a stop string.
+fn stop_openings(tokenizer: &GgufTokenizer, stop: &[String]) -> Result<Vec<u32>, AiError> {
+    let mut bans = Vec::new();
+    for text in stop {
+        for start in [text.as_str(), text.trim_start()] {
+            if let Some(&first) = tokenizer.encode(start, false)?.first() {
+                bans.push(first);
+            }
+        }
+    }
+    bans.sort_unstable();
+    bans.dedup();
+    Ok(bans)
+}
+
+/// Makes `bans`, and every token of whitespace alone, unsamplable as a reply's first token.
+fn hold_back_the_openings(logits: &mut [f32], tokenizer: &GgufTokenizer, bans: &[u32]) {
+    for (id, logit) in logits.iter_mut().enumerate() {
+        let id = id as u32;
+        let bytes = tokenizer.token_bytes(id);
+        let blank = !bytes.is_empty() && bytes.iter().all(u8::is_ascii_whitespace);
+        if blank || bans.binary_search(&id).is_ok() {
             *logit = -1.0e4;
         }
     }
