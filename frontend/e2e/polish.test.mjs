@@ -197,7 +197,12 @@ async function journey(name, options) {
     await item.waitFor({ state: 'detached' });
     // The other tab leaves the deleted chat for the list, which no longer has it.
     await other.waitForURL((url) => url.pathname === '/chat', { timeout: 10_000 });
-    assert.equal(await other.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`).count(), 0);
+    // The list there may have asked the server just before the deletion (a desktop shows it
+    // beside the open chat): it asks again, so the chat leaves within moments, and stays gone.
+    const listedThere = other.locator(`[data-testid="chat-list-item"][data-character-id="${characterId}"]`);
+    await listedThere.waitFor({ state: 'detached', timeout: 10_000 });
+    await other.waitForTimeout(1_000);
+    assert.equal(await listedThere.count(), 0, 'the deleted chat came back to the list');
     await screenshot(other, `polish-deleted-elsewhere-${name}`);
     await other.close();
     assert.deepEqual(errors, [], `uncaught page errors: ${errors.join('; ')}`);
