@@ -6,7 +6,8 @@ import { store, userInfoAtom } from '@/app/store';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
 import type { ChatSummary, UserInfo } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
+import { startRealtime } from '@/lib/realtime';
+import { FakeSocket } from '@/test/fake-socket';
 
 const summary = (characterId: string, messageId: string): ChatSummary => ({
   characterId,
@@ -14,19 +15,6 @@ const summary = (characterId: string, messageId: string): ChatSummary => ({
   characterPhoto: `/media/${characterId}`,
   lastMessage: { messageId, speaker: 'user', content: 'hi', createdAt: 1 },
 });
-
-/** The server's side of one socket. */
-class FakeSocket implements RealtimeSocket {
-  onopen: RealtimeSocket['onopen'] = null;
-  onmessage: RealtimeSocket['onmessage'] = null;
-  onclose: RealtimeSocket['onclose'] = null;
-  onerror: RealtimeSocket['onerror'] = null;
-  send() {}
-  close() {}
-  say(event: string, data: object) {
-    act(() => this.onmessage?.({ data: JSON.stringify({ event, data }) } as MessageEvent));
-  }
-}
 
 /** A chat list answer the test releases when it chooses, with the list as the server had it when asked. */
 interface Pending {

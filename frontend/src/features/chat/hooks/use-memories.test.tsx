@@ -6,7 +6,8 @@ import { memorySavesAtom, notificationsAtom, store, userInfoAtom } from '@/app/s
 import { useMemories } from '@/features/chat/hooks/use-memories';
 import type { Memory, UserInfo } from '@/lib/api-types';
 import { decryptText, encryptText } from '@/lib/envelope-crypto';
-import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
+import { startRealtime } from '@/lib/realtime';
+import { FakeSocket } from '@/test/fake-socket';
 
 const CHARACTER = 'gf-001';
 const OTHER = 'gf-002';
@@ -17,22 +18,6 @@ const memory = (id: string, content: string, origin: Memory['origin'] = 'extract
   createdAt: 1,
   pinned: false,
 });
-
-/** The server's side of one socket: what it says, and what the client sent. */
-class FakeSocket implements RealtimeSocket {
-  onopen: RealtimeSocket['onopen'] = null;
-  onmessage: RealtimeSocket['onmessage'] = null;
-  onclose: RealtimeSocket['onclose'] = null;
-  onerror: RealtimeSocket['onerror'] = null;
-  sent: unknown[] = [];
-  send(text: string) {
-    this.sent.push(JSON.parse(text));
-  }
-  close() {}
-  say(event: string, data: object) {
-    act(() => this.onmessage?.({ data: JSON.stringify({ event, data }) } as MessageEvent));
-  }
-}
 
 let socket: FakeSocket;
 let stop: () => void;

@@ -5,20 +5,9 @@ import { store, userInfoAtom } from '@/app/store';
 import { useVoicePlayer } from '@/features/chat/hooks/use-voice-player';
 import { buttonState } from '@/features/chat/stores/voice-playback';
 import type { UserInfo } from '@/lib/api-types';
-import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
+import { startRealtime } from '@/lib/realtime';
+import { FakeSocket } from '@/test/fake-socket';
 import { serveApi, type FakeReply } from '@/test/fake-api';
-
-class FakeSocket implements RealtimeSocket {
-  onopen: RealtimeSocket['onopen'] = null;
-  onmessage: RealtimeSocket['onmessage'] = null;
-  onclose: RealtimeSocket['onclose'] = null;
-  onerror: RealtimeSocket['onerror'] = null;
-  send() {}
-  close() {}
-  say(event: string, data: object) {
-    act(() => this.onmessage?.({ data: JSON.stringify({ event, data }) } as MessageEvent));
-  }
-}
 
 const part = (index: number, last = false) => ({ index, url: `/media/voice-m1-${index}`, durationMs: 800, last });
 

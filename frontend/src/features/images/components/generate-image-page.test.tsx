@@ -13,7 +13,8 @@ import {
 import GenerateImagePage from '@/features/images/components/generate-image-page';
 import type { GalleryImage, UserInfo } from '@/lib/api-types';
 import { EMPTY_JOBS } from '@/lib/image-jobs';
-import { startRealtime, type RealtimeSocket } from '@/lib/realtime';
+import { startRealtime } from '@/lib/realtime';
+import { FakeSocket } from '@/test/fake-socket';
 import { serveApi, type FakeReply } from '@/test/fake-api';
 
 const PAID: UserInfo = {
@@ -73,18 +74,6 @@ const image = (imageId: string): GalleryImage => ({
   shared: false,
   createdAt: 1,
 });
-
-class FakeSocket implements RealtimeSocket {
-  onopen: RealtimeSocket['onopen'] = null;
-  onmessage: RealtimeSocket['onmessage'] = null;
-  onclose: RealtimeSocket['onclose'] = null;
-  onerror: RealtimeSocket['onerror'] = null;
-  send() {}
-  close() {}
-  say(event: string, data: object) {
-    act(() => this.onmessage?.({ data: JSON.stringify({ event, data }) } as MessageEvent));
-  }
-}
 
 let socket: FakeSocket;
 let stop: () => void;
