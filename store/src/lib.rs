@@ -30,6 +30,7 @@ pub use repo::images::*;
 pub use repo::media::*;
 pub use repo::memories::*;
 pub use repo::moderation::*;
+pub use repo::operators::*;
 pub use repo::payments::*;
 pub use repo::telemetry::*;
 pub use repo::voice::*;
@@ -106,6 +107,8 @@ pub struct Store {
     pub feed_moderation: Arc<dyn FeedModerationRepo>,
     /// Debits whose outcome is not stored yet, and node leases (issue 28).
     pub pending: Arc<dyn PendingDebitRepo>,
+    /// Operator accounts, their sessions and the audit log (issue 33).
+    pub operators: Arc<dyn OperatorRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -139,6 +142,7 @@ impl Store {
             + GalleryRepo
             + FeedModerationRepo
             + PendingDebitRepo
+            + OperatorRepo
             + Health
             + 'static,
     {
@@ -169,6 +173,7 @@ impl Store {
             gallery: shared.clone(),
             feed_moderation: shared.clone(),
             pending: shared.clone(),
+            operators: shared.clone(),
             health: shared,
         }
     }

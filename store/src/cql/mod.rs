@@ -22,6 +22,7 @@ mod groups;
 mod ledger;
 mod media;
 mod moderation;
+mod operators;
 mod payments;
 mod pending;
 mod personas;
@@ -131,6 +132,7 @@ struct Statements {
     feed_moderation: feed_moderation::Statements,
     blog: blog::Statements,
     moderation: moderation::Statements,
+    operators: operators::Statements,
     payments: payments::Statements,
     pending: pending::Statements,
     personas: personas::Statements,
@@ -193,6 +195,7 @@ impl CqlStore {
             feed_moderation: feed_moderation::Statements::prepare(&preparer).await?,
             blog: blog::Statements::prepare(&preparer).await?,
             moderation: moderation::Statements::prepare(&preparer).await?,
+            operators: operators::Statements::prepare(&preparer).await?,
             payments: payments::Statements::prepare(&preparer).await?,
             pending: pending::Statements::prepare(&preparer).await?,
             personas: personas::Statements::prepare(&preparer).await?,

@@ -440,6 +440,34 @@ const STEPS: &[&str] = &[
     // one `content` holds.
     "ALTER TABLE group_messages ADD COLUMN versions TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE group_messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;",
+    // 22: the operator console (issue 33): operator accounts (not users), their sessions,
+    // and the audit log of every console action.
+    "CREATE TABLE operators (
+        operator_id    TEXT PRIMARY KEY,
+        email          TEXT NOT NULL UNIQUE,
+        password_hash  TEXT NOT NULL,
+        role           TEXT NOT NULL,
+        totp_secret    TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        disabled_at    INTEGER
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE operator_sessions (
+        token_hash     TEXT PRIMARY KEY,
+        operator_id    TEXT NOT NULL REFERENCES operators (operator_id) ON DELETE CASCADE,
+        created_at     INTEGER NOT NULL,
+        expires_at     INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+
+    CREATE TABLE operator_audit (
+        entry_id       INTEGER PRIMARY KEY,
+        operator_id    TEXT NOT NULL,
+        action         TEXT NOT NULL,
+        target         TEXT NOT NULL,
+        reason         TEXT NOT NULL,
+        outcome        TEXT NOT NULL,
+        at             INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

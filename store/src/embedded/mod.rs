@@ -15,6 +15,7 @@ mod ledger;
 mod media;
 mod migrations;
 mod moderation;
+mod operators;
 mod payments;
 mod pending;
 mod personas;
@@ -118,6 +119,8 @@ fn unique_field(message: &str) -> &'static str {
         "orderId"
     } else if message.contains("subscriptions.subscription_id") {
         "subscriptionId"
+    } else if message.contains("operators.email") {
+        "email"
     } else if message.contains(".provider_ref") {
         "providerRef"
     } else {

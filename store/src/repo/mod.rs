@@ -11,6 +11,7 @@ pub mod images;
 pub mod media;
 pub mod memories;
 pub mod moderation;
+pub mod operators;
 pub mod payments;
 pub mod telemetry;
 pub mod voice;
