@@ -91,6 +91,19 @@ enum AdminAction {
         #[arg(long)]
         password: Option<String>,
     },
+    /// Creates an operator of the console (issue 33) and prints its one-time password and
+    /// the `otpauth://` address to add to an authenticator app (shown once):
+    /// `amora admin create-operator ann@example.com --role admin`.
+    CreateOperator {
+        email: String,
+        /// `admin` (everything) or `moderator` (queues and suspensions).
+        #[arg(long)]
+        role: String,
+    },
+    /// Lists the console's operators: `amora admin operators`.
+    Operators,
+    /// Disables an operator; its sessions end: `amora admin disable-operator ann@example.com`.
+    DisableOperator { email: String },
     /// Blog posts: `amora admin blog publish post.md`.
     Blog {
         #[command(subcommand)]
@@ -235,6 +248,13 @@ async fn call_admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<
         }
         AdminAction::Image { action: ImageAction::Remove { feed_id, user, image_id } } => {
             Call::post("image/remove", admin::content::RemoveImageRequest { feed_id, user, image_id })
+        }
+        AdminAction::CreateOperator { email, role } => {
+            Call::post("operators/create", admin::operator::accounts::CreateOperatorRequest { email, role })
+        }
+        AdminAction::Operators => Call::get("operators", serde_json::json!({})),
+        AdminAction::DisableOperator { email } => {
+            Call::post("operators/disable", admin::operator::accounts::OperatorEmailRequest { email })
         }
     }?;
     let client = reqwest::Client::new();

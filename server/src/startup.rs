@@ -290,6 +290,19 @@ fn app(
                 .configure(crate::admin::content::configure)
                 .configure(crate::admin::feed::configure)
                 .configure(crate::admin::review::configure)
+                .configure(crate::admin::payments::configure)
+                .configure(crate::admin::configure_operator_accounts),
+        )
+        // The operator console's API (issue 33): the same handlers behind operator sessions,
+        // roles and the audit log instead of the token (`admin::operator`).
+        .service(
+            web::scope("/lust/operator/api")
+                .wrap(from_fn(crate::admin::operator::guard))
+                .configure(crate::admin::operator::configure)
+                .configure(crate::admin::configure)
+                .configure(crate::admin::content::configure)
+                .configure(crate::admin::feed::configure)
+                .configure(crate::admin::review::configure)
                 .configure(crate::admin::payments::configure),
         )
         // Reached by navigation (links, provider redirects), so outside the envelope, and
