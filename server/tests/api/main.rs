@@ -27,6 +27,7 @@ mod hosted;
 mod images;
 mod media;
 mod nowpayments;
+mod operator;
 mod payments;
 mod paypal;
 mod persona;
