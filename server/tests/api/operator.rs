@@ -142,8 +142,7 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
     let admin = create_operator(&app, "admin@example.com", "admin").await;
     let moderator = create_operator(&app, "mod@example.com", "moderator").await;
     let admin_cookie = cookie_pair(&sign_in(&app, &admin, &current_code(&admin.secret)).await.1.unwrap());
-    let moderator_cookie =
-        cookie_pair(&sign_in(&app, &moderator, &current_code(&moderator.secret)).await.1.unwrap());
+    let moderator_cookie = cookie_pair(&sign_in(&app, &moderator, &current_code(&moderator.secret)).await.1.unwrap());
     let (user_id, user_no, _) = make_user(&app.store, "Ann").await;
     let moderator_id = console_get(&app, &moderator_cookie, "me").await.1["operatorId"].as_str().unwrap().to_owned();
     let admin_id = console_get(&app, &admin_cookie, "me").await.1["operatorId"].as_str().unwrap().to_owned();
@@ -164,8 +163,7 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
         .unwrap();
     assert_eq!(bare.status(), 403);
     // An acting route without a reason is refused.
-    let (status, answer) =
-        console_post(&app, &admin_cookie, "credit", json!({ "user": user_no, "coins": 50 })).await;
+    let (status, answer) = console_post(&app, &admin_cookie, "credit", json!({ "user": user_no, "coins": 50 })).await;
     assert_eq!(status, 400, "{answer}");
 
     // The admin credits: the ledger gains a row and the balance follows.

@@ -41,21 +41,14 @@ impl Statements {
                 )
                 .await?,
             insert: p
-                .prepare(
-                    &format!("INSERT INTO operators ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                    Kind::Idempotent,
-                )
+                .prepare(&format!("INSERT INTO operators ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"), Kind::Idempotent)
                 .await?,
-            by_email: p
-                .prepare("SELECT operator_id FROM operator_emails WHERE email = ?", Kind::Idempotent)
-                .await?,
+            by_email: p.prepare("SELECT operator_id FROM operator_emails WHERE email = ?", Kind::Idempotent).await?,
             by_id: p
                 .prepare(&format!("SELECT {COLUMNS} FROM operators WHERE operator_id = ?"), Kind::Idempotent)
                 .await?,
             all: p.prepare(&format!("SELECT {COLUMNS} FROM operators"), Kind::Idempotent).await?,
-            disable: p
-                .prepare("UPDATE operators SET disabled_at = ? WHERE operator_id = ?", Kind::Idempotent)
-                .await?,
+            disable: p.prepare("UPDATE operators SET disabled_at = ? WHERE operator_id = ?", Kind::Idempotent).await?,
             insert_session: p
                 .prepare(
                     "INSERT INTO operator_sessions (token_hash, operator_id, created_at, expires_at)
@@ -70,9 +63,7 @@ impl Statements {
                     Kind::Idempotent,
                 )
                 .await?,
-            revoke_session: p
-                .prepare("DELETE FROM operator_sessions WHERE token_hash = ?", Kind::Idempotent)
-                .await?,
+            revoke_session: p.prepare("DELETE FROM operator_sessions WHERE token_hash = ?", Kind::Idempotent).await?,
             insert_audit: p
                 .prepare(
                     "INSERT INTO operator_audit (bucket, entry_id, operator_id, action, target, reason, outcome, at)
@@ -240,9 +231,8 @@ impl OperatorRepo for CqlStore {
             if wanted == 0 {
                 break;
             }
-            let rows: Vec<AuditRow> = self
-                .rows(&self.statements.operators.audit_of_bucket, (bucket as i32, before, wanted as i32))
-                .await?;
+            let rows: Vec<AuditRow> =
+                self.rows(&self.statements.operators.audit_of_bucket, (bucket as i32, before, wanted as i32)).await?;
             entries.extend(rows.into_iter().map(|r| AuditEntry {
                 entry_id: r.entry_id,
                 operator_id: r.operator_id,

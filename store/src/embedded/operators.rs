@@ -26,8 +26,7 @@ fn operator_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Operator, String)>
 
 /// The role column read back; an unknown one is corrupt data, never a guess.
 fn with_role((mut operator, role): (Operator, String)) -> StoreResult<Operator> {
-    operator.role =
-        OperatorRole::parse(&role).ok_or_else(|| StoreError::Corrupt(format!("operator role {role:?}")))?;
+    operator.role = OperatorRole::parse(&role).ok_or_else(|| StoreError::Corrupt(format!("operator role {role:?}")))?;
     Ok(operator)
 }
 
@@ -107,7 +106,12 @@ impl OperatorRepo for EmbeddedStore {
                 "INSERT INTO operator_sessions (token_hash, operator_id, created_at, expires_at)
                  VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(params![session.token_hash, session.operator_id, session.created_at, session.expires_at])?;
+            .execute(params![
+                session.token_hash,
+                session.operator_id,
+                session.created_at,
+                session.expires_at
+            ])?;
             Ok(())
         })
         .await

@@ -50,10 +50,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
 /// An audit entry id: time-ordered (microseconds × 1000) with a random part so two
 /// entries of one microsecond on two nodes stay apart.
 fn entry_id() -> i64 {
-    let micros = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
+    let micros =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
     micros.saturating_mul(1000) + rand::thread_rng().gen_range(0..1000)
 }
 
@@ -128,7 +126,7 @@ pub async fn guard(
         return refuse(req, error);
     };
     if req.method() == actix_web::http::Method::POST
-        && req.headers().get(OPERATOR_HEADER).map(|v| v.as_bytes()) != Some(b"1")
+        && req.headers().get(OPERATOR_HEADER).map(|v| v.as_bytes()) != Some(&b"1"[..])
     {
         return refuse(req, AdminError::Forbidden("console calls need the X-Amora-Operator: 1 header".into()));
     }
@@ -160,7 +158,10 @@ pub async fn guard(
         let target = target_of(&body);
         if reason.is_empty() || reason.chars().count() > REASON_MAX_CHARS {
             write_audit(&state, &operator.operator_id, &path, &target, &reason, "400 reason missing").await;
-            return refuse(req, AdminError::BadRequest(format!("reason: required, 1 to {REASON_MAX_CHARS} characters")));
+            return refuse(
+                req,
+                AdminError::BadRequest(format!("reason: required, 1 to {REASON_MAX_CHARS} characters")),
+            );
         }
         if !policy::keeps_reason(&path)
             && let Some(object) = body.as_object_mut()
@@ -179,11 +180,7 @@ pub async fn guard(
         if acting {
             write_audit(&state, &operator.operator_id, &path, &target, &reason, "403 role").await;
         }
-        let message = format!(
-            "{path} needs the {} role; you are a {}",
-            needed.as_str(),
-            operator.role.as_str()
-        );
+        let message = format!("{path} needs the {} role; you are a {}", needed.as_str(), operator.role.as_str());
         return refuse(req, AdminError::Forbidden(message));
     }
     let operator_id = operator.operator_id.clone();
