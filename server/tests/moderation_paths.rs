@@ -314,6 +314,10 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
     ("server/src/admin/feed.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/payments.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/review.rs", "*", OPERATOR_ONLY),
+    // The operator console (issue 33): operator sign-in (e-mail, password, TOTP code),
+    // operator accounts made by the CLI, the audit log's paging; no user writes any of it.
+    ("server/src/admin/operator/mod.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/operator/accounts.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "KeyRequest", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "ReportsQuery", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "CharacterRequest", OPERATOR_ONLY),
