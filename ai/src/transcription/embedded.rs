@@ -88,7 +88,8 @@ impl EmbeddedSpeechToText {
             .arg(lm)
             .arg("-dict")
             .arg(dict)
-            .args(["-samprate", &SAMPLE_RATE.to_string()])
+            .arg("-samprate")
+            .arg(SAMPLE_RATE.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -121,24 +122,19 @@ impl EmbeddedSpeechToText {
 fn why(stderr: &str) -> String {
     let errors: Vec<&str> =
         stderr.lines().filter(|l| l.starts_with("ERROR") || l.starts_with("FATAL")).take(3).collect();
-    if errors.is_empty() {
-        stderr.lines().rev().take(3).collect::<Vec<_>>().join(" / ")
-    } else {
-        errors.join(" / ")
-    }
+    if errors.is_empty() { stderr.lines().rev().take(3).collect::<Vec<_>>().join(" / ") } else { errors.join(" / ") }
 }
 
 /// The words in the decoder's stdout: one line per utterance it found. Log lines that
 /// reach stdout, filler and silence tokens (`<sil>`, `[NOISE]`, `++BREATH++`) and
 /// alternative-pronunciation marks (`read(2)`) are dropped, so only words remain.
 fn words_of(stdout: &str) -> Vec<String> {
-    let log_line = |line: &str| {
-        ["INFO:", "WARN:", "WARNING:", "ERROR:", "FATAL:", "DEBUG:"].iter().any(|p| line.starts_with(p))
-    };
+    let log_line =
+        |line: &str| ["INFO:", "WARN:", "WARNING:", "ERROR:", "FATAL:", "DEBUG:"].iter().any(|p| line.starts_with(p));
     stdout
         .lines()
         .map(str::trim)
-        .filter(|line| !line.is_empty() && !log_line(line))
+        .filter(|line| !line.is_empty() && !log_line(*line))
         .flat_map(str::split_whitespace)
         .filter(|word| !(word.starts_with('<') || word.starts_with('[') || word.starts_with("++")))
         .map(|word| match word.find('(') {
@@ -181,13 +177,13 @@ impl SpeechToText for EmbeddedSpeechToText {
 
     async fn transcribe(&self, samples: &[i16], language: Option<&str>) -> Result<Transcript, AiError> {
         let started = Instant::now();
-        if let Some(tag) = language {
-            if primary_language(tag)? != "en" {
-                return Err(AiError::BadRequest(format!(
-                    "the embedded speech recogniser understands English only, not {tag:?}; \
-                     other languages need the OpenAI-compatible backend"
-                )));
-            }
+        if let Some(tag) = language
+            && primary_language(tag)? != "en"
+        {
+            return Err(AiError::BadRequest(format!(
+                "the embedded speech recogniser understands English only, not {tag:?}; \
+                 other languages need the OpenAI-compatible backend"
+            )));
         }
         let duration_ms = check_audio(samples, self.settings.max_audio_ms)?;
         // The time limit covers the wait for a turn too: a caller is never held longer.
@@ -239,7 +235,8 @@ pub(crate) mod tests {
 
     #[test]
     fn only_words_are_kept_from_the_decoders_output() {
-        let stdout = "INFO: continuous.c(307): compiled\n\nhello there <sil> [NOISE] read(2) ++BREATH++\n  how are you\n";
+        let stdout =
+            "INFO: continuous.c(307): compiled\n\nhello there <sil> [NOISE] read(2) ++BREATH++\n  how are you\n";
         assert_eq!(words_of(stdout), ["hello", "there", "read", "how", "are", "you"]);
         assert!(words_of("").is_empty());
         // Only a whole trailing "(digits)" is a pronunciation mark.
@@ -322,8 +319,10 @@ pub(crate) mod tests {
         };
         let missing = EmbeddedSpeechToText::new(&settings).transcribe(&[0; 1600], None).await;
         assert!(matches!(missing, Err(AiError::Unavailable(m)) if m.contains("not installed")));
-        let settings =
-            EmbeddedTranscriptionSettings { model_dir: "/nonexistent".into(), ..EmbeddedTranscriptionSettings::default() };
+        let settings = EmbeddedTranscriptionSettings {
+            model_dir: "/nonexistent".into(),
+            ..EmbeddedTranscriptionSettings::default()
+        };
         let missing = EmbeddedSpeechToText::new(&settings).transcribe(&[0; 1600], None).await;
         assert!(matches!(missing, Err(AiError::Unavailable(m)) if m.contains("pocketsphinx-en-us")));
     }
@@ -363,12 +362,17 @@ pub(crate) mod tests {
         model();
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let script = dir.path().join("broken-pocketsphinx");
-        std::fs::write(&script, "#!/bin/sh\necho 'INFO: starting' >&2\necho 'FATAL: \"x.c\", line 1: out of luck' >&2\nexit 1\n")
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho 'INFO: starting' >&2\necho 'FATAL: \"x.c\", line 1: out of luck' >&2\nexit 1\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap_or_else(|e| panic!("{e}"));
-        let settings =
-            EmbeddedTranscriptionSettings { program: script.display().to_string(), ..EmbeddedTranscriptionSettings::default() };
+        let settings = EmbeddedTranscriptionSettings {
+            program: script.display().to_string(),
+            ..EmbeddedTranscriptionSettings::default()
+        };
         let result = EmbeddedSpeechToText::new(&settings).transcribe(&[0; 1600], None).await;
         assert!(matches!(result, Err(AiError::Internal(m)) if m.contains("out of luck") && !m.contains("starting")));
     }

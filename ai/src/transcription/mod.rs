@@ -85,9 +85,7 @@ fn check_audio(samples: &[i16], max_audio_ms: u64) -> Result<u64, AiError> {
     }
     let duration_ms = pcm::duration_ms(samples);
     if duration_ms > max_audio_ms {
-        return Err(AiError::BadRequest(format!(
-            "{duration_ms} ms of audio is over the limit of {max_audio_ms} ms"
-        )));
+        return Err(AiError::BadRequest(format!("{duration_ms} ms of audio is over the limit of {max_audio_ms} ms")));
     }
     Ok(duration_ms)
 }

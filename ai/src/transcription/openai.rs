@@ -99,23 +99,21 @@ impl SpeechToText for OpenAiSpeechToText {
     async fn transcribe(&self, samples: &[i16], language: Option<&str>) -> Result<Transcript, AiError> {
         let started = Instant::now();
         let language = language.map(primary_language).transpose()?;
-        if let Some(language) = &language {
-            if !self.understands(language) {
-                return Err(AiError::BadRequest(format!(
-                    "the speech recogniser is set up for {} only, not {language:?}",
-                    self.settings.languages.join(", ")
-                )));
-            }
+        if let Some(language) = &language
+            && !self.understands(language)
+        {
+            return Err(AiError::BadRequest(format!(
+                "the speech recogniser is set up for {} only, not {language:?}",
+                self.settings.languages.join(", ")
+            )));
         }
         let duration_ms = check_audio(samples, self.settings.max_audio_ms)?;
         let file = Part::bytes(pcm::wav_bytes(samples, SAMPLE_RATE))
             .file_name("speech.wav")
             .mime_str("audio/wav")
             .map_err(|e| AiError::Internal(format!("multipart: {e}")))?;
-        let mut form = Form::new()
-            .part("file", file)
-            .text("model", self.settings.model.clone())
-            .text("response_format", "json");
+        let mut form =
+            Form::new().part("file", file).text("model", self.settings.model.clone()).text("response_format", "json");
         if let Some(language) = &language {
             form = form.text("language", language.clone());
         }
@@ -131,11 +129,14 @@ impl SpeechToText for OpenAiSpeechToText {
             return Err(self.refused(status, &body));
         }
         let json: Value = serde_json::from_str(&body).map_err(|_| {
-            AiError::Internal(format!("{} answered what is not JSON: {}", self.url, body.chars().take(200).collect::<String>()))
+            AiError::Internal(format!(
+                "{} answered what is not JSON: {}",
+                self.url,
+                body.chars().take(200).collect::<String>()
+            ))
         })?;
-        let text = json["text"]
-            .as_str()
-            .ok_or_else(|| AiError::Internal(format!("{} answered without a text", self.url)))?;
+        let text =
+            json["text"].as_str().ok_or_else(|| AiError::Internal(format!("{} answered without a text", self.url)))?;
         // verbose_json answers name the language ("english"); json ones do not, so the
         // hint, when given, is what the service was told to hear.
         Ok(Transcript {
@@ -273,7 +274,8 @@ mod tests {
             .filter(|t| t.starts_with("multipart/form-data"))
             .and_then(|t| t.split("boundary=").nth(1))
             .map(|b| b.trim_matches('"').to_owned());
-        let parts = boundary.as_deref().map(|b| parse_form(&buffer[head_end..head_end + length], b)).unwrap_or_default();
+        let parts =
+            boundary.as_deref().map(|b| parse_form(&buffer[head_end..head_end + length], b)).unwrap_or_default();
         let method_and_path = head.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
         Some((Seen { method_and_path, authorization: header("authorization"), parts }, content_type))
     }
@@ -332,7 +334,9 @@ mod tests {
                             tokio::time::sleep(Duration::from_secs(30)).await;
                             return;
                         }
-                        (_, Err(problem)) => (400, "application/json", openai_error(&problem, "invalid_request_error", Value::Null)),
+                        (_, Err(problem)) => {
+                            (400, "application/json", openai_error(&problem, "invalid_request_error", Value::Null))
+                        }
                         (Mode::Transcribe, Ok(samples)) => {
                             let language = seen.text("language").unwrap_or_else(|| "unset".into());
                             let text = format!(" Heard {} samples in {language}. ", samples.len());
@@ -340,11 +344,27 @@ mod tests {
                         }
                         (Mode::Refuse(status), Ok(_)) => {
                             let (message, kind, code) = match status {
-                                400 => ("Audio file might be corrupted or unsupported", "invalid_request_error", json!("invalid_value")),
-                                401 => ("Incorrect API key provided: sk-wrong.", "invalid_request_error", json!("invalid_api_key")),
-                                413 => ("Maximum content size limit (26214400) exceeded", "invalid_request_error", Value::Null),
+                                400 => (
+                                    "Audio file might be corrupted or unsupported",
+                                    "invalid_request_error",
+                                    json!("invalid_value"),
+                                ),
+                                401 => (
+                                    "Incorrect API key provided: sk-wrong.",
+                                    "invalid_request_error",
+                                    json!("invalid_api_key"),
+                                ),
+                                413 => (
+                                    "Maximum content size limit (26214400) exceeded",
+                                    "invalid_request_error",
+                                    Value::Null,
+                                ),
                                 429 => ("Rate limit reached for whisper-1", "requests", json!("rate_limit_exceeded")),
-                                _ => ("The server had an error while processing your request.", "server_error", Value::Null),
+                                _ => (
+                                    "The server had an error while processing your request.",
+                                    "server_error",
+                                    Value::Null,
+                                ),
                             };
                             (status, "application/json", openai_error(message, kind, code))
                         }
@@ -446,7 +466,10 @@ mod tests {
         let port = closed.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
         drop(closed);
         let settings = TranscriptionSettings::openai(format!("http://127.0.0.1:{port}/v1"), "whisper-1");
-        let result = OpenAiSpeechToText::new(&settings.openai).unwrap_or_else(|e| panic!("{e}")).transcribe(&audio(), None).await;
+        let result = OpenAiSpeechToText::new(&settings.openai)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .transcribe(&audio(), None)
+            .await;
         assert!(matches!(result, Err(AiError::Unavailable(m)) if m.contains("cannot connect")));
     }
 
@@ -458,8 +481,12 @@ mod tests {
         settings.openai.max_audio_ms = 400;
         let model = OpenAiSpeechToText::new(&settings.openai).unwrap_or_else(|e| panic!("{e}"));
         assert!(model.understands("de-AT") && !model.understands("ja"));
-        assert!(matches!(model.transcribe(&audio()[..1600], Some("ja")).await, Err(AiError::BadRequest(m)) if m.contains("en, de")));
-        assert!(matches!(model.transcribe(&audio(), Some("en")).await, Err(AiError::BadRequest(m)) if m.contains("limit")));
+        assert!(
+            matches!(model.transcribe(&audio()[..1600], Some("ja")).await, Err(AiError::BadRequest(m)) if m.contains("en, de"))
+        );
+        assert!(
+            matches!(model.transcribe(&audio(), Some("en")).await, Err(AiError::BadRequest(m)) if m.contains("limit"))
+        );
         assert!(matches!(model.transcribe(&[], None).await, Err(AiError::BadRequest(_))));
         assert!(matches!(model.transcribe(&audio()[..1600], Some("english")).await, Err(AiError::BadRequest(_))));
         assert!(service.requests.lock().unwrap_or_else(|e| e.into_inner()).is_empty());

@@ -50,8 +50,7 @@ pub fn read_wav(bytes: &[u8]) -> Result<(u32, Vec<i16>), AiError> {
     let samples = data
         .chunks_exact(2 * channels)
         .map(|frame| {
-            let sum: i32 =
-                frame.chunks_exact(2).map(|s| i32::from(i16::from_le_bytes([s[0], s[1]]))).sum();
+            let sum: i32 = frame.chunks_exact(2).map(|s| i32::from(i16::from_le_bytes([s[0], s[1]]))).sum();
             (sum / channels as i32) as i16
         })
         .collect();

@@ -57,7 +57,9 @@ impl TranscriptionSettings {
                     return bad("transcription.embedded: program and model_dir must be set".into());
                 }
                 if e.timeout_ms == 0 || e.max_audio_ms == 0 || e.concurrent == 0 {
-                    return bad("transcription.embedded: timeout_ms, max_audio_ms and concurrent must be above 0".into());
+                    return bad(
+                        "transcription.embedded: timeout_ms, max_audio_ms and concurrent must be above 0".into()
+                    );
                 }
             }
             TranscriptionKind::Openai => {

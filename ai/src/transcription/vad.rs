@@ -245,7 +245,11 @@ impl VoiceActivityDetector {
         let from = start.saturating_sub(ms_to_samples(self.settings.pre_roll_ms)).max(self.buffer_start);
         let to = (last_voiced_end + ms_to_samples(self.settings.post_roll_ms))
             .min(self.buffer_start + self.buffer.len() as u64);
-        let samples = self.buffer.range((from - self.buffer_start) as usize..(to - self.buffer_start) as usize).copied().collect();
+        let samples = self
+            .buffer
+            .range((from - self.buffer_start) as usize..(to - self.buffer_start) as usize)
+            .copied()
+            .collect();
         VadEvent::SpeechEnded { start_ms: samples_to_ms(start), end_ms: samples_to_ms(last_voiced_end), samples }
     }
 }
@@ -378,7 +382,10 @@ mod tests {
         assert!(matches!(&events[1].1, VadEvent::SpeechEnded { start_ms: 200, end_ms: 1_200, .. }), "{events:?}");
         // Speech still going when the stream ends is told by finish().
         let events = run(&mix(noise(2_000, -60.0, 10), &tone(1_500, 200.0, -20.0), 500), 320, VadSettings::default());
-        assert!(matches!(&events.last().map(|e| &e.1), Some(VadEvent::SpeechEnded { start_ms: 500, end_ms: 2_000, .. })), "{events:?}");
+        assert!(
+            matches!(&events.last().map(|e| &e.1), Some(VadEvent::SpeechEnded { start_ms: 500, end_ms: 2_000, .. })),
+            "{events:?}"
+        );
     }
 
     #[test]
