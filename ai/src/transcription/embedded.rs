@@ -134,7 +134,7 @@ fn words_of(stdout: &str) -> Vec<String> {
     stdout
         .lines()
         .map(str::trim)
-        .filter(|line| !line.is_empty() && !log_line(*line))
+        .filter(|line| !line.is_empty() && !log_line(line))
         .flat_map(str::split_whitespace)
         .filter(|word| !(word.starts_with('<') || word.starts_with('[') || word.starts_with("++")))
         .map(|word| match word.find('(') {
@@ -228,7 +228,8 @@ pub(crate) mod tests {
         }
         // The tests check what is heard, not how fast: on a machine shared with a whole CI
         // run a 5 s sentence has taken 45 s of wall time (4.5 s of CPU).
-        let settings = EmbeddedTranscriptionSettings { timeout_ms: 600_000, ..EmbeddedTranscriptionSettings::default() };
+        let settings =
+            EmbeddedTranscriptionSettings { timeout_ms: 600_000, ..EmbeddedTranscriptionSettings::default() };
         let model = EmbeddedSpeechToText::new(&settings);
         if let Err(e) = model.model_files() {
             panic!("{e}: run scripts/test (or apt-get install pocketsphinx-en-us)");
