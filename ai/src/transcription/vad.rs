@@ -18,6 +18,8 @@
 //! needs ONNX Runtime and a model file; the start/end logic around a frame classifier
 //! would be needed either way, and energy against an adaptive floor is enough for a
 //! browser's microphone with its own noise suppression.
+//! (Neither was in the offline crate cache, and `cargo search` could not reach the
+//! registry's index to weigh a pure-Rust one such as `earshot`.)
 
 use std::collections::VecDeque;
 
