@@ -122,6 +122,26 @@ export const SERVER_EVENT_SCHEMA = {
   },
   /** The round is over; `replies` members' replies were stored. */
   groupIdle: { groupId: 'string', replies: 'number' },
+  /** Voice calls (issue 32, /work/call-protocol.md): the call is open; audio goes up as 16 kHz μ-law. */
+  callStarted: {
+    callId: 'string',
+    characterId: 'string',
+    voiceId: 'string',
+    sampleRate: 'number',
+    encoding: 'string',
+    coinPerAnswer: 'number',
+    language: 'string',
+  },
+  /** The server's detector heard the user start speaking. */
+  callHearing: { callId: 'string' },
+  /** The user's turn as recognised (`text` empty: nothing recognised, no turn). */
+  callHeard: { callId: 'string', text: 'string', durationMs: 'number' },
+  /** The next spoken part of the answer, sentence by sentence as it is written. */
+  callSpeech: { callId: 'string', replyId: 'string', part: 'VoicePart' },
+  /** A call action was refused (`callId` null: no call), or a turn failed and was dropped. */
+  callError: { callId: 'string|null', code: 'number', msg: 'string' },
+  /** The call is over; `answers` answers were spoken for `coinSpent` coins. */
+  callEnded: { callId: 'string', reason: 'enum:user|coin|idle|error', answers: 'number', coinSpent: 'number' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 type Schema = typeof SERVER_EVENT_SCHEMA;
