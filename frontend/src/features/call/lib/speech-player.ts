@@ -36,6 +36,8 @@ export class SpeechPlayer {
   private gapTimer: ReturnType<typeof setTimeout> | null = null;
   /** The answer of the part playing or played last, while she is answering. */
   private lastReplyId: string | null = null;
+  /** `replyId:index` of every part played, so that a repeat is not played again. */
+  private readonly played = new Set<string>();
   /** Answers cut off by the user: their late parts are dropped. */
   private readonly silenced = new Set<string>();
 
@@ -57,8 +59,18 @@ export class SpeechPlayer {
 
   enqueue(replyId: string, part: VoicePart): void {
     if (this.silenced.has(replyId)) return;
+    // A part seen before: the server repeats the last one with `last: true` when the reply
+    // ended with nothing more to say (docs/api.md "Voice calls"); only that mark is news.
     const known = (q: QueuedPart) => q.replyId === replyId && q.part.index === part.index;
-    if ((this.playing && known(this.playing)) || this.waiting.some(known)) return;
+    const held = [this.playing, ...this.waiting].find((q): q is QueuedPart => q !== null && known(q));
+    if (held) {
+      if (part.last) held.part = { ...held.part, last: true };
+      return;
+    }
+    if (this.played.has(`${replyId}:${part.index}`)) {
+      if (part.last && !this.playing && this.waiting.length === 0) this.stopAnswering();
+      return;
+    }
     this.waiting.push({ replyId, part });
     // Answers in the order they came; within one, by index.
     const order = new Map<string, number>();
@@ -121,6 +133,7 @@ export class SpeechPlayer {
     const done = this.playing;
     if (!done) return;
     this.playing = null;
+    this.played.add(`${done.replyId}:${done.part.index}`);
     if (ok) this.events.onPartPlayed?.(done);
     else this.events.onPartFailed?.(done);
     if (this.waiting.length > 0) return this.next();
