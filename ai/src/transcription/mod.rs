@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use crate::AiError;
 
 pub mod embedded;
+pub mod mulaw;
 pub mod openai;
 pub mod pcm;
 mod settings;

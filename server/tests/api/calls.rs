@@ -1,0 +1,353 @@
+//! Voice calls against the real server (issue 32, docs/api.md "Voice calls"): a sentence
+//! spoken by espeak-ng is streamed as the browser streams it (16 kHz μ-law in 100 ms
+//! `callAudio` frames), heard by the real recogniser (embedded PocketSphinx, or an
+//! OpenAI-compatible service on loopback), answered through the chat path (the model is a
+//! loopback OpenAI-compatible chat API, so the reply is known), spoken by the embedded
+//! voice (flite + lame) and paid through the user's actor. Balance = ledger sum throughout.
+
+use std::time::{Duration, Instant};
+
+use amora_actors::ai::transcription::{mulaw, pcm};
+use amora_domain::account::UserId;
+use amora_domain::money::{Coins, TxnId};
+use amora_server::settings::Settings;
+use amora_store::LedgerEntry;
+use base64::Engine;
+use futures_util::SinkExt;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::chat::FREE_CHARACTER;
+use crate::cluster::{Socket, make_user};
+use crate::fakes::chat_api::ChatApiFake;
+use crate::fakes::transcription::TranscriptionFake;
+use crate::helpers::{TestApp, spawn_app_customised};
+
+/// Long enough for PocketSphinx on a busy two-core machine.
+const WAIT: Duration = Duration::from_secs(120);
+/// What the user says, and the reply the model writes (two sentences, so the answer is
+/// spoken in two parts, the first before the reply is done).
+const SAID: &str = "I would like to hear a story about the sea";
+const REPLY: [&str; 3] = ["Of course, my dear. ", "Once there was a lighthouse by the water. ", "It had a keeper."];
+
+async fn call_app(model: &ChatApiFake, customise: impl FnOnce(&mut Settings)) -> TestApp {
+    let env = [
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", model.base_url.as_str()),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "any"),
+        ("AMORA_CHAT__MEMORY_EVERY_TURNS", "0"),
+    ];
+    Box::pin(spawn_app_customised(env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), customise)).await
+}
+
+struct Caller {
+    user_id: UserId,
+    voucher: String,
+}
+
+/// A user with `coins` (a grant row, as a purchase leaves).
+async fn caller(app: &TestApp, name: &str, coins: i64) -> Caller {
+    let (user_id, _, voucher) = make_user(&app.store, name).await;
+    if coins > 0 {
+        let grant = LedgerEntry {
+            user_id: user_id.clone(),
+            txn_id: TxnId::parse(&format!("grant:{}", user_id.as_str())).unwrap(),
+            delta: Coins::stored(coins),
+            reason: "test grant".into(),
+            created_at: 0,
+        };
+        app.store.ledger.apply(grant).await.unwrap();
+    }
+    Caller { user_id, voucher }
+}
+
+async fn socket(app: &TestApp, who: &Caller) -> Socket {
+    let url = format!("{}/lust/api/ws?voucher={}", app.address.replacen("http", "ws", 1), who.voucher);
+    let mut socket = Socket { stream: tokio_tungstenite::connect_async(url).await.unwrap().0 };
+    socket.wait_for("hello", WAIT).await.expect("hello");
+    socket
+}
+
+async fn act(socket: &mut Socket, action: &str, data: Value) {
+    let frame = json!({ "action": action, "data": data }).to_string();
+    socket.stream.send(Message::Text(frame.into())).await.unwrap();
+}
+
+/// Balance = sum of the ledger rows; answers the balance and the rows' txn ids.
+async fn ledger(app: &TestApp, who: &Caller) -> (i64, Vec<String>) {
+    let rows = app.store.ledger.rows(&who.user_id).await.unwrap();
+    let sum: i64 = rows.iter().map(|row| row.delta.units()).sum();
+    let balance = app.store.users.by_id(&who.user_id).await.unwrap().unwrap().coin.units();
+    assert_eq!(balance, sum, "balance = sum of the ledger rows");
+    (balance, rows.iter().map(|row| row.txn_id.as_str().to_owned()).collect())
+}
+
+/// `text` spoken by espeak-ng's Klatt voice, as the browser sends it: 16 kHz μ-law, with
+/// half a second of silence before and a second and a half after (the turn ends on 700 ms).
+fn spoken(text: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("said.wav");
+    let status = std::process::Command::new("espeak-ng")
+        .args(["-v", "en-us+klatt", "-s", "150", "-w"])
+        .arg(&wav)
+        .arg(text)
+        .status()
+        .expect("espeak-ng is installed by scripts/test");
+    assert!(status.success());
+    let (rate, samples) = pcm::read_wav(&std::fs::read(&wav).unwrap()).unwrap();
+    let samples = pcm::resample(&samples, rate, 16_000);
+    let mut audio = vec![0i16; 8_000];
+    audio.extend(samples);
+    audio.extend(vec![0i16; 24_000]);
+    mulaw::encode(&audio)
+}
+
+/// Streams μ-law audio in 100 ms frames (1,600 bytes), `paced` at the speed it plays.
+async fn stream(socket: &mut Socket, call_id: &str, audio: &[u8], paced: bool) {
+    for (seq, frame) in audio.chunks(1_600).enumerate() {
+        let audio = base64::engine::general_purpose::STANDARD.encode(frame);
+        act(socket, "callAudio", json!({ "callId": call_id, "seq": seq, "audio": audio })).await;
+        if paced {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Word error rate: word-level edit distance over the words said (case and punctuation aside).
+fn word_error_rate(said: &str, heard: &str) -> f64 {
+    let words = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| w.chars().filter(|c| c.is_alphanumeric() || *c == '\'').collect::<String>().to_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let (said, heard) = (words(said), words(heard));
+    let mut row: Vec<usize> = (0..=heard.len()).collect();
+    for (i, s) in said.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, h) in heard.iter().enumerate() {
+            let substitution = diagonal + usize::from(s != h);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[heard.len()] as f64 / said.len().max(1) as f64
+}
+
+/// Every event until (and with) the first named `name`.
+async fn until(socket: &mut Socket, name: &str) -> Vec<Value> {
+    let deadline = Instant::now() + WAIT;
+    let mut events = Vec::new();
+    while Instant::now() < deadline {
+        let Some(event) = socket.next_event(deadline - Instant::now()).await else { break };
+        let done = event["event"] == name;
+        events.push(event);
+        if done {
+            return events;
+        }
+    }
+    panic!("no {name} within {WAIT:?}: {events:?}");
+}
+
+fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == name).collect()
+}
+
+async fn start_call(socket: &mut Socket, character: &str) -> Value {
+    act(socket, "callStart", json!({ "characterId": character })).await;
+    let event = socket.next_event(WAIT).await.expect("an answer to callStart");
+    assert_eq!(event["event"], "callStarted", "{event}");
+    event["data"].clone()
+}
+
+/// Fetches a part's audio: MP3 that plays about as long as it says.
+async fn check_audio(app: &TestApp, part: &Value) {
+    let url = part["url"].as_str().unwrap();
+    assert!(url.starts_with("/media/voice-"), "{url}");
+    let response = app.client.get(app.url(url)).send().await.unwrap();
+    assert_eq!(response.status(), 200, "{url}");
+    assert_eq!(response.headers()["content-type"], "audio/mpeg");
+    let bytes = response.bytes().await.unwrap();
+    let sync = bytes.len() > 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0;
+    assert!(sync || bytes.starts_with(b"ID3"), "MP3: {:02x?}", &bytes[..4]);
+    assert!(part["durationMs"].as_u64().unwrap() > 300, "{part}");
+}
+
+/// One whole turn: the words heard, the chat turn, the answer spoken in parts (the last
+/// after chatDone), one answer's price debited with its ledger row; a later Listen of the
+/// reply is free; callEnd answers callEnded with what the call cost.
+async fn a_turn_is_heard_answered_and_spoken(app: &TestApp, model: &ChatApiFake, name: &str) -> (String, f64) {
+    model.answer_next(&[&REPLY]);
+    let ann = caller(app, name, 10).await;
+    let mut socket = socket(app, &ann).await;
+    let started = start_call(&mut socket, FREE_CHARACTER).await;
+    assert_eq!((started["sampleRate"].as_u64(), started["encoding"].as_str()), (Some(16_000), Some("mulaw")));
+    assert_eq!((started["coinPerAnswer"].as_i64(), started["language"].as_str()), (Some(2), Some("en")));
+    assert!(!started["voiceId"].as_str().unwrap_or_default().is_empty(), "{started}");
+    let call_id = started["callId"].as_str().unwrap().to_owned();
+
+    stream(&mut socket, &call_id, &spoken(SAID), false).await;
+    let events = until(&mut socket, "callHeard").await;
+    assert_eq!(named(&events, "callHearing").len(), 1, "{events:?}");
+    let heard = events.last().unwrap()["data"].clone();
+    let text = heard["text"].as_str().unwrap().to_owned();
+    let wer = word_error_rate(SAID, &text);
+    eprintln!("call heard {text:?} for {SAID:?}: WER {wer:.3}");
+    assert!(!text.is_empty() && wer <= 0.6, "heard {text:?}: WER {wer}");
+    assert!(heard["durationMs"].as_u64().unwrap() > 1_500, "{heard}");
+
+    // The chat turn, exactly as chatSend runs it, then the rest of the answer's speech.
+    let mut events = until(&mut socket, "chatDone").await;
+    let message = named(&events, "chatMessage")[0]["data"]["message"].clone();
+    assert_eq!((message["content"].as_str(), message["speaker"].as_str()), (Some(text.as_str()), Some("user")));
+    let done = events.last().unwrap()["data"].clone();
+    assert_eq!(done["message"]["content"], REPLY.concat().trim(), "{done}");
+    let reply_id = done["replyId"].as_str().unwrap().to_owned();
+    let before_done = named(&events, "callSpeech").len();
+    assert!(before_done >= 1, "the first sentence is spoken before the reply is done: {events:?}");
+    if !events.iter().any(|e| e["event"] == "callSpeech" && e["data"]["part"]["last"] == true) {
+        events.extend(until(&mut socket, "callSpeech").await);
+        while !named(&events, "callSpeech").last().is_some_and(|e| e["data"]["part"]["last"] == true) {
+            events.extend(until(&mut socket, "callSpeech").await);
+        }
+    }
+    let parts: Vec<Value> = named(&events, "callSpeech").iter().map(|e| e["data"].clone()).collect();
+    assert!(parts.len() >= 2, "{parts:?}");
+    for (index, part) in parts.iter().enumerate() {
+        assert_eq!((part["callId"].as_str(), part["replyId"].as_str()), (Some(call_id.as_str()), Some(reply_id.as_str())));
+        assert_eq!(part["part"]["index"].as_u64(), Some(index as u64), "{parts:?}");
+        assert_eq!(part["part"]["last"], index + 1 == parts.len(), "{parts:?}");
+        check_audio(app, &part["part"]).await;
+    }
+
+    // One answer: the voice's price, one row; the free message the chat took.
+    let (balance, txns) = ledger(app, &ann).await;
+    assert_eq!(balance, 8, "{txns:?}");
+    let user = ann.user_id.as_str();
+    assert!(txns.contains(&format!("call:{user}:{reply_id}")), "{txns:?}");
+    assert!(!txns.iter().any(|t| t.starts_with("call-refund")), "{txns:?}");
+
+    // Listen to the reply later: the call's clip, no charge.
+    let payload = json!({ "characterId": FREE_CHARACTER, "messageId": reply_id });
+    let (envelope, _) = app.post_api_as(Some(&ann.voucher), "/user/v1/voice/speak", payload).await;
+    assert_eq!(envelope.code, 0, "{}", envelope.msg);
+    assert_eq!(envelope.data["complete"], true);
+    assert_eq!(envelope.data["parts"].as_array().map(Vec::len), Some(parts.len()));
+    assert_eq!(ledger(app, &ann).await.0, 8, "a Listen of a call's answer is not charged again");
+
+    act(&mut socket, "callEnd", json!({ "callId": call_id })).await;
+    let ended = until(&mut socket, "callEnded").await.last().unwrap()["data"].clone();
+    assert_eq!(ended, json!({ "callId": call_id, "reason": "user", "answers": 1, "coinSpent": 2 }));
+    (text, wer)
+}
+
+#[actix_rt::test]
+async fn a_call_turn_is_heard_answered_spoken_and_paid() {
+    let model = ChatApiFake::start_with(&["unused"], Duration::from_millis(400)).await;
+    let app = call_app(&model, |_| {}).await;
+    a_turn_is_heard_answered_and_spoken(&app, &model, "Ann").await;
+}
+
+/// The same turn with the recogniser an OpenAI-compatible service on loopback.
+#[actix_rt::test]
+async fn a_call_through_an_openai_compatible_recogniser() {
+    let model = ChatApiFake::start_with(&["unused"], Duration::from_millis(400)).await;
+    let service = TranscriptionFake::start().await;
+    let transcription = service.settings();
+    let app = call_app(&model, move |settings| settings.call.transcription = transcription).await;
+    a_turn_is_heard_answered_and_spoken(&app, &model, "Bea").await;
+    let requests = service.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(requests[0].contains(&("model".to_owned(), "whisper-1".to_owned())), "{requests:?}");
+    assert!(requests[0].contains(&("language".to_owned(), "en".to_owned())), "{requests:?}");
+}
+
+/// Each refusal of the protocol, the call going on after those made during it, and the
+/// idle timeout.
+#[actix_rt::test]
+async fn calls_refuse_what_the_protocol_refuses_and_end_when_idle() {
+    let model = ChatApiFake::start().await;
+    let app = call_app(&model, |settings| settings.call.idle_timeout_secs = 4).await;
+    let error = |event: &Value| (event["event"].as_str().map(str::to_owned), event["data"]["code"].as_u64());
+
+    // Without the coins for one answer.
+    let poor = caller(&app, "Poor", 1).await;
+    let mut socket = crate::calls::socket(&app, &poor).await;
+    act(&mut socket, "callStart", json!({ "characterId": FREE_CHARACTER })).await;
+    let refused = socket.next_event(WAIT).await.unwrap();
+    assert_eq!(error(&refused), (Some("callError".into()), Some(40004)), "{refused}");
+    assert_eq!(refused["data"]["callId"], Value::Null);
+
+    let cal = caller(&app, "Cal", 10).await;
+    let mut socket = crate::calls::socket(&app, &cal).await;
+    // No such character; bad data.
+    act(&mut socket, "callStart", json!({ "characterId": "gf-999" })).await;
+    assert_eq!(error(&socket.next_event(WAIT).await.unwrap()), (Some("callError".into()), Some(10006)));
+    act(&mut socket, "callStart", json!({ "character": "gf-002" })).await;
+    assert_eq!(error(&socket.next_event(WAIT).await.unwrap()), (Some("callError".into()), Some(10001)));
+
+    let started = start_call(&mut socket, FREE_CHARACTER).await;
+    let call_id = started["callId"].as_str().unwrap().to_owned();
+    let opened_at = Instant::now();
+    // A second call on the socket.
+    act(&mut socket, "callStart", json!({ "characterId": FREE_CHARACTER })).await;
+    assert_eq!(error(&socket.next_event(WAIT).await.unwrap()), (Some("callError".into()), Some(10003)));
+    // Audio for another call; audio over 500 ms; an interrupt with nothing being said.
+    let silence = base64::engine::general_purpose::STANDARD.encode([0xFFu8; 1_600]);
+    act(&mut socket, "callAudio", json!({ "callId": "c-none", "seq": 0, "audio": silence })).await;
+    let refused = socket.next_event(WAIT).await.unwrap();
+    assert_eq!(error(&refused), (Some("callError".into()), Some(10001)), "{refused}");
+    let long = base64::engine::general_purpose::STANDARD.encode([0xFFu8; 8_001]);
+    act(&mut socket, "callAudio", json!({ "callId": call_id, "seq": 0, "audio": long })).await;
+    let refused = socket.next_event(WAIT).await.unwrap();
+    assert_eq!(error(&refused), (Some("callError".into()), Some(10001)), "{refused}");
+    assert_eq!(refused["data"]["callId"], call_id.as_str());
+    act(&mut socket, "callAudio", json!({ "callId": call_id, "seq": 1, "audio": silence })).await;
+    act(&mut socket, "callInterrupt", json!({ "callId": call_id })).await;
+    let refused = socket.next_event(WAIT).await.unwrap();
+    assert_eq!(error(&refused), (Some("callError".into()), Some(10001)), "{refused}");
+
+    // Nobody speaks: the call ends by itself, having cost nothing.
+    let ended = until(&mut socket, "callEnded").await.last().unwrap()["data"].clone();
+    assert_eq!(ended, json!({ "callId": call_id, "reason": "idle", "answers": 0, "coinSpent": 0 }));
+    assert!(opened_at.elapsed() >= Duration::from_secs(3), "{:?}", opened_at.elapsed());
+    assert_eq!(ledger(&app, &cal).await.0, 10);
+    // Ended, the call takes no more actions and a new one may start.
+    act(&mut socket, "callEnd", json!({ "callId": call_id })).await;
+    assert_eq!(error(&socket.next_event(WAIT).await.unwrap()), (Some("callError".into()), Some(10001)));
+    start_call(&mut socket, FREE_CHARACTER).await;
+}
+
+/// Barge-in: the reply stops as chatStop stops it, nothing more of it is spoken, and the
+/// answer whose speech had started is the one paid.
+#[actix_rt::test]
+async fn an_interrupt_stops_the_reply_and_its_speech() {
+    let slow: Vec<String> = std::iter::once("Let me tell you a long story. ".to_owned())
+        .chain((0..30).map(|n| format!("Part {n} of it goes on. ")))
+        .collect();
+    let pieces: Vec<&str> = slow.iter().map(String::as_str).collect();
+    let model = ChatApiFake::start_with(&pieces, Duration::from_millis(300)).await;
+    let app = call_app(&model, |_| {}).await;
+    let dee = caller(&app, "Dee", 10).await;
+    let mut socket = socket(&app, &dee).await;
+    let call_id = start_call(&mut socket, FREE_CHARACTER).await["callId"].as_str().unwrap().to_owned();
+    stream(&mut socket, &call_id, &spoken("Tell me a story please"), false).await;
+    let events = until(&mut socket, "callSpeech").await;
+    assert!(named(&events, "chatDone").is_empty(), "still writing: {events:?}");
+    act(&mut socket, "callInterrupt", json!({ "callId": call_id })).await;
+    let events = until(&mut socket, "chatDone").await;
+    let done = events.last().unwrap()["data"].clone();
+    assert_eq!(done["finishReason"], "cancelled", "{done}");
+    assert!(done["message"]["content"].as_str().is_some_and(|c| c.starts_with("Let me tell you")), "{done}");
+    // Nothing more of it is said.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while let Some(event) = socket.next_event(deadline.saturating_duration_since(Instant::now())).await {
+        assert_ne!(event["event"], "callSpeech", "{event}");
+    }
+    let (balance, txns) = ledger(&app, &dee).await;
+    assert_eq!(balance, 8, "the answer whose speech started is paid: {txns:?}");
+    act(&mut socket, "callEnd", json!({ "callId": call_id })).await;
+    let ended = until(&mut socket, "callEnded").await.last().unwrap()["data"].clone();
+    assert_eq!((ended["answers"].as_u64(), ended["coinSpent"].as_i64()), (Some(1), Some(2)), "{ended}");
+}
