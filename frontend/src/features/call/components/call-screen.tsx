@@ -5,6 +5,7 @@
  * hearing you, thinking, speaking), the live transcript, Mute and End call. After it: what the
  * call cost. Closing the screen ends the call. Loaded lazily by the Call button.
  */
+import type { TFunction } from 'i18next';
 import { useAtomValue } from 'jotai';
 import { useEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
@@ -29,7 +30,7 @@ export interface CallScreenProps extends CallTarget {
   openMicrophone?: OpenMicrophone;
 }
 
-type T = ReturnType<typeof useTranslation<'call'>>['t'];
+type T = TFunction<'call'>;
 
 function failureText(t: T, failure: StartFailure): string {
   switch (failure.kind) {

@@ -25,7 +25,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
     const channel = inputs[0]?.[0];
     if (channel) {
       for (const frame of this.encoder.push(channel)) {
-        this.port.postMessage(frame satisfies CapturedFrame, [frame.audio.buffer]);
+        // The frame's bytes move to the page rather than being copied.
+        this.port.postMessage(frame satisfies CapturedFrame, [frame.audio.buffer as ArrayBuffer]);
       }
     }
     // Keep running while the page holds the node.
