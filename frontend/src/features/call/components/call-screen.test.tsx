@@ -153,7 +153,9 @@ describe('the call screen', () => {
     socket.say('chatDelta', { characterId: 'gf-001', replyId: 'r1', delta: 'I am fine.', offset: 0 });
     socket.say('chatDelta', { characterId: 'gf-001', replyId: 'r1', delta: ' And you?', offset: 10 });
     const lines = () =>
-      screen.getAllByTestId('call-line').map((line) => [line.dataset.speaker, line.querySelector('[data-testid="call-line-text"]')?.textContent]);
+      screen
+        .getAllByTestId('call-line')
+        .map((line) => [line.dataset.speaker, line.querySelector('[data-testid="call-line-text"]')?.textContent]);
     expect(lines()).toEqual([
       ['user', 'Hello Mia how are you'],
       ['character', 'I am fine. And you?'],

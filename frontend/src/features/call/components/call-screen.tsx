@@ -135,7 +135,12 @@ export default function CallScreen({
         if (event.target === event.currentTarget && !live) close();
       }}
     >
-      <section className={styles.panel} role="dialog" aria-modal={mobile} aria-label={t('title', { name: characterName })}>
+      <section
+        className={styles.panel}
+        role="dialog"
+        aria-modal={mobile}
+        aria-label={t('title', { name: characterName })}
+      >
         <header className={styles.panelHead}>
           <span className={styles.panelTitle}>
             <PhoneIcon size={16} />
@@ -172,9 +177,7 @@ export default function CallScreen({
             </p>
             {!paid && (
               <p className={styles.costNote} data-testid="call-cost-free">
-                {typeof creditsLeft === 'number'
-                  ? t('freeMessagesLeft', { left: creditsLeft })
-                  : t('freeMessages')}
+                {typeof creditsLeft === 'number' ? t('freeMessagesLeft', { left: creditsLeft }) : t('freeMessages')}
               </p>
             )}
             <p className={styles.costNote}>{t('terms')}</p>
@@ -191,7 +194,12 @@ export default function CallScreen({
         )}
 
         {!before && (
-          <ol className={styles.transcript} ref={transcriptRef} aria-label={t('transcript')} data-testid="call-transcript">
+          <ol
+            className={styles.transcript}
+            ref={transcriptRef}
+            aria-label={t('transcript')}
+            data-testid="call-transcript"
+          >
             {state.transcript.length === 0 && live && (
               <li className={styles.hint}>{t('sayHello', { name: characterName })}</li>
             )}
