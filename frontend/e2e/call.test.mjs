@@ -142,9 +142,13 @@ async function journey(name, options) {
 
     // Start: the microphone opens, the call too, and audio goes up.
     await page.getByTestId('call-start').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="call-screen"]')?.dataset.phase !== 'starting', null, {
-      timeout: 30_000,
-    });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="call-screen"]')?.dataset.phase !== 'starting',
+      null,
+      {
+        timeout: 30_000,
+      },
+    );
     assert.notEqual(await screen.getAttribute('data-phase'), 'failed', await screen.innerText());
     const started = frames.received.find((f) => f.event === 'callStarted');
     assert.ok(started, 'no callStarted');
@@ -156,13 +160,21 @@ async function journey(name, options) {
     const heard = await userLine.getByTestId('call-line-text').innerText();
     const wer = wordErrorRate(SENTENCE, heard);
     const audioFrames = frames.sent.filter((f) => f.action === 'callAudio');
-    console.log(`call (${name}): said "${SENTENCE}"; heard "${heard}"; WER ${wer.toFixed(3)}; ${audioFrames.length} audio frames sent`);
+    console.log(
+      `call (${name}): said "${SENTENCE}"; heard "${heard}"; WER ${wer.toFixed(3)}; ${audioFrames.length} audio frames sent`,
+    );
     assert.ok(audioFrames.length > 20, `only ${audioFrames.length} audio frames`);
-    assert.ok(audioFrames.every((f) => f.data.audio.length === 2136), 'a frame is not 100 ms of μ-law');
+    assert.ok(
+      audioFrames.every((f) => f.data.audio.length === 2136),
+      'a frame is not 100 ms of μ-law',
+    );
     assert.ok(wer < 1, `nothing of the sentence was recognised ("${heard}")`);
 
     // Her answer: written into the transcript and played through the call's audio element.
-    await page.locator('[data-testid="call-line"][data-speaker="character"]').first().waitFor({ timeout: TURN_TIMEOUT_MS });
+    await page
+      .locator('[data-testid="call-line"][data-speaker="character"]')
+      .first()
+      .waitFor({ timeout: TURN_TIMEOUT_MS });
     await page.waitForFunction(() => window.__callAudio.playing.length > 0, null, { timeout: TURN_TIMEOUT_MS });
     await screenshot(page, `call-speaking-${name}`);
     await page.waitForFunction(() => window.__callAudio.ended.length > 0, null, { timeout: TURN_TIMEOUT_MS });
@@ -177,7 +189,11 @@ async function journey(name, options) {
       null,
       { timeout: TURN_TIMEOUT_MS },
     );
-    const reply = await page.locator('[data-testid="call-line"][data-speaker="character"]').first().getByTestId('call-line-text').innerText();
+    const reply = await page
+      .locator('[data-testid="call-line"][data-speaker="character"]')
+      .first()
+      .getByTestId('call-line-text')
+      .innerText();
     await page.getByTestId('call-end').click();
     const summary = page.getByTestId('call-summary-cost');
     await summary.waitFor({ timeout: 30_000 });

@@ -136,7 +136,10 @@ function documentedCallEvents(): Map<string, Map<string, string>> {
     const fields = new Map<string, string>();
     const starts = [...body.matchAll(/(?:^|,\s*)"(\w+)"(\s*:\s*)?/g)];
     starts.forEach((start, i) => {
-      const rest = body.slice(start.index! + start[0].length, i + 1 < starts.length ? starts[i + 1]!.index! : body.length);
+      const rest = body.slice(
+        start.index! + start[0].length,
+        i + 1 < starts.length ? starts[i + 1]!.index! : body.length,
+      );
       fields.set(start[1]!, start[2] ? documentedKind(rest) : /\\\|\s*null/.test(rest) ? 'null' : '');
     });
     events.set(row[1]!, fields);
@@ -180,7 +183,9 @@ describe('call events, as docs/api.md "Voice calls" documents them', () => {
       event: 'callError',
       data: { callId: null, code: 40004, msg: 'x' },
     });
-    expect(parseServerEvent('{"event":"callEnded","data":{"callId":"c1","reason":"hungup","answers":1,"coinSpent":2}}')).toBeNull();
+    expect(
+      parseServerEvent('{"event":"callEnded","data":{"callId":"c1","reason":"hungup","answers":1,"coinSpent":2}}'),
+    ).toBeNull();
   });
 });
 

@@ -84,6 +84,13 @@ const phase = () => screen.getByTestId('call-screen').dataset.phase;
 const audio = () => screen.getByTestId('call-audio') as HTMLAudioElement;
 
 beforeEach(() => {
+  // jsdom has no media queries: a wide screen (the call is a panel).
+  vi.stubGlobal('matchMedia', (query: string) => ({
+    matches: false,
+    media: query,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+  }));
   played = [];
   paused = 0;
   vi.spyOn(HTMLMediaElement.prototype, 'play').mockImplementation(function (this: HTMLMediaElement) {
@@ -102,6 +109,7 @@ afterEach(() => {
   stopRealtime();
   act(() => store.set(userInfoAtom, null));
   vi.restoreAllMocks();
+  vi.unstubAllGlobals();
 });
 
 describe('the call screen', () => {

@@ -93,7 +93,7 @@ export default function CallScreen({
 }: CallScreenProps) {
   const { t } = useTranslation('call');
   const call = useCall(characterId, openMicrophone ? { openMicrophone } : {});
-  const { state, start, end, toggleMute } = call;
+  const { state, start, end, toggleMute, audioRef } = call;
   const { defaultEnergy } = useAtomValue(globalWebConfigAtom);
   const paid = useAtomValue(isPaidUserAtom);
   const mobile = useIsMobile();
@@ -278,7 +278,7 @@ export default function CallScreen({
         )}
 
         {/* The one audio element her answers play through. */}
-        <audio ref={call.audioRef} preload="auto" data-testid="call-audio" hidden />
+        <audio ref={audioRef} preload="auto" data-testid="call-audio" hidden />
       </section>
     </div>
   );

@@ -127,8 +127,7 @@ export function useCall(characterId: string, { openMicrophone = openBrowserMicro
       microphone = await openMicrophone(onFrame);
     } catch (error) {
       const problem = error instanceof MicrophoneError ? error.problem : 'unavailable';
-      if (generation === run.generation)
-        dispatch({ type: 'startFailed', failure: { kind: 'microphone', problem } });
+      if (generation === run.generation) dispatch({ type: 'startFailed', failure: { kind: 'microphone', problem } });
       return;
     }
     // Closed, or started again, while the browser asked for the microphone.

@@ -40,7 +40,8 @@ export const openMicrophone: OpenMicrophone = async (onFrame) => {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
     });
   } catch (error) {
-    const denied = error instanceof DOMException && (error.name === 'NotAllowedError' || error.name === 'SecurityError');
+    const denied =
+      error instanceof DOMException && (error.name === 'NotAllowedError' || error.name === 'SecurityError');
     throw new MicrophoneError(denied ? 'denied' : 'unavailable', error);
   }
   const context = new AudioContext();

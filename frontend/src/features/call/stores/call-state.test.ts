@@ -14,7 +14,10 @@ describe('callReducer', () => {
   });
 
   it('keeps why a start failed, and can start again', () => {
-    const failed = run([{ type: 'start' }, { type: 'startFailed', failure: { kind: 'microphone', problem: 'denied' } }]);
+    const failed = run([
+      { type: 'start' },
+      { type: 'startFailed', failure: { kind: 'microphone', problem: 'denied' } },
+    ]);
     expect(failed).toMatchObject({ phase: 'failed', failure: { kind: 'microphone', problem: 'denied' } });
     expect(run([{ type: 'start' }], failed)).toMatchObject({ phase: 'starting', failure: null });
   });
@@ -69,7 +72,13 @@ describe('callReducer', () => {
   });
 
   it('shows a failed turn and goes on listening', () => {
-    const state = run([{ type: 'heard', text: 'Hi' }, { type: 'turnFailed', code: 50000, msg: 'stt' }], open);
+    const state = run(
+      [
+        { type: 'heard', text: 'Hi' },
+        { type: 'turnFailed', code: 50000, msg: 'stt' },
+      ],
+      open,
+    );
     expect(state).toMatchObject({ phase: 'listening', notice: { code: 50000 } });
     expect(run([{ type: 'heard', text: 'Again' }], state).notice).toBeNull();
   });
@@ -80,6 +89,14 @@ describe('callReducer', () => {
       open,
     );
     expect(ended).toMatchObject({ phase: 'ended', summary: { reason: 'user', answers: 2, coinSpent: 4 } });
-    expect(run([{ type: 'heard', text: 'late' }, { type: 'speaking', speaking: true }], ended)).toBe(ended);
+    expect(
+      run(
+        [
+          { type: 'heard', text: 'late' },
+          { type: 'speaking', speaking: true },
+        ],
+        ended,
+      ),
+    ).toBe(ended);
   });
 });
