@@ -12,7 +12,17 @@ type Tree = { [key: string]: string | Tree };
  * screens' strings (loaded only by them), the image and voice strings of issue 16, and the
  * character builder's and My AI's strings of issue 17, the user's persona of issue 18, and the voice call of issue 32.
  */
-const NAMESPACES = ['translation', 'legal', 'topics', 'payments', 'images', 'voice', 'create', 'persona', 'call'] as const;
+const NAMESPACES = [
+  'translation',
+  'legal',
+  'topics',
+  'payments',
+  'images',
+  'voice',
+  'create',
+  'persona',
+  'call',
+] as const;
 
 const localeFile = (lng: string, ns: string) => resolve(process.cwd(), 'public/locales', lng, `${ns}.json`);
 const load = (lng: string, ns: string) => JSON.parse(readFileSync(localeFile(lng, ns), 'utf8')) as Tree;
