@@ -463,12 +463,17 @@ impl Call {
                     .into_iter()
                     .filter(|&end| end > reply.queued && end < reply.text.len())
                     .collect();
+                let mut sentences = Vec::new();
                 for end in ends {
                     let sentence = reply.text[reply.queued..end].trim().to_owned();
                     reply.queued = end;
                     if !text::speakable(&sentence, usize::MAX).is_empty() {
-                        self.speak(Piece::Sentence(sentence), opened, report_to);
+                        sentences.push(sentence);
                     }
+                }
+                // Spoken once the reply is no longer borrowed: `speak` reaches it through `self`.
+                for sentence in sentences {
+                    self.speak(Piece::Sentence(sentence), opened, report_to);
                 }
             }
             ChatNews::Done { character_id, reply_id } if ours(&character_id) => {

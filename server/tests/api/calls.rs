@@ -199,7 +199,12 @@ async fn a_turn_is_heard_answered_and_spoken(app: &TestApp, model: &ChatApiFake,
 
     // The chat turn, exactly as chatSend runs it, then the rest of the answer's speech.
     let mut events = until(&mut socket, "chatDone").await;
-    let message = named(&events, "chatMessage")[0]["data"]["message"].clone();
+    // A new conversation's greeting is stored (and sent) first; the user's turn follows it.
+    let message = named(&events, "chatMessage")
+        .iter()
+        .map(|e| e["data"]["message"].clone())
+        .find(|m| m["speaker"] == "user")
+        .unwrap_or_else(|| panic!("no chatMessage of the user's: {events:?}"));
     assert_eq!((message["content"].as_str(), message["speaker"].as_str()), (Some(text.as_str()), Some("user")));
     let done = events.last().unwrap()["data"].clone();
     assert_eq!(done["message"]["content"], REPLY.concat().trim(), "{done}");
@@ -234,7 +239,7 @@ async fn a_turn_is_heard_answered_and_spoken(app: &TestApp, model: &ChatApiFake,
     // Listen to the reply later: the call's clip, no charge.
     let payload = json!({ "characterId": FREE_CHARACTER, "messageId": reply_id });
     let (envelope, _) = app.post_api_as(Some(&ann.voucher), "/user/v1/voice/speak", payload).await;
-    assert_eq!(envelope.code, 0, "{}", envelope.msg);
+    assert_eq!(envelope.code, 200, "{}", envelope.msg);
     assert_eq!(envelope.data["complete"], true);
     assert_eq!(envelope.data["parts"].as_array().map(Vec::len), Some(parts.len()));
     assert_eq!(ledger(app, &ann).await.0, 8, "a Listen of a call's answer is not charged again");
