@@ -119,7 +119,8 @@ impl Application {
         );
         let recogniser = amora_actors::ai::transcription::build(&settings.call.transcription)
             .map_err(|e| anyhow::anyhow!("call.transcription: {e}"))?;
-        let calls = amora_actors::calls::Calls::new(node.clone(), voices.clone(), recogniser, settings.call.to_actors());
+        let calls =
+            amora_actors::calls::Calls::new(node.clone(), voices.clone(), recogniser, settings.call.to_actors());
         let state = AppState {
             payments,
             voices,

@@ -77,11 +77,20 @@ impl ChatNews {
 
 /// What the call's own tasks report.
 enum Report {
-    Heard { result: Result<Transcript, AiError>, turn: u64 },
+    Heard {
+        result: Result<Transcript, AiError>,
+        turn: u64,
+    },
     /// `chatSend` ran: its refusal, if any.
-    Sent { refusal: Option<ServerEvent>, turn: u64 },
+    Sent {
+        refusal: Option<ServerEvent>,
+        turn: u64,
+    },
     /// The answer of the turn was spoken as far as it went.
-    Spoken { turn: u64, out_of_coin: bool },
+    Spoken {
+        turn: u64,
+        out_of_coin: bool,
+    },
 }
 
 /// A piece of the answer for its speaker.
@@ -204,6 +213,7 @@ impl Call {
         let idle = tokio::time::sleep(idle_timeout);
         tokio::pin!(idle);
         let reason = loop {
+            let busy = !matches!(self.turn, Turn::Idle);
             tokio::select! {
                 input = inputs.recv() => match input {
                     // The socket closed: the call ends silently.
@@ -233,11 +243,12 @@ impl Call {
                     if let Some(reason) = self.on_report(report, &opened, &report_to) {
                         break Some(reason);
                     }
-                    if matches!(self.turn, Turn::Idle) {
-                        idle.as_mut().reset(Instant::now() + idle_timeout);
-                    }
                 },
                 () = &mut idle, if matches!(self.turn, Turn::Idle) && !vad.in_speech() => break Some(CallEndReason::Idle),
+            }
+            // Idle time counts from the end of the last turn.
+            if busy && matches!(self.turn, Turn::Idle) {
+                idle.as_mut().reset(Instant::now() + idle_timeout);
             }
         };
         self.hang_up(&opened, reason);
@@ -272,7 +283,10 @@ impl Call {
             return Err(fault(ChatError::OutOfCredits));
         }
         if self.balance().await.map_err(fault)? < self.inner.voices.price() {
-            return Err((ApiCode::NeedPay, "not enough tokens for an answer: each answer is spoken for a price".into()));
+            return Err((
+                ApiCode::NeedPay,
+                "not enough tokens for an answer: each answer is spoken for a price".into(),
+            ));
         }
         let voice_id = self.inner.voices.voice_id(&character).await.map_err(|e| (e.code(), e.public_message()))?;
         // The account's language when the recogniser understands it; else what it hears.
@@ -282,7 +296,14 @@ impl Call {
     }
 
     async fn balance(&self) -> Result<Coins, ChatError> {
-        Ok(self.inner.node.user(&self.user_id).await.map_err(|e| ChatError::Unavailable(e.to_string()))?.send(Balance).await??)
+        Ok(self
+            .inner
+            .node
+            .user(&self.user_id)
+            .await
+            .map_err(|e| ChatError::Unavailable(e.to_string()))?
+            .send(Balance)
+            .await??)
     }
 
     /// The detector heard a turn end: it is recognised now, or after the turn running.
@@ -347,7 +368,8 @@ impl Call {
                 None
             }
             Report::Sent { refusal: Some(refusal), .. } => {
-                let need_pay = matches!(&refusal, ServerEvent::ChatError { code, .. } if *code == ApiCode::NeedPay.value());
+                let need_pay =
+                    matches!(&refusal, ServerEvent::ChatError { code, .. } if *code == ApiCode::NeedPay.value());
                 let _ = self.events.send(Frame::from(refusal));
                 if need_pay {
                     return Some(CallEndReason::Coin);
@@ -369,7 +391,12 @@ impl Call {
     }
 
     /// Sends the user's words as `chatSend` does, once the next answer can be paid.
-    fn send_turn(&mut self, words: String, opened: &Opened, report_to: &UnboundedSender<Report>) -> Option<CallEndReason> {
+    fn send_turn(
+        &mut self,
+        words: String,
+        opened: &Opened,
+        report_to: &UnboundedSender<Report>,
+    ) -> Option<CallEndReason> {
         let content = match MessageText::parse(&words) {
             Ok(content) => content,
             Err(error) => {
@@ -432,14 +459,21 @@ impl Call {
                     return;
                 }
                 // A sentence is whole once something follows its end.
-                let ends: Vec<usize> =
-                    sentence_ends(&reply.text).into_iter().filter(|&end| end > reply.queued && end < reply.text.len()).collect();
+                let ends: Vec<usize> = sentence_ends(&reply.text)
+                    .into_iter()
+                    .filter(|&end| end > reply.queued && end < reply.text.len())
+                    .collect();
+                let mut sentences = Vec::new();
                 for end in ends {
                     let sentence = reply.text[reply.queued..end].trim().to_owned();
                     reply.queued = end;
                     if !text::speakable(&sentence, usize::MAX).is_empty() {
-                        self.speak(Piece::Sentence(sentence), opened, report_to);
+                        sentences.push(sentence);
                     }
+                }
+                // Spoken once the reply is no longer borrowed: `speak` reaches it through `self`.
+                for sentence in sentences {
+                    self.speak(Piece::Sentence(sentence), opened, report_to);
                 }
             }
             ChatNews::Done { character_id, reply_id } if ours(&character_id) => {
@@ -541,7 +575,8 @@ impl Call {
 
     /// Stops the reply being written, by the path of the `chatStop` action.
     fn stop_reply(&self, opened: &Opened) {
-        let (node, user_id, character_id) = (self.inner.node.clone(), self.user_id.clone(), opened.character_id.clone());
+        let (node, user_id, character_id) =
+            (self.inner.node.clone(), self.user_id.clone(), opened.character_id.clone());
         tokio::spawn(async move {
             if let Some(answer) = node.run_action(&user_id, ClientAction::ChatStop { character_id }).await {
                 tracing::debug!(?answer, "a call's reply could not be stopped");
@@ -639,20 +674,21 @@ impl SpeakJob {
                     Piece::Sentence(text) => (text, false),
                     Piece::End(text) => (text, true),
                 };
-                let part = match self.inner.voices.speak_answer_part(&self.key, index, &text, &self.voice_id, last).await {
-                    Ok(part) => part,
-                    Err(VoiceError::NothingToSay) if last => match spoken.take() {
-                        // Nothing after the last sentence: its part is told again as the last.
-                        Some(part) => VoicePart { last: true, ..part },
-                        None => break,
-                    },
-                    Err(VoiceError::NothingToSay) => continue,
-                    Err(error) => {
-                        tracing::warn!(%error, call = %self.call_id, "a call answer could not be spoken");
-                        self.fail();
-                        break;
-                    }
-                };
+                let part =
+                    match self.inner.voices.speak_answer_part(&self.key, index, &text, &self.voice_id, last).await {
+                        Ok(part) => part,
+                        Err(VoiceError::NothingToSay) if last => match spoken.take() {
+                            // Nothing after the last sentence: its part is told again as the last.
+                            Some(part) => VoicePart { last: true, ..part },
+                            None => break,
+                        },
+                        Err(VoiceError::NothingToSay) => continue,
+                        Err(error) => {
+                            tracing::warn!(%error, call = %self.call_id, "a call answer could not be spoken");
+                            self.fail();
+                            break;
+                        }
+                    };
                 // Barge-in while it was made: it is not sent.
                 if self.cancelled.load(Ordering::SeqCst) {
                     break;
@@ -690,7 +726,8 @@ impl SpeakJob {
     }
 
     fn txn(&self, kind: &str) -> Result<TxnId, String> {
-        TxnId::parse(&format!("{kind}:{}:{}", self.key.user_id.as_str(), self.key.message_id.raw())).map_err(|e| e.to_string())
+        TxnId::parse(&format!("{kind}:{}:{}", self.key.user_id.as_str(), self.key.message_id.raw()))
+            .map_err(|e| e.to_string())
     }
 
     /// Debits the answer's voice; false when it is free.
@@ -754,7 +791,8 @@ mod tests {
             recalled: None,
         });
         assert!(matches!(ChatNews::read(&done), Some(ChatNews::Done { reply_id, .. }) if reply_id == "42"));
-        let failed = Frame::from(ServerEvent::ChatError { character_id: id, reply_id: None, code: 1, msg: String::new() });
+        let failed =
+            Frame::from(ServerEvent::ChatError { character_id: id, reply_id: None, code: 1, msg: String::new() });
         assert!(matches!(ChatNews::read(&failed), Some(ChatNews::Failed { reply_id: None, .. })));
         assert!(ChatNews::read(&Frame::from(ServerEvent::Pong {})).is_none());
     }

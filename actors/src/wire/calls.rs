@@ -161,7 +161,10 @@ mod tests {
         let audio = CallAction::parse(r#"{"action": "callAudio", "data": {"callId":"c1","seq":3,"audio":"//8="}}"#);
         assert_eq!(audio.and_then(Result::ok).as_ref().and_then(CallAction::call_id), Some("c1"));
         assert!(matches!(CallAction::parse(r#"{"action":"callAudio","data":{"callId":"c1"}}"#), Some(Err(_))));
-        assert_eq!(CallAction::parse(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"call me"}}"#), None);
+        assert_eq!(
+            CallAction::parse(r#"{"action":"chatSend","data":{"characterId":"gf-001","content":"call me"}}"#),
+            None
+        );
         assert_eq!(CallAction::parse(r#"{"action":"ping"}"#), None);
         assert_eq!(CallAction::parse("call"), None);
     }

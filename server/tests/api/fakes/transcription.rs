@@ -14,15 +14,18 @@ use serde_json::json;
 
 use super::loopback;
 
+/// The text fields (`model`, `language`, …) of each request, in order.
+pub type RequestFields = Arc<Mutex<Vec<Vec<(String, String)>>>>;
+
 pub struct TranscriptionFake {
     pub base_url: String,
     /// The text fields (`model`, `language`, …) of each request, in order.
-    pub requests: Arc<Mutex<Vec<Vec<(String, String)>>>>,
+    pub requests: RequestFields,
 }
 
 struct State {
     recogniser: EmbeddedSpeechToText,
-    requests: Arc<Mutex<Vec<Vec<(String, String)>>>>,
+    requests: RequestFields,
 }
 
 /// The parts of a multipart body: (name, content) each.
