@@ -84,9 +84,21 @@ function recordFrames(page) {
   return frames;
 }
 
-/** The header's balance as shown (on a phone too, where it may sit in a closed menu). */
-function balance(page) {
-  return page.evaluate(() => document.querySelector('[data-testid="token-balance"]')?.textContent?.trim() ?? '');
+/**
+ * The balance in tokens as the user's socket last heard it (`hello`, `tokenCount`): a free
+ * user's header shows no balance, so the journey reads what the app was told.
+ */
+function socketBalance(frames) {
+  const last = frames.received.filter((f) => f.event === 'hello' || f.event === 'tokenCount').at(-1);
+  return last ? last.data.coin / 10 : null;
+}
+
+async function balanceBecomes(frames, want, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  while (socketBalance(frames) !== want) {
+    if (Date.now() > until) throw new Error(`the balance stayed ${socketBalance(frames)}, not ${want}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 async function journey(name, options) {
@@ -113,11 +125,7 @@ async function journey(name, options) {
     const userNo = (await page.getByTestId('settings-user-no').innerText()).trim();
     // A free user (answers also use free messages) with coins for the voice: 100 coins, shown as 10.
     await amoraAdmin('credit', userNo, '100');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="token-balance"]')?.textContent === '10',
-      null,
-      { timeout: 20_000 },
-    );
+    await balanceBecomes(frames, 10);
 
     // A one-to-one chat with an unlocked catalogue character.
     await page.goto('/');
@@ -137,7 +145,7 @@ async function journey(name, options) {
     const perAnswer = Number(/([\d.]+)/.exec(costText)[1]);
     assert.ok((await page.getByTestId('call-cost-free').innerText()).length > 0, 'no free-message note');
     await screenshot(page, `call-ready-${name}`);
-    const balanceBefore = Number(await balance(page));
+    const balanceBefore = socketBalance(frames);
     assert.equal(balanceBefore, 10);
 
     // Start: the microphone opens, the call too, and audio goes up.
@@ -213,12 +221,8 @@ async function journey(name, options) {
     const lastCharacter = page.locator('[data-testid="chat-message"][data-speaker="character"]').last();
     const replyStart = reply.slice(0, 20);
     assert.ok((await lastCharacter.innerText()).includes(replyStart), `the reply "${reply}" is not the chat's last`);
-    const expected = String(Math.round((balanceBefore - coinSpent / 10) * 10) / 10);
-    await page.waitForFunction(
-      (want) => document.querySelector('[data-testid="token-balance"]')?.textContent === want,
-      expected,
-      { timeout: 20_000 },
-    );
+    const expected = Math.round((balanceBefore - coinSpent / 10) * 10) / 10;
+    await balanceBecomes(frames, expected);
     console.log(`call (${name}): ${answers} answer(s), balance ${balanceBefore} → ${expected}`);
     await screenshot(page, `call-history-${name}`);
     if (phone) assert.ok(await page.getByTestId('chat-back').isVisible());
