@@ -14,6 +14,10 @@
 //! the last topic word it shares ("My dog is called **Pixel**", "I live in **Porto**, by
 //! the river"), or before it ("**Pixel** is my dog's name"). Two facts at most are answered.
 //! Nothing is opened with when no sentence shares a topic word: the model answers alone.
+//! Asked for a sport, an instrument, a language, a subject or a vehicle, the answer is
+//! looked up as a word of a list instead ([`lexicon`]).
+
+mod lexicon;
 
 /// Words that make a question one about the user (first-person pronouns and possessives of
 /// the ten languages; Japanese and Korean are matched as they are written).
@@ -178,6 +182,20 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "town",
         "moved",
         "move",
+        // Where one moved to is where one lives: "mi sono trasferito a **Torino**".
+        "umgezogen",
+        "mudé",
+        "déménagé",
+        "trasferito",
+        "trasferita",
+        "trasferiti",
+        "mudei",
+        "mudamos",
+        "przeprowadziłem",
+        "przeprowadziłam",
+        "przeprowadziliśmy",
+        "pindah",
+        "이사",
         "home",
         "wohne",
         "wohnst",
@@ -277,6 +295,7 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "trabajas",
         "profesión",
         "travail",
+        "travaille",
         "travailles",
         "métier",
         "lavoro",
@@ -299,6 +318,12 @@ const TOPIC_GROUPS: &[&[&str]] = &[
         "仕事",
         "직업",
         "일해",
+        "일하",
+        "働",
+        "勤",
+        "仕",
+        "バイト",
+        "アルバイト",
     ],
     // Brothers and sisters.
     &[
@@ -784,8 +809,9 @@ const TOPIC_GROUPS: &[&[&str]] = &[
 const PLACE_GROUPS: &[usize] = &[0, 6, 11];
 
 /// The groups whose answer comes before the topic's word in Japanese and Korean (a verb
-/// there: where one lives, works, is from, plays, studies, travels to).
-const SAID_BEFORE_GROUPS: &[usize] = &[0, 2, 6, 7, 8, 11];
+/// there: where one lives, works, is from, plays, studies, travels to, is allergic to:
+/// "**땅콩** 알레르기").
+const SAID_BEFORE_GROUPS: &[usize] = &[0, 2, 6, 7, 8, 11, 13];
 
 /// The groups whose answer is often a name: pets, siblings, friends and partners, music,
 /// films and books, vehicles.
@@ -992,6 +1018,9 @@ fn origin_in(sentence: &str, units: &[Unit]) -> Option<String> {
 /// The group of work ([`TOPIC_GROUPS`]): "I'm a nurse" answers it though it says no work word.
 const WORK_GROUP: usize = 2;
 
+/// The group of where the user lives ([`TOPIC_GROUPS`]).
+const HOME_GROUP: usize = 0;
+
 /// Words that ask for a city: a question holding one is answered with a place or not at all.
 const CITY_WORDS: &[&str] =
     &["city", "town", "stadt", "ciudad", "ville", "città", "cidade", "miasto", "mieście", "kota", "도시", "街"];
@@ -999,7 +1028,8 @@ const CITY_WORDS: &[&str] =
 /// Words that ask where: answered with a place when the sentence names one after a
 /// preposition ("where am I off to?" and "I'm going to **Ljubljana** with my cousin").
 const WHERE_WORDS: &[&str] = &[
-    "where", "wo", "wohin", "woher", "dónde", "donde", "adónde", "où", "dove", "onde", "gdzie", "dokąd", "skąd", "mana",
+    "where", "wo", "wohin", "woher", "dónde", "donde", "adónde", "où", "dove", "onde", "gdzie", "dokąd", "skąd",
+    "mana", "どこ", "어디",
 ];
 
 /// Words that open a question in the ten languages. Those that also open statements are
@@ -1035,7 +1065,34 @@ const REMEMBER_WORDS: &[&str] = &[
 /// Words that put a place after them ("in Leipzig", "à Lyon", "w Gdańsku").
 const PLACE_PREPOSITIONS: &[&str] = &[
     "in", "on", "to", "from", "at", "nach", "aus", "im", "en", "à", "au", "a", "em", "no", "na", "w", "we", "di", "ke",
-    "de", "z", "ze", "do", "dari",
+    "de", "z", "ze", "do", "da", "dari",
+];
+
+/// Words naming a part of a town: asked about one, the place nearest that word answers,
+/// not the town named first.
+const SPECIFIC_PLACE_WORDS: &[&str] = &[
+    "street",
+    "road",
+    "neighbourhood",
+    "neighborhood",
+    "district",
+    "straße",
+    "viertel",
+    "stadtteil",
+    "calle",
+    "barrio",
+    "rue",
+    "quartier",
+    "quartiere",
+    "via",
+    "rua",
+    "bairro",
+    "ulica",
+    "ulicy",
+    "dzielnica",
+    "dzielnicy",
+    "jalan",
+    "daerah",
 ];
 
 /// The group of `key` in [`TOPIC_GROUPS`], by its index.
@@ -1465,6 +1522,16 @@ fn is_han(c: char) -> bool {
 fn is_hiragana(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x309F)
 }
+/// Japanese or Korean writing: kanji, either kana, or Hangul.
+fn is_cjk(c: char) -> bool {
+    is_han(c) || is_kana(c) || is_hiragana(c) || matches!(c as u32, 0xAC00..=0xD7AF)
+}
+
+/// Whether `text` (made of `units`) says one of `words`: a Latin-script word as one of its
+/// words, a Japanese or Korean one anywhere (it is written on to what follows).
+fn says_any(text: &str, units: &[Unit], words: &[&str]) -> bool {
+    units.iter().any(|u| words.contains(&u.key.as_str())) || words.iter().any(|w| !w.is_ascii() && text.contains(w))
+}
 
 /// The words of `text`: Latin and Hangul words split at spaces and punctuation (Korean
 /// particles cut off), a Japanese run split into katakana words and single kanji
@@ -1639,7 +1706,7 @@ fn value_in(
     matched: &[usize],
     question: &[Unit],
     user_name: &str,
-    said_before: bool,
+    said_before: Option<usize>,
 ) -> Option<String> {
     let last = *matched.iter().max()?;
     let in_question = |u: &Unit| question.iter().any(|q| same_word(&q.key, &u.key));
@@ -1697,10 +1764,14 @@ fn value_in(
         taken
     };
     // Japanese and Korean put where one lives, is from, works or what one studies before
-    // the verb (`said_before`: "**札幌**に住んでる", "**통영**에서 자라서"), but a name after
+    // the verb (`said_before`: where such a topic's word is, "**札幌**に住んでる", "**통영**에서
+    // 자라서", "年末には家族で**北海道**に旅行する" though 年末 comes first), but a name after
     // the thing named ("弟の**颯太**"): the words before the topic come first for the former.
     let cjk = sentence.chars().any(|c| is_han(c) || is_kana(c) || matches!(c as u32, 0xAC00..=0xD7AF));
-    let mut taken = if cjk && said_before { before_run(first) } else { Vec::new() };
+    let mut taken = match said_before {
+        Some(at) if cjk => before_run(at),
+        _ => Vec::new(),
+    };
     if taken.is_empty() {
         taken = after.first().map(|&first| run(&mut (first..units.len()))).unwrap_or_default();
     }
@@ -2130,6 +2201,57 @@ fn identity_in(sentence: &str, units: &[Unit]) -> Option<(String, bool)> {
     None
 }
 
+/// A job said in Korean with "(으)로 일하다" (to work as): "그래픽 **디자이너**로 일하거든".
+fn korean_job_in(sentence: &str, units: &[Unit]) -> Option<String> {
+    units.iter().find_map(|u| {
+        let written = &sentence[u.start..u.end];
+        let (stem, rest) = match written.strip_suffix("으로").or_else(|| written.strip_suffix('로')) {
+            Some(stem) => (stem, &sentence[u.end..]),
+            None => (written, sentence[u.end..].strip_prefix("으로").or_else(|| sentence[u.end..].strip_prefix('로'))?),
+        };
+        let works = [" 일하", " 일해", " 근무", " 일을"].iter().any(|w| rest.starts_with(w));
+        (works && stem.chars().count() >= 2).then(|| stem.to_owned())
+    })
+}
+
+/// Where a Japanese or Korean sentence says one works (`work`) or lives: the run of kanji,
+/// katakana or Hangul before "で働", "で勤", "に勤", "에서 일" or "に住", "で暮", "에 살"
+/// ("駅前の**カフェ**で働いてる").
+fn cjk_place_in(sentence: &str, work: bool) -> Option<String> {
+    let markers: &[&str] =
+        if work { &["で働", "で勤", "に勤", "에서 일"] } else { &["に住", "で暮", "에 살"] };
+    markers.iter().find_map(|marker| {
+        let at = sentence.find(marker)?;
+        let before = &sentence[..at];
+        let script = |c: char| {
+            if is_han(c) {
+                1
+            } else if is_kana(c) {
+                2
+            } else if matches!(c as u32, 0xAC00..=0xD7AF) {
+                3
+            } else {
+                0
+            }
+        };
+        let last = before.chars().next_back().map(script).filter(|&s| s != 0)?;
+        let start = before.char_indices().rev().take_while(|&(_, c)| script(c) == last).last().map(|(i, _)| i)?;
+        Some(before[start..].to_owned()).filter(|place| place.chars().count() >= 2)
+    })
+}
+
+/// An age said in Japanese: the number, in figures or kanji, before 歳 or 才 ("今年で
+/// **四十**歳になります").
+fn japanese_age_in(sentence: &str) -> Option<String> {
+    const NUMERALS: &str = "〇一二三四五六七八九十百0123456789０１２３４５６７８９";
+    ["歳", "才"].iter().find_map(|mark| {
+        let at = sentence.find(mark)?;
+        let before = &sentence[..at];
+        let start = before.char_indices().rev().take_while(|&(_, c)| NUMERALS.contains(c)).last().map(|(i, _)| i)?;
+        Some(before[start..].to_owned())
+    })
+}
+
 /// Where `topic` is in `units`, and how much that counts: the same word (a name-word half),
 /// else a word of its group ([`TOPIC_GROUPS`]) three quarters.
 fn found(topic: &Topic, units: &[Unit]) -> Option<(usize, f32)> {
@@ -2161,18 +2283,26 @@ pub fn answer_opening(
     let question_units = units(question);
     let mut topics = topics(question, user_name);
     let asks_for_a_city = question_units.iter().any(|u| CITY_WORDS.contains(&u.key.as_str()));
-    let asks_where = question_units.iter().any(|u| WHERE_WORDS.contains(&u.key.as_str()));
-    let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP));
+    let asks_where = says_any(question, &question_units, WHERE_WORDS);
+    // Korean asks what one does with a one-syllable word, left out of the topics: "나 무슨
+    // 일 하는지 기억해?".
+    let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP))
+        || ["무슨 일", "뭐 하는지", "무슨 직업"].iter().any(|w| question.contains(w));
     let asks_a_name = topics.iter().any(|t| t.weak);
     let asks_about_age = topics.iter().any(|t| group_of(&t.key) == Some(AGE_GROUP));
     let asks_about_origin = topics.iter().any(|t| group_of(&t.key) == Some(ORIGIN_GROUP));
-    let asks_when = question_units.iter().any(|u| WHEN_WORDS.contains(&u.key.as_str()))
-        || WHEN_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
+    let asks_where_one_lives = topics.iter().any(|t| group_of(&t.key) == Some(HOME_GROUP));
+    let asks_when = says_any(question, &question_units, WHEN_WORDS);
     // An instrument is no name ("gw main alat musik apa?": **bass**, not the band's name).
-    let asks_for_an_instrument = question_units.iter().any(|u| INSTRUMENT_WORDS.contains(&u.key.as_str()))
-        || INSTRUMENT_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
+    let asks_for_an_instrument = says_any(question, &question_units, INSTRUMENT_WORDS);
     let asks_for_a_named_thing =
         !asks_for_an_instrument && topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
+    // "Where do I study?" asks a place, not a subject.
+    let known_kind = if asks_where || asks_for_a_city {
+        None
+    } else {
+        lexicon::asked_kind(question, &question_units, asks_for_an_instrument)
+    };
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
         let mut best: Option<(f32, String)> = None;
@@ -2183,7 +2313,8 @@ pub fn answer_opening(
             let mut strong = false;
             let mut about_a_place = false;
             let mut about_age = false;
-            let mut said_before = false;
+            let mut said_before: Option<usize> = None;
+            let mut specific_place: Option<usize> = None;
             let mut first_strong = 0;
             for topic in &topics {
                 if let Some((i, weight)) = found(topic, &sentence_units) {
@@ -2196,7 +2327,12 @@ pub fn answer_opening(
                     let group = group_of(&topic.key);
                     about_a_place |= group.is_some_and(|g| PLACE_GROUPS.contains(&g));
                     about_age |= group == Some(AGE_GROUP);
-                    said_before |= group.is_some_and(|g| SAID_BEFORE_GROUPS.contains(&g));
+                    if group.is_some_and(|g| SAID_BEFORE_GROUPS.contains(&g)) {
+                        said_before = Some(said_before.map_or(i, |at| at.min(i)));
+                    }
+                    if SPECIFIC_PLACE_WORDS.contains(&topic.key.as_str()) && sentence_units[i].key == topic.key {
+                        specific_place = Some(i);
+                    }
                 }
             }
             // Asked what they do, "I'm a nurse" answers though it says no work word, and
@@ -2211,6 +2347,19 @@ pub fn answer_opening(
                 score = score.max(0.5) + if job_only { 0.25 } else { 0.0 };
                 identity = Some(job);
             }
+            // Asked in which city they work, the sentence saying what they are says where
+            // ("je suis comptable dans un cabinet à **Lyon**"): the place is found below.
+            if asks_about_work && asks_for_a_city && identity_in(sentence, &sentence_units).is_some() {
+                score = score.max(0.5);
+            }
+            // "나 무슨 일 하는지 기억해?": "그래픽 **디자이너**로 일하거든".
+            if asks_about_work
+                && identity.is_none()
+                && let Some(job) = korean_job_in(sentence, &sentence_units)
+            {
+                score = score.max(0.5) + 0.25;
+                identity = Some(job);
+            }
             // Asked their age, "I'm 31" answers though it says no age word.
             if score == 0.0 && asks_about_age {
                 identity = age_in(&sentence_units);
@@ -2221,6 +2370,25 @@ pub fn answer_opening(
             if asks_about_origin && let Some(place) = origin_in(sentence, &sentence_units) {
                 score = score.max(1.0) + 0.25;
                 identity = Some(place);
+            }
+            // Asked for a sport, an instrument, a language, a subject or a vehicle: a word of
+            // its list answers, wherever it stands.
+            if let Some(kind) = known_kind
+                && let Some(word) = lexicon::known_answer_in(sentence, question, kind)
+            {
+                score = score.max(1.0) + 0.5;
+                identity = Some(word);
+            }
+            // Asked where in Japanese, the place before "で働く", "に住む" answers
+            // ("駅前の**カフェ**で働いてる"), over a sentence that only names the topic.
+            let cjk_place = match (asks_where && identity.is_none(), asks_about_work, asks_where_one_lives) {
+                (true, true, _) => cjk_place_in(sentence, true),
+                (true, false, true) => cjk_place_in(sentence, false),
+                _ => None,
+            };
+            if cjk_place.is_some() {
+                score = score.max(0.75) + 0.5;
+                identity = cjk_place;
             }
             if score == 0.0 || (!values.is_empty() && !strong) || best.as_ref().is_some_and(|(b, _)| *b >= score) {
                 continue;
@@ -2239,13 +2407,17 @@ pub fn answer_opening(
                 Some(date)
             } else if about_age {
                 // "스물일곱 살이야": the number said in words, before the age word.
-                number_in(&sentence_units, near).or_else(|| {
-                    let hangul = sentence.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
-                    let before = near.checked_sub(1).map(|i| &sentence_units[i]);
-                    before.filter(|_| hangul).map(|u| sentence[u.start..u.end].to_owned())
-                })
+                number_in(&sentence_units, near)
+                    .or_else(|| {
+                        let hangul = sentence.chars().any(|c| matches!(c as u32, 0xAC00..=0xD7AF));
+                        let before = near.checked_sub(1).map(|i| &sentence_units[i]);
+                        before.filter(|_| hangul).map(|u| sentence[u.start..u.end].to_owned())
+                    })
+                    .or_else(|| japanese_age_in(sentence))
             } else if (about_a_place || asks_for_a_city) && latin {
-                place_in(sentence, &sentence_units, near, &question_units)
+                // "e em que bairro eu moro?": the place after the neighbourhood's word, not
+                // the city after "moro" ("moro em Florianópolis, no bairro da **Lagoa**").
+                place_in(sentence, &sentence_units, specific_place.unwrap_or(near), &question_units)
             } else if asks_where && latin {
                 place_in(sentence, &sentence_units, near, &question_units)
                     .or_else(|| value_in(sentence, &sentence_units, &matched, &question_units, user_name, said_before))
@@ -2348,6 +2520,15 @@ mod tests {
         answer_opening(question, sources, "Ann", language, None)
     }
 
+    /// Each `(language, told, question, value)`: the question, asked after the user told
+    /// that sentence, is answered with an opening holding the value.
+    fn each_answered(cases: &[(&str, &str, &str, &str)]) {
+        for &(language, told, question, value) in cases {
+            let opening = answer(question, &[told], language);
+            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
+        }
+    }
+
     #[test]
     fn two_facts_asked_together_are_both_answered() {
         let told = ["My dog is called Pixel.", "I live in Porto, by the river.", "I work as a nurse."];
@@ -2372,7 +2553,7 @@ mod tests {
 
     #[test]
     fn each_language_asks_and_is_answered_in_its_words() {
-        for (language, told, question, value) in [
+        each_answered(&[
             ("de", "Mein Hund heißt Pixel.", "Wie heißt mein Hund?", "Pixel"),
             ("es", "Mi perro se llama Pixel.", "¿Cómo se llama mi perro?", "Pixel"),
             ("es", "Vivo en Oporto con mi novia.", "¿Dónde vivo?", "Oporto"),
@@ -2383,15 +2564,12 @@ mod tests {
             ("id", "Kucing saya bernama Mochi.", "Siapa nama kucing saya?", "Mochi"),
             ("ja", "私の犬の名前はポチです。", "私の犬の名前は何ですか？", "ポチ"),
             ("ko", "제 강아지 이름은 초코예요.", "제 강아지 이름이 뭐예요?", "초코"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
     }
 
     #[test]
     fn a_question_in_other_words_than_the_telling_is_answered() {
-        for (language, told, question, value) in [
+        each_answered(&[
             (
                 "en",
                 "We moved to Porto last spring, I'm still getting used to the hills.",
@@ -2415,17 +2593,14 @@ mod tests {
             ("pt", "A minha irmã chama-se Inês e é médica em Coimbra.", "Lembras-te do nome da minha irmã?", "Inês"),
             ("ja", "弟の名前はハルトで、大学生です。", "弟の名前は何だっけ？", "ハルト"),
             ("ko", "나는 부산에 살아. 바다가 가까워서 좋아.", "내가 어디에 산다고 했지?", "부산"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
         let told = ["My dog is called Pixel.", "My cat is called Mochi."];
         assert_eq!(answer("What's my cat's name?", &told, "en").as_deref(), Some("Of course I remember — Mochi!"));
     }
 
     #[test]
     fn age_origin_hobbies_studies_friends_media_trips_and_vehicles_are_answered() {
-        for (language, told, question, value) in [
+        each_answered(&[
             ("en", "I turned 29 in May, feeling old already.", "How old am I again?", "29"),
             ("de", "Ich bin 34 Jahre alt und fühle mich wie 20.", "Wie alt bin ich?", "34"),
             ("ko", "나는 27살이야.", "내 나이 기억해?", "27"),
@@ -2456,10 +2631,7 @@ mod tests {
             ("en", "I'm 31, and my knees keep reminding me of it.", "How old am I?", "31"),
             ("de", "Meine beste Freundin heißt Paula.", "Wie heißt meine beste Freundin?", "Paula"),
             ("ko", "나는 대학에서 경영학을 전공하고 있어.", "내 전공이 뭐라고 했지?", "경영학"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
         assert_eq!(answer("What do I do for work?", &["I'm a bit tired today."], "en"), None, "no job said");
         assert_eq!(answer("What do I do for work?", &["Ich bin müde."], "en"), None);
     }
@@ -2582,6 +2754,54 @@ mod tests {
         assert!(answer("내 생일 언제게?", &told, "ko").is_some_and(|a| a.contains("3월 14일")));
     }
 
+    /// Seen in tuning-2: answers that are words of a list (a sport told with no sport word,
+    /// an instrument, a language the question does not name, a subject taught, a car), a
+    /// Korean job said with 로 일하다, a Japanese age and place, a city of work, a
+    /// neighbourhood, and a move.
+    #[test]
+    fn sports_instruments_languages_subjects_vehicles_and_places_are_answered() {
+        each_answered(&[
+            ("pt", "acabei de voltar da praia, eu surfo desde os 15 anos", "qual esporte eu pratico?", "surfo"),
+            ("ko", "매일 아침 수영하거든", "내가 무슨 운동 한다고 했지?", "수영"),
+            ("id", "btw gw main bass di band kampus, namanya Senja Kopi", "gw main alat musik apa hayo?", "bass"),
+            (
+                "fr",
+                "Je parle français, néerlandais et un peu d'espagnol.",
+                "À part le français et l'espagnol, quelle autre langue je parle ?",
+                "néerlandais",
+            ),
+            (
+                "id",
+                "Saya bekerja sebagai guru bahasa Inggris di sebuah SMA.",
+                "Saya mengajar pelajaran apa?",
+                "Inggris",
+            ),
+            (
+                "id",
+                "gw lagi skripsi nih, jurusan teknik informatika di UI",
+                "gw kuliah jurusan apa?",
+                "teknik informatika",
+            ),
+            ("pt", "Eu sou professora de matemática numa escola no Porto.", "Que disciplina ensino?", "matemática"),
+            ("de", "ich fahr nen alten vw golf, baujahr 2009", "welches auto fahr ich nochmal?", "vw golf"),
+            ("ko", "디자인 회사에서 그래픽 디자이너로 일하거든", "나 무슨 일 하는지 기억해?", "디자이너"),
+            ("ja", "私は今年で四十歳になります。", "私は何歳だと言いましたか？", "四十"),
+            (
+                "ja",
+                "駅前のカフェで働いてるんだけど、めっちゃ忙しかった",
+                "バイトってどこでしてるって言ったっけ？",
+                "カフェ",
+            ),
+            ("fr", "Moi, je suis comptable dans un cabinet à Lyon.", "Dans quelle ville je travaille ?", "Lyon"),
+            ("pt", "moro em Florianópolis, no bairro da Lagoa da Conceição", "e em que bairro eu moro?", "Lagoa"),
+            ("it", "Sono di Napoli, ma mi sono trasferito a Torino.", "E in quale città vivo adesso?", "Torino"),
+            ("ko", "나 땅콩 알레르기 있어서 과자 고를 때 조심해야 돼", "나 무슨 알레르기 있는지 알아?", "땅콩"),
+        ]);
+        // A list's word inside another word is none ("art" in "party"), nor one the question names.
+        assert_eq!(answer("What sport do I do?", &["I had a party at the start of March."], "en"), None);
+        assert_eq!(answer("Which languages do I speak besides English?", &["I speak English."], "en"), None);
+    }
+
     /// Seen in tuning-2: a Japanese name said with 名前は or という名前, a word that is a whole
     /// run of kanji, a quoted title, the verb beside "I" passed over, Jakarta's "gw".
     #[test]
@@ -2658,7 +2878,7 @@ mod tests {
         let verbose = std::env::var_os("VERBOSE").is_some();
         let mut short = Vec::new();
         // The recalls each part's openings answered when its floor was last raised.
-        for (part, floor) in [("tuning", 69), ("held-out-2", 41), ("tuning-2", 92)] {
+        for (part, floor) in [("tuning", 70), ("held-out-2", 47), ("tuning-2", 107)] {
             let (recalls, opened, right) = score_part(part, verbose);
             eprintln!("{part}: {right}/{recalls} recalls answered by the opening ({opened} openings)");
             short.extend((right < floor).then(|| format!("{part}: {right}/{recalls} answered, fewer than {floor}")));
