@@ -202,6 +202,9 @@ impl Call {
             coin_per_answer: self.inner.voices.price(),
             language: opened.language.clone(),
         });
+        // The recogniser readies itself while the user starts talking (the embedded one
+        // loads its model, about a second the first turn would otherwise wait through).
+        self.inner.recogniser.prepare();
         let settings = &self.inner.settings;
         let mut vad = VoiceActivityDetector::new(VadSettings {
             hangover_ms: settings.silence_ms,
@@ -458,11 +461,12 @@ impl Call {
                 if reply.cancelled.load(Ordering::SeqCst) {
                     return;
                 }
-                // A sentence is whole once something follows its end.
-                let ends: Vec<usize> = sentence_ends(&reply.text)
-                    .into_iter()
-                    .filter(|&end| end > reply.queued && end < reply.text.len())
-                    .collect();
+                // A sentence is whole once something follows its end, and at the end of a
+                // piece: the engine sends pieces up to a sentence end it saw followed, so
+                // waiting for the next piece would only hold the sentence back (a few
+                // hundred ms of every answer's first sound, BENCHMARKS.md).
+                let ends: Vec<usize> =
+                    sentence_ends(&reply.text).into_iter().filter(|&end| end > reply.queued).collect();
                 let mut sentences = Vec::new();
                 for end in ends {
                     let sentence = reply.text[reply.queued..end].trim().to_owned();

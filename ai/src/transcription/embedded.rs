@@ -17,21 +17,30 @@
 //! needs nothing but packages; a deployment that cares about accuracy runs Whisper behind
 //! the OpenAI-compatible backend.
 //!
-//! The decoder (`pocketsphinx_continuous -infile`) reads a WAV file, segments it into
-//! utterances with its own silence detector and prints each one's words on a line of
-//! stdout; it logs a few hundred lines on stderr, kept only to explain a failure. Each call
-//! writes its WAV to a temporary directory, removed when the call ends; a child still
-//! running when the call is dropped or times out is killed (`kill_on_drop`).
+//! The decoder (`pocketsphinx_continuous -infile /dev/stdin`) reads raw 16-bit samples
+//! from its stdin until it closes, segments them into utterances with its own silence
+//! detector and prints each one's words on a line of stdout; it logs a few hundred lines on
+//! stderr, kept only to explain a failure. A child still running when the call is dropped
+//! or times out is killed (`kill_on_drop`).
+//!
+//! **A decoder waits ready.** Loading the model takes the decoder about a second, which a
+//! caller would otherwise wait through at the end of every turn (BENCHMARKS.md, "A call's
+//! time to first sound"). So one decoder is started ahead, blocked on its empty stdin with
+//! the model loaded: [`SpeechToText::prepare`] starts it when a call begins, and each
+//! utterance that takes it starts the next one. It costs one idle process (about 20 MiB)
+//! per node once a call has been made.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use tokio::process::Command;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, Command};
 use tokio::sync::Semaphore;
 
-use super::{EmbeddedTranscriptionSettings, SAMPLE_RATE, SpeechToText, Transcript, check_audio, pcm, primary_language};
+use super::{EmbeddedTranscriptionSettings, SAMPLE_RATE, SpeechToText, Transcript, check_audio, primary_language};
 use crate::AiError;
 
 /// The model's files under `model_dir`, as `pocketsphinx-en-us` lays them out.
@@ -47,6 +56,8 @@ const PADDING_MS: usize = 200;
 pub struct EmbeddedSpeechToText {
     settings: EmbeddedTranscriptionSettings,
     permits: Semaphore,
+    /// The decoder started for the next utterance (module documentation).
+    ready: Mutex<Option<Child>>,
 }
 
 impl std::fmt::Debug for EmbeddedSpeechToText {
@@ -57,7 +68,27 @@ impl std::fmt::Debug for EmbeddedSpeechToText {
 
 impl EmbeddedSpeechToText {
     pub fn new(settings: &EmbeddedTranscriptionSettings) -> Self {
-        Self { settings: settings.clone(), permits: Semaphore::new(settings.concurrent.max(1)) }
+        Self {
+            settings: settings.clone(),
+            permits: Semaphore::new(settings.concurrent.max(1)),
+            ready: Mutex::new(None),
+        }
+    }
+
+    fn ready(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
+        self.ready.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A decoder for one utterance: the one waiting ready when it is still alive, a new one
+    /// otherwise; either way the next one starts loading its model now.
+    fn take_decoder(&self) -> Result<Child, AiError> {
+        let waiting = self.ready().take().and_then(|mut child| running(&mut child).then_some(child));
+        let decoder = match waiting {
+            Some(child) => child,
+            None => self.start_decoder()?,
+        };
+        self.prepare();
+        Ok(decoder)
     }
 
     /// The model's three parts, each checked to exist: a missing package is named rather
@@ -75,13 +106,13 @@ impl EmbeddedSpeechToText {
         Ok(files)
     }
 
-    /// Runs the decoder on `wav` within `deadline` and returns its stdout.
-    async fn decode(&self, wav: &Path, deadline: Instant) -> Result<String, AiError> {
+    /// A decoder reading raw samples from its stdin, loading its model as it starts.
+    fn start_decoder(&self) -> Result<Child, AiError> {
         let program = &self.settings.program;
         let [hmm, lm, dict] = self.model_files()?;
-        let child = Command::new(program)
+        Command::new(program)
             .arg("-infile")
-            .arg(wav)
+            .arg("/dev/stdin")
             .arg("-hmm")
             .arg(hmm)
             .arg("-lm")
@@ -90,7 +121,7 @@ impl EmbeddedSpeechToText {
             .arg(dict)
             .arg("-samprate")
             .arg(SAMPLE_RATE.to_string())
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
@@ -103,7 +134,21 @@ impl EmbeddedSpeechToText {
                 } else {
                     AiError::Unavailable(format!("cannot start {program}: {e}"))
                 }
-            })?;
+            })
+    }
+
+    /// Decodes `samples` within `deadline` and returns the decoder's stdout.
+    async fn decode(&self, samples: &[i16], deadline: Instant) -> Result<String, AiError> {
+        let program = &self.settings.program;
+        let mut child = self.take_decoder()?;
+        let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let mut stdin = child.stdin.take().ok_or_else(|| AiError::Internal(format!("{program} has no stdin")))?;
+        // Written beside the wait: a long utterance fills the pipe before the decoder reads
+        // it. A decoder that died early breaks the pipe; its exit status says why below.
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&bytes).await;
+            // Dropping stdin closes it: the decoder's end of input.
+        });
         let left = deadline.saturating_duration_since(Instant::now());
         // On time-out the future, and with it the child, is dropped: kill_on_drop ends it.
         let output = tokio::time::timeout(left, child.wait_with_output())
@@ -116,6 +161,11 @@ impl EmbeddedSpeechToText {
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
+}
+
+/// Whether a decoder is still waiting (one that died, a broken install say, is replaced).
+fn running(child: &mut Child) -> bool {
+    matches!(child.try_wait(), Ok(None))
 }
 
 /// The lines of the decoder's log that explain a failure (it writes hundreds of INFO lines).
@@ -175,6 +225,15 @@ impl SpeechToText for EmbeddedSpeechToText {
         primary_language(language).is_ok_and(|l| l == "en")
     }
 
+    fn prepare(&self) {
+        let mut ready = self.ready();
+        if ready.as_mut().is_some_and(running) {
+            return;
+        }
+        // A missing program or model is reported by the utterance that needs it.
+        *ready = self.start_decoder().ok();
+    }
+
     async fn transcribe(&self, samples: &[i16], language: Option<&str>) -> Result<Transcript, AiError> {
         let started = Instant::now();
         if let Some(tag) = language
@@ -193,17 +252,9 @@ impl SpeechToText for EmbeddedSpeechToText {
             .await
             .map_err(|_| AiError::Busy("the speech recogniser is busy".into()))?
             .map_err(|_| AiError::Unavailable("the speech recogniser is shutting down".into()))?;
-        let dir = tempfile::Builder::new()
-            .prefix("amora-stt-")
-            .tempdir()
-            .map_err(|e| AiError::Internal(format!("speech scratch directory: {e}")))?;
         let padding = vec![0i16; SAMPLE_RATE as usize * PADDING_MS / 1000];
         let padded: Vec<i16> = [&padding[..], samples, &padding[..]].concat();
-        let wav = dir.path().join("speech.wav");
-        tokio::fs::write(&wav, pcm::wav_bytes(&padded, SAMPLE_RATE))
-            .await
-            .map_err(|e| AiError::Internal(format!("speech scratch file: {e}")))?;
-        let stdout = self.decode(&wav, deadline).await?;
+        let stdout = self.decode(&padded, deadline).await?;
         Ok(Transcript {
             text: tidy(&words_of(&stdout)),
             duration_ms,
@@ -216,6 +267,7 @@ impl SpeechToText for EmbeddedSpeechToText {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::transcription::pcm;
     use crate::transcription::testing::{espeak, flite, found_on_path, word_error_rate};
 
     /// The decoder and its model are set-up requirements: missing ones fail here, loudly.
@@ -339,7 +391,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let script = dir.path().join("slow-pocketsphinx");
         let pid_file = dir.path().join("pid");
-        std::fs::write(&script, format!("#!/bin/sh\necho $$ > {}\nexec sleep 30\n", pid_file.display()))
+        std::fs::write(&script, format!("#!/bin/sh\necho $$ >> {}\nexec sleep 30\n", pid_file.display()))
             .unwrap_or_else(|e| panic!("{e}"));
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap_or_else(|e| panic!("{e}"));
@@ -349,16 +401,44 @@ pub(crate) mod tests {
             ..EmbeddedTranscriptionSettings::default()
         };
         let started = Instant::now();
-        let result = EmbeddedSpeechToText::new(&settings).transcribe(&[0; 1600], None).await;
+        let model = EmbeddedSpeechToText::new(&settings);
+        let result = model.transcribe(&[0; 1600], None).await;
         assert!(matches!(result, Err(AiError::Unavailable(m)) if m.contains("longer than")));
         assert!(started.elapsed() < Duration::from_secs(5));
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
-        assert!(!pid.trim().is_empty());
         // Gone, or a zombie waiting to be reaped: either way no longer running.
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-        let state = stat.rsplit(')').next().unwrap_or_default().trim_start().chars().next();
-        assert!(matches!(state, None | Some('Z') | Some('X')), "the child was killed: {stat}");
+        let running = || -> Vec<String> {
+            let pids = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            pids.lines()
+                .filter(|pid| {
+                    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let state = stat.rsplit(')').next().unwrap_or_default().trim_start().chars().next();
+                    !matches!(state, None | Some('Z') | Some('X'))
+                })
+                .map(str::to_owned)
+                .collect()
+        };
+        let started_decoders = std::fs::read_to_string(&pid_file).unwrap_or_default().lines().count();
+        assert_eq!(started_decoders, 2, "the one that took too long and the next one, waiting ready");
+        assert_eq!(running().len(), 1, "only the decoder waiting ready runs on");
+        drop(model);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(running().is_empty(), "the waiting decoder ends with the model");
+    }
+
+    #[tokio::test]
+    async fn the_next_utterance_finds_a_decoder_ready() {
+        let model = model();
+        model.prepare();
+        let first = model.ready().as_ref().and_then(Child::id);
+        assert!(first.is_some(), "prepare starts a decoder");
+        model.prepare();
+        assert_eq!(model.ready().as_ref().and_then(Child::id), first, "and leaves a live one in place");
+        let samples = flite(SENTENCES[1]);
+        let transcript = model.transcribe(&samples, None).await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(word_error_rate(SENTENCES[1], &transcript.text) < 0.5, "{:?}", transcript.text);
+        let next = model.ready().as_ref().and_then(Child::id);
+        assert!(next.is_some() && next != first, "the utterance took the ready decoder and started the next");
     }
 
     #[tokio::test]

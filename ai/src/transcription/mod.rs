@@ -52,6 +52,11 @@ pub trait SpeechToText: Send + Sync {
     /// starts rather than turned into wrong words.
     fn understands(&self, language: &str) -> bool;
 
+    /// Gets ready for an utterance soon (a call started, the user began to speak), so
+    /// that less of the work waits until the user stops: the embedded model starts its
+    /// decoder. Returns at once; a failure shows in the next [`Self::transcribe`].
+    fn prepare(&self) {}
+
     /// Transcribes one utterance: 16 kHz mono 16-bit `samples`, spoken in `language` when
     /// the caller knows it. Fails with [`AiError::BadRequest`] for no audio, audio over the
     /// model's limit, or a language it does not understand, and with

@@ -398,28 +398,52 @@ async fn time_to_first_sound_on_the_embedded_stack() {
         // The speech ends 1.5 s before the audio does (the trailing silence).
         let speech_frames = (audio.len() - 24_000).div_ceil(1_600);
         let mut speech_ended = Instant::now();
+        let (mut first_sound, mut heard_at, mut heard) = (None, None, String::new());
+        let answered = std::cell::Cell::new(false);
+        // Events are read while the audio is still being sent, as a browser hears them: a
+        // turn may be heard and answered within the trailing silence.
+        let mut on_event = |event: Value, speech_ended: Instant| {
+            let at = speech_ended.elapsed();
+            match event["event"].as_str() {
+                Some("callHeard") => {
+                    heard = event["data"]["text"].as_str().unwrap_or_default().to_owned();
+                    heard_at = Some(at);
+                }
+                Some("callSpeech") => {
+                    first_sound.get_or_insert(at);
+                    answered.set(answered.get() || event["data"]["part"]["last"] == true);
+                }
+                Some("chatError") | Some("callError") => panic!("{event}"),
+                _ => {}
+            }
+            if std::env::var_os("CALL_EVENTS").is_some() {
+                let event: String = event.to_string().chars().take(160).collect();
+                eprintln!("{:>5} ms {event}", at.as_millis());
+            }
+        };
         for (seq, frame) in audio.chunks(1_600).enumerate() {
             let b64 = base64::engine::general_purpose::STANDARD.encode(frame);
+            let next_frame = Instant::now() + Duration::from_millis(100);
             act(&mut socket, "callAudio", json!({ "callId": call_id, "seq": seq, "audio": b64 })).await;
             if seq + 1 == speech_frames {
                 speech_ended = Instant::now();
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let mut first_sound = None;
-        let mut heard = String::new();
-        let deadline = Instant::now() + WAIT;
-        while let Some(event) = socket.next_event(deadline.saturating_duration_since(Instant::now())).await {
-            match event["event"].as_str() {
-                Some("callHeard") => heard = event["data"]["text"].as_str().unwrap_or_default().to_owned(),
-                Some("callSpeech") if first_sound.is_none() => first_sound = Some(speech_ended.elapsed()),
-                Some("callSpeech") if event["data"]["part"]["last"] == true => break,
-                Some("chatError") | Some("callError") => panic!("{event}"),
-                _ => {}
+            while let Some(event) = socket.next_event(next_frame.saturating_duration_since(Instant::now())).await {
+                on_event(event, speech_ended);
             }
         }
+        let deadline = Instant::now() + WAIT;
+        while !answered.get()
+            && let Some(event) = socket.next_event(deadline.saturating_duration_since(Instant::now())).await
+        {
+            on_event(event, speech_ended);
+        }
+        let heard_at = heard_at.map_or(0, |at| at.as_millis());
         let first_sound = first_sound.expect("an answer was spoken");
-        eprintln!("{line:?} heard as {heard:?}: first sound {} ms after the speech ended", first_sound.as_millis());
+        eprintln!(
+            "{line:?} heard as {heard:?} {heard_at} ms after the speech ended, first sound at {} ms",
+            first_sound.as_millis()
+        );
         latencies.push(first_sound.as_millis() as u64);
     }
     latencies.sort_unstable();
