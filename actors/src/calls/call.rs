@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use amora_ai::AiError;
 use amora_ai::transcription::vad::{VadEvent, VadSettings, VoiceActivityDetector};
-use amora_ai::transcription::{Transcript, primary_language};
+use amora_ai::transcription::{SpeechStream, Transcript, primary_language};
 use amora_domain::account::UserId;
 use amora_domain::character::{CharacterId, UsedType};
 use amora_domain::chat::{EntryId, MessageText, sentence_ends};
@@ -130,6 +130,33 @@ struct Speaker {
     ended: bool,
 }
 
+/// The shortest opening said on its own before its sentence ends, in characters: a clause
+/// shorter than this ("Oh," "Eve,") is not worth a pause after it.
+const FIRST_CLAUSE_CHARS: usize = 24;
+
+/// Where the first clause of `text` ends (after a comma, semicolon, colon or dash followed
+/// by a space) once it is at least [`FIRST_CLAUSE_CHARS`] long, outside an `*action*`.
+fn first_clause_end(text: &str) -> Option<usize> {
+    let mut in_action = false;
+    let mut chars = text.char_indices().peekable();
+    let mut count = 0;
+    while let Some((at, c)) = chars.next() {
+        count += 1;
+        if c == '*' {
+            in_action = !in_action;
+        }
+        let breaks = matches!(c, ',' | ';' | ':' | '—' | '–');
+        if breaks
+            && !in_action
+            && count >= FIRST_CLAUSE_CHARS
+            && chars.peek().is_some_and(|(_, next)| next.is_whitespace())
+        {
+            return Some(at + c.len_utf8());
+        }
+    }
+    None
+}
+
 /// What was settled when the call opened.
 struct Opened {
     character_id: CharacterId,
@@ -149,6 +176,8 @@ pub(super) struct Call {
     /// Turns are numbered, so a late report of an abandoned turn is told apart.
     turn_no: u64,
     waiting: VecDeque<Vec<i16>>,
+    /// The utterance under way, heard by the recogniser as it is spoken (when it can).
+    hearing: Option<Box<dyn SpeechStream>>,
     next_seq: u64,
 }
 
@@ -170,6 +199,7 @@ impl Call {
             turn: Turn::Idle,
             turn_no: 0,
             waiting: VecDeque::new(),
+            hearing: None,
             next_seq: 0,
         }
     }
@@ -227,14 +257,23 @@ impl Call {
                             tracing::debug!(call = %self.call_id, expected = self.next_seq, seq, "call audio: frames missing");
                         }
                         self.next_seq = seq + 1;
+                        if let Some(hearing) = self.hearing.as_mut() {
+                            hearing.push(&samples);
+                        }
                         for event in vad.push(&samples) {
                             match event {
                                 VadEvent::SpeechStarted { .. } => {
                                     idle.as_mut().reset(Instant::now() + idle_timeout);
                                     self.tell(CallEvent::CallHearing { call_id: self.call_id.clone() });
+                                    // From here on the recogniser hears it as it is spoken.
+                                    self.hearing = self.inner.recogniser.stream(Some(&opened.language));
+                                    if let Some(hearing) = self.hearing.as_mut() {
+                                        hearing.push(&vad.heard_so_far());
+                                    }
                                 }
                                 VadEvent::SpeechEnded { samples, .. } => {
-                                    self.heard_utterance(samples, &opened, &report_to);
+                                    let hearing = self.hearing.take();
+                                    self.heard_utterance(samples, hearing, &opened, &report_to);
                                 }
                             }
                         }
@@ -310,9 +349,16 @@ impl Call {
     }
 
     /// The detector heard a turn end: it is recognised now, or after the turn running.
-    fn heard_utterance(&mut self, samples: Vec<i16>, opened: &Opened, report_to: &UnboundedSender<Report>) {
+    /// A turn waiting its turn is recognised whole later: its stream (`hearing`) is dropped.
+    fn heard_utterance(
+        &mut self,
+        samples: Vec<i16>,
+        hearing: Option<Box<dyn SpeechStream>>,
+        opened: &Opened,
+        report_to: &UnboundedSender<Report>,
+    ) {
         if matches!(self.turn, Turn::Idle) {
-            self.recognise(samples, opened, report_to);
+            self.recognise(samples, hearing, opened, report_to);
         } else {
             if self.waiting.len() == WAITING_TURNS {
                 self.waiting.pop_front();
@@ -321,13 +367,22 @@ impl Call {
         }
     }
 
-    fn recognise(&mut self, samples: Vec<i16>, opened: &Opened, report_to: &UnboundedSender<Report>) {
+    fn recognise(
+        &mut self,
+        samples: Vec<i16>,
+        hearing: Option<Box<dyn SpeechStream>>,
+        opened: &Opened,
+        report_to: &UnboundedSender<Report>,
+    ) {
         self.turn_no += 1;
         self.turn = Turn::Hearing;
         let (recogniser, language, report_to, turn) =
             (self.inner.recogniser.clone(), opened.language.clone(), report_to.clone(), self.turn_no);
         tokio::spawn(async move {
-            let result = recogniser.transcribe(&samples, Some(&language)).await;
+            let result = match hearing {
+                Some(hearing) => hearing.finish(&samples).await,
+                None => recogniser.transcribe(&samples, Some(&language)).await,
+            };
             let _ = report_to.send(Report::Heard { result, turn });
         });
     }
@@ -465,8 +520,13 @@ impl Call {
                 // piece: the engine sends pieces up to a sentence end it saw followed, so
                 // waiting for the next piece would only hold the sentence back (a few
                 // hundred ms of every answer's first sound, BENCHMARKS.md).
-                let ends: Vec<usize> =
+                let mut ends: Vec<usize> =
                     sentence_ends(&reply.text).into_iter().filter(|&end| end > reply.queued).collect();
+                // Nothing said yet and the first sentence still going: its first clause is
+                // said now, so a long opening sentence does not keep the caller waiting.
+                if ends.is_empty() && reply.queued == 0 && reply.speaker.is_none() {
+                    ends.extend(first_clause_end(&reply.text));
+                }
                 let mut sentences = Vec::new();
                 for end in ends {
                     let sentence = reply.text[reply.queued..end].trim().to_owned();
@@ -485,10 +545,15 @@ impl Call {
                     return;
                 }
                 reply.done = true;
-                let rest = reply.text[reply.queued..].trim().to_owned();
+                let mut rest = reply.text[reply.queued..].trim().to_owned();
                 reply.queued = reply.text.len();
                 let cancelled = reply.cancelled.load(Ordering::SeqCst);
                 let speaking = reply.speaker.is_some();
+                // A reply that is all narration ("*she laughs and looks at the sea*") would
+                // leave the caller in silence: on a call its narration is read instead.
+                if !speaking && text::speakable(&reply.text, usize::MAX).is_empty() {
+                    rest = reply.text.replace('*', " ").trim().to_owned();
+                }
                 if !cancelled && (speaking || !text::speakable(&rest, usize::MAX).is_empty()) {
                     self.speak(Piece::End(rest), opened, report_to);
                 } else if let Some(speaker) = &mut reply.speaker {
@@ -601,7 +666,7 @@ impl Call {
     fn turn_over(&mut self, opened: &Opened, report_to: &UnboundedSender<Report>) -> Option<CallEndReason> {
         self.turn = Turn::Idle;
         if let Some(samples) = self.waiting.pop_front() {
-            self.recognise(samples, opened, report_to);
+            self.recognise(samples, None, opened, report_to);
         }
         None
     }
@@ -772,6 +837,24 @@ enum DebitError {
 mod tests {
     use super::*;
     use crate::wire::events::ReplyEnd;
+
+    #[test]
+    fn a_long_first_sentence_is_said_from_its_first_clause() {
+        let text = "When I was a young girl, I would only eat dinner with my family";
+        assert_eq!(first_clause_end(text).map(|end| &text[..end]), Some("When I was a young girl,"));
+        assert_eq!(
+            first_clause_end("Eve, it's a pleasure to share that my favourite"),
+            None,
+            "too short to stand alone"
+        );
+        assert_eq!(first_clause_end("*She smiles, then takes a breath, slowly* and"), None, "inside an action");
+        assert_eq!(
+            first_clause_end("It cost 1,000,000 dollars, and the ship"),
+            Some(26),
+            "a comma inside a number is no break"
+        );
+        assert_eq!(first_clause_end("No clause breaks in this one at all"), None);
+    }
 
     #[test]
     fn the_chat_events_of_a_reply_are_read_and_others_ignored() {

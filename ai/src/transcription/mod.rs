@@ -6,7 +6,8 @@
 //!
 //! A call hands the recogniser one utterance at a time: [`vad`] decides from the
 //! microphone's samples when the user started and stopped speaking, and the samples in
-//! between go to [`SpeechToText::transcribe`]. Everything here takes 16 kHz mono 16-bit
+//! between go to [`SpeechToText::transcribe`], or, with a recogniser that can hear an
+//! utterance as it is spoken, to a [`SpeechStream`] from the moment speech started. Everything here takes 16 kHz mono 16-bit
 //! PCM ([`SAMPLE_RATE`]); [`pcm::resample`] converts audio recorded at another rate.
 
 use std::sync::Arc;
@@ -52,6 +53,15 @@ pub trait SpeechToText: Send + Sync {
     /// starts rather than turned into wrong words.
     fn understands(&self, language: &str) -> bool;
 
+    /// An utterance heard as it is spoken, so that when it ends only its last words remain
+    /// to decode: `None` when this recogniser transcribes whole utterances only (the
+    /// OpenAI-compatible API takes a file), is busy, or does not understand `language`;
+    /// the caller then gives the whole utterance to [`Self::transcribe`], which says why.
+    fn stream(&self, language: Option<&str>) -> Option<Box<dyn SpeechStream>> {
+        let _ = language;
+        None
+    }
+
     /// Gets ready for an utterance soon (a call started, the user began to speak), so
     /// that less of the work waits until the user stops: the embedded model starts its
     /// decoder. Returns at once; a failure shows in the next [`Self::transcribe`].
@@ -63,6 +73,19 @@ pub trait SpeechToText: Send + Sync {
     /// [`AiError::Unavailable`] / [`AiError::Busy`] when the recogniser cannot run, takes
     /// too long or is overloaded.
     async fn transcribe(&self, samples: &[i16], language: Option<&str>) -> Result<Transcript, AiError>;
+}
+
+/// An utterance fed to the recogniser while the user speaks ([`SpeechToText::stream`]).
+/// Dropped unfinished, it is abandoned and its work stopped.
+#[async_trait]
+pub trait SpeechStream: Send + Sync {
+    /// More of the utterance's audio, 16 kHz mono, in order.
+    fn push(&mut self, samples: &[i16]);
+
+    /// The user stopped: `utterance` is the whole of it as the detector cut it, which gives
+    /// the transcript's duration and is checked as [`SpeechToText::transcribe`] checks it;
+    /// what was pushed (at least all of it) is what is recognised.
+    async fn finish(self: Box<Self>, utterance: &[i16]) -> Result<Transcript, AiError>;
 }
 
 /// The configured speech-to-text model. Nothing runs or connects until the first call.

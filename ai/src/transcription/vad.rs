@@ -161,6 +161,12 @@ impl VoiceActivityDetector {
         sorted[sorted.len() / 10]
     }
 
+    /// The audio of the utterance under way, from its pre-roll up to the last whole frame
+    /// pushed (empty when quiet): what a recogniser hearing it as it is spoken starts from.
+    pub fn heard_so_far(&self) -> Vec<i16> {
+        if matches!(self.state, State::Quiet) { Vec::new() } else { self.buffer.iter().copied().collect() }
+    }
+
     /// Feeds `samples` (16 kHz mono, any count) and returns what they showed, in order.
     pub fn push(&mut self, samples: &[i16]) -> Vec<VadEvent> {
         let mut events = Vec::new();
@@ -388,6 +394,38 @@ mod tests {
             matches!(&events.last().map(|e| &e.1), Some(VadEvent::SpeechEnded { start_ms: 500, end_ms: 2_000, .. })),
             "{events:?}"
         );
+    }
+
+    #[test]
+    fn what_was_heard_so_far_starts_at_the_pre_roll_and_holds_the_utterance() {
+        // What a recogniser fed from SpeechStarted on gets: the utterance so far when speech
+        // is told, then every later chunk; the VAD's own cut lies within it.
+        let signal = mix(noise(4_000, -55.0, 3), &tone(1_500, 220.0, -20.0), 1_000);
+        let mut vad = VoiceActivityDetector::new(VadSettings::default());
+        let (mut fed, mut utterance, mut streaming) = (Vec::new(), None, false);
+        assert!(vad.heard_so_far().is_empty());
+        for piece in signal.chunks(1_600) {
+            if streaming {
+                fed.extend_from_slice(piece);
+            }
+            for event in vad.push(piece) {
+                match event {
+                    VadEvent::SpeechStarted { .. } => {
+                        fed = vad.heard_so_far();
+                        streaming = true;
+                    }
+                    VadEvent::SpeechEnded { samples, .. } => {
+                        utterance = Some(samples);
+                        streaming = false;
+                    }
+                }
+            }
+        }
+        let utterance = utterance.unwrap_or_else(|| panic!("no utterance"));
+        let from = ms_to_samples(700) as usize; // 300 ms of pre-roll before the tone at 1 s
+        assert_eq!(&fed[..], &signal[from..from + fed.len()], "fed in order from the pre-roll");
+        assert_eq!(&fed[..utterance.len()], &utterance[..], "the utterance is the start of what was fed");
+        assert!(vad.heard_so_far().is_empty(), "quiet again");
     }
 
     #[test]
