@@ -130,6 +130,9 @@ struct Speaker {
     ended: bool,
 }
 
+/// Turns in a row the recogniser may fail on before the call ends (`reason: "error"`).
+const FAILED_TURNS: u32 = 2;
+
 /// The shortest opening said on its own before its sentence ends, in characters: a clause
 /// shorter than this ("Oh," "Eve,") is not worth a pause after it.
 const FIRST_CLAUSE_CHARS: usize = 24;
@@ -175,6 +178,8 @@ pub(super) struct Call {
     turn: Turn,
     /// Turns are numbered, so a late report of an abandoned turn is told apart.
     turn_no: u64,
+    /// Turns in a row the recogniser failed on: at [`FAILED_TURNS`] the call ends.
+    failed_turns: u32,
     waiting: VecDeque<Vec<i16>>,
     /// The utterance under way, heard by the recogniser as it is spoken (when it can).
     hearing: Option<Box<dyn SpeechStream>>,
@@ -198,6 +203,7 @@ impl Call {
             answers: Arc::new(AtomicU32::new(0)),
             turn: Turn::Idle,
             turn_no: 0,
+            failed_turns: 0,
             waiting: VecDeque::new(),
             hearing: None,
             next_seq: 0,
@@ -406,9 +412,16 @@ impl Call {
                     Err(error) => {
                         tracing::warn!(%error, call = %self.call_id, "a call turn could not be recognised");
                         self.refuse(Some(&self.call_id), ApiCode::ServerError, "Your words could not be recognised.");
+                        self.failed_turns += 1;
+                        // A recogniser that keeps failing (not installed, its service down)
+                        // would leave the caller talking to nobody.
+                        if self.failed_turns >= FAILED_TURNS {
+                            return Some(CallEndReason::Error);
+                        }
                         return self.turn_over(opened, report_to);
                     }
                 };
+                self.failed_turns = 0;
                 self.tell(CallEvent::CallHeard {
                     call_id: self.call_id.clone(),
                     text: transcript.text.clone(),

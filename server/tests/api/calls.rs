@@ -305,6 +305,34 @@ async fn a_call_through_an_openai_compatible_recogniser() {
     assert!(requests[0].contains(&("language".to_owned(), "en".to_owned())), "{requests:?}");
 }
 
+/// A recogniser that cannot run: each turn is told it was not recognised (50000), nothing is
+/// charged, and the second such turn in a row ends the call with `reason: "error"`.
+#[actix_rt::test]
+async fn a_call_whose_recogniser_keeps_failing_ends_with_an_error() {
+    let model = ChatApiFake::start().await;
+    let app = call_app(&model, |settings| {
+        settings.call.transcription.embedded.program = "amora-no-such-pocketsphinx".into();
+    })
+    .await;
+    let dana = caller(&app, "Dana", 10).await;
+    let before = ledger(&app, &dana).await;
+    let mut socket = socket(&app, &dana).await;
+    let call_id = start_call(&mut socket, FREE_CHARACTER).await["callId"].as_str().unwrap().to_owned();
+    let audio = spoken(SAID);
+    stream(&mut socket, &call_id, &audio, false).await;
+    let events = until(&mut socket, "callError").await;
+    let error = &events.last().unwrap()["data"];
+    assert_eq!((error["code"].as_i64(), error["callId"].as_str()), (Some(50000), Some(call_id.as_str())), "{error}");
+    assert!(named(&events, "callEnded").is_empty(), "one failed turn does not end the call: {events:?}");
+    stream(&mut socket, &call_id, &audio, false).await;
+    let events = until(&mut socket, "callEnded").await;
+    assert_eq!(named(&events, "callError").len(), 1, "{events:?}");
+    let ended = &events.last().unwrap()["data"];
+    assert_eq!((ended["reason"].as_str(), ended["answers"].as_u64()), (Some("error"), Some(0)), "{ended}");
+    assert!(named(&events, "chatMessage").is_empty(), "no chat turn: {events:?}");
+    assert_eq!(ledger(&app, &dana).await, before, "nothing charged");
+}
+
 /// Each refusal of the protocol, the call going on after those made during it, and the
 /// idle timeout.
 #[actix_rt::test]
