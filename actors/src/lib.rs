@@ -8,6 +8,7 @@
 //! change is a ledger row before anyone is told.
 
 pub mod bus;
+pub mod calls;
 pub mod character;
 pub mod chat;
 pub mod conversations;

@@ -1,4 +1,4 @@
-//! Amora's AI providers: the chat, image and voice models behind traits, so that the
+//! Amora's AI providers: the chat, image, voice and speech-to-text models behind traits, so that the
 //! embedded models and OpenAI-compatible services are interchangeable (ARCHITECTURE.md,
 //! "AI providers").
 //!
@@ -10,6 +10,8 @@
 //!
 //! - [`image`]: the [`image::ImageModel`] trait and its backends.
 //! - [`voice`]: the [`voice::VoiceModel`] trait and its backends.
+//! - [`transcription`]: the [`transcription::SpeechToText`] trait, its backends and voice
+//!   activity detection, for calls.
 //! - [`moderation`]: the [`moderation::Classifier`] trait, moderation's second layer.
 //!
 //! Prompt building (persona, memories, history within a token budget) is not here: it
@@ -19,6 +21,7 @@ pub mod chat;
 mod error;
 pub mod image;
 pub mod moderation;
+pub mod transcription;
 pub mod voice;
 
 pub use error::AiError;

@@ -75,11 +75,16 @@ async function deafAndHeld(page) {
   const released = new Promise((resolve) => {
     release = resolve;
   });
+  let asked;
+  const held = new Promise((resolve) => {
+    asked = resolve;
+  });
   await page.route(/chat\/getMessageList/, async (route) => {
+    asked();
     await released;
     await route.continue();
   });
-  return release;
+  return { held, release };
 }
 
 /** Every frame the page's socket received, parsed, in order. */
@@ -143,8 +148,11 @@ async function journey(name, options) {
     await greeting.waitFor();
     const reloaded = await context.newPage();
     reloaded.on('pageerror', (error) => errors.push(error.message));
-    const release = await deafAndHeld(reloaded);
+    const { held, release } = await deafAndHeld(reloaded);
     await reloaded.goto(`/chat/${characterId}`);
+    // The page must have asked before the reply starts: a slow page asking only after the
+    // (short) reply ended would be answered with it stored, and show nothing pending.
+    await held;
     const text = 'Good morning, captain! Where are we sailing today?';
     await page.getByTestId('chat-input').fill(text);
     await page.getByTestId('chat-input').press('Enter');

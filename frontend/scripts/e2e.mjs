@@ -126,6 +126,7 @@ function stop(server) {
 const FILE_SECONDS = {
   'groups.test.mjs': 220,
   'payments.test.mjs': 153,
+  'call.test.mjs': 60,
   'swipes.test.mjs': 50,
   'conversation.test.mjs': 110,
   'polish.test.mjs': 110,

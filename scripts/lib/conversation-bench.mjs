@@ -240,7 +240,16 @@ async function amoraConversation(conversation) {
   try {
     for (const [index, turn] of conversation.turns.entries()) {
       const started = Date.now();
-      const done = await amora.reply(ws, conversation.character, turn.text, REPLY_TIMEOUT_MS);
+      // A reply that never comes is scored as a failed one and ends its conversation (a
+      // late `chatDone` would be taken for the next turn's); the run goes on with the next.
+      let done;
+      let timedOut = false;
+      try {
+        done = await amora.reply(ws, conversation.character, turn.text, REPLY_TIMEOUT_MS);
+      } catch (error) {
+        done = { error: { code: 'timeout', msg: String(error?.message ?? error) } };
+        timedOut = true;
+      }
       userMessages.push(turn.text);
       const text = done.message?.content ?? '';
       if (index === 0) previous = (await greetingOf(voucher, conversation.character)) ?? previous;
@@ -259,6 +268,7 @@ async function amoraConversation(conversation) {
       });
       log('amora', conversation, index, `[${done.finishReason ?? 'error'}] ${text || JSON.stringify(done.error)}`);
       previous = text;
+      if (timedOut) break;
     }
   } finally {
     ws.socket.close();

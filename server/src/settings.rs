@@ -39,6 +39,8 @@ pub struct Settings {
     pub payments: PaymentsSettings,
     /// Spoken replies: how much of a message, in what pieces, and the voice model.
     pub voice: VoiceSettings,
+    /// Voice calls (issue 32): turn-taking, the idle timeout and the speech recogniser.
+    pub call: CallSettings,
     /// Trust and safety (issue 27): what reports do to the public feed, and moderation's
     /// second layer (a classifier service, or none).
     pub moderation: ModerationSettings,
@@ -96,6 +98,44 @@ impl VoiceSettings {
             // Every part of the longest message in turn, and some slack.
             stalled_after: part_timeout * (self.max_chars / self.part_chars.max(1) + 2) as u32,
         }
+    }
+}
+
+/// `[call]`: voice calls (docs/api.md "Voice calls"). An answer costs what a chat message
+/// costs plus `web.gen_voice_coin`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSettings {
+    /// A call in which nobody spoke for this long ends (`callEnded` reason `idle`).
+    pub idle_timeout_secs: u64,
+    /// Silence after speech that ends the user's turn.
+    pub silence_ms: u64,
+    /// A turn longer than this is cut and recognised.
+    pub max_turn_ms: u64,
+    /// The speech recogniser: PocketSphinx embedded, or an OpenAI-compatible
+    /// `/v1/audio/transcriptions` service.
+    #[serde(default)]
+    pub transcription: amora_actors::ai::transcription::TranscriptionSettings,
+}
+
+impl CallSettings {
+    /// What the actors' `Calls` is started with.
+    pub fn to_actors(&self) -> amora_actors::calls::CallSettings {
+        amora_actors::calls::CallSettings {
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout_secs),
+            silence_ms: self.silence_ms,
+            max_turn_ms: self.max_turn_ms,
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.idle_timeout_secs == 0 || self.silence_ms < 100 || self.max_turn_ms < 1_000 {
+            return Err(
+                "call.idle_timeout_secs must be at least 1, call.silence_ms at least 100 and call.max_turn_ms at least 1000"
+                    .into(),
+            );
+        }
+        self.transcription.validate().map_err(|e| format!("call.transcription: {e}"))
     }
 }
 
@@ -694,6 +734,7 @@ impl Settings {
             ));
         }
         voice.model.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.call.validate().map_err(SettingsError::Invalid)?;
         self.moderation.classifier.validate().map_err(|e| SettingsError::Invalid(e.to_string()))?;
         if self.chat.max_reply_tokens == 0 || self.chat.history_budget_tokens < 64 {
             return Err(SettingsError::Invalid(

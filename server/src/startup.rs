@@ -117,9 +117,14 @@ impl Application {
             &node,
             settings.voice.to_actors(prices.voice_clip),
         );
+        let recogniser = amora_actors::ai::transcription::build(&settings.call.transcription)
+            .map_err(|e| anyhow::anyhow!("call.transcription: {e}"))?;
+        let calls =
+            amora_actors::calls::Calls::new(node.clone(), voices.clone(), recogniser, settings.call.to_actors());
         let state = AppState {
             payments,
             voices,
+            calls,
             node: node.clone(),
             socket_permits: Arc::new(tokio::sync::Semaphore::new(settings.realtime.max_sockets_per_node.max(1))),
             limits: Limiters::from_settings(

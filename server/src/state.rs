@@ -24,6 +24,8 @@ pub struct AppState {
     pub node: Node,
     /// Spoken character messages.
     pub voices: amora_actors::voice::Voices,
+    /// Voice calls: each socket opens its call through it (issue 32).
+    pub calls: amora_actors::calls::Calls,
     /// Caps open sockets on this node; each socket holds a permit.
     pub socket_permits: Arc<tokio::sync::Semaphore>,
     /// The payment routes: providers, the sandbox, the path of processors' notifications.

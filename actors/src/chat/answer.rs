@@ -1028,7 +1028,8 @@ const CITY_WORDS: &[&str] =
 /// Words that ask where: answered with a place when the sentence names one after a
 /// preposition ("where am I off to?" and "I'm going to **Ljubljana** with my cousin").
 const WHERE_WORDS: &[&str] = &[
-    "where", "wo", "wohin", "woher", "dónde", "donde", "adónde", "où", "dove", "onde", "gdzie", "dokąd", "skąd", "mana",
+    "where", "wo", "wohin", "woher", "dónde", "donde", "adónde", "où", "dove", "onde", "gdzie", "dokąd", "skąd",
+    "mana", "どこ", "어디",
 ];
 
 /// Words that open a question in the ten languages. Those that also open statements are
@@ -1520,6 +1521,16 @@ fn is_han(c: char) -> bool {
 }
 fn is_hiragana(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x309F)
+}
+/// Japanese or Korean writing: kanji, either kana, or Hangul.
+fn is_cjk(c: char) -> bool {
+    is_han(c) || is_kana(c) || is_hiragana(c) || matches!(c as u32, 0xAC00..=0xD7AF)
+}
+
+/// Whether `text` (made of `units`) says one of `words`: a Latin-script word as one of its
+/// words, a Japanese or Korean one anywhere (it is written on to what follows).
+fn says_any(text: &str, units: &[Unit], words: &[&str]) -> bool {
+    units.iter().any(|u| words.contains(&u.key.as_str())) || words.iter().any(|w| !w.is_ascii() && text.contains(w))
 }
 
 /// The words of `text`: Latin and Hangul words split at spaces and punctuation (Korean
@@ -2272,8 +2283,7 @@ pub fn answer_opening(
     let question_units = units(question);
     let mut topics = topics(question, user_name);
     let asks_for_a_city = question_units.iter().any(|u| CITY_WORDS.contains(&u.key.as_str()));
-    let asks_where = question_units.iter().any(|u| WHERE_WORDS.contains(&u.key.as_str()))
-        || ["どこ", "어디"].iter().any(|w| question.contains(w));
+    let asks_where = says_any(question, &question_units, WHERE_WORDS);
     // Korean asks what one does with a one-syllable word, left out of the topics: "나 무슨
     // 일 하는지 기억해?".
     let asks_about_work = topics.iter().any(|t| group_of(&t.key) == Some(WORK_GROUP))
@@ -2282,19 +2292,16 @@ pub fn answer_opening(
     let asks_about_age = topics.iter().any(|t| group_of(&t.key) == Some(AGE_GROUP));
     let asks_about_origin = topics.iter().any(|t| group_of(&t.key) == Some(ORIGIN_GROUP));
     let asks_where_one_lives = topics.iter().any(|t| group_of(&t.key) == Some(HOME_GROUP));
-    let asks_when = question_units.iter().any(|u| WHEN_WORDS.contains(&u.key.as_str()))
-        || WHEN_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
+    let asks_when = says_any(question, &question_units, WHEN_WORDS);
     // An instrument is no name ("gw main alat musik apa?": **bass**, not the band's name).
-    let asks_for_an_instrument = question_units.iter().any(|u| INSTRUMENT_WORDS.contains(&u.key.as_str()))
-        || INSTRUMENT_WORDS.iter().any(|w| !w.is_ascii() && question.contains(w));
+    let asks_for_an_instrument = says_any(question, &question_units, INSTRUMENT_WORDS);
     let asks_for_a_named_thing =
         !asks_for_an_instrument && topics.iter().any(|t| group_of(&t.key).is_some_and(|g| NAMED_GROUPS.contains(&g)));
-    let question_keys: Vec<String> = question_units.iter().map(|u| u.key.clone()).collect();
     // "Where do I study?" asks a place, not a subject.
     let known_kind = if asks_where || asks_for_a_city {
         None
     } else {
-        lexicon::asked_kind(question, &question_keys, asks_for_an_instrument)
+        lexicon::asked_kind(question, &question_units, asks_for_an_instrument)
     };
     let mut values: Vec<String> = Vec::new();
     while values.len() < 2 && topics.iter().any(|t| !t.weak || values.is_empty()) {
@@ -2513,6 +2520,15 @@ mod tests {
         answer_opening(question, sources, "Ann", language, None)
     }
 
+    /// Each `(language, told, question, value)`: the question, asked after the user told
+    /// that sentence, is answered with an opening holding the value.
+    fn each_answered(cases: &[(&str, &str, &str, &str)]) {
+        for &(language, told, question, value) in cases {
+            let opening = answer(question, &[told], language);
+            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
+        }
+    }
+
     #[test]
     fn two_facts_asked_together_are_both_answered() {
         let told = ["My dog is called Pixel.", "I live in Porto, by the river.", "I work as a nurse."];
@@ -2537,7 +2553,7 @@ mod tests {
 
     #[test]
     fn each_language_asks_and_is_answered_in_its_words() {
-        for (language, told, question, value) in [
+        each_answered(&[
             ("de", "Mein Hund heißt Pixel.", "Wie heißt mein Hund?", "Pixel"),
             ("es", "Mi perro se llama Pixel.", "¿Cómo se llama mi perro?", "Pixel"),
             ("es", "Vivo en Oporto con mi novia.", "¿Dónde vivo?", "Oporto"),
@@ -2548,15 +2564,12 @@ mod tests {
             ("id", "Kucing saya bernama Mochi.", "Siapa nama kucing saya?", "Mochi"),
             ("ja", "私の犬の名前はポチです。", "私の犬の名前は何ですか？", "ポチ"),
             ("ko", "제 강아지 이름은 초코예요.", "제 강아지 이름이 뭐예요?", "초코"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
     }
 
     #[test]
     fn a_question_in_other_words_than_the_telling_is_answered() {
-        for (language, told, question, value) in [
+        each_answered(&[
             (
                 "en",
                 "We moved to Porto last spring, I'm still getting used to the hills.",
@@ -2580,17 +2593,14 @@ mod tests {
             ("pt", "A minha irmã chama-se Inês e é médica em Coimbra.", "Lembras-te do nome da minha irmã?", "Inês"),
             ("ja", "弟の名前はハルトで、大学生です。", "弟の名前は何だっけ？", "ハルト"),
             ("ko", "나는 부산에 살아. 바다가 가까워서 좋아.", "내가 어디에 산다고 했지?", "부산"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
         let told = ["My dog is called Pixel.", "My cat is called Mochi."];
         assert_eq!(answer("What's my cat's name?", &told, "en").as_deref(), Some("Of course I remember — Mochi!"));
     }
 
     #[test]
     fn age_origin_hobbies_studies_friends_media_trips_and_vehicles_are_answered() {
-        for (language, told, question, value) in [
+        each_answered(&[
             ("en", "I turned 29 in May, feeling old already.", "How old am I again?", "29"),
             ("de", "Ich bin 34 Jahre alt und fühle mich wie 20.", "Wie alt bin ich?", "34"),
             ("ko", "나는 27살이야.", "내 나이 기억해?", "27"),
@@ -2621,10 +2631,7 @@ mod tests {
             ("en", "I'm 31, and my knees keep reminding me of it.", "How old am I?", "31"),
             ("de", "Meine beste Freundin heißt Paula.", "Wie heißt meine beste Freundin?", "Paula"),
             ("ko", "나는 대학에서 경영학을 전공하고 있어.", "내 전공이 뭐라고 했지?", "경영학"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
         assert_eq!(answer("What do I do for work?", &["I'm a bit tired today."], "en"), None, "no job said");
         assert_eq!(answer("What do I do for work?", &["Ich bin müde."], "en"), None);
     }
@@ -2753,7 +2760,7 @@ mod tests {
     /// neighbourhood, and a move.
     #[test]
     fn sports_instruments_languages_subjects_vehicles_and_places_are_answered() {
-        for (language, told, question, value) in [
+        each_answered(&[
             ("pt", "acabei de voltar da praia, eu surfo desde os 15 anos", "qual esporte eu pratico?", "surfo"),
             ("ko", "매일 아침 수영하거든", "내가 무슨 운동 한다고 했지?", "수영"),
             ("id", "btw gw main bass di band kampus, namanya Senja Kopi", "gw main alat musik apa hayo?", "bass"),
@@ -2789,10 +2796,7 @@ mod tests {
             ("pt", "moro em Florianópolis, no bairro da Lagoa da Conceição", "e em que bairro eu moro?", "Lagoa"),
             ("it", "Sono di Napoli, ma mi sono trasferito a Torino.", "E in quale città vivo adesso?", "Torino"),
             ("ko", "나 땅콩 알레르기 있어서 과자 고를 때 조심해야 돼", "나 무슨 알레르기 있는지 알아?", "땅콩"),
-        ] {
-            let opening = answer(question, &[told], language);
-            assert!(opening.as_deref().is_some_and(|o| o.contains(value)), "{language}: {question} → {opening:?}");
-        }
+        ]);
         // A list's word inside another word is none ("art" in "party"), nor one the question names.
         assert_eq!(answer("What sport do I do?", &["I had a party at the start of March."], "en"), None);
         assert_eq!(answer("Which languages do I speak besides English?", &["I speak English."], "en"), None);

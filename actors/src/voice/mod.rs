@@ -218,16 +218,7 @@ impl Voices {
                 other => VoiceError::Chat(other),
             })?;
         let message = message.filter(|m| m.speaker == Speaker::Character).ok_or(VoiceError::NoMessage)?;
-        let voices = inner.model.voices();
-        // A created character speaks with the voice its creator chose, while the model has it.
-        let chosen = match character.creator_id {
-            Some(_) => Box::pin(inner.store.created.get(character_id)).await?.map(|created| created.draft.voice_id),
-            None => None,
-        };
-        let voice_id = chosen
-            .filter(|chosen| voices.iter().any(|voice| &voice.voice_id == chosen))
-            .or_else(|| voice_for(&character, &voices).map(|v| v.voice_id.clone()))
-            .ok_or_else(|| VoiceError::Failed("the voice model offers no voice".into()))?;
+        let voice_id = self.voice_id(&character).await?;
         let spoken = text::speakable(&message.content, inner.settings.max_chars);
         let texts = text::parts(&spoken, inner.settings.part_chars);
         if texts.is_empty() {
@@ -282,6 +273,64 @@ impl Voices {
             return self.synthesise(job, balance).await;
         }
         Err(VoiceError::Busy)
+    }
+
+    /// The voice `character` speaks with: a created character's chosen one while the model
+    /// has it, else the one derived from its gender and id.
+    pub async fn voice_id(&self, character: &Character) -> Result<String, VoiceError> {
+        let inner = &self.inner;
+        let voices = inner.model.voices();
+        let chosen = match character.creator_id {
+            Some(_) => Box::pin(inner.store.created.get(&character.card.character_id))
+                .await?
+                .map(|created| created.draft.voice_id),
+            None => None,
+        };
+        chosen
+            .filter(|chosen| voices.iter().any(|voice| &voice.voice_id == chosen))
+            .or_else(|| voice_for(character, &voices).map(|v| v.voice_id.clone()))
+            .ok_or_else(|| VoiceError::Failed("the voice model offers no voice".into()))
+    }
+
+    /// What speaking a message costs (`genVoiceCoin`).
+    pub fn price(&self) -> Coins {
+        self.inner.settings.price
+    }
+
+    /// Calls (issue 32): claims the clip of a reply spoken during a call, before its first
+    /// part, so a later Listen of the message plays what the call said and charges nothing.
+    /// False when the message has a clip already.
+    pub async fn start_answer_clip(&self, key: &VoiceClipKey) -> Result<bool, VoiceError> {
+        Ok(self.inner.store.voice_clips.start_clip(key, 0, None, now_secs()).await?)
+    }
+
+    /// Calls: speaks one sentence of a reply as part `index` of its clip and stores it.
+    pub async fn speak_answer_part(
+        &self,
+        key: &VoiceClipKey,
+        index: usize,
+        text: &str,
+        voice_id: &str,
+        last: bool,
+    ) -> Result<VoicePart, VoiceError> {
+        let spoken = text::speakable(text, self.inner.settings.max_chars);
+        if spoken.is_empty() {
+            return Err(VoiceError::NothingToSay);
+        }
+        self.speak_text(key, 0, index, &spoken, voice_id, last).await.map_err(|error| match error {
+            PartError::Busy => VoiceError::Busy,
+            PartError::Failed(cause) => VoiceError::Failed(cause),
+        })
+    }
+
+    /// Calls: the clip of a reply is whole (`complete`), or was cut short (barge-in, a
+    /// failure, the call ended): then it is marked failed, and a later Listen speaks the
+    /// whole message anew as a first play.
+    pub async fn end_answer_clip(&self, key: &VoiceClipKey, complete: bool) {
+        let state = if complete { VoiceClipState::Complete } else { VoiceClipState::Failed };
+        if let Err(error) = self.inner.store.voice_clips.finish_clip(key, 0, state).await {
+            tracing::error!(%error, user = %key.user_id, "a call answer's voice clip could not be closed");
+        }
     }
 
     fn stalled(&self, clip: &VoiceClip) -> bool {
@@ -356,10 +405,23 @@ impl Voices {
 
     /// Speaks part `index` of the job and stores it.
     async fn speak_part(&self, job: &Job, index: usize) -> Result<VoicePart, PartError> {
+        let last = index + 1 == job.texts.len();
+        self.speak_text(&job.key, job.attempt, index, &job.texts[index], &job.voice_id, last).await
+    }
+
+    /// Speaks `text` as part `index` of attempt `attempt` of the clip and stores it.
+    async fn speak_text(
+        &self,
+        key: &VoiceClipKey,
+        attempt: u32,
+        index: usize,
+        text: &str,
+        voice_id: &str,
+        last: bool,
+    ) -> Result<VoicePart, PartError> {
         let inner = &self.inner;
-        let text = &job.texts[index];
         let work = async {
-            let speech = inner.model.speak(text, &job.voice_id).await.map_err(PartError::from)?;
+            let speech = inner.model.speak(text, voice_id).await.map_err(PartError::from)?;
             if speech.duration_ms == 0 {
                 return Err(PartError::Failed("the voice model answered silence".into()));
             }
@@ -370,25 +432,25 @@ impl Voices {
             inner
                 .store
                 .voice_clips
-                .add_clip_part(&job.key, job.attempt, part.clone())
+                .add_clip_part(key, attempt, part.clone())
                 .await
                 .map_err(|e| PartError::Failed(e.to_string()))?;
             // The message (its conversation, the account) may have been deleted, or the
             // attempt taken over, while this part was made: then nothing of it may stay.
-            let current = inner.store.voice_clips.clip(&job.key).await.map_err(|e| PartError::Failed(e.to_string()))?;
+            let current = inner.store.voice_clips.clip(key).await.map_err(|e| PartError::Failed(e.to_string()))?;
             match current {
-                Some(clip) if clip.attempt == job.attempt => {}
+                Some(clip) if clip.attempt == attempt => {}
                 gone => {
                     // Deleted: remove the row just written with its audio. Taken over: the
                     // new attempt does not list this part; its audio goes now.
                     let _ = match gone {
-                        None => inner.store.voice_clips.delete_clip(&job.key).await,
+                        None => inner.store.voice_clips.delete_clip(key).await,
                         Some(_) => inner.store.media.delete(&part.media_id).await,
                     };
                     return Err(PartError::Failed("the message or its clip went away while it was spoken".into()));
                 }
             }
-            Ok(view(&part, index + 1 == job.texts.len()))
+            Ok(view(&part, last))
         };
         tokio::time::timeout(inner.settings.part_timeout, work)
             .await

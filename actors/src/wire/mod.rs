@@ -8,6 +8,7 @@
 //! it, never the other way round, so the vocabulary cannot pull the actors into a circle.
 
 pub mod actions;
+pub mod calls;
 pub mod chat;
 pub mod events;
 pub mod groups;

@@ -9,6 +9,8 @@ pub struct WavInfo {
     pub sample_rate: u32,
     pub channels: u16,
     pub bits_per_sample: u16,
+    /// Where the sample data starts in the file.
+    pub data_start: usize,
     /// Bytes of sample data.
     pub data_len: usize,
 }
@@ -62,7 +64,7 @@ pub fn wav_info(bytes: &[u8]) -> Result<WavInfo, AiError> {
             // A streamed WAV may say 0 or 0xFFFFFFFF: the data runs to the end then.
             let data_len = len.min(bytes.len() - body);
             let data_len = if len == 0 { bytes.len() - body } else { data_len };
-            return Ok(WavInfo { sample_rate, channels, bits_per_sample, data_len });
+            return Ok(WavInfo { sample_rate, channels, bits_per_sample, data_start: body, data_len });
         }
         // Chunks are padded to an even length.
         at = body.saturating_add(len).saturating_add(len & 1);
@@ -184,6 +186,7 @@ mod tests {
     fn a_wav_plays_for_its_samples_over_its_rate() {
         let info = wav_info(&wav(16_000, 24_000)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((info.sample_rate, info.channels, info.bits_per_sample), (16_000, 1, 16));
+        assert_eq!((info.data_start, info.data_len), (44, 48_000));
         assert_eq!(info.duration_ms(), 1500);
         assert!(wav_info(b"RIFF....WAVEjunk").is_err());
         assert!(wav_info(b"not audio at all").is_err());

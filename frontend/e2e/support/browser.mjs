@@ -20,10 +20,11 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export async function launchBrowser() {
+/** Debian's Chromium, headless; `args` adds switches (the call journey's fake microphone). */
+export async function launchBrowser({ args = [] } = {}) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...args],
   });
 }
 

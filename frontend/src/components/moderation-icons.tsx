@@ -1,27 +1,5 @@
 /** Icons of the report actions, drawn like the app's line icons (24×24, currentColor). */
-import type { SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
-
-function Svg({ size = 20, children, ...rest }: IconProps & { children: React.ReactNode }) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Svg, type IconProps } from './svg-icon';
 
 export const FlagIcon = (p: IconProps) => (
   <Svg {...p}>

@@ -10,9 +10,19 @@ type Tree = { [key: string]: string | Tree };
  * Every namespace the app loads: the UI strings, the legal texts (loaded only by legal pages
  * and dialogs), the landing pages' copy (loaded only by those pages) and the payment
  * screens' strings (loaded only by them), the image and voice strings of issue 16, and the
- * character builder's and My AI's strings of issue 17, and the user's persona of issue 18.
+ * character builder's and My AI's strings of issue 17, the user's persona of issue 18, and the voice call of issue 32.
  */
-const NAMESPACES = ['translation', 'legal', 'topics', 'payments', 'images', 'voice', 'create', 'persona'] as const;
+const NAMESPACES = [
+  'translation',
+  'legal',
+  'topics',
+  'payments',
+  'images',
+  'voice',
+  'create',
+  'persona',
+  'call',
+] as const;
 
 const localeFile = (lng: string, ns: string) => resolve(process.cwd(), 'public/locales', lng, `${ns}.json`);
 const load = (lng: string, ns: string) => JSON.parse(readFileSync(localeFile(lng, ns), 'utf8')) as Tree;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseServerEvent, SERVER_EVENT_SCHEMA, type ServerEvent } from '@/lib/realtime-events';
+import { CALL_EVENT_SCHEMA, parseServerEvent, SERVER_EVENT_SCHEMA, type ServerEvent } from '@/lib/realtime-events';
 
 // Vitest runs from frontend/; the server's crates and docs are next to it.
 const repoRoot = resolve(process.cwd(), '..') + '/';
@@ -117,6 +117,76 @@ describe('server events, as docs/api.md documents them', () => {
       expect(Object.fromEntries(fields!)).toEqual(SERVER_EVENT_SCHEMA[name]);
     },
   );
+});
+
+/**
+ * The "Server → client" table of docs/api.md's "Voice calls" section, whose rows name a field
+ * (`"callId"`), give it an example (`"sampleRate": 16000`) or say it may be null
+ * (`"callId" \| null`): event → field → the kind of its example, `null`, or ''.
+ */
+function documentedCallEvents(): Map<string, Map<string, string>> {
+  const doc = readFileSync(join(repoRoot, 'docs/api.md'), 'utf8');
+  const from = doc.indexOf('## Voice calls');
+  const section = doc.slice(from, doc.indexOf('\n## ', from + 1));
+  // The events' table (the actions' comes first).
+  const table = section.slice(section.indexOf('Server → client'));
+  const events = new Map<string, Map<string, string>>();
+  for (const row of table.matchAll(/^\| `(call\w+)` \| `\{(.*?)\}` \|/gm)) {
+    const body = row[2]!;
+    const fields = new Map<string, string>();
+    const starts = [...body.matchAll(/(?:^|,\s*)"(\w+)"(\s*:\s*)?/g)];
+    starts.forEach((start, i) => {
+      const rest = body.slice(
+        start.index! + start[0].length,
+        i + 1 < starts.length ? starts[i + 1]!.index! : body.length,
+      );
+      fields.set(start[1]!, start[2] ? documentedKind(rest) : /\\\|\s*null/.test(rest) ? 'null' : '');
+    });
+    events.set(row[1]!, fields);
+  }
+  return events;
+}
+
+describe('call events, as docs/api.md "Voice calls" documents them', () => {
+  const documented = documentedCallEvents();
+  const callEvents = Object.keys(CALL_EVENT_SCHEMA) as (keyof typeof CALL_EVENT_SCHEMA)[];
+
+  it('knows every event of the table, and the table every event it reads', () => {
+    expect([...documented.keys()].sort()).toEqual([...callEvents].sort());
+  });
+
+  it.each(callEvents)('%s has the documented fields and kinds', (name) => {
+    const fields = documented.get(name);
+    expect(fields, `no row for ${name} in the Voice calls tables`).toBeDefined();
+    const schema: Record<string, string> = CALL_EVENT_SCHEMA[name];
+    expect([...fields!.keys()].sort()).toEqual(Object.keys(schema).sort());
+    for (const [field, said] of fields!) {
+      if (said === 'null') expect(schema[field], `${name}.${field}`).toMatch(/\|null$/);
+      else if (said) expect(schema[field], `${name}.${field}`).toBe(said);
+    }
+  });
+
+  it('parses a call as the server sends it', () => {
+    expect(
+      parseServerEvent(
+        '{"event":"callSpeech","data":{"callId":"c1","replyId":"1763810000000101234","part":{"index":0,"url":"/media/voice-1.mp3","durationMs":900,"last":false}}}',
+      ),
+    ).toEqual({
+      event: 'callSpeech',
+      data: {
+        callId: 'c1',
+        replyId: '1763810000000101234',
+        part: { index: 0, url: '/media/voice-1.mp3', durationMs: 900, last: false },
+      },
+    });
+    expect(parseServerEvent('{"event":"callError","data":{"callId":null,"code":40004,"msg":"x"}}')).toEqual({
+      event: 'callError',
+      data: { callId: null, code: 40004, msg: 'x' },
+    });
+    expect(
+      parseServerEvent('{"event":"callEnded","data":{"callId":"c1","reason":"hungup","answers":1,"coinSpent":2}}'),
+    ).toBeNull();
+  });
 });
 
 describe('parseServerEvent', () => {

@@ -124,8 +124,47 @@ export const SERVER_EVENT_SCHEMA = {
   groupIdle: { groupId: 'string', replies: 'number' },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
+/**
+ * The events of a voice call (issue 32, docs/api.md "Voice calls"). The server keeps them in
+ * a vocabulary of its own beside `ServerEvent` (its `CallEvent`, handed to the call the socket
+ * owns), which `wire-types.ts` does not generate yet; `realtime-events.test.ts` holds this
+ * schema to the docs' table.
+ */
+export const CALL_EVENT_SCHEMA = {
+  /** The call is open; its audio goes up as 16 kHz mono μ-law. */
+  callStarted: {
+    callId: 'string',
+    characterId: 'string',
+    voiceId: 'string',
+    sampleRate: 'number',
+    encoding: 'string',
+    coinPerAnswer: 'number',
+    language: 'string',
+  },
+  /** The server's detector heard the user start speaking. */
+  callHearing: { callId: 'string' },
+  /** The user's turn as recognised (`text` empty: nothing recognised, no turn). */
+  callHeard: { callId: 'string', text: 'string', durationMs: 'number' },
+  /** The next spoken part of the answer, sentence by sentence as it is written. */
+  callSpeech: { callId: 'string', replyId: 'string', part: 'VoicePart' },
+  /** A call action was refused (`callId` null: no call), or a turn failed and was dropped. */
+  callError: { callId: 'string|null', code: 'number', msg: 'string' },
+  /** The call is over; `answers` answers were spoken for `coinSpent` coins. */
+  callEnded: { callId: 'string', reason: 'enum:user|coin|idle|error', answers: 'number', coinSpent: 'number' },
+} as const satisfies Record<string, Record<string, FieldKind>>;
+
+/** The actions of a voice call (docs/api.md "Voice calls"): the server's `CallAction`. */
+export type CallAction =
+  | { action: 'callStart'; data: { characterId: string } }
+  | { action: 'callAudio'; data: { callId: string; seq: number; audio: string } }
+  | { action: 'callInterrupt'; data: { callId: string } }
+  | { action: 'callEnd'; data: { callId: string } };
+
+const EVERY_EVENT_SCHEMA = { ...SERVER_EVENT_SCHEMA, ...CALL_EVENT_SCHEMA };
+
 type Schema = typeof SERVER_EVENT_SCHEMA;
-export type ServerEventName = keyof Schema;
+type EverySchema = typeof EVERY_EVENT_SCHEMA;
+export type ServerEventName = keyof EverySchema;
 
 type Split<S extends string> = S extends `${infer Head}|${infer Tail}` ? Head | Split<Tail> : S;
 type KindType<K extends FieldKind> = K extends 'string'
@@ -161,30 +200,31 @@ type KindType<K extends FieldKind> = K extends 'string'
                               : never;
 type DataOf<Fields> = { -readonly [F in keyof Fields]: Fields[F] extends FieldKind ? KindType<Fields[F]> : never };
 
-type SchemaEvent = { [E in ServerEventName]: { event: E; data: DataOf<Schema[E]> } }[ServerEventName];
+type SchemaEvent = { [E in keyof Schema]: { event: E; data: DataOf<Schema[E]> } }[keyof Schema];
+type EveryEvent = { [E in ServerEventName]: { event: E; data: DataOf<EverySchema[E]> } }[ServerEventName];
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 type ServerEvents = WireServerEvent;
 
 /** Fails to compile when the schema and the Rust server's events differ by an event or a field. */
 export const SCHEMA_MATCHES_THE_SERVER: SameShape<SchemaEvent, ServerEvents> &
-  SameShape<ServerEventName, ServerEvents['event']> = true;
+  SameShape<keyof Schema, ServerEvents['event']> = true;
 
-/** Every server event, keyed by `event`: the Rust server's `ServerEvent`. */
-export type ServerEvent = SchemaEvent;
+/** Every server event, keyed by `event`: the Rust server's `ServerEvent` and its call events. */
+export type ServerEvent = EveryEvent;
 
 /** The event named `E`. */
 export type ServerEventOf<E extends ServerEventName> = Extract<ServerEvent, { event: E }>;
 
-/** Client → server actions (docs/api.md "Client → server"), keyed by `action`: the Rust server's `ClientAction`. */
-export type ClientAction = WireClientAction;
+/** Client → server actions (docs/api.md "Client → server"), keyed by `action`: the Rust server's `ClientAction` and `CallAction`. */
+export type ClientAction = WireClientAction | CallAction;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isEventName(name: unknown): name is ServerEventName {
-  return typeof name === 'string' && Object.hasOwn(SERVER_EVENT_SCHEMA, name);
+  return typeof name === 'string' && Object.hasOwn(EVERY_EVENT_SCHEMA, name);
 }
 
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
@@ -383,7 +423,7 @@ export function parseServerEvent(text: unknown): ServerEvent | null {
     return null;
   }
   if (!isRecord(value) || !isEventName(value.event) || !isRecord(value.data)) return null;
-  const fields: Record<string, FieldKind> = SERVER_EVENT_SCHEMA[value.event];
+  const fields: Record<string, FieldKind> = EVERY_EVENT_SCHEMA[value.event];
   const data: Record<string, unknown> = {};
   for (const [field, kind] of Object.entries(fields)) {
     // A nullable field must still be present: `null`, not missing.

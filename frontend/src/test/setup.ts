@@ -4,6 +4,7 @@ import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { afterEach } from 'vitest';
 import create from '../../public/locales/en/create.json';
+import call from '../../public/locales/en/call.json';
 import images from '../../public/locales/en/images.json';
 import legal from '../../public/locales/en/legal.json';
 import payments from '../../public/locales/en/payments.json';
@@ -21,7 +22,7 @@ configure({ asyncUtilTimeout: 5000 });
 await i18n.use(initReactI18next).init({
   lng: 'en',
   fallbackLng: 'en',
-  resources: { en: { translation: en, legal, topics, payments, images, voice, create, persona } },
+  resources: { en: { translation: en, legal, topics, payments, images, voice, create, persona, call } },
   interpolation: { escapeValue: false },
   react: { useSuspense: false },
 });

@@ -1,4 +1,5 @@
 import 'i18next';
+import type call from '../../public/locales/en/call.json';
 import type create from '../../public/locales/en/create.json';
 import type persona from '../../public/locales/en/persona.json';
 import type images from '../../public/locales/en/images.json';
@@ -21,6 +22,7 @@ declare module 'i18next' {
       voice: typeof voice;
       create: typeof create;
       persona: typeof persona;
+      call: typeof call;
     };
   }
 }

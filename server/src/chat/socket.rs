@@ -37,8 +37,10 @@ use actix_http::header::{self, HeaderMap, HeaderValue};
 use actix_http::ws::{self, CloseCode, CloseReason, Item, OpCode, Parser, ProtocolError};
 use actix_http::{ConnectionType, Request, Response, StatusCode, h1};
 use actix_web::{HttpRequest, HttpResponse, web};
+use amora_actors::calls::CallHandle;
 use amora_actors::user::{Connect, Disconnect, UserActor, UserError, is_session_check};
 use amora_actors::wire::actions::ClientAction;
+use amora_actors::wire::calls::{CallAction, CallEvent};
 use amora_actors::wire::events::{Frame, ServerEvent};
 use amora_domain::account::UserId;
 use bytes::{Bytes, BytesMut};
@@ -283,6 +285,7 @@ async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: O
         }
     };
     let mut actions: Option<Box<Actions>> = None;
+    let mut call: Option<Box<CallLine>> = None;
     let mut last_heard = Instant::now();
     let ping_due = tokio::time::sleep(heartbeat);
     tokio::pin!(ping_due);
@@ -293,7 +296,7 @@ async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: O
     let mut closing = CloseReason { code: CloseCode::Normal, description: None };
     if open && !socket.reader.buf.is_empty() {
         // Frames the client sent right behind its handshake.
-        open = Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut closing)).await;
+        open = Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut call, &mut closing)).await;
     }
 
     while open {
@@ -304,7 +307,7 @@ async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: O
                     Ok(None) => true,
                     Ok(Some(_)) => {
                         last_heard = Instant::now();
-                        Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut closing)).await
+                        Box::pin(on_frames(&state, &client, &mut socket, &mut actions, &mut call, &mut closing)).await
                     }
                 };
             }
@@ -323,11 +326,19 @@ async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: O
             frame = outgoing.recv() => {
                 open = match frame {
                     Some(frame) => {
-                        Box::pin(forward(&state, user_id, &client.session_hash, &mut socket, &frame, &mut closing)).await
+                        let sent = Box::pin(forward(&state, user_id, &client.session_hash, &mut socket, &frame, &mut closing)).await;
+                        // The call follows its reply in the chat events, after the client got them.
+                        if let Some(handle) = call.as_ref().and_then(|line| line.handle.as_ref()) {
+                            handle.observe(&frame);
+                        }
+                        sent
                     }
                     // The actor dropped this socket (too slow) or stopped.
                     None => false,
                 };
+            }
+            event = call_event(&mut call) => {
+                open = Box::pin(socket.send(OpCode::Text, event.as_str().as_bytes(), write_timeout)).await;
             }
             () = &mut ping_due => {
                 open = last_heard.elapsed() < client_timeout
@@ -339,6 +350,8 @@ async fn run(state: Arc<AppState>, client: Client, mut socket: Socket, permit: O
     actor.do_send(Disconnect { socket_id });
     drop(outgoing);
     drop(actions);
+    // A socket that closes ends its call silently.
+    drop(call);
     Box::pin(socket.close(closing, write_timeout)).await;
     drop(permit);
 }
@@ -374,6 +387,73 @@ async fn register(
     }
 }
 
+/// The socket's call (issue 32): the one running, if any, and the events of its calls.
+/// Made on the first `callStart`, so a socket that never calls holds none of it.
+struct CallLine {
+    handle: Option<CallHandle>,
+    events_to: tokio::sync::mpsc::UnboundedSender<Frame>,
+    events: tokio::sync::mpsc::UnboundedReceiver<Frame>,
+}
+
+/// The next event of the socket's call; pending while it has none.
+async fn call_event(call: &mut Option<Box<CallLine>>) -> Frame {
+    match call {
+        // The line holds a sender itself, so its receiver never ends.
+        Some(line) => match line.events.recv().await {
+            Some(frame) => frame,
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// Runs a call action at once, on the socket's task (a call's own task does the work, so
+/// nothing here waits): the frame to answer with, if any.
+fn on_call_action(
+    state: &AppState,
+    client: &Client,
+    call: &mut Option<Box<CallLine>>,
+    action: Result<CallAction, String>,
+) -> Option<Frame> {
+    let action = match action {
+        Ok(action) => action,
+        Err(reason) => return Some(Frame::from(CallEvent::error(None, ApiCode::ParamError, reason))),
+    };
+    let running = call.as_ref().and_then(|line| line.handle.as_ref()).filter(|handle| handle.is_open());
+    let refused = |code: ApiCode, msg: &str| Some(Frame::from(CallEvent::error(action.call_id(), code, msg)));
+    let Some(call_id) = action.call_id() else {
+        // callStart.
+        if running.is_some() {
+            return refused(ApiCode::RateLimited, "a call already runs on this socket");
+        }
+        let CallAction::CallStart { character_id } = action else { return None };
+        let line = call.get_or_insert_with(|| {
+            let (events_to, events) = tokio::sync::mpsc::unbounded_channel();
+            Box::new(CallLine { handle: None, events_to, events })
+        });
+        line.handle = Some(state.calls.start(client.user_id.clone(), character_id, line.events_to.clone()));
+        return None;
+    };
+    let Some(handle) = running.filter(|handle| handle.call_id() == call_id) else {
+        return refused(ApiCode::ParamError, "no such call on this socket");
+    };
+    match &action {
+        CallAction::CallAudio { seq, audio, .. } => match handle.audio(*seq, audio) {
+            Ok(()) => None,
+            Err(error) => refused(ApiCode::ParamError, &error.to_string()),
+        },
+        CallAction::CallInterrupt { .. } => {
+            handle.interrupt();
+            None
+        }
+        CallAction::CallEnd { .. } => {
+            handle.end();
+            None
+        }
+        CallAction::CallStart { .. } => None,
+    }
+}
+
 /// The next answer of the socket's action task; pending while it has none.
 async fn answer(actions: &mut Option<Box<Actions>>) -> Option<Frame> {
     match actions {
@@ -388,6 +468,7 @@ async fn on_frames(
     client: &Client,
     socket: &mut Socket,
     actions: &mut Option<Box<Actions>>,
+    call: &mut Option<Box<CallLine>>,
     closing: &mut CloseReason,
 ) -> bool {
     let write_timeout = Duration::from_secs(state.settings.realtime.write_timeout_secs);
@@ -402,7 +483,14 @@ async fn on_frames(
             }
         };
         open = match message {
-            Incoming::Text(text) => {
+            Incoming::Text(text) => 'text: {
+                // Call actions never wait in the action queue: audio comes ten times a second.
+                if let Some(action) = CallAction::parse(&text) {
+                    break 'text match on_call_action(state, client, call, action) {
+                        Some(answer) => socket.send(OpCode::Text, answer.as_str().as_bytes(), write_timeout).await,
+                        None => true,
+                    };
+                }
                 let queue =
                     &actions.get_or_insert_with(|| Box::new(spawn_action_worker(state.clone(), client.clone()))).queue;
                 match queue.try_send(text) {

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod bus_recovery;
+mod calls;
 mod characters;
 mod chat;
 mod cluster;

@@ -158,12 +158,10 @@ const VEHICLES: &[&str] = &[
     "아반떼", "소나타",
 ];
 
-/// What the question asks for, when its answer is a word of a list: `keys` are its words
+/// What the question asks for, when its answer is a word of a list: `units` are its words
 /// as [`super::units`] makes them, `instrument` whether it asks for an instrument.
-pub(super) fn asked_kind(question: &str, keys: &[String], instrument: bool) -> Option<Kind> {
-    let holds = |words: &[&str]| {
-        keys.iter().any(|k| words.contains(&k.as_str())) || words.iter().any(|w| !w.is_ascii() && question.contains(w))
-    };
+pub(super) fn asked_kind(question: &str, units: &[super::Unit], instrument: bool) -> Option<Kind> {
+    let holds = |words: &[&str]| super::says_any(question, units, words);
     if instrument {
         Some(Kind::Instrument)
     } else if holds(LANGUAGE_QUESTION) {
@@ -217,10 +215,6 @@ pub(super) fn known_answer_in(sentence: &str, question: &str, kind: Kind) -> Opt
     Some(shown[at..end].to_owned())
 }
 
-fn is_cjk(c: char) -> bool {
-    super::is_han(c) || super::is_kana(c) || super::is_hiragana(c) || matches!(c as u32, 0xAC00..=0xD7AF)
-}
-
 /// The length in bytes of the alphanumeric word `text` starts with.
 fn word_len(text: &str) -> usize {
     text.char_indices().find(|&(_, c)| !c.is_alphanumeric()).map_or(text.len(), |(i, _)| i)
@@ -234,7 +228,7 @@ fn first_entry(lower: &str, question: &str, kind: Kind, from: usize) -> Option<(
         if question.contains(word) {
             continue;
         }
-        let cjk = word.chars().any(is_cjk);
+        let cjk = word.chars().any(super::is_cjk);
         let mut search = from;
         while let Some(found) = lower.get(search..).and_then(|rest| rest.find(word)) {
             let at = search + found;

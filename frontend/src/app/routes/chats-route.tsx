@@ -3,12 +3,14 @@
  * not import each other. The chat list shows the user's groups beside their conversations,
  * with a "New group" button (which also imports a SillyTavern group chat); `/group/{groupId}` opens a group where a
  * conversation would be; and group chat gets the one-to-one chat's pieces (text, composer,
- * failures, times, the versions bar, the edit form).
+ * failures, times, the versions bar, the edit form). A one-to-one chat's header gets the
+ * Call button of the call feature (issue 32).
  */
 import { useAtomValue } from 'jotai';
-import { useCallback, useMemo, type ReactNode } from 'react';
+import { Suspense, useCallback, useMemo, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { chatBeforePagePathAtom, isLoggedInAtom } from '@/app/store';
+import { CallButton } from '@/features/call/components/call-button';
 import ChatPage, { type ChatScreenExtras } from '@/features/chat/components/chat-page';
 import { ContinueIcon, RegenerateIcon } from '@/features/chat/components/chat-icons';
 import { formatFullTime, formatListTime } from '@/features/chat/components/chat-time';
@@ -104,6 +106,12 @@ export default function ChatsRoute() {
         onDeleted={deleted}
       />
     ) : undefined,
+    // Voice calls (issue 32), one-to-one chats only: group chats have no Call button.
+    headerAction: (chat) => (
+      <Suspense fallback={null}>
+        <CallButton {...chat} />
+      </Suspense>
+    ),
   };
 
   return (

@@ -11,6 +11,7 @@ pub mod hosted;
 pub mod nowpayments;
 pub mod paypal;
 pub mod speech;
+pub mod transcription;
 pub mod zpay;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

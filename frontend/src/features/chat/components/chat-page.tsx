@@ -8,7 +8,7 @@ import { ChatIcon } from '@/components/icons';
 import { Spinner } from '@/components/splash';
 import { getCharacterInfo } from '@/features/chat/api/chat-api';
 import styles from '@/features/chat/components/chat.module.css';
-import { Conversation } from '@/features/chat/components/conversation';
+import { Conversation, type HeaderChat } from '@/features/chat/components/conversation';
 import { ConversationList, type OpenChat } from '@/features/chat/components/conversation-list';
 import { MessageText } from '@/features/chat/components/message-text';
 import { useChatList } from '@/features/chat/hooks/use-chat-list';
@@ -120,6 +120,8 @@ export interface ChatScreenExtras {
   pane?: ReactNode;
   /** The entries have loaded (a wide screen waits for them before opening the most recent). */
   ready: boolean;
+  /** What a one-to-one chat's header adds for its character (the Call button, issue 32). */
+  headerAction?: (chat: HeaderChat) => ReactNode;
 }
 
 /** The list and the open chat side by side on wide screens; one of them at a time on phones. */
@@ -223,6 +225,7 @@ function ChatScreen({
       onBack={back}
       onLoaded={onLoaded}
       onCharacter={setOpenCharacter}
+      headerAction={extras?.headerAction}
     />
   ) : (
     <div className={styles.centerNote}>

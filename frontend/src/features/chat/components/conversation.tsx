@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { globalWebConfigAtom, imageJobsAtom, recalledAtom } from '@/app/store';
 import { Button } from '@/components/button';
@@ -46,10 +46,29 @@ export interface ConversationProps {
   onLoaded: () => void;
   /** The character's info arrived (the list shows the open chat from it until it lists it). */
   onCharacter?: (character: Character) => void;
+  /** What the app adds to the header for this character (the Call button), once it is known. */
+  headerAction?: (chat: HeaderChat) => ReactNode;
+}
+
+/** The open chat as the header's added actions see it. */
+export interface HeaderChat {
+  characterId: string;
+  characterName: string;
+  characterPhoto: string;
+  /** Free messages left today; null for paid users (unlimited). */
+  creditsLeft: number | null;
 }
 
 /** One open chat: the character's header, the messages, the input and the memories panel. */
-export function Conversation({ characterId, summary, mobile, onBack, onLoaded, onCharacter }: ConversationProps) {
+export function Conversation({
+  characterId,
+  summary,
+  mobile,
+  onBack,
+  onLoaded,
+  onCharacter,
+  headerAction,
+}: ConversationProps) {
   const { t } = useTranslation();
   const thread = useChatThread(characterId);
   const memories = useMemories(characterId);
@@ -211,6 +230,14 @@ export function Conversation({ characterId, summary, mobile, onBack, onLoaded, o
               <span className={styles.characterMeta}>{t('home.age', { count: character.characterAge })}</span>
             )}
           </div>
+          {character &&
+            thread.load === 'ready' &&
+            headerAction?.({
+              characterId,
+              characterName: name,
+              characterPhoto: photo,
+              creditsLeft: state.creditsLeft,
+            })}
           <PersonaButton className={styles.iconButton} onClick={() => setPersonaOpen(true)} />
           <button
             type="button"
