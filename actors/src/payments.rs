@@ -729,6 +729,15 @@ impl Billing {
         Ok(self.store.orders.list_for_user(user_id, limit).await?)
     }
 
+    /// The user's ledger rows, newest first, at most `limit` (the operator console's view
+    /// of a balance; the balance is their sum).
+    pub async fn ledger(&self, user_id: &UserId, limit: usize) -> Result<Vec<amora_store::LedgerEntry>, BillingError> {
+        let mut rows = self.store.ledger.rows(user_id).await?;
+        rows.sort_by_key(|row| std::cmp::Reverse(row.created_at));
+        rows.truncate(limit);
+        Ok(rows)
+    }
+
     /// The user's orders, newest first, at most `limit`, each with what refunds and
     /// chargebacks gave back of it so far, in minor units (the order history).
     pub async fn order_history(&self, user_id: &UserId, limit: u32) -> Result<Vec<(Order, i64)>, BillingError> {

@@ -274,6 +274,8 @@ fn app(
     let sandbox_pages = state.payments.sandbox_pages();
     App::new()
         .wrap(from_fn(request_limits::bound_request))
+        // The console's health desk reads the same registry (`admin::operator::desks`).
+        .app_data(web::Data::new(metrics.registry.clone()))
         .wrap(metrics)
         // Outside the metrics middleware, which answers `/metrics` itself.
         .wrap(from_fn(crate::admin::require_token_for_metrics))

@@ -72,6 +72,7 @@ const FIELDS: &[(&str, &str, &str, Kind)] = &[
     ("actors/src/wire/actions.rs", "ClientAction::ChatSend", "content", Moderated("chatMessage")),
     ("actors/src/wire/actions.rs", "ClientAction::GroupSend", "content", Moderated("chatMessage")),
     ("server/src/content/blog_routes.rs", "InfoRequest", "blog_key", ID),
+    ("server/src/content/legal.rs", "TextsRequest", "lang", ENUM),
     (
         "server/src/creation/card_routes.rs",
         "ImportRequest",
@@ -318,6 +319,10 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
     // operator accounts made by the CLI, the audit log's paging; no user writes any of it.
     ("server/src/admin/operator/mod.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/operator/accounts.rs", "*", OPERATOR_ONLY),
+    // The console's desks: report decisions, user look-ups, and the legal texts, which an
+    // admin signed in with a second factor publishes as written (audited): a legal text has
+    // to name what the rules refuse, and the chat rule refuses naming it.
+    ("server/src/admin/operator/desks.rs", "*", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "KeyRequest", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "ReportsQuery", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "CharacterRequest", OPERATOR_ONLY),

@@ -109,6 +109,8 @@ pub struct Store {
     pub pending: Arc<dyn PendingDebitRepo>,
     /// Operator accounts, their sessions and the audit log (issue 33).
     pub operators: Arc<dyn OperatorRepo>,
+    /// Published versions of the legal texts (issue 33).
+    pub legal: Arc<dyn LegalTextRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -143,6 +145,7 @@ impl Store {
             + FeedModerationRepo
             + PendingDebitRepo
             + OperatorRepo
+            + LegalTextRepo
             + Health
             + 'static,
     {
@@ -174,6 +177,7 @@ impl Store {
             feed_moderation: shared.clone(),
             pending: shared.clone(),
             operators: shared.clone(),
+            legal: shared.clone(),
             health: shared,
         }
     }

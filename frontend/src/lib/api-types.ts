@@ -495,6 +495,24 @@ export type BlogArticle = { blogKey: string, title: string, description: string,
  */
 html: string, };
 
+export type LegalTextsRequest = { lang: string, };
+
+export type PublishedLegalText = { docKey: string, 
+/**
+ * YYYY-MM-DD, shown as "Last modified".
+ */
+lastModified: string, 
+/**
+ * As `docs.<docKey>` of the `legal` namespace: `{title, intro?, sections}`.
+ */
+text: unknown, };
+
+export type LegalTexts = { 
+/**
+ * Only the documents an operator published in this language; the others are as built.
+ */
+docs: Array<PublishedLegalText>, };
+
 export type ReportRequest = { 
 /**
  * The character reported (or whose reply is); absent when a feed image is.

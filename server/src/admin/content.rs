@@ -108,6 +108,8 @@ struct ReportView {
     message_text: Option<String>,
     reason: &'static str,
     note: String,
+    /// What an operator decided on it (`{decision, operatorId, at}`), or null while open.
+    decision: Option<serde_json::Value>,
 }
 
 /// The newest reports first, with what the operator needs to judge them.
@@ -148,7 +150,16 @@ async fn list_reports(
             message_text,
             reason: report.reason.code(),
             note: report.note,
+            decision: None,
         });
+    }
+    let ids: Vec<i64> = views.iter().map(|view| view.report_id.raw()).collect();
+    let decisions = state.store.operators.report_decisions(&ids).await.map_err(internal)?;
+    for decision in decisions {
+        if let Some(view) = views.iter_mut().find(|view| view.report_id.raw() == decision.report_id) {
+            view.decision =
+                Some(json!({ "decision": decision.decision, "operatorId": decision.operator_id, "at": decision.at }));
+        }
     }
     tracing::info!(target: "admin", count = views.len(), "admin reports");
     Ok(HttpResponse::Ok().json(json!({ "reports": views })))

@@ -159,6 +159,10 @@ pub(crate) async fn find_user(state: &AppState, who: &str) -> Result<User, Admin
     let found = if who.contains('@') {
         let email = EmailAddress::parse(who).map_err(|e| AdminError::BadRequest(e.to_string()))?;
         state.store.users.by_email(&email).await
+    } else if let Ok(user_id) = amora_domain::account::UserId::parse(who)
+        && UserNo::parse(who).is_err()
+    {
+        state.store.users.by_id(&user_id).await
     } else {
         let user_no = UserNo::parse(who).map_err(|e| AdminError::BadRequest(e.to_string()))?;
         state.store.users.by_user_no(&user_no).await

@@ -27,7 +27,7 @@ pub struct UserRequest {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct OrderView {
+pub(crate) struct OrderView {
     order_id: OrderId,
     product_id: String,
     route: &'static str,

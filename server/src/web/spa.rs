@@ -59,6 +59,10 @@ pub async fn locale(req: HttpRequest, state: web::Data<AppState>, path: web::Pat
     serve_file(&req, &path, "no-cache")
 }
 
+/// The console's client routes, and the page Vite builds for them.
+const OPERATOR_ROUTE: &str = "operator";
+const OPERATOR_SHELL: &str = "operator.html";
+
 /// Any other GET or HEAD: a file of the build, or `index.html` for a client route. Other
 /// methods get 405: a POST to a page is a client's mistake, not a page view.
 pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
@@ -94,6 +98,23 @@ pub async fn static_or_index(req: HttpRequest, state: web::Data<AppState>) -> Ht
     let last_segment = relative.rsplit('/').next().unwrap_or_default();
     if last_segment.contains('.') {
         return HttpResponse::NotFound().finish();
+    }
+    // The operator console (issue 33) is a bundle of its own: its shell for every route
+    // under `/operator`, never indexed; its API answers only to operator sessions.
+    if relative == OPERATOR_ROUTE || relative.starts_with(&format!("{OPERATOR_ROUTE}/")) {
+        let Some(shell) = inside(root, &root.join(OPERATOR_SHELL)).filter(|p| p.is_file()) else {
+            return HttpResponse::NotFound()
+                .content_type("text/plain; charset=utf-8")
+                .body("No operator console in this build.");
+        };
+        let mut response = serve_file(&req, &shell, "no-cache");
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(APP_CONTENT_SECURITY_POLICY));
+        headers.insert(
+            actix_web::http::header::HeaderName::from_static("x-robots-tag"),
+            HeaderValue::from_static("noindex, nofollow"),
+        );
+        return response;
     }
     let Some(build) = state.site.build() else {
         return HttpResponse::ServiceUnavailable()

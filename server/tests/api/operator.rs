@@ -8,8 +8,9 @@
 use serde_json::{Value, json};
 use totp_rs::{Algorithm, Secret, TOTP};
 
+use crate::chat::FREE_CHARACTER;
 use crate::cluster::make_user;
-use crate::helpers::{TestApp, spawn_app};
+use crate::helpers::{TestApp, spawn_app_with};
 
 const TOKEN: &str = "operator-token";
 
@@ -96,7 +97,7 @@ async fn console_get(app: &TestApp, cookie: &str, path: &str) -> (u16, Value) {
 
 #[actix_rt::test]
 async fn an_operator_signs_in_with_a_totp_code_and_a_wrong_one_is_refused_until_the_limit() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
     let admin = create_operator(&app, "boss@example.com", "admin").await;
 
     let (status, cookie, answer) = sign_in(&app, &admin, &wrong_code(&admin.secret)).await;
@@ -138,7 +139,7 @@ async fn an_operator_signs_in_with_a_totp_code_and_a_wrong_one_is_refused_until_
 
 #[actix_rt::test]
 async fn roles_reasons_the_ledger_and_the_audit_log() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
     let admin = create_operator(&app, "admin@example.com", "admin").await;
     let moderator = create_operator(&app, "mod@example.com", "moderator").await;
     let admin_cookie = cookie_pair(&sign_in(&app, &admin, &current_code(&admin.secret)).await.1.unwrap());
@@ -213,4 +214,135 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
+}
+
+/// An admin and a moderator, signed in: their cookies.
+async fn two_operators(app: &TestApp) -> (String, String) {
+    let admin = create_operator(app, "admin@example.com", "admin").await;
+    let moderator = create_operator(app, "mod@example.com", "moderator").await;
+    let admin_cookie = cookie_pair(&sign_in(app, &admin, &current_code(&admin.secret)).await.1.unwrap());
+    let moderator_cookie = cookie_pair(&sign_in(app, &moderator, &current_code(&moderator.secret)).await.1.unwrap());
+    (admin_cookie, moderator_cookie)
+}
+
+#[actix_rt::test]
+async fn reports_are_decided_and_users_found_seen_signed_out_and_deleted() {
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
+    let (admin, moderator) = two_operators(&app).await;
+    let (user_id, user_no, voucher) = make_user(&app.store, "Rita").await;
+    let filed = app
+        .post_api_as(
+            Some(&voucher),
+            "/user/v1/report/reportContent",
+            json!({ "characterId": FREE_CHARACTER, "reason": "spam", "note": "ads" }),
+        )
+        .await
+        .0;
+    assert_eq!(filed.code, 200, "{}", filed.msg);
+    let report_id = filed.data["reportId"].as_str().unwrap().to_owned();
+
+    // A report is open until decided; the decision shows on the queue.
+    let (_, queue) = console_get(&app, &moderator, "reports").await;
+    assert_eq!(queue["reports"][0]["decision"], Value::Null, "{queue}");
+    let decide = json!({ "reportId": report_id, "decision": "dismissed", "reason": "not spam" });
+    let (status, answer) = console_post(&app, &moderator, "report/decide", decide).await;
+    assert_eq!((status, answer["decision"].as_str()), (200, Some("dismissed")), "{answer}");
+    let (_, queue) = console_get(&app, &moderator, "reports").await;
+    assert_eq!(queue["reports"][0]["decision"]["decision"], "dismissed", "{queue}");
+    let unknown = json!({ "reportId": "12345", "decision": "dismissed", "reason": "x" });
+    assert_eq!(console_post(&app, &moderator, "report/decide", unknown).await.0, 404);
+    let odd = json!({ "reportId": report_id, "decision": "ignored", "reason": "x" });
+    assert_eq!(console_post(&app, &moderator, "report/decide", odd).await.0, 400);
+
+    // Found by number, e-mail-less account, or id; a moderator may search, not open the page.
+    for query in [user_no.clone(), user_id.to_string()] {
+        let (status, found) = console_get(&app, &moderator, &format!("users?q={query}")).await;
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(found["users"][0]["userNo"], user_no.as_str(), "{found}");
+    }
+    assert_eq!(console_get(&app, &moderator, "users?q=99999999").await.1["users"], json!([]));
+    assert_eq!(console_get(&app, &moderator, &format!("user?user={user_no}")).await.0, 403);
+    let body = json!({ "user": user_no, "coins": 70, "reason": "welcome back" });
+    assert_eq!(console_post(&app, &admin, "credit", body).await.0, 200);
+    let (status, page) = console_get(&app, &admin, &format!("user?user={user_no}")).await;
+    assert_eq!(status, 200, "{page}");
+    let ledger = page["ledger"].as_array().unwrap();
+    let sum: i64 = ledger.iter().map(|row| row["coins"].as_i64().unwrap()).sum();
+    assert_eq!(page["account"]["coin"].as_i64(), Some(sum), "the balance is the ledger's sum: {page}");
+    assert_eq!(ledger[0]["coins"], 70, "newest first: {page}");
+    assert_eq!(page["reportsMade"][0]["reportId"], report_id.as_str());
+
+    // Ending the sessions signs the user out; a moderator may not delete; an admin may.
+    let end = json!({ "user": user_no, "reason": "stolen phone" });
+    assert_eq!(console_post(&app, &admin, "user/endSessions", end).await.0, 200);
+    let again = json!({ "characterId": FREE_CHARACTER, "reason": "hate" });
+    let signed_out = app.post_api_as(Some(&voucher), "/user/v1/report/reportContent", again).await.0;
+    assert_eq!(signed_out.code, 10004, "the session the report was filed in has ended: {}", signed_out.msg);
+    let delete = json!({ "user": user_no, "reason": "asked by e-mail" });
+    assert_eq!(console_post(&app, &moderator, "user/delete", delete.clone()).await.0, 403);
+    assert_eq!(console_post(&app, &admin, "user/delete", delete).await.0, 200);
+    assert!(app.store.users.by_id(&user_id).await.unwrap().is_none());
+}
+
+#[actix_rt::test]
+async fn a_legal_text_is_published_as_a_new_version_and_readers_get_it() {
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
+    let (admin, moderator) = two_operators(&app).await;
+    let read = |lang: &'static str| {
+        let app = &app;
+        async move { app.post_api("/user/v1/legal/getLegalTexts", json!({ "lang": lang })).await }
+    };
+    assert_eq!(read("en").await.data["docs"], json!([]), "as built until an operator publishes");
+
+    let text =
+        |title: &str| json!({ "title": title, "sections": [{ "heading": "1. Use", "paragraphs": ["Be kind."] }] });
+    let publish = |date: &str, title: &str| json!({ "doc": "termsOfService", "lang": "en", "lastModified": date, "text": text(title), "reason": "new terms" });
+    assert_eq!(console_post(&app, &moderator, "legal/publish", publish("2026-11-01", "T")).await.0, 403);
+    for (date, title) in [("2026-11-01", "Terms one"), ("2026-11-30", "Terms two")] {
+        let (status, answer) = console_post(&app, &admin, "legal/publish", publish(date, title)).await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    let bad_day = console_post(&app, &admin, "legal/publish", publish("2026-02-30", "T")).await;
+    assert_eq!(bad_day.0, 400, "{}", bad_day.1);
+    let mut no_title = publish("2026-11-30", "T");
+    no_title["text"]["title"] = json!("");
+    assert_eq!(console_post(&app, &admin, "legal/publish", no_title).await.0, 400);
+
+    let docs = read("en").await.data["docs"].clone();
+    assert_eq!(docs, json!([{ "docKey": "termsOfService", "lastModified": "2026-11-30", "text": text("Terms two") }]));
+    assert_eq!(read("de").await.data["docs"], json!([]), "other languages keep theirs");
+    let (status, versions) = console_get(&app, &admin, "legal?doc=termsOfService&lang=en").await;
+    assert_eq!(status, 200, "{versions}");
+    assert_eq!(versions["current"]["lastModified"], "2026-11-30");
+    let dates: Vec<&str> =
+        versions["versions"].as_array().unwrap().iter().map(|v| v["lastModified"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2026-11-30", "2026-11-01"], "the old version is kept");
+    assert_eq!(console_get(&app, &admin, "legal?doc=nothing&lang=en").await.0, 400);
+}
+
+#[actix_rt::test]
+async fn blog_posts_are_listed_and_read_back_as_files_and_metrics_are_json() {
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
+    let (admin, moderator) = two_operators(&app).await;
+    let (status, posts) = console_get(&app, &admin, "blog/posts").await;
+    assert_eq!(status, 200, "{posts}");
+    assert_eq!(posts["posts"].as_array().unwrap().len(), 5, "{posts}");
+    // Three of the shipped posts state the guidelines ("no minors, nothing
+    // non-consensual"), which the chat rule that posts are held to refuses: edit another.
+    let key = "privacy-and-ai-companions".to_owned();
+    let (status, post) = console_get(&app, &admin, &format!("blog/post?key={key}")).await;
+    assert_eq!(status, 200, "{post}");
+    let file = post["file"].as_str().unwrap().replace("title: \"", "title: \"Edited: ");
+    let (status, answer) = console_post(&app, &admin, "blog/publish", json!({ "file": file, "reason": "typo" })).await;
+    assert_eq!((status, answer["outcome"].as_str()), (200, Some("replaced")), "{answer}");
+    let (_, posts) = console_get(&app, &admin, "blog/posts").await;
+    let edited = posts["posts"].as_array().unwrap().iter().find(|p| p["key"] == key.as_str()).unwrap();
+    assert!(edited["title"].as_str().unwrap().starts_with("Edited: "), "{edited}");
+
+    app.get("/").await;
+    let (status, metrics) = console_get(&app, &admin, "metrics").await;
+    assert_eq!(status, 200);
+    let samples = metrics["samples"].as_array().unwrap();
+    assert!(samples.iter().any(|s| s["name"] == "amora_http_requests_total" && s["value"].as_f64() > Some(0.0)));
+    assert_eq!(console_get(&app, &moderator, "metrics").await.0, 403, "health is the admin's");
 }

@@ -2,13 +2,17 @@
 //! claimed in `operator_emails` by a lightweight transaction before the account is written,
 //! so two `create-operator` calls for one address cannot both succeed. The few operators
 //! are listed by a scan of their small table. Audit entries live in monthly partitions.
+//! A legal text's versions are one partition per document and language, newest first.
 
 use async_trait::async_trait;
 use scylla::DeserializeRow;
 use scylla::statement::prepared::PreparedStatement;
 
 use super::{CqlStore, Kind, Preparer};
-use crate::{AuditEntry, Operator, OperatorRepo, OperatorRole, OperatorSession, StoreError, StoreResult};
+use crate::{
+    AuditEntry, LegalTextRepo, LegalVersion, Operator, OperatorRepo, OperatorRole, OperatorSession, ReportDecision,
+    StoreError, StoreResult,
+};
 
 /// Seconds per audit partition (30 days).
 const BUCKET_SECS: i64 = 2_592_000;
@@ -27,6 +31,10 @@ pub(super) struct Statements {
     revoke_session: PreparedStatement,
     insert_audit: PreparedStatement,
     audit_of_bucket: PreparedStatement,
+    decide_report: PreparedStatement,
+    report_decisions: PreparedStatement,
+    insert_legal: PreparedStatement,
+    legal_versions: PreparedStatement,
 }
 
 const COLUMNS: &str = "operator_id, email, password_hash, role, totp_secret, created_at, disabled_at";
@@ -78,8 +86,52 @@ impl Statements {
                     Kind::Idempotent,
                 )
                 .await?,
+            decide_report: p
+                .prepare(
+                    "INSERT INTO report_decisions (report_id, decision, operator_id, at) VALUES (?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            report_decisions: p
+                .prepare(
+                    "SELECT report_id, decision, operator_id, at FROM report_decisions WHERE report_id IN ?",
+                    Kind::Idempotent,
+                )
+                .await?,
+            insert_legal: p
+                .prepare(
+                    "INSERT INTO legal_versions (doc, lang, published_at, last_modified, body, operator_id)
+                     VALUES (?, ?, ?, ?, ?, ?)",
+                    Kind::Idempotent,
+                )
+                .await?,
+            legal_versions: p
+                .prepare(
+                    "SELECT doc, lang, published_at, last_modified, body, operator_id FROM legal_versions
+                     WHERE doc = ? AND lang = ? LIMIT ?",
+                    Kind::Idempotent,
+                )
+                .await?,
         })
     }
+}
+
+#[derive(DeserializeRow)]
+struct DecisionRow {
+    report_id: i64,
+    decision: String,
+    operator_id: String,
+    at: i64,
+}
+
+#[derive(DeserializeRow)]
+struct LegalRow {
+    doc: String,
+    lang: String,
+    published_at: i64,
+    last_modified: String,
+    body: String,
+    operator_id: String,
 }
 
 #[derive(DeserializeRow)]
@@ -244,5 +296,51 @@ impl OperatorRepo for CqlStore {
             }));
         }
         Ok(entries)
+    }
+
+    async fn decide_report(&self, decision: ReportDecision) -> StoreResult<()> {
+        let values = (decision.report_id, decision.decision, decision.operator_id, decision.at);
+        self.run(&self.statements.operators.decide_report, values).await.map(|_| ())
+    }
+
+    async fn report_decisions(&self, report_ids: &[i64]) -> StoreResult<Vec<ReportDecision>> {
+        let mut found = Vec::new();
+        // IN lists stay short: a coordinator fans each one out to the keys' replicas.
+        for ids in report_ids.chunks(100) {
+            let rows: Vec<DecisionRow> =
+                self.rows(&self.statements.operators.report_decisions, (ids.to_vec(),)).await?;
+            found.extend(rows.into_iter().map(|r| ReportDecision {
+                report_id: r.report_id,
+                decision: r.decision,
+                operator_id: r.operator_id,
+                at: r.at,
+            }));
+        }
+        Ok(found)
+    }
+}
+
+#[async_trait]
+impl LegalTextRepo for CqlStore {
+    async fn publish_legal(&self, version: LegalVersion) -> StoreResult<()> {
+        let values =
+            (version.doc, version.lang, version.published_at, version.last_modified, version.body, version.operator_id);
+        self.run(&self.statements.operators.insert_legal, values).await.map(|_| ())
+    }
+
+    async fn legal_versions(&self, doc: &str, lang: &str, limit: u32) -> StoreResult<Vec<LegalVersion>> {
+        let limit = limit.min(i32::MAX as u32) as i32;
+        let rows: Vec<LegalRow> = self.rows(&self.statements.operators.legal_versions, (doc, lang, limit)).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| LegalVersion {
+                doc: r.doc,
+                lang: r.lang,
+                published_at: r.published_at,
+                last_modified: r.last_modified,
+                body: r.body,
+                operator_id: r.operator_id,
+            })
+            .collect())
     }
 }

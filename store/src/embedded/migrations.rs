@@ -441,7 +441,8 @@ const STEPS: &[&str] = &[
     "ALTER TABLE group_messages ADD COLUMN versions TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE group_messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;",
     // 22: the operator console (issue 33): operator accounts (not users), their sessions,
-    // and the audit log of every console action.
+    // the audit log of every console action, decisions on reports, and the published
+    // versions of the legal texts.
     "CREATE TABLE operators (
         operator_id    TEXT PRIMARY KEY,
         email          TEXT NOT NULL UNIQUE,
@@ -467,7 +468,24 @@ const STEPS: &[&str] = &[
         reason         TEXT NOT NULL,
         outcome        TEXT NOT NULL,
         at             INTEGER NOT NULL
-    ) STRICT;",
+    ) STRICT;
+
+    CREATE TABLE report_decisions (
+        report_id      INTEGER PRIMARY KEY,
+        decision       TEXT NOT NULL,
+        operator_id    TEXT NOT NULL,
+        at             INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE legal_versions (
+        doc            TEXT NOT NULL,
+        lang           TEXT NOT NULL,
+        published_at   INTEGER NOT NULL,
+        last_modified  TEXT NOT NULL,
+        body           TEXT NOT NULL,
+        operator_id    TEXT NOT NULL,
+        PRIMARY KEY (doc, lang, published_at)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -1,10 +1,14 @@
-//! Operator accounts, their sessions and the audit log in SQLite (issue 33).
+//! Operator accounts, their sessions, the audit log, report decisions and the legal texts'
+//! versions in SQLite (issue 33).
 
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 
 use super::EmbeddedStore;
-use crate::{AuditEntry, Operator, OperatorRepo, OperatorRole, OperatorSession, StoreError, StoreResult};
+use crate::{
+    AuditEntry, LegalTextRepo, LegalVersion, Operator, OperatorRepo, OperatorRole, OperatorSession, ReportDecision,
+    StoreError, StoreResult,
+};
 
 const OPERATOR_COLUMNS: &str = "operator_id, email, password_hash, role, totp_secret, created_at, disabled_at";
 
@@ -182,6 +186,86 @@ impl OperatorRepo for EmbeddedStore {
                     reason: row.get(4)?,
                     outcome: row.get(5)?,
                     at: row.get(6)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    async fn decide_report(&self, decision: ReportDecision) -> StoreResult<()> {
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO report_decisions (report_id, decision, operator_id, at) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![decision.report_id, decision.decision, decision.operator_id, decision.at])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn report_decisions(&self, report_ids: &[i64]) -> StoreResult<Vec<ReportDecision>> {
+        let report_ids = report_ids.to_vec();
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT report_id, decision, operator_id, at FROM report_decisions WHERE report_id = ?1",
+            )?;
+            let mut found = Vec::new();
+            for report_id in report_ids {
+                let row = statement
+                    .query_row(params![report_id], |row| {
+                        Ok(ReportDecision {
+                            report_id: row.get(0)?,
+                            decision: row.get(1)?,
+                            operator_id: row.get(2)?,
+                            at: row.get(3)?,
+                        })
+                    })
+                    .optional()?;
+                found.extend(row);
+            }
+            Ok(found)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl LegalTextRepo for EmbeddedStore {
+    async fn publish_legal(&self, version: LegalVersion) -> StoreResult<()> {
+        self.with_conn(move |conn| {
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO legal_versions (doc, lang, published_at, last_modified, body, operator_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                version.doc,
+                version.lang,
+                version.published_at,
+                version.last_modified,
+                version.body,
+                version.operator_id,
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn legal_versions(&self, doc: &str, lang: &str, limit: u32) -> StoreResult<Vec<LegalVersion>> {
+        let (doc, lang) = (doc.to_owned(), lang.to_owned());
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT doc, lang, published_at, last_modified, body, operator_id FROM legal_versions
+                 WHERE doc = ?1 AND lang = ?2 ORDER BY published_at DESC LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![doc, lang, limit], |row| {
+                Ok(LegalVersion {
+                    doc: row.get(0)?,
+                    lang: row.get(1)?,
+                    published_at: row.get(2)?,
+                    last_modified: row.get(3)?,
+                    body: row.get(4)?,
+                    operator_id: row.get(5)?,
                 })
             })?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)

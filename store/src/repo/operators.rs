@@ -74,6 +74,35 @@ pub struct AuditEntry {
     pub at: i64,
 }
 
+/// What an operator decided on a report: `dismissed` (nothing wrong) or `actioned` (the
+/// character hidden or the image removed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportDecision {
+    /// The report's id (`EntryId` as i64).
+    pub report_id: i64,
+    /// `dismissed` or `actioned`.
+    pub decision: String,
+    pub operator_id: String,
+    /// Seconds since the epoch.
+    pub at: i64,
+}
+
+/// One published version of a legal text in one language. The user app shows the newest
+/// one of a document, over the text it was built with; older ones are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LegalVersion {
+    /// The document key, e.g. `termsOfService`.
+    pub doc: String,
+    pub lang: String,
+    /// The date the text shows as last modified, `YYYY-MM-DD`.
+    pub last_modified: String,
+    /// The text: the JSON object of the `legal` namespace's `docs.<doc>`.
+    pub body: String,
+    pub operator_id: String,
+    /// When it was published, seconds since the epoch; orders the versions.
+    pub published_at: i64,
+}
+
 #[async_trait]
 pub trait OperatorRepo: Send + Sync {
     /// `Conflict("email")` when an operator has the address already.
@@ -90,4 +119,17 @@ pub trait OperatorRepo: Send + Sync {
     async fn record_audit(&self, entry: AuditEntry) -> StoreResult<()>;
     /// Newest first, entries older than `before` (an `entry_id`) when given.
     async fn audit_log(&self, before: Option<i64>, limit: u32) -> StoreResult<Vec<AuditEntry>>;
+    /// Writes (or replaces) the decision on a report.
+    async fn decide_report(&self, decision: ReportDecision) -> StoreResult<()>;
+    /// The decisions on these reports; reports without one are left out.
+    async fn report_decisions(&self, report_ids: &[i64]) -> StoreResult<Vec<ReportDecision>>;
+}
+
+/// The legal texts' published versions (issue 33), written by the operator console and read
+/// by everyone.
+#[async_trait]
+pub trait LegalTextRepo: Send + Sync {
+    async fn publish_legal(&self, version: LegalVersion) -> StoreResult<()>;
+    /// A document's versions in a language, newest first, at most `limit`.
+    async fn legal_versions(&self, doc: &str, lang: &str, limit: u32) -> StoreResult<Vec<LegalVersion>>;
 }

@@ -17,6 +17,7 @@ mod groups;
 mod ledger;
 mod media;
 mod moderation_log;
+mod operators;
 mod payments;
 mod pending;
 mod personas;

@@ -9,6 +9,7 @@
 //! token API run the same code, through the same actors and ledger.
 
 pub mod accounts;
+pub mod desks;
 pub mod policy;
 pub mod totp;
 
@@ -45,6 +46,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/signOut", web::post().to(sign_out))
         .route("/me", web::get().to(me))
         .route("/audit", web::get().to(audit));
+    desks::configure(scope);
 }
 
 /// An audit entry id: time-ordered (microseconds × 1000) with a random part so two
@@ -98,7 +100,7 @@ async fn signed_in(state: &AppState, req: &HttpRequest) -> Result<Option<(Operat
 
 /// What an acting call names as its target, read from its body for the audit log.
 fn target_of(body: &Value) -> String {
-    const FIELDS: [&str; 6] = ["user", "orderId", "characterId", "feedId", "key", "email"];
+    const FIELDS: [&str; 9] = ["user", "orderId", "characterId", "feedId", "reportId", "key", "email", "doc", "lang"];
     let mut parts: Vec<String> = FIELDS
         .iter()
         .filter_map(|field| body.get(*field).and_then(Value::as_str).map(|value| format!("{field} {value}")))

@@ -36,6 +36,7 @@ pub fn access(method: &actix_web::http::Method, path: &str) -> Option<Access> {
         | ("character/review", true, _)
         | ("feed", true, _)
         | ("moderation/log", true, _)
+        | ("users", true, _)
         | ("audit", true, _) => Access::Read(Moderator),
         ("character/hide", _, true)
         | ("character/unhide", _, true)
@@ -44,17 +45,26 @@ pub fn access(method: &actix_web::http::Method, path: &str) -> Option<Access> {
         | ("feed/restore", _, true)
         | ("feed/remove", _, true)
         | ("image/remove", _, true)
+        | ("report/decide", _, true)
         | ("suspend", _, true)
         | ("unsuspend", _, true) => Access::Act(Moderator),
         // The admin's: users, money, content.
-        ("orders", _, true) => Access::Read(Admin),
+        ("orders", _, true)
+        | ("user", true, _)
+        | ("blog/posts", true, _)
+        | ("blog/post", true, _)
+        | ("legal", true, _)
+        | ("metrics", true, _) => Access::Read(Admin),
         ("createUser", _, true)
         | ("credit", _, true)
         | ("setVip", _, true)
         | ("refund", _, true)
         | ("endPlan", _, true)
         | ("blog/publish", _, true)
-        | ("blog/unpublish", _, true) => Access::Act(Admin),
+        | ("blog/unpublish", _, true)
+        | ("user/endSessions", _, true)
+        | ("user/delete", _, true)
+        | ("legal/publish", _, true) => Access::Act(Admin),
         _ => return None,
     };
     Some(found)
@@ -74,6 +84,11 @@ mod tests {
     fn a_moderator_may_work_the_queues_but_not_money_or_users() {
         assert_eq!(access(&Method::POST, "character/hide"), Some(Access::Act(OperatorRole::Moderator)));
         assert_eq!(access(&Method::POST, "refund"), Some(Access::Act(OperatorRole::Admin)));
+        assert_eq!(access(&Method::POST, "report/decide"), Some(Access::Act(OperatorRole::Moderator)));
+        assert_eq!(access(&Method::GET, "users"), Some(Access::Read(OperatorRole::Moderator)));
+        assert_eq!(access(&Method::GET, "user"), Some(Access::Read(OperatorRole::Admin)));
+        assert_eq!(access(&Method::POST, "user/delete"), Some(Access::Act(OperatorRole::Admin)));
+        assert_eq!(access(&Method::GET, "metrics"), Some(Access::Read(OperatorRole::Admin)));
         assert!(allows(OperatorRole::Moderator, OperatorRole::Moderator));
         assert!(!allows(OperatorRole::Moderator, OperatorRole::Admin));
         assert!(allows(OperatorRole::Admin, OperatorRole::Moderator));
