@@ -1,12 +1,10 @@
 /** The console's router (basename /operator) and session. */
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { Layout } from '@/operator/components/layout';
 import { onSignedOut } from '@/operator/lib/api';
 import type { Operator } from '@/operator/lib/types';
 import { AuditPage } from '@/operator/pages/audit';
-import { ContentPage } from '@/operator/pages/content';
-import { HealthPage } from '@/operator/pages/health';
 import { MoneyPage } from '@/operator/pages/money';
 import { QueuesPage } from '@/operator/pages/queues';
 import { SignInPage } from '@/operator/pages/sign-in';
@@ -15,6 +13,14 @@ import { UsersPage } from '@/operator/pages/users';
 import { SessionContext } from '@/operator/session';
 
 export const OPERATOR_BASENAME = '/operator';
+
+// The desks with a library of their own (uPlot, marked) load when opened.
+const HealthPage = lazy(() => import('@/operator/pages/health').then((m) => ({ default: m.HealthPage })));
+const ContentPage = lazy(() => import('@/operator/pages/content').then((m) => ({ default: m.ContentPage })));
+
+function Later({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<p className="op-muted">Loading…</p>}>{children}</Suspense>;
+}
 
 export function createOperatorRouter(basename = OPERATOR_BASENAME) {
   return createBrowserRouter(
@@ -29,8 +35,22 @@ export function createOperatorRouter(basename = OPERATOR_BASENAME) {
           { path: 'users', element: <UsersPage /> },
           { path: 'users/:user', element: <UserDetailPage /> },
           { path: 'money', element: <MoneyPage /> },
-          { path: 'content', element: <ContentPage /> },
-          { path: 'health', element: <HealthPage /> },
+          {
+            path: 'content',
+            element: (
+              <Later>
+                <ContentPage />
+              </Later>
+            ),
+          },
+          {
+            path: 'health',
+            element: (
+              <Later>
+                <HealthPage />
+              </Later>
+            ),
+          },
           { path: 'audit', element: <AuditPage /> },
           { path: '*', element: <p data-testid="not-found">No such page.</p> },
         ],
