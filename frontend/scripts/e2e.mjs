@@ -126,6 +126,8 @@ function stop(server) {
 const FILE_SECONDS = {
   'groups.test.mjs': 220,
   'payments.test.mjs': 153,
+  // Estimated: not yet timed in a clean run.
+  'operator.test.mjs': 90,
   'call.test.mjs': 60,
   'swipes.test.mjs': 50,
   'conversation.test.mjs': 110,

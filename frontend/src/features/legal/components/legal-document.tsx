@@ -10,6 +10,8 @@ import {
   type LegalDocKey,
   type LegalText,
 } from '@/features/legal/lib/legal-docs';
+import { loadServedLegal } from '@/features/legal/lib/served-legal';
+import { useLoad } from '@/hooks/use-load';
 import { revealApp } from '@/lib/server-data';
 import { CONTACT_EMAIL, CONTACT_URL, OPERATOR_NAME } from '@/lib/site';
 
@@ -65,8 +67,13 @@ export function LegalDocument({ docKey, inDialog = false, showTitle = true }: Le
   useLayoutEffect(revealApp, []);
   // The texts are nested objects; the typed t() does not model returnObjects over a key union.
   const read = t as unknown as (key: string, options?: object) => unknown;
-  const text = read(`docs.${docKey}`, { returnObjects: true, ...VALUES }) as LegalText;
-  const { lastModified } = LEGAL_DOCS[docKey];
+  const bundled = read(`docs.${docKey}`, { returnObjects: true, ...VALUES }) as LegalText;
+  // A version published by an operator wins over the bundled one, with its own date; the
+  // bundled text shows while it loads or when there is none.
+  const language = i18n.resolvedLanguage ?? 'en';
+  const served = useLoad(() => loadServedLegal(language), [language]).data?.[docKey];
+  const text: LegalText = served ? { ...served.text, title: fill(served.text.title) } : bundled;
+  const lastModified = served?.lastModified ?? LEGAL_DOCS[docKey].lastModified;
   const Title = inDialog ? 'h2' : 'h1';
   const Heading = inDialog ? 'h3' : 'h2';
   const date = lastModified

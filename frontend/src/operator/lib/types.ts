@@ -1,0 +1,150 @@
+/** The answers of the console API (docs/api.md "Operator console API"). */
+export type Role = 'admin' | 'moderator';
+
+export interface Operator {
+  operatorId: string;
+  email: string;
+  role: Role;
+}
+
+export interface ReportDecision {
+  decision: 'dismissed' | 'actioned';
+  operatorId: string;
+  at: number;
+}
+
+export interface ReportView {
+  reportId: string;
+  createdAt: number;
+  reporterId: string;
+  characterId: string;
+  characterName: string;
+  characterHidden: boolean;
+  messageId: string | null;
+  messageText: string | null;
+  reason: string;
+  note: string;
+  decision?: ReportDecision | null;
+}
+
+export interface WaitingCharacter {
+  characterId: string;
+  characterName: string;
+  creatorId: string;
+  gender: number;
+  nsfw: boolean;
+  introduction: string;
+  greeting: string;
+  scenario: string;
+  personality: string;
+  characterPhoto: string;
+  submittedAt: number;
+}
+
+export interface FeedItem {
+  feedId: string;
+  imageId: string;
+  url: string;
+  ownerId: string;
+  ownerNo: string;
+  characterId: string | null;
+  characterName: string | null;
+  prompt: string;
+  restricted: boolean;
+  reports: number;
+  hidden: boolean;
+  hiddenAt: number | null;
+  sharedAt: number;
+}
+
+export interface ModerationEvent {
+  eventId: string;
+  at: number;
+  userId: string | null;
+  surface: string;
+  policy: string;
+  refusal: string;
+  layer: string;
+  excerpt: string;
+}
+
+export interface UserAccount {
+  userId: string;
+  userNo: string;
+  email: string;
+  userName: string;
+  createdAt: number;
+  suspendedSince: number | null;
+  vipType: number;
+  coin: number;
+}
+
+export interface LedgerRow {
+  txnId: string;
+  coins: number;
+  kind: string;
+  note: string;
+  at: number;
+}
+
+export interface Order {
+  orderId: string;
+  productId: string;
+  route: string;
+  state: string;
+  amount: string;
+  currency: string;
+  providerRef: string | null;
+  subscriptionId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface UserDetail {
+  account: UserAccount;
+  ledger: LedgerRow[];
+  orders: Order[];
+  reportsMade: ReportView[];
+}
+
+export interface AuditEntry {
+  entryId: string;
+  operatorId: string;
+  action: string;
+  target: string;
+  reason: string;
+  outcome: string;
+  at: number;
+}
+
+export interface BlogPostSummary {
+  key: string;
+  title: string;
+  date: string;
+  description: string;
+}
+
+export interface LegalVersion {
+  lastModified: string;
+  text: unknown;
+  operatorId: string;
+  at: number;
+}
+
+export interface LegalAnswer {
+  doc: string;
+  lang: string;
+  current: { lastModified: string; text: unknown } | null;
+  versions: LegalVersion[];
+}
+
+export interface MetricSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface MetricsSnapshot {
+  at: number;
+  samples: MetricSample[];
+}
