@@ -179,6 +179,11 @@ impl ChatEngine {
             .await
     }
 
+    /// How many replies wait for the model on this node now.
+    pub fn waiting_replies(&self) -> usize {
+        self.fair.waiting()
+    }
+
     /// Whether the model would take a reply of `user_id` now (`FairQueue::would_admit`): a
     /// send it would refuse is refused at the door, before its message is stored and its
     /// free message taken, and the socket counts it against the sender (`rate_limit`).

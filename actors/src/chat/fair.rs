@@ -351,6 +351,11 @@ impl FairQueue {
         }
     }
 
+    /// How many replies wait for a slot now (the operator console's queue depth).
+    pub fn waiting(&self) -> usize {
+        self.lock().schedule.waiting.len()
+    }
+
     /// Whether a reply of `user_id` would be let in now (`Schedule::would_admit`).
     pub fn would_admit(&self, user_id: &UserId) -> Result<(), Refused> {
         self.lock().schedule.would_admit(user_id, Instant::now())

@@ -344,5 +344,8 @@ async fn blog_posts_are_listed_and_read_back_as_files_and_metrics_are_json() {
     assert_eq!(status, 200);
     let samples = metrics["samples"].as_array().unwrap();
     assert!(samples.iter().any(|s| s["name"] == "amora_http_requests_total" && s["value"].as_f64() > Some(0.0)));
+    let gauge = |name: &str| samples.iter().find(|s| s["name"] == name).map(|s| s["value"].clone());
+    assert_eq!(gauge("amora_chat_queue_depth"), Some(json!(0)));
+    assert_eq!(gauge("amora_ws_sockets"), Some(json!(0)));
     assert_eq!(console_get(&app, &moderator, "metrics").await.0, 403, "health is the admin's");
 }

@@ -283,13 +283,16 @@ async fn publish_legal(
         return Err(bad_request("lastModified: a real day written YYYY-MM-DD"));
     }
     check_text(&request.text).map_err(bad_request)?;
+    // After the newest version even within one millisecond: versions are keyed by it.
+    let newest = state.store.legal.legal_versions(doc, &lang, 1).await.map_err(internal)?;
+    let published_at = newest.first().map_or(now_millis(), |v| now_millis().max(v.published_at + 1));
     let version = LegalVersion {
         doc: doc.to_owned(),
         lang: lang.clone(),
         last_modified: request.last_modified.clone(),
         body: request.text.to_string(),
         operator_id: operator.operator_id,
-        published_at: now_millis(),
+        published_at,
     };
     state.store.legal.publish_legal(version).await.map_err(internal)?;
     Ok(HttpResponse::Ok().json(json!({ "doc": doc, "lang": lang, "lastModified": request.last_modified })))
@@ -336,13 +339,23 @@ fn parse_labels(raw: &str) -> Option<serde_json::Map<String, Value>> {
 }
 
 /// `GET metrics`: this node's Prometheus samples as JSON, `{at, samples: [{name, labels,
-/// value}]}`; the console polls it and draws the rates.
-async fn metrics(registry: Option<web::Data<prometheus::Registry>>) -> Result<HttpResponse, AdminError> {
+/// value}]}`, with `amora_chat_queue_depth` and `amora_ws_sockets` read now; the console
+/// polls it and draws the rates.
+async fn metrics(
+    state: web::Data<AppState>,
+    registry: Option<web::Data<prometheus::Registry>>,
+) -> Result<HttpResponse, AdminError> {
     use prometheus::Encoder;
     let registry = registry.ok_or_else(|| internal("no metrics registry"))?;
     let mut text = Vec::new();
     prometheus::TextEncoder::new().encode(&registry.gather(), &mut text).map_err(|_| internal("metrics encoding"))?;
-    let samples: Vec<Value> = String::from_utf8_lossy(&text).lines().filter_map(parse_sample).collect();
+    let mut samples: Vec<Value> = String::from_utf8_lossy(&text).lines().filter_map(parse_sample).collect();
+    // Two gauges read at this moment: replies waiting for the model, and open sockets
+    // (the node's socket permits in use).
+    let sockets = state.settings.realtime.max_sockets_per_node.max(1) - state.socket_permits.available_permits();
+    let waiting = state.node.chat.waiting_replies();
+    samples.push(json!({ "name": "amora_chat_queue_depth", "labels": {}, "value": waiting }));
+    samples.push(json!({ "name": "amora_ws_sockets", "labels": {}, "value": sockets }));
     Ok(HttpResponse::Ok().json(json!({ "at": now_millis(), "samples": samples })))
 }
 
