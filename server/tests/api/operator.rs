@@ -196,6 +196,7 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
     let credited = find(&admin_id, "credit", "ok").expect("the credit is audited");
     assert_eq!(credited["reason"], "goodwill");
     assert_eq!(credited["target"], format!("user {user_no}"));
+    assert_eq!(credited["operatorEmail"], "admin@example.com");
     assert!(find(&moderator_id, "credit", "403 role").is_some(), "the refusal is audited");
     assert!(find(&admin_id, "credit", "400 reason missing").is_some());
     assert!(find(&admin_id, "signIn", "ok").is_some());
@@ -335,6 +336,8 @@ async fn blog_posts_are_listed_and_read_back_as_files_and_metrics_are_json() {
     let file = post["file"].as_str().unwrap().replace("title: \"", "title: \"Edited: ");
     let (status, answer) = console_post(&app, &admin, "blog/publish", json!({ "file": file, "reason": "typo" })).await;
     assert_eq!((status, answer["outcome"].as_str()), (200, Some("replaced")), "{answer}");
+    let (_, log) = console_get(&app, &admin, "audit?limit=1").await;
+    assert_eq!(log["entries"][0]["target"], format!("key {key}"), "{log}");
     let (_, posts) = console_get(&app, &admin, "blog/posts").await;
     let edited = posts["posts"].as_array().unwrap().iter().find(|p| p["key"] == key.as_str()).unwrap();
     assert!(edited["title"].as_str().unwrap().starts_with("Edited: "), "{edited}");

@@ -108,6 +108,12 @@ fn target_of(body: &Value) -> String {
     if let Some(image) = body.get("imageId").and_then(Value::as_str) {
         parts.push(format!("imageId {image}"));
     }
+    // A blog post names its key in the file's front matter.
+    if let Some(key) = body.get("file").and_then(Value::as_str).and_then(|file| {
+        file.lines().skip(1).take_while(|line| line.trim() != "---").find_map(|line| line.strip_prefix("key:"))
+    }) {
+        parts.push(format!("key {}", key.trim()));
+    }
     parts.join(", ")
 }
 
@@ -298,11 +304,22 @@ async fn audit(
     let limit = query.limit.unwrap_or(50).clamp(1, MAX_AUDIT_PAGE);
     let entries = state.store.operators.audit_log(before, limit).await.map_err(internal)?;
     let has_more = entries.len() == limit as usize;
+    // Operators are few: their addresses, so the log reads by person rather than by id.
+    let emails: std::collections::HashMap<String, String> = state
+        .store
+        .operators
+        .operators()
+        .await
+        .map_err(internal)?
+        .into_iter()
+        .map(|operator| (operator.operator_id, operator.email))
+        .collect();
     let entries: Vec<Value> = entries
         .into_iter()
         .map(|e| {
             json!({
                 "entryId": e.entry_id.to_string(),
+                "operatorEmail": emails.get(&e.operator_id),
                 "operatorId": e.operator_id,
                 "action": e.action,
                 "target": e.target,
