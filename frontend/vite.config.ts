@@ -1,13 +1,25 @@
 import { fileURLToPath, URL } from 'node:url';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // In development the SPA talks to a locally running `amora` server through /proxy
 // (product spec section 7); media URLs like /media/<id> go to the same server.
 const devServer = process.env.AMORA_DEV_SERVER ?? 'http://127.0.0.1:8080';
 
+// In development /operator and /operator/… answer the console's page, as the server does.
+const operatorPages: Plugin = {
+  name: 'amora-operator-pages',
+  configureServer(server) {
+    server.middlewares.use((req, _res, next) => {
+      if (req.url && /^\/operator(\/|$|\?)/.test(req.url)) req.url = '/operator.html';
+      next();
+    });
+  },
+};
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), operatorPages],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },
@@ -16,6 +28,8 @@ export default defineConfig({
       // ws: the realtime socket (/proxy/lust/api/ws) goes the same way as the API calls.
       '/proxy': { target: devServer, changeOrigin: true, ws: true, rewrite: (path) => path.replace(/^\/proxy/, '') },
       '/media': { target: devServer, changeOrigin: true },
+      // The operator console calls its API same-origin (its cookie's path is /lust/operator).
+      '/lust/operator': { target: devServer, changeOrigin: true },
     },
   },
   build: {

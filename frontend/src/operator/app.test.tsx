@@ -161,4 +161,38 @@ describe('operator console', () => {
       ['report/decide', { reportId: '11', decision: 'actioned', reason: 'explicit minor' }],
     ]);
   });
+
+  it("a moderator reaching admin desks by address reads the server's 403; Delete asks for the typed user number", async () => {
+    const refuse = (route: string) => () => ({
+      status: 403,
+      body: { error: `${route} needs the admin role; you are a moderator` },
+    });
+    const calls = serve({
+      'GET me': () => ({ status: 200, body: MODERATOR }),
+      'POST orders': refuse('orders'),
+      'GET user': refuse('user'),
+      'POST user/delete': refuse('user/delete'),
+    });
+    const view = open('/operator/money');
+    expect(await screen.findByTestId('load-error')).toHaveTextContent(
+      'orders needs the admin role; you are a moderator',
+    );
+    view.unmount();
+
+    open('/operator/users/1001');
+    expect(await screen.findByTestId('load-error')).toHaveTextContent('user needs the admin role');
+    fireEvent.click(screen.getByTestId('user-delete'));
+    fireEvent.change(screen.getByTestId('prompt-confirm-text'), { target: { value: '1002' } });
+    fireEvent.change(screen.getByTestId('reason-input'), { target: { value: 'asked to be forgotten' } });
+    fireEvent.keyDown(screen.getByTestId('reason-input'), { key: 'Enter' });
+    expect(screen.getByTestId('prompt-error')).toHaveTextContent('Type 1001 to confirm.');
+    expect(calls.some((c) => c.path === 'user/delete')).toBe(false);
+    fireEvent.change(screen.getByTestId('prompt-confirm-text'), { target: { value: '1001' } });
+    fireEvent.keyDown(screen.getByTestId('reason-input'), { key: 'Enter' });
+    expect(await screen.findByText('user/delete needs the admin role; you are a moderator')).toBeInTheDocument();
+    expect(calls.find((c) => c.path === 'user/delete')?.body).toEqual({
+      user: '1001',
+      reason: 'asked to be forgotten',
+    });
+  });
 });

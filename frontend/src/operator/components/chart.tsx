@@ -29,7 +29,12 @@ export function Chart({
       {
         width: Math.max(280, element.clientWidth || 480),
         height: 180,
-        scales: { x: { time: true } },
+        // Rates and gauges are never negative: the y scale starts at 0 and is at least 0..1,
+        // so a flat series (no 5xx at all, one socket) still draws a line.
+        scales: {
+          x: { time: true },
+          y: { range: (_u, _min, max) => [0, max !== null && Number.isFinite(max) && max > 0 ? max * 1.15 : 1] },
+        },
         axes: [{}, { label: unit, size: 60 }],
         series: [
           {},

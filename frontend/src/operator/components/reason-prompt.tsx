@@ -62,7 +62,8 @@ export function ReasonPrompt({
     if (event.key === 'Escape') {
       event.preventDefault();
       onCancel();
-    } else if (event.key === 'Enter' && !event.shiftKey) {
+    } else if (event.key === 'Enter' && !event.shiftKey && !(event.target instanceof HTMLButtonElement)) {
+      // Enter on a focused button is that button's own click (Cancel stays Cancel).
       event.preventDefault();
       void confirm();
     }

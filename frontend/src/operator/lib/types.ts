@@ -25,6 +25,8 @@ export interface ReportView {
   reason: string;
   note: string;
   decision?: ReportDecision | null;
+  /** The shared image reported, when the report is of an image (not sent by every server). */
+  feedId?: string | null;
 }
 
 export interface WaitingCharacter {

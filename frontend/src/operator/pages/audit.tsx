@@ -5,7 +5,7 @@ import { LoadError, When } from '@/operator/components/bits';
 import { opGet } from '@/operator/lib/api';
 import type { AuditEntry } from '@/operator/lib/types';
 
-interface AuditPage {
+interface AuditAnswer {
   entries: AuditEntry[];
   hasMore: boolean;
 }
@@ -13,7 +13,7 @@ interface AuditPage {
 export function AuditPage() {
   const [before, setBefore] = useState<string | null>(null);
   const [older, setOlder] = useState<AuditEntry[]>([]);
-  const load = useLoad((signal) => opGet<AuditPage>('audit', { limit: 50, before }, signal), [before]);
+  const load = useLoad((signal) => opGet<AuditAnswer>('audit', { limit: 50, before }, signal), [before]);
   const entries = [...older, ...(load.data?.entries ?? [])];
   const loadMore = () => {
     const last = entries[entries.length - 1];

@@ -123,7 +123,7 @@ function BlogEditor({
   return (
     <section className="op-card" aria-label="Post editor" data-testid="blog-editor">
       <div className="op-grid2">
-        {field('key', 'Key (address /blog/<key>)')}
+        {field('key', 'Key (address /blogs/<key>)')}
         {field('title', 'Title')}
         {field('description', 'Description')}
         {field('date', 'Date', 'date')}

@@ -154,9 +154,19 @@ function ReportsQueue({ onHelp }: { onHelp: () => void }) {
         return opPost('report/decide', { reportId: report.reportId, decision: 'actioned', reason });
       },
     });
+  const removeImage = (report: ReportView) =>
+    action.ask({
+      title: 'Remove image',
+      detail: 'The reported image is deleted for good; the report is marked actioned.',
+      run: async (reason) => {
+        await opPost('image/remove', { feedId: report.feedId, reason });
+        return opPost('report/decide', { reportId: report.reportId, decision: 'actioned', reason });
+      },
+    });
   const queue = useQueue(reports, action.open, onHelp, (shortcut, report) => {
     if (shortcut === 'dismiss') dismiss(report);
     if (shortcut === 'hide') hide(report);
+    if (shortcut === 'remove' && report.feedId) removeImage(report);
   });
 
   return (
@@ -195,6 +205,16 @@ function ReportsQueue({ onHelp }: { onHelp: () => void }) {
             <button type="button" className="op-danger" onClick={() => hide(report)} data-testid="report-hide">
               Hide character (h)
             </button>
+            {report.feedId && (
+              <button
+                type="button"
+                className="op-danger"
+                onClick={() => removeImage(report)}
+                data-testid="report-remove-image"
+              >
+                Remove image (x)
+              </button>
+            )}
           </div>
         </Row>
       ))}
