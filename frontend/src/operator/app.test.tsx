@@ -162,7 +162,7 @@ describe('operator console', () => {
     ]);
   });
 
-  it("a moderator reaching admin desks by address reads the server's 403; Delete asks for the typed user number", async () => {
+  it('a moderator reaching admin desks by address is refused; Delete asks for the typed user number', async () => {
     const refuse = (route: string) => () => ({
       status: 403,
       body: { error: `${route} needs the admin role; you are a moderator` },
@@ -173,10 +173,12 @@ describe('operator console', () => {
       'GET user': refuse('user'),
       'POST user/delete': refuse('user/delete'),
     });
+    // Money says so at once and asks the server nothing without a user.
     const view = open('/operator/money');
     expect(await screen.findByTestId('load-error')).toHaveTextContent(
-      'orders needs the admin role; you are a moderator',
+      'money needs the admin role; you are a moderator',
     );
+    expect(calls.some((c) => c.path === 'orders')).toBe(false);
     view.unmount();
 
     open('/operator/users/1001');

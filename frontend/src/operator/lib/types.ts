@@ -84,8 +84,8 @@ export interface UserAccount {
 export interface LedgerRow {
   txnId: string;
   coins: number;
-  kind: string;
-  note: string;
+  /** What the row is for, as the product wrote it (`order:…`, `refund:…`, an operator's reason). */
+  reason: string;
   at: number;
 }
 
@@ -112,6 +112,8 @@ export interface UserDetail {
 export interface AuditEntry {
   entryId: string;
   operatorId: string;
+  /** Null when the operator account no longer exists. */
+  operatorEmail?: string | null;
   action: string;
   target: string;
   reason: string;

@@ -42,7 +42,7 @@ export function AuditPage() {
               <td>
                 <When at={e.at} />
               </td>
-              <td>{e.operatorId}</td>
+              <td title={e.operatorId}>{e.operatorEmail ?? e.operatorId}</td>
               <td>{e.action}</td>
               <td>{e.target}</td>
               <td>{e.reason}</td>

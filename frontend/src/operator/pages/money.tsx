@@ -6,25 +6,32 @@ import { LoadError } from '@/operator/components/bits';
 import { OrdersTable } from '@/operator/components/orders-table';
 import { useAction } from '@/operator/components/use-action';
 import { opPost } from '@/operator/lib/api';
+import { isAdmin, useSession } from '@/operator/session';
 import type { Order } from '@/operator/lib/types';
 
 export function MoneyPage() {
   const [params, setParams] = useSearchParams();
   const user = params.get('user') ?? '';
   const [draft, setDraft] = useState(user);
+  const { operator } = useSession();
   // `orders` is a POST that only reads (it takes the user in the body), so it has no reason.
-  // Opened without a user, the desk still asks the server once, so a moderator who reached
-  // it by address sees the server's 403 rather than an empty form.
-  const load = useLoad(
-    (signal) => opPost<{ orders: Order[] }>('orders', { user: user || '-', limit: 100 }, signal),
-    [user],
-  );
+  // Nothing is asked until a user is named; the server refuses a moderator's call anyway.
+  const load = useLoad((signal) => opPost<{ orders: Order[] }>('orders', { user, limit: 100 }, signal), [user], {
+    enabled: user !== '',
+  });
   const action = useAction(() => load.reload());
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setParams(draft.trim() ? { user: draft.trim() } : {});
   };
-  const refused = Boolean(load.error) && (user !== '' || (load.error as { status?: number }).status === 403);
+  if (operator && !isAdmin(operator)) {
+    return (
+      <div>
+        <h1>Money</h1>
+        <LoadError error={new Error(`money needs the admin role; you are a ${operator.role}`)} />
+      </div>
+    );
+  }
   return (
     <div>
       <h1>Money</h1>
@@ -40,7 +47,7 @@ export function MoneyPage() {
           Show orders
         </button>
       </form>
-      {refused && <LoadError error={load.error} />}
+      {user && <LoadError error={load.error} />}
       {action.notice}
       {user && load.data && <OrdersTable orders={load.data.orders} ask={action.ask} />}
       {action.prompt}

@@ -146,20 +146,18 @@ export function UserDetailPage() {
               <tr>
                 <th>At</th>
                 <th>Coins</th>
-                <th>Kind</th>
-                <th>Note</th>
+                <th>Reason</th>
                 <th>Txn</th>
               </tr>
             </thead>
             <tbody>
               {detail.ledger.map((row) => (
-                <tr key={row.txnId} data-testid="ledger-row" data-kind={row.kind}>
+                <tr key={row.txnId} data-testid="ledger-row">
                   <td>
                     <When at={row.at} ms={row.at > 1e11} />
                   </td>
                   <td>{row.coins}</td>
-                  <td>{row.kind}</td>
-                  <td>{row.note}</td>
+                  <td>{row.reason}</td>
                   <td>
                     <code>{row.txnId}</code>
                   </td>
