@@ -29,25 +29,30 @@ pub const LEGAL_DOCS: [&str; 9] = [
 /// A text's longest JSON, far above the longest shipped one (about 12 KB).
 pub const MAX_TEXT_BYTES: usize = 200_000;
 
-/// What is wrong with a text an operator wants to publish, naming the field.
+/// What is wrong with a text an operator wants to publish, naming the field: the shape the
+/// user app shows (`frontend/src/features/legal/lib/served-legal.ts` checks it again).
 pub fn check_text(text: &Value) -> Result<(), String> {
-    let object = text.as_object().ok_or("text: must be an object {title, intro?, sections}")?;
+    let object = text.as_object().ok_or("text: must be an object {title, intro, sections}")?;
     let title = object.get("title").and_then(Value::as_str).map(str::trim).unwrap_or_default();
     if title.is_empty() || title.chars().count() > 200 {
         return Err("text.title: required, 1 to 200 characters".into());
     }
-    if object.get("intro").is_some_and(|intro| !intro.is_string()) {
-        return Err("text.intro: must be a string".into());
+    if !object.get("intro").is_some_and(Value::is_string) {
+        return Err("text.intro: required, a string".into());
     }
     let sections = object.get("sections").and_then(Value::as_array).ok_or("text.sections: must be a list")?;
     for (index, section) in sections.iter().enumerate() {
         let heading_ok = section.get("heading").is_some_and(Value::is_string);
-        let paragraphs_ok = section
-            .get("paragraphs")
-            .and_then(Value::as_array)
-            .is_some_and(|paragraphs| paragraphs.iter().all(|p| p.as_str().is_some_and(|p| !p.trim().is_empty())));
-        if !heading_ok || !paragraphs_ok {
-            return Err(format!("text.sections[{index}]: needs a heading and paragraphs of text"));
+        let texts = |list: &Value| {
+            list.as_array().is_some_and(|items| items.iter().all(|p| p.as_str().is_some_and(|p| !p.trim().is_empty())))
+        };
+        let paragraphs_ok = section.get("paragraphs").is_some_and(texts);
+        // A list of points after the paragraphs, as some shipped texts have.
+        let items_ok = section.get("items").is_none_or(texts);
+        if !heading_ok || !paragraphs_ok || !items_ok {
+            return Err(format!(
+                "text.sections[{index}]: needs a heading, paragraphs of text and, if any, items of text"
+            ));
         }
     }
     if serde_json::to_vec(text).map(|bytes| bytes.len()).unwrap_or(usize::MAX) > MAX_TEXT_BYTES {
@@ -119,9 +124,15 @@ mod tests {
     fn a_text_needs_a_title_and_sections_of_paragraphs() {
         let good = json!({"title": "Terms", "intro": "Hi", "sections": [{"heading": "1.", "paragraphs": ["Text."]}]});
         assert_eq!(check_text(&good), Ok(()));
+        let with_items = json!({"title": "T", "intro": "", "sections": [{"heading": "1.", "paragraphs": ["P."], "items": ["a", "b"]}]});
+        assert_eq!(check_text(&with_items), Ok(()));
+        let bad_items =
+            json!({"title": "T", "intro": "", "sections": [{"heading": "1.", "paragraphs": ["P."], "items": [1]}]});
+        assert!(refusal(&bad_items).starts_with("text.sections[0]"));
+        assert!(refusal(&json!({"title": "T", "sections": []})).starts_with("text.intro"));
         assert!(refusal(&json!("Terms")).starts_with("text:"));
-        assert!(refusal(&json!({"title": " ", "sections": []})).starts_with("text.title"));
-        let empty_paragraph = json!({"title": "T", "sections": [{"heading": "1.", "paragraphs": [" "]}]});
+        assert!(refusal(&json!({"title": " ", "intro": "", "sections": []})).starts_with("text.title"));
+        let empty_paragraph = json!({"title": "T", "intro": "", "sections": [{"heading": "1.", "paragraphs": [" "]}]});
         assert!(refusal(&empty_paragraph).starts_with("text.sections[0]"));
         assert!(refusal(&json!({"title": "T", "intro": 3, "sections": []})).starts_with("text.intro"));
     }

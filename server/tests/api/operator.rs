@@ -295,8 +295,7 @@ async fn a_legal_text_is_published_as_a_new_version_and_readers_get_it() {
     };
     assert_eq!(read("en").await.data["docs"], json!([]), "as built until an operator publishes");
 
-    let text =
-        |title: &str| json!({ "title": title, "sections": [{ "heading": "1. Use", "paragraphs": ["Be kind."] }] });
+    let text = |title: &str| json!({ "title": title, "intro": "Read me.", "sections": [{ "heading": "1. Use", "paragraphs": ["Be kind."] }] });
     let publish = |date: &str, title: &str| json!({ "doc": "termsOfService", "lang": "en", "lastModified": date, "text": text(title), "reason": "new terms" });
     assert_eq!(console_post(&app, &moderator, "legal/publish", publish("2026-11-01", "T")).await.0, 403);
     for (date, title) in [("2026-11-01", "Terms one"), ("2026-11-30", "Terms two")] {

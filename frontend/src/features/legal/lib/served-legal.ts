@@ -6,6 +6,7 @@
  */
 import type { LegalDocKey, LegalText } from '@/features/legal/lib/legal-docs';
 import { apiPost } from '@/lib/api-client';
+import type { LegalTexts, LegalTextsRequest } from '@/lib/api-types';
 
 export interface ServedLegalDoc {
   lastModified: string;
@@ -53,7 +54,9 @@ export function servedDocs(docs: unknown): ServedLegalDocs {
 /** The served versions for `lang`; an empty set when the call fails (quietly: the bundled text stays). */
 export async function loadServedLegal(lang: string): Promise<ServedLegalDocs> {
   try {
-    const envelope = await apiPost<{ docs: unknown }>('/user/v1/legal/getLegalTexts', { lang }, { quiet: true });
+    const envelope = await apiPost<LegalTexts>('/user/v1/legal/getLegalTexts', { lang } satisfies LegalTextsRequest, {
+      quiet: true,
+    });
     return envelope.success && envelope.data ? servedDocs(envelope.data.docs) : {};
   } catch {
     return {};
