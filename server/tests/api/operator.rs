@@ -311,6 +311,10 @@ async fn a_legal_text_is_published_as_a_new_version_and_readers_get_it() {
     let docs = read("en").await.data["docs"].clone();
     assert_eq!(docs, json!([{ "docKey": "termsOfService", "lastModified": "2026-11-30", "text": text("Terms two") }]));
     assert_eq!(read("de").await.data["docs"], json!([]), "other languages keep theirs");
+    // The page the server renders (crawlers, and readers before the app starts) shows it too.
+    crate::seo::write_build(&app);
+    let page = app.get("/terms-of-service").await.text().await.unwrap();
+    assert!(page.contains("<h1>Terms two</h1>"), "{page}");
     let (status, versions) = console_get(&app, &admin, "legal?doc=termsOfService&lang=en").await;
     assert_eq!(status, 200, "{versions}");
     assert_eq!(versions["current"]["lastModified"], "2026-11-30");

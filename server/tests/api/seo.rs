@@ -80,7 +80,7 @@ const NEW_PAGE_KEYS: &[&str] = &[
 
 /// A build like Vite's: the real index.html shape and the real translations, with English
 /// `seo.<key>` texts added for the pages whose texts the frontend has not written yet.
-fn write_build(app: &TestApp) {
+pub(crate) fn write_build(app: &TestApp) {
     let dist = app.data_dir.parent().unwrap().join("dist");
     std::fs::write(
         dist.join("index.html"),

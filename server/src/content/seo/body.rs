@@ -138,9 +138,13 @@ impl BodyWriter<'_> {
         Body { html, data: self.data("character", json!(character)) }
     }
 
-    /// A legal page: the `legal` namespace's document `key`, its links as plain links.
-    pub fn legal(&self, key: &str) -> Option<Body> {
-        let doc = self.texts.value("legal", self.lang, &format!("docs.{key}"))?;
+    /// A legal page: the version an operator published (`published`), else the `legal`
+    /// namespace's document `key`; its links as plain links.
+    pub fn legal(&self, key: &str, published: Option<&Value>) -> Option<Body> {
+        let doc = match published {
+            Some(doc) => doc,
+            None => self.texts.value("legal", self.lang, &format!("docs.{key}"))?,
+        };
         let rich = |text: &str| self.rich(text);
         let mut html = format!(
             "<main id=\"ssr-page\">\n<article>\n<h1>{}</h1>\n",
@@ -302,17 +306,7 @@ pub const TOPICS: &[(&str, &str, Gender, &[&str])] = &[
 ];
 
 /// The legal documents (`legal` namespace `docs.<key>`), by their pages' `seo` key.
-pub const LEGAL_DOCS: &[&str] = &[
-    "termsOfService",
-    "termsOfUse",
-    "privacyPolicy",
-    "communityGuidelines",
-    "payDisclaimer",
-    "refundPolicy",
-    "complaintPolicy",
-    "compliance2257",
-    "membershipPolicy",
-];
+pub use crate::content::legal::LEGAL_DOCS;
 
 /// The legal texts' `{{operator}}` and `{{email}}`.
 fn fill_site(text: &str) -> String {

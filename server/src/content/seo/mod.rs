@@ -173,7 +173,12 @@ async fn page_body(bodies: &BodyWriter<'_>, store: &Store, page: &PageDef) -> St
             let posts = store.blog.list(request).await?;
             Ok(Some(bodies.blog(&posts, store.blog.count().await?)))
         }
-        (_, MetaSource::Seo(key)) if body::LEGAL_DOCS.contains(&key) => Ok(bodies.legal(key)),
+        (_, MetaSource::Seo(key)) if body::LEGAL_DOCS.contains(&key) => {
+            // The newest version an operator published shows here as in the app.
+            let newest = store.legal.legal_versions(key, bodies.lang, 1).await?.into_iter().next();
+            let published = newest.and_then(|version| serde_json::from_str::<serde_json::Value>(&version.body).ok());
+            Ok(bodies.legal(key, published.as_ref()))
+        }
         (path, _) => {
             let Some((_, topic, gender, tags)) = body::TOPICS.iter().find(|(p, ..)| *p == path) else {
                 return Ok(None);
