@@ -10,6 +10,10 @@
 //! The processors themselves (their protocols, signatures and HTTP) are the server's
 //! `payments` module; this one never speaks to them.
 
+mod desk;
+
+pub use desk::RefundedOrder;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 

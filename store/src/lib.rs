@@ -34,6 +34,7 @@ pub use repo::operators::*;
 pub use repo::payments::*;
 pub use repo::telemetry::*;
 pub use repo::voice::*;
+pub use repo::webhooks::*;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -111,6 +112,8 @@ pub struct Store {
     pub operators: Arc<dyn OperatorRepo>,
     /// Published versions of the legal texts (issue 33).
     pub legal: Arc<dyn LegalTextRepo>,
+    /// Payment notifications that failed after verification, for replay (issue 33).
+    pub webhooks: Arc<dyn WebhookRepo>,
     pub health: Arc<dyn Health>,
 }
 
@@ -146,6 +149,7 @@ impl Store {
             + PendingDebitRepo
             + OperatorRepo
             + LegalTextRepo
+            + WebhookRepo
             + Health
             + 'static,
     {
@@ -178,6 +182,7 @@ impl Store {
             pending: shared.clone(),
             operators: shared.clone(),
             legal: shared.clone(),
+            webhooks: shared.clone(),
             health: shared,
         }
     }

@@ -10,7 +10,8 @@ use actix_web::web;
 use amora_actors::Node;
 use amora_actors::payments::{Billing, BillingError, Receipt};
 use amora_domain::account::{User, UserId};
-use amora_domain::payment::{Order, OrderId, PaymentRoute, ProductId, SubscriptionId};
+use amora_domain::payment::{Order, OrderId, PaymentEvent, PaymentRoute, ProductId, SubscriptionId};
+use amora_store::FailedWebhook;
 use futures_util::FutureExt;
 
 use super::hosted::HostedProvider;
@@ -170,21 +171,69 @@ impl Gateway {
         }
     }
 
-    /// One notification of `route`'s processor: checked, applied, receipts sent.
+    /// One notification of `route`'s processor: checked, applied, receipts sent. One that
+    /// was verified and then could not be applied is kept for the operator to replay.
     pub async fn callback(&self, route: PaymentRoute, callback: Callback) -> Result<CallbackAnswer, CallbackError> {
         let provider = self.provider(route).ok_or(CallbackError::NoRoute)?;
-        let verified = provider.verify_callback(&callback).await.map_err(|error| match error {
-            ProviderError::Unavailable(reason) => CallbackError::Unavailable(reason),
-            other => CallbackError::Refused(other.to_string()),
-        })?;
-        for event in verified.events {
+        let verified = provider.verify_callback(&callback).await.map_err(refusal)?;
+        match self.apply_verified(route, verified.events).await {
+            Ok(()) => Ok(verified.answer),
+            Err(error) => {
+                self.keep_failed(route, callback, &error).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// The events of a verified notification, in order; the first that fails stops it (the
+    /// ones before stay applied: a replay applies them again as the replays they are).
+    async fn apply_verified(&self, route: PaymentRoute, events: Vec<PaymentEvent>) -> Result<(), CallbackError> {
+        for event in events {
             let receipts = self.billing.apply(route, event).await.map_err(|error| match error {
                 BillingError::Store(_) | BillingError::Actor(_) => CallbackError::Unavailable(error.to_string()),
                 other => CallbackError::Refused(other.to_string()),
             })?;
             self.send_receipts(receipts).await;
         }
-        Ok(verified.answer)
+        Ok(())
+    }
+
+    async fn keep_failed(&self, route: PaymentRoute, callback: Callback, error: &CallbackError) {
+        let delivery = FailedWebhook {
+            delivery_id: delivery_id(),
+            route,
+            // Never signed by a processor; not worth keeping.
+            headers: callback
+                .headers
+                .into_iter()
+                .filter(|(name, _)| !matches!(name.as_str(), "cookie" | "authorization"))
+                .collect(),
+            query: callback.query,
+            body: callback.body,
+            error: error.to_string(),
+            received_at: crate::auth::now(),
+            replay: None,
+        };
+        let id = delivery.delivery_id;
+        match self.billing.record_failed_webhook(delivery).await {
+            Ok(()) => {
+                tracing::warn!(route = route.code(), delivery = id, %error, "a verified notification failed; kept for replay")
+            }
+            Err(store_error) => {
+                tracing::error!(route = route.code(), %error, %store_error, "a verified notification failed and could not be kept")
+            }
+        }
+    }
+
+    /// Feeds a kept notification through the same path again: its provider checks the
+    /// signature as of when it arrived, then its events are applied as `callback` applies
+    /// them (each one idempotent: a payment claimed and credited once).
+    pub async fn replay(&self, delivery: &FailedWebhook) -> Result<(), CallbackError> {
+        let provider = self.provider(delivery.route).ok_or(CallbackError::NoRoute)?;
+        let callback =
+            Callback { headers: delivery.headers.clone(), query: delivery.query.clone(), body: delivery.body.clone() };
+        let verified = provider.verify_received(&callback, delivery.received_at).await.map_err(refusal)?;
+        self.apply_verified(delivery.route, verified.events).await
     }
 
     /// The buyer came back from the processor's page: routes that act then (PayPal's
@@ -272,6 +321,21 @@ impl Gateway {
             }
         }
     }
+}
+
+fn refusal(error: ProviderError) -> CallbackError {
+    match error {
+        ProviderError::Unavailable(reason) => CallbackError::Unavailable(reason),
+        other => CallbackError::Refused(other.to_string()),
+    }
+}
+
+/// A kept notification's id: time-ordered (microseconds × 1000) with a random part.
+fn delivery_id() -> i64 {
+    use rand::Rng;
+    let micros =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    micros.saturating_mul(1000) + rand::thread_rng().gen_range(0..1000)
 }
 
 /// The line a buyer sees at the processor.

@@ -349,6 +349,10 @@ impl PaymentProvider for HostedProvider {
         self.verify_at(callback, now_secs())
     }
 
+    async fn verify_received(&self, callback: &Callback, received_at: i64) -> Result<VerifiedCallback, ProviderError> {
+        self.verify_at(callback, received_at)
+    }
+
     /// `provider_ref` is our subscription id, which the bridge was given at checkout.
     async fn cancel_subscription(&self, provider_ref: &str, reason: &str) -> Result<(), ProviderError> {
         let id = path_safe(provider_ref)?;

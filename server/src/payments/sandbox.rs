@@ -215,6 +215,10 @@ impl PaymentProvider for SandboxProvider {
         verify_notification(&self.secret, MERCHANT_ID, callback, now_secs())
     }
 
+    async fn verify_received(&self, callback: &Callback, received_at: i64) -> Result<VerifiedCallback, ProviderError> {
+        verify_notification(&self.secret, MERCHANT_ID, callback, received_at)
+    }
+
     /// Stops the test subscription's renewals (`provider_ref` is our subscription id). One
     /// the sandbox no longer knows (a restart forgot it) has nothing left to stop.
     async fn cancel_subscription(&self, provider_ref: &str, _reason: &str) -> Result<(), ProviderError> {

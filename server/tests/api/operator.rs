@@ -12,15 +12,15 @@ use crate::chat::FREE_CHARACTER;
 use crate::cluster::make_user;
 use crate::helpers::{TestApp, spawn_app_with};
 
-const TOKEN: &str = "operator-token";
+pub(crate) const TOKEN: &str = "operator-token";
 
-struct Created {
-    email: String,
-    password: String,
-    secret: String,
+pub(crate) struct Created {
+    pub(crate) email: String,
+    pub(crate) password: String,
+    pub(crate) secret: String,
 }
 
-async fn create_operator(app: &TestApp, email: &str, role: &str) -> Created {
+pub(crate) async fn create_operator(app: &TestApp, email: &str, role: &str) -> Created {
     let response = app
         .client
         .post(app.url("/lust/admin/operators/create"))
@@ -40,7 +40,7 @@ async fn create_operator(app: &TestApp, email: &str, role: &str) -> Created {
 }
 
 /// The code an authenticator app shows now for `secret` (RFC 6238, SHA-1, 6 digits, 30 s).
-fn current_code(secret: &str) -> String {
+pub(crate) fn current_code(secret: &str) -> String {
     let bytes = Secret::Encoded(secret.to_owned()).to_bytes().unwrap();
     TOTP::new(Algorithm::SHA1, 6, 1, 30, bytes, None, String::new()).unwrap().generate_current().unwrap()
 }
@@ -51,7 +51,7 @@ fn wrong_code(secret: &str) -> String {
     format!("{:06}", (right + 333_333) % 1_000_000)
 }
 
-async fn sign_in(app: &TestApp, operator: &Created, code: &str) -> (u16, Option<String>, Value) {
+pub(crate) async fn sign_in(app: &TestApp, operator: &Created, code: &str) -> (u16, Option<String>, Value) {
     let response = app
         .client
         .post(app.url("/lust/operator/api/signIn"))
@@ -72,11 +72,11 @@ async fn sign_in(app: &TestApp, operator: &Created, code: &str) -> (u16, Option<
 }
 
 /// The `name=value` part of a Set-Cookie header.
-fn cookie_pair(set_cookie: &str) -> String {
+pub(crate) fn cookie_pair(set_cookie: &str) -> String {
     set_cookie.split(';').next().unwrap().to_owned()
 }
 
-async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (u16, Value) {
     let response = app
         .client
         .post(app.url(&format!("/lust/operator/api/{path}")))
@@ -89,7 +89,7 @@ async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
 }
 
-async fn console_get(app: &TestApp, cookie: &str, path: &str) -> (u16, Value) {
+pub(crate) async fn console_get(app: &TestApp, cookie: &str, path: &str) -> (u16, Value) {
     let response =
         app.client.get(app.url(&format!("/lust/operator/api/{path}"))).header("cookie", cookie).send().await.unwrap();
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))

@@ -22,6 +22,7 @@ mod groups;
 mod ledger;
 mod media;
 mod moderation;
+mod money_desk;
 mod operators;
 mod payments;
 mod pending;
@@ -122,6 +123,7 @@ struct Statements {
     character_slots: character_slots::Statements,
     catalogue_blocks: catalogue_blocks::Statements,
     media: media::Statements,
+    money_desk: money_desk::Statements,
     telemetry: telemetry::Statements,
     accounts: accounts::Statements,
     ledger: ledger::Statements,
@@ -185,6 +187,7 @@ impl CqlStore {
             character_slots: character_slots::Statements::prepare(&preparer).await?,
             catalogue_blocks: catalogue_blocks::Statements::prepare(&preparer).await?,
             media: media::Statements::prepare(&preparer).await?,
+            money_desk: money_desk::Statements::prepare(&preparer).await?,
             telemetry: telemetry::Statements::prepare(&preparer).await?,
             accounts: accounts::Statements::prepare(&preparer).await?,
             ledger: ledger::Statements::prepare(&preparer).await?,

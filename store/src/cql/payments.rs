@@ -683,6 +683,7 @@ impl OrderRepo for CqlStore {
             order.updated_at,
             vec![stamp.as_str()],
         );
+        self.index_order_day(&order).await?;
         let statements = (&s.insert_order, &s.order_stamps, &s.orders_listed, &s.order_refs);
         if self.create_row(statements, &order, values, &stamp).await? {
             Ok(())
@@ -721,6 +722,10 @@ impl OrderRepo for CqlStore {
         }
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         self.listed(&self.statements.payments.orders_listed, user_id, Some(limit)).await
+    }
+
+    async fn orders_since(&self, since: i64, limit: u32) -> StoreResult<Vec<Order>> {
+        self.orders_by_day_since(since, limit).await
     }
 
     async fn latest_for_user(&self, user_id: &UserId) -> StoreResult<Option<Order>> {

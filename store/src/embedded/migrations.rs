@@ -486,6 +486,23 @@ const STEPS: &[&str] = &[
         operator_id    TEXT NOT NULL,
         PRIMARY KEY (doc, lang, published_at)
     ) STRICT, WITHOUT ROWID;",
+    // 23: the operator's Money desk (issue 33): every user's orders by time, and payment
+    // notifications that failed after their signature was verified, kept whole for replay
+    // (headers as a JSON array of [name, value] pairs; the replay columns null until one).
+    "CREATE INDEX orders_by_created ON orders (created_at DESC, order_id DESC);
+
+    CREATE TABLE failed_webhooks (
+        delivery_id      INTEGER PRIMARY KEY,
+        route            TEXT NOT NULL,
+        headers          TEXT NOT NULL,
+        query            TEXT NOT NULL,
+        body             BLOB NOT NULL,
+        error            TEXT NOT NULL,
+        received_at      INTEGER NOT NULL,
+        replayed_at      INTEGER,
+        replay_applied   INTEGER,
+        replay_outcome   TEXT
+    ) STRICT;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

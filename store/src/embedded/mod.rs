@@ -23,6 +23,7 @@ mod recall;
 mod reversals;
 mod telemetry;
 mod voice;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -201,6 +201,21 @@ impl OrderRepo for EmbeddedStore {
         .await
     }
 
+    async fn orders_since(&self, since: i64, limit: u32) -> StoreResult<Vec<Order>> {
+        let now = crate::repo::payments::now_secs();
+        let (since, until) = (crate::orders_since_floor(since, now), now + 86_400);
+        self.with_conn(move |conn| {
+            let sql = format!(
+                "SELECT {ORDER_COLUMNS} FROM orders WHERE created_at >= ?1 AND created_at < ?2
+                 ORDER BY created_at DESC, order_id DESC LIMIT ?3"
+            );
+            let mut statement = conn.prepare_cached(&sql)?;
+            let rows = statement.query_map(params![since, until, limit], order_columns)?;
+            rows.map(|row| into_order(row?)).collect()
+        })
+        .await
+    }
+
     async fn latest_for_user(&self, user_id: &UserId) -> StoreResult<Option<Order>> {
         Ok(OrderRepo::list_for_user(self, user_id, 1).await?.into_iter().next())
     }

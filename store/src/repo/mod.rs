@@ -15,3 +15,4 @@ pub mod operators;
 pub mod payments;
 pub mod telemetry;
 pub mod voice;
+pub mod webhooks;

@@ -8,6 +8,21 @@ use async_trait::async_trait;
 
 use crate::{StoreError, StoreResult};
 
+/// How far back `OrderRepo::orders_since` reads, in days (the CQL store walks one
+/// partition per day).
+pub const ORDERS_SINCE_MAX_DAYS: i64 = 1000;
+
+/// The earliest `created_at` `orders_since` reads, given the caller's `since` and now
+/// (seconds): never more than [`ORDERS_SINCE_MAX_DAYS`] back.
+pub fn orders_since_floor(since: i64, now: i64) -> i64 {
+    since.max(now - ORDERS_SINCE_MAX_DAYS * 86_400)
+}
+
+/// Seconds since the epoch, now.
+pub(crate) fn now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
 /// One change of a balance, keyed by an idempotency id: the same `txn_id` applied twice
 /// changes the balance once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,6 +178,11 @@ pub trait OrderRepo: Send + Sync {
     async fn transition(&self, id: &OrderId, from: OrderState, to: OrderState, at: i64) -> StoreResult<bool>;
     /// The user's newest orders first, at most `limit` (the operator's listing too).
     async fn list_for_user(&self, user_id: &UserId, limit: u32) -> StoreResult<Vec<Order>>;
+    /// Every user's orders created at or after `since` (seconds), newest first (by
+    /// `created_at`, ties by the greater id), at most `limit`: the operator's Money desk.
+    /// Reads at most [`ORDERS_SINCE_MAX_DAYS`] back from now (an earlier `since` is read
+    /// as that), and orders stamped up to a day in the future.
+    async fn orders_since(&self, since: i64, limit: u32) -> StoreResult<Vec<Order>>;
     /// The user's newest order (`getUserLastFlowId`).
     async fn latest_for_user(&self, user_id: &UserId) -> StoreResult<Option<Order>>;
     /// Claims the provider transaction `provider_txn_id` on `route` for `order_id`: true for

@@ -17,6 +17,7 @@ mod groups;
 mod ledger;
 mod media;
 mod moderation_log;
+mod money_desk;
 mod operators;
 mod payments;
 mod pending;

@@ -152,3 +152,55 @@ export interface MetricsSnapshot {
   at: number;
   samples: MetricSample[];
 }
+
+/** `GET money?days=N`: one currency's sum of a group of paid orders. */
+export interface MoneySum {
+  currency: string;
+  orders: number;
+  amountMinor: number;
+  /** The same in the currency's decimals, e.g. `"12.99"`. */
+  amount: string;
+}
+
+export interface RefundView {
+  orderId: string;
+  userId: string;
+  route: string;
+  productId: string;
+  /** Processors report refunds and chargebacks alike; `refund` for both today. */
+  kind: string;
+  currency: string;
+  price: string;
+  refundedMinor: number;
+  refunded: string;
+  coinsTakenBack: number;
+  providerTxnIds: string[];
+  /** Seconds. */
+  at: number;
+}
+
+export interface MoneyOverview {
+  days: number;
+  since: number;
+  until: number;
+  truncated: boolean;
+  orderCount: number;
+  byRouteAndState: { route: string; state: string; count: number }[];
+  revenue: {
+    perDay: (MoneySum & { day: string })[];
+    perProduct: (MoneySum & { productId: string })[];
+    totals: (MoneySum & { scope: string })[];
+  };
+  refunds: RefundView[];
+}
+
+/** `GET money/webhooks`: a processor's notification that failed after its signature held. */
+export interface FailedDelivery {
+  deliveryId: string;
+  route: string;
+  error: string;
+  receivedAt: number;
+  bytes: number;
+  body: string;
+  replay: { at: number; applied: boolean; outcome: string } | null;
+}

@@ -1,8 +1,14 @@
-/** Money desk (admin): one user's orders by user number or e-mail, with refunds. */
+/**
+ * Money desk (admin): the last N days across users (orders by route and state, revenue,
+ * refunds), the notifications that failed after verification with Replay, and one user's
+ * orders by user number or e-mail, with refunds.
+ */
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useLoad } from '@/hooks/use-load';
 import { LoadError } from '@/operator/components/bits';
+import { FailedWebhooks } from '@/operator/components/failed-webhooks';
+import { MoneyOverviewPanel } from '@/operator/components/money-overview';
 import { OrdersTable } from '@/operator/components/orders-table';
 import { useAction } from '@/operator/components/use-action';
 import { opPost } from '@/operator/lib/api';
@@ -35,6 +41,13 @@ export function MoneyPage() {
   return (
     <div>
       <h1>Money</h1>
+      {operator && (
+        <>
+          <MoneyOverviewPanel />
+          <FailedWebhooks />
+        </>
+      )}
+      <h2>A user's orders</h2>
       <form className="op-row" onSubmit={submit} role="search">
         <input
           aria-label="User number or e-mail"

@@ -10,6 +10,7 @@
 
 pub mod accounts;
 pub mod desks;
+pub mod money;
 pub mod policy;
 pub mod totp;
 
@@ -47,6 +48,7 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/me", web::get().to(me))
         .route("/audit", web::get().to(audit));
     desks::configure(scope);
+    money::configure(scope);
 }
 
 /// An audit entry id: time-ordered (microseconds × 1000) with a random part so two
@@ -100,7 +102,8 @@ async fn signed_in(state: &AppState, req: &HttpRequest) -> Result<Option<(Operat
 
 /// What an acting call names as its target, read from its body for the audit log.
 fn target_of(body: &Value) -> String {
-    const FIELDS: [&str; 9] = ["user", "orderId", "characterId", "feedId", "reportId", "key", "email", "doc", "lang"];
+    const FIELDS: [&str; 10] =
+        ["user", "orderId", "deliveryId", "characterId", "feedId", "reportId", "key", "email", "doc", "lang"];
     let mut parts: Vec<String> = FIELDS
         .iter()
         .filter_map(|field| body.get(*field).and_then(Value::as_str).map(|value| format!("{field} {value}")))

@@ -54,7 +54,9 @@ pub fn access(method: &actix_web::http::Method, path: &str) -> Option<Access> {
         | ("blog/posts", true, _)
         | ("blog/post", true, _)
         | ("legal", true, _)
-        | ("metrics", true, _) => Access::Read(Admin),
+        | ("metrics", true, _)
+        | ("money", true, _)
+        | ("money/webhooks", true, _) => Access::Read(Admin),
         ("createUser", _, true)
         | ("credit", _, true)
         | ("setVip", _, true)
@@ -64,7 +66,8 @@ pub fn access(method: &actix_web::http::Method, path: &str) -> Option<Access> {
         | ("blog/unpublish", _, true)
         | ("user/endSessions", _, true)
         | ("user/delete", _, true)
-        | ("legal/publish", _, true) => Access::Act(Admin),
+        | ("legal/publish", _, true)
+        | ("money/webhook/replay", _, true) => Access::Act(Admin),
         _ => return None,
     };
     Some(found)
@@ -89,6 +92,9 @@ mod tests {
         assert_eq!(access(&Method::GET, "user"), Some(Access::Read(OperatorRole::Admin)));
         assert_eq!(access(&Method::POST, "user/delete"), Some(Access::Act(OperatorRole::Admin)));
         assert_eq!(access(&Method::GET, "metrics"), Some(Access::Read(OperatorRole::Admin)));
+        assert_eq!(access(&Method::GET, "money"), Some(Access::Read(OperatorRole::Admin)));
+        assert_eq!(access(&Method::GET, "money/webhooks"), Some(Access::Read(OperatorRole::Admin)));
+        assert_eq!(access(&Method::POST, "money/webhook/replay"), Some(Access::Act(OperatorRole::Admin)));
         assert!(allows(OperatorRole::Moderator, OperatorRole::Moderator));
         assert!(!allows(OperatorRole::Moderator, OperatorRole::Admin));
         assert!(allows(OperatorRole::Admin, OperatorRole::Moderator));
