@@ -1,6 +1,6 @@
 //! The operator console's API (issue 33): operators made by the token API (as
 //! `amora admin create-operator` does) sign in with a TOTP code computed here from the
-//! secret; a wrong code is refused and repeated failures meet the limit; a moderator is
+//! secret; a wrong code, or a right one used a second time, is refused and repeated failures meet the limit; a moderator is
 //! refused the money routes; an admin's credit moves the ledger and the balance; every
 //! action lands in the audit log with its operator, target and reason; the shared-token
 //! `/lust/admin` keeps working and is never accepted in the console.
@@ -105,9 +105,15 @@ async fn an_operator_signs_in_with_a_totp_code_and_a_wrong_one_is_refused_until_
     assert!(cookie.is_none());
     assert_eq!(answer["error"], "wrong e-mail, password or code");
 
-    let (status, cookie, answer) = sign_in(&app, &admin, &current_code(&admin.secret)).await;
+    let code = current_code(&admin.secret);
+    let (status, cookie, answer) = sign_in(&app, &admin, &code).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["role"], "admin");
+    // The same code a second time (still within its 90 s) is refused as a wrong one: a code
+    // seen over a shoulder or in a recorded screen signs in nobody (RFC 6238 section 5.2).
+    let (status, again, answer) = sign_in(&app, &admin, &code).await;
+    assert_eq!((status, again.is_none()), (403, true), "{answer}");
+    assert_eq!(answer["error"], "wrong e-mail, password or code");
     let set_cookie = cookie.expect("the operator cookie");
     assert!(set_cookie.contains("HttpOnly"), "{set_cookie}");
     assert!(set_cookie.contains("SameSite=Strict"), "{set_cookie}");

@@ -35,6 +35,7 @@ pub(super) struct Statements {
     report_decisions: PreparedStatement,
     insert_legal: PreparedStatement,
     legal_versions: PreparedStatement,
+    use_totp_step: PreparedStatement,
 }
 
 const COLUMNS: &str = "operator_id, email, password_hash, role, totp_secret, created_at, disabled_at";
@@ -42,6 +43,12 @@ const COLUMNS: &str = "operator_id, email, password_hash, role, totp_secret, cre
 impl Statements {
     pub(super) async fn prepare(p: &Preparer<'_>) -> StoreResult<Self> {
         Ok(Self {
+            use_totp_step: p
+                .prepare(
+                    "INSERT INTO operator_totp_steps (operator_id, step) VALUES (?, ?) IF NOT EXISTS USING TTL 600",
+                    Kind::Conditional,
+                )
+                .await?,
             claim_email: p
                 .prepare(
                     "INSERT INTO operator_emails (email, operator_id) VALUES (?, ?) IF NOT EXISTS",
@@ -234,6 +241,11 @@ impl OperatorRepo for CqlStore {
         // Its sessions are refused from now on by the disabled flag (the server checks the
         // operator on every request); they also expire by their TTL.
         Ok(true)
+    }
+
+    async fn use_totp_step(&self, operator_id: &str, step: i64) -> StoreResult<bool> {
+        // A lightweight transaction: two sign-ins with one code on two nodes, one wins.
+        self.conditional(&self.statements.operators.use_totp_step, (operator_id, step)).await
     }
 
     async fn create_operator_session(&self, session: OperatorSession) -> StoreResult<()> {

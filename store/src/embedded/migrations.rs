@@ -503,6 +503,13 @@ const STEPS: &[&str] = &[
         replay_applied   INTEGER,
         replay_outcome   TEXT
     ) STRICT;",
+    // 24: the TOTP time steps an operator has signed in with, so one code signs in once
+    // (RFC 6238 section 5.2); steps older than ten minutes are deleted as new ones come.
+    "CREATE TABLE operator_totp_steps (
+        operator_id    TEXT NOT NULL REFERENCES operators (operator_id) ON DELETE CASCADE,
+        step           INTEGER NOT NULL,
+        PRIMARY KEY (operator_id, step)
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -10,6 +10,9 @@ use crate::{
     StoreError, StoreResult,
 };
 
+/// How many 30-second steps a used TOTP step is remembered for (ten minutes).
+const TOTP_STEPS_KEPT: i64 = 20;
+
 const OPERATOR_COLUMNS: &str = "operator_id, email, password_hash, role, totp_secret, created_at, disabled_at";
 
 fn operator_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Operator, String)> {
@@ -100,6 +103,22 @@ impl OperatorRepo for EmbeddedStore {
             tx.prepare_cached("DELETE FROM operator_sessions WHERE operator_id = ?1")?.execute(params![operator_id])?;
             tx.commit()?;
             Ok(changed > 0)
+        })
+        .await
+    }
+
+    async fn use_totp_step(&self, operator_id: &str, step: i64) -> StoreResult<bool> {
+        let operator_id = operator_id.to_owned();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction()?;
+            // Steps more than ten minutes old can never match again: forgotten here.
+            tx.prepare_cached("DELETE FROM operator_totp_steps WHERE operator_id = ?1 AND step < ?2")?
+                .execute(params![operator_id, step - TOTP_STEPS_KEPT])?;
+            let taken = tx
+                .prepare_cached("INSERT OR IGNORE INTO operator_totp_steps (operator_id, step) VALUES (?1, ?2)")?
+                .execute(params![operator_id, step])?;
+            tx.commit()?;
+            Ok(taken == 1)
         })
         .await
     }

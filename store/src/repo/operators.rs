@@ -123,6 +123,11 @@ pub trait OperatorRepo: Send + Sync {
     async fn decide_report(&self, decision: ReportDecision) -> StoreResult<()>;
     /// The decisions on these reports; reports without one are left out.
     async fn report_decisions(&self, report_ids: &[i64]) -> StoreResult<Vec<ReportDecision>>;
+    /// Takes the operator's TOTP time step `step` (Unix time / 30) as used: true the first
+    /// time, false ever after, so one code signs in once (RFC 6238 section 5.2: the verifier
+    /// must not accept a second attempt of the same code). A step is remembered for at least
+    /// ten minutes, longer than a code is accepted.
+    async fn use_totp_step(&self, operator_id: &str, step: i64) -> StoreResult<bool>;
 }
 
 /// The legal texts' published versions (issue 33), written by the operator console and read

@@ -1,5 +1,5 @@
 //! The operator console's store (issue 33): operator accounts with one address each,
-//! sessions that end, the audit log newest first, decisions on reports, and the legal
+//! sessions that end, TOTP steps used once, the audit log newest first, decisions on reports, and the legal
 //! texts' versions kept newest first.
 
 use amora_store::{AuditEntry, LegalVersion, Operator, OperatorRole, OperatorSession, ReportDecision, StoreError};
@@ -54,6 +54,22 @@ async fn a_session_is_live_until_it_expires_or_is_revoked() {
     assert_eq!(ops.live_operator_session("h1", now + 3_600).await.unwrap(), None, "expired");
     ops.revoke_operator_session("h1").await.unwrap();
     assert_eq!(ops.live_operator_session("h1", now + 10).await.unwrap(), None, "revoked");
+}
+
+#[tokio::test]
+async fn a_totp_step_is_used_once_per_operator() {
+    let (store, _guard) = backend::fresh().await;
+    let ops = &store.operators;
+    ops.create_operator(operator("op1", "ann@example.com", OperatorRole::Admin)).await.unwrap();
+    ops.create_operator(operator("op2", "bob@example.com", OperatorRole::Moderator)).await.unwrap();
+    let step = 58_796_667;
+    assert!(ops.use_totp_step("op1", step).await.unwrap());
+    assert!(!ops.use_totp_step("op1", step).await.unwrap(), "the same code a second time");
+    assert!(ops.use_totp_step("op1", step + 1).await.unwrap(), "the next code");
+    assert!(ops.use_totp_step("op2", step).await.unwrap(), "another operator's code of that step");
+    // Two sign-ins with one code at once: one wins.
+    let (a, b) = tokio::join!(ops.use_totp_step("op2", step + 2), ops.use_totp_step("op2", step + 2));
+    assert!(a.unwrap() ^ b.unwrap(), "exactly one of two concurrent uses");
 }
 
 #[tokio::test]

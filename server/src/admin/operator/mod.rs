@@ -234,9 +234,23 @@ async fn sign_in(
         Ok(attempt) => crate::auth::password::verify(attempt, stored).await.map_err(internal)?,
         Err(_) => false,
     };
-    let operator = operator.filter(|o| {
-        password_matches && o.disabled_at.is_none() && totp::code_matches(&o.totp_secret, &o.email, &request.code)
+    let now_secs = u64::try_from(crate::auth::now()).unwrap_or(0);
+    let matched = operator.filter(|o| password_matches && o.disabled_at.is_none()).and_then(|o| {
+        let step = totp::matching_step(&o.totp_secret, &o.email, &request.code, now_secs)?;
+        Some((o, i64::try_from(step).ok()?))
     });
+    // A code that signed in once is refused after (someone who saw it over a shoulder, or
+    // in a recorded screen, has the same 90 s it is valid): the same answer as a wrong one.
+    let operator = match matched {
+        Some((operator, step)) => state
+            .store
+            .operators
+            .use_totp_step(&operator.operator_id, step)
+            .await
+            .map_err(internal)?
+            .then_some(operator),
+        None => None,
+    };
     let Some(operator) = operator else {
         state.limits.password_guesses.failed(&pair);
         return Err(wrong());

@@ -1,5 +1,6 @@
 //! The operator's second factor: RFC 6238 TOTP with SHA-1, 6 digits and 30-second steps,
-//! as authenticator apps expect, one step of clock skew either way (`totp-rs`).
+//! as authenticator apps expect, one step of clock skew either way (`totp-rs`); the step a
+//! code matched is returned so that the caller can refuse the same code a second time.
 
 use rand::RngCore;
 use totp_rs::{Algorithm, Secret, TOTP};
@@ -18,13 +19,24 @@ fn totp(secret: &str, account: &str) -> Result<TOTP, String> {
     TOTP::new(Algorithm::SHA1, 6, 1, 30, bytes, Some(ISSUER.to_owned()), account.to_owned()).map_err(|e| e.to_string())
 }
 
-/// Whether `code` is the current code of `secret` (or the step before or after).
-pub fn code_matches(secret: &str, account: &str, code: &str) -> bool {
+/// The 30-second time step whose code `code` is at `now` (Unix seconds): the current step,
+/// or the step before or after it (one step of clock skew either way), as `check` accepts.
+/// The caller takes the step as used, so the same code cannot sign in twice.
+pub fn matching_step(secret: &str, account: &str, code: &str, now: u64) -> Option<u64> {
     let code = code.trim();
     if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
+        return None;
     }
-    totp(secret, account).and_then(|t| t.check_current(code).map_err(|e| e.to_string())).unwrap_or(false)
+    let totp = totp(secret, account).ok()?;
+    let current = now / totp.step;
+    [current.saturating_sub(1), current, current + 1]
+        .into_iter()
+        .find(|step| constant_time_eq(totp.generate(step * totp.step).as_bytes(), code.as_bytes()))
+}
+
+/// Compares without leaving early, so the time taken says nothing of how many digits matched.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
 /// The `otpauth://totp/…` address an authenticator app reads (as text or a QR code).
@@ -41,10 +53,29 @@ mod tests {
         let secret = new_secret();
         let now = totp(&secret, "op@example.com").unwrap_or_else(|e| panic!("{e}"));
         let code = now.generate_current().unwrap_or_else(|e| panic!("{e}"));
-        assert!(code_matches(&secret, "op@example.com", &code));
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matching_step(&secret, "op@example.com", &code, at).is_some());
         let wrong = format!("{:06}", (code.parse::<u32>().unwrap_or(0) + 500_000) % 1_000_000);
-        assert!(!code_matches(&secret, "op@example.com", &wrong));
-        assert!(!code_matches(&secret, "op@example.com", "12345"));
+        assert!(matching_step(&secret, "op@example.com", &wrong, at).is_none());
+        assert!(matching_step(&secret, "op@example.com", "12345", at).is_none());
+    }
+
+    #[test]
+    fn a_code_matches_its_own_step_and_the_steps_either_side_only() {
+        let secret = new_secret();
+        let totp = totp(&secret, "op@example.com").unwrap_or_else(|e| panic!("{e}"));
+        let now = 1_700_000_015; // step 56,666,667 begins at 1,700,000,010
+        let code = totp.generate(now);
+        assert_eq!(matching_step(&secret, "op@example.com", &code, now), Some(now / 30));
+        // Seen 30 s later (the clock of the app behind), it is the step before.
+        assert_eq!(matching_step(&secret, "op@example.com", &code, now + 30), Some(now / 30));
+        assert_eq!(matching_step(&secret, "op@example.com", &code, now - 30), Some(now / 30));
+        assert_eq!(matching_step(&secret, "op@example.com", &code, now + 60), None);
+        assert_eq!(matching_step(&secret, "op@example.com", &code[..5], now), None);
+        assert_eq!(matching_step(&secret, "op@example.com", "12345a", now), None);
     }
 
     #[test]
