@@ -231,8 +231,11 @@ describe('operator console', () => {
       // The user's socket hears the new balance.
       await frameAfter(user.frames, framesBefore, (f) => f.event === 'tokenCount', 'tokenCount', 30_000);
 
-      // Money: the same order, refunded.
+      // Money: the overview across users lists the refund, then the same order, refunded.
       await page.getByTestId('nav-money').click();
+      await page.locator(`[data-testid="refund-row"][data-order-id="${seeded.orderId}"]`).waitFor();
+      await page.getByTestId('money-states').waitFor();
+      await screenshot(page, 'operator-money-overview-desktop', { fullPage: true });
       await page.getByTestId('money-user-input').fill(seeded.userNo);
       await page.getByTestId('money-user-submit').click();
       await page
