@@ -486,6 +486,10 @@ const STEPS: &[&str] = &[
         operator_id    TEXT NOT NULL,
         PRIMARY KEY (doc, lang, published_at)
     ) STRICT, WITHOUT ROWID;",
+    // 23: blog posts scheduled and unpublished from the operator console (issue 33): from
+    // when a post shows (0: always, as every post before) and whether it was taken down.
+    "ALTER TABLE blog_posts ADD COLUMN publish_at INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE blog_posts ADD COLUMN unpublished INTEGER NOT NULL DEFAULT 0;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {
