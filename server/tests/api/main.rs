@@ -29,6 +29,7 @@ mod images;
 mod media;
 mod nowpayments;
 mod operator;
+mod operator_content;
 mod payments;
 mod paypal;
 mod persona;

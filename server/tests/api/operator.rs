@@ -12,7 +12,7 @@ use crate::chat::FREE_CHARACTER;
 use crate::cluster::make_user;
 use crate::helpers::{TestApp, spawn_app_with};
 
-const TOKEN: &str = "operator-token";
+pub(crate) const TOKEN: &str = "operator-token";
 
 struct Created {
     email: String,
@@ -76,7 +76,7 @@ fn cookie_pair(set_cookie: &str) -> String {
     set_cookie.split(';').next().unwrap().to_owned()
 }
 
-async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (u16, Value) {
     let response = app
         .client
         .post(app.url(&format!("/lust/operator/api/{path}")))
@@ -89,7 +89,7 @@ async fn console_post(app: &TestApp, cookie: &str, path: &str, body: Value) -> (
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
 }
 
-async fn console_get(app: &TestApp, cookie: &str, path: &str) -> (u16, Value) {
+pub(crate) async fn console_get(app: &TestApp, cookie: &str, path: &str) -> (u16, Value) {
     let response =
         app.client.get(app.url(&format!("/lust/operator/api/{path}"))).header("cookie", cookie).send().await.unwrap();
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
@@ -218,7 +218,7 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
 }
 
 /// An admin and a moderator, signed in: their cookies.
-async fn two_operators(app: &TestApp) -> (String, String) {
+pub(crate) async fn two_operators(app: &TestApp) -> (String, String) {
     let admin = create_operator(app, "admin@example.com", "admin").await;
     let moderator = create_operator(app, "mod@example.com", "moderator").await;
     let admin_cookie = cookie_pair(&sign_in(app, &admin, &current_code(&admin.secret)).await.1.unwrap());
