@@ -154,8 +154,27 @@ async fn a_landing_pages_copy_is_published_per_language_and_its_old_version_kept
     let headings: Vec<&str> =
         versions["versions"].as_array().unwrap().iter().map(|v| v["text"]["heading"].as_str().unwrap()).collect();
     assert_eq!(headings, ["Companions that remember you", "Stories that remember you"], "the old version is kept");
-    let (_, log) = console_get(&app, &admin, "audit?limit=1").await;
-    assert_eq!(log["entries"][0]["target"], "lang en, topic aiSex", "{log}");
+    // Every attempt is audited, the refused ones with their status.
+    let (_, log) = console_get(&app, &admin, "audit?limit=20").await;
+    let published: Vec<(&str, &str)> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "landing/publish")
+        .map(|e| (e["target"].as_str().unwrap(), e["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        published,
+        [
+            ("lang en, topic termsOfService", "400"),
+            ("lang en, topic aiSex", "400"),
+            ("lang en, topic aiSex", "400"),
+            ("lang en, topic aiSex", "ok"),
+            ("lang en, topic aiSex", "ok"),
+            ("lang en, topic aiSex", "403 role"),
+        ],
+        "{log}"
+    );
 }
 
 #[actix_rt::test]
