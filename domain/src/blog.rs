@@ -91,6 +91,16 @@ pub struct BlogPost {
     pub markdown: String,
     /// The Markdown rendered and sanitised, ready to show.
     pub html: String,
+    /// From when (seconds since the epoch) the post is on the blog; a time to come
+    /// schedules it. `None`: unpublished, kept but shown to nobody.
+    pub publish_at: Option<i64>,
+}
+
+impl BlogPost {
+    /// Whether readers see the post at `now` (seconds since the epoch).
+    pub fn is_live(&self, now: i64) -> bool {
+        self.publish_at.is_some_and(|at| at <= now)
+    }
 }
 
 /// Checks the fields a person writes (the front matter and body of a post).

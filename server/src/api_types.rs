@@ -142,6 +142,8 @@ pub fn typescript() -> String {
         content::legal::TextsRequest::decl(&cfg),
         content::legal::PublishedLegalText::decl(&cfg),
         content::legal::LegalTexts::decl(&cfg),
+        content::landing_routes::LandingCopyRequest::decl(&cfg),
+        content::landing_routes::LandingCopy::decl(&cfg),
         content::reports::ReportRequest::decl(&cfg),
         content::reports::ReportReceipt::decl(&cfg),
         voice::routes::SpeakRequest::decl(&cfg),

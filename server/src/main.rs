@@ -220,7 +220,7 @@ async fn call_admin(target: AdminTarget, action: AdminAction) -> anyhow::Result<
         AdminAction::Blog { action: BlogAction::Publish { file } } => {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-            Call::post("blog/publish", admin::content::PublishRequest { file: text })
+            Call::post("blog/publish", admin::content::PublishRequest { file: text, publish_at: None })
         }
         AdminAction::Blog { action: BlogAction::Unpublish { key } } => {
             Call::post("blog/unpublish", admin::content::KeyRequest { key })

@@ -513,6 +513,19 @@ export type LegalTexts = {
  */
 docs: Array<PublishedLegalText>, };
 
+export type LandingCopyRequest = { lang: string, 
+/**
+ * A landing page's topic key, e.g. `aiSex`.
+ */
+topic: string, };
+
+export type LandingCopy = { 
+/**
+ * As `<topic>` of the `topics` namespace, `{heading, intro, points, faq: [{q, a}]}`;
+ * null while the page's copy in this language is as the app was built.
+ */
+copy: unknown, };
+
 export type ReportRequest = { 
 /**
  * The character reported (or whose reply is); absent when a feed image is.

@@ -1,5 +1,5 @@
 //! The operator's content and moderation calls under `/lust/admin` (same token and JSON
-//! errors as `admin`): publish or unpublish a blog post, read the newest reports, hide a
+//! errors as `admin`): publish (now or from a time to come) or unpublish a blog post, read the newest reports, hide a
 //! character from everyone or show it again, remove a user's image. Every call is logged.
 
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -35,17 +35,29 @@ fn bad_request(error: impl std::fmt::Display) -> AdminError {
 pub struct PublishRequest {
     /// The whole post file: front matter and Markdown body.
     pub file: String,
+    /// From when readers see it, seconds since the epoch; absent: now. A time to come
+    /// schedules the post: stored, and on the blog, its pages and the sitemap from then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publish_at: Option<i64>,
 }
 
-/// Publishes a post file (`crate::content::blog` describes its form); a post with the same key is
-/// replaced. 400 names the field that is wrong.
+/// Publishes a post file (`crate::content::blog` describes its form); a post with the same
+/// key is replaced (an unpublished one so comes back). 400 names the field that is wrong.
 async fn publish_post(
     req: HttpRequest,
     state: web::Data<AppState>,
     body: web::Json<PublishRequest>,
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
-    let post = crate::content::blog::parse_post(&body.into_inner().file).map_err(bad_request)?;
+    let request = body.into_inner();
+    let mut post = crate::content::blog::parse_post(&request.file).map_err(bad_request)?;
+    let now = crate::auth::now();
+    let publish_at = match request.publish_at {
+        Some(at) if at < 0 => return Err(bad_request("publishAt: seconds since the epoch")),
+        Some(at) => at,
+        None => now,
+    };
+    post.publish_at = Some(publish_at);
     // The public reads it, and crawlers: held to the chat rule like any text shown to people.
     let fields = [
         ("title".to_owned(), post.title.as_str()),
@@ -58,12 +70,18 @@ async fn publish_post(
     let existed = state.store.blog.get(&post.key).await.map_err(internal)?.is_some();
     let key = post.key.clone();
     state.store.blog.put(post).await.map_err(internal)?;
-    tracing::info!(target: "admin", %key, replaced = existed, "admin blog publish");
+    tracing::info!(target: "admin", %key, replaced = existed, publish_at, "admin blog publish");
     let base = state.settings.http.public_base_url.trim_end_matches('/');
+    let outcome = match (publish_at > now, existed) {
+        (true, _) => "scheduled",
+        (false, true) => "replaced",
+        (false, false) => "published",
+    };
     Ok(HttpResponse::Ok().json(json!({
         "key": key,
         "url": format!("{base}/blogs/{key}"),
-        "outcome": if existed { "replaced" } else { "published" },
+        "publishAt": publish_at,
+        "outcome": outcome,
     })))
 }
 
@@ -73,6 +91,8 @@ pub struct KeyRequest {
     pub key: String,
 }
 
+/// Takes a post off the blog, its page and the sitemap; it is kept (the console still
+/// lists and edits it) and `blog/publish` of its file brings it back.
 async fn unpublish_post(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -80,7 +100,7 @@ async fn unpublish_post(
 ) -> Result<HttpResponse, AdminError> {
     authorised(&req, &state)?;
     let key = BlogKey::parse(&body.into_inner().key).map_err(bad_request)?;
-    if !state.store.blog.delete(&key).await.map_err(internal)? {
+    if !state.store.blog.set_publish_at(&key, None).await.map_err(internal)? {
         return Err(AdminError::NotFound(format!("no blog post {key}")));
     }
     tracing::info!(target: "admin", %key, "admin blog unpublish");

@@ -77,7 +77,8 @@ pub fn parse_post(file: &str) -> Result<BlogPost, Invalid> {
     let markdown = body.trim().to_owned();
     check_texts(&title, &description, &cover, &markdown)?;
     let html = render_markdown(&markdown);
-    Ok(BlogPost { key, title, description, date, cover, markdown, html })
+    // Unpublished until its publisher says from when (`admin::content`'s `publish_post`).
+    Ok(BlogPost { key, title, description, date, cover, markdown, html, publish_at: None })
 }
 
 fn unquote(value: &str) -> &str {
@@ -99,14 +100,14 @@ pub fn post_file(post: &BlogPost) -> String {
 }
 
 /// Publishes the shipped articles when the blog has no post yet (a new store), so an
-/// operator who unpublished them all does not get them back on each restart only while
-/// other posts exist.
+/// operator who unpublished or deleted them all does not get them back on a restart.
 pub async fn ensure_seeded(store: &Store) -> StoreResult<()> {
-    if store.blog.count().await? > 0 {
+    if !store.blog.list_all(1).await?.is_empty() {
         return Ok(());
     }
     for file in SEEDED {
-        let post = parse_post(file).map_err(|e| amora_store::StoreError::Corrupt(format!("a seeded post: {e}")))?;
+        let mut post = parse_post(file).map_err(|e| amora_store::StoreError::Corrupt(format!("a seeded post: {e}")))?;
+        post.publish_at = Some(0);
         store.blog.put(post).await?;
     }
     tracing::info!(posts = SEEDED.len(), "blog seeded");

@@ -60,8 +60,9 @@ pub struct BlogPage {
 pub async fn get_blog_list(state: web::Data<AppState>, payload: Payload<ListRequest>) -> ApiResult<BlogPage> {
     let request = payload.into_inner();
     let page = PageRequest::parse(request.page_no, request.page_size)?;
-    let list = state.store.blog.list(page).await?.into_iter().map(BlogCard::from).collect();
-    let total = state.store.blog.count().await?;
+    let now = crate::auth::now();
+    let list = state.store.blog.list(page, now).await?.into_iter().map(BlogCard::from).collect();
+    let total = state.store.blog.count(now).await?;
     Ok(ApiReply(BlogPage { list, total }))
 }
 
@@ -86,10 +87,12 @@ pub struct BlogArticle {
     html: String,
 }
 
-/// `blog/getBlogInfo {blogKey}` → `BlogArticle`, or `notFound`.
+/// `blog/getBlogInfo {blogKey}` → `BlogArticle`, or `notFound` (also for a post scheduled
+/// for later or unpublished).
 pub async fn get_blog_info(state: web::Data<AppState>, payload: Payload<InfoRequest>) -> ApiResult<BlogArticle> {
     let key = BlogKey::parse(&payload.into_inner().blog_key)?;
-    let post = state.store.blog.get(&key).await?.ok_or_else(|| ApiError::NotFound(format!("no blog post {key}")))?;
+    let post = state.store.blog.get(&key).await?.filter(|post| post.is_live(crate::auth::now()));
+    let post = post.ok_or_else(|| ApiError::NotFound(format!("no blog post {key}")))?;
     Ok(ApiReply(BlogArticle {
         blog_key: post.key,
         title: post.title,

@@ -8,6 +8,8 @@
 pub mod blog;
 pub mod blog_routes;
 pub mod catalogue;
+pub mod landing;
+pub mod landing_routes;
 pub mod legal;
 pub mod reports;
 pub mod seo;
@@ -24,5 +26,6 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user/v1/blog/getBlogList", web::post().to(blog_routes::get_blog_list))
         .route("/user/v1/blog/getBlogInfo", web::post().to(blog_routes::get_blog_info))
         .route("/user/v1/legal/getLegalTexts", web::post().to(legal::get_legal_texts))
+        .route("/user/v1/landing/getLandingCopy", web::post().to(landing_routes::get_landing_copy))
         .route("/user/v1/report/reportContent", web::post().to(reports::report_content));
 }

@@ -98,8 +98,11 @@ async fn the_operator_publishes_replaces_and_unpublishes_a_post_from_markdown() 
 
     let (status, _) = admin_post(&app, "blog/unpublish", json!({ "key": "meet-the-new-characters" })).await;
     assert_eq!(status, 200);
-    assert_eq!(admin_post(&app, "blog/unpublish", json!({ "key": "meet-the-new-characters" })).await.0, 404);
+    // Unpublished, the post is kept (unpublishing it again is no error); an unknown key is 404.
+    assert_eq!(admin_post(&app, "blog/unpublish", json!({ "key": "meet-the-new-characters" })).await.0, 200);
+    assert_eq!(admin_post(&app, "blog/unpublish", json!({ "key": "never-written" })).await.0, 404);
     assert_eq!(app.get("/blogs/meet-the-new-characters").await.status(), 404);
+    assert_eq!(blog_list(&app, 1, 1).await["total"], 5);
     let stranger = app
         .client
         .post(app.url("/lust/admin/blog/publish"))

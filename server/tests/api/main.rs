@@ -29,6 +29,7 @@ mod images;
 mod media;
 mod nowpayments;
 mod operator;
+mod operator_content;
 mod operator_money;
 mod payments;
 mod paypal;

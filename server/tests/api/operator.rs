@@ -224,7 +224,7 @@ async fn roles_reasons_the_ledger_and_the_audit_log() {
 }
 
 /// An admin and a moderator, signed in: their cookies.
-async fn two_operators(app: &TestApp) -> (String, String) {
+pub(crate) async fn two_operators(app: &TestApp) -> (String, String) {
     let admin = create_operator(app, "admin@example.com", "admin").await;
     let moderator = create_operator(app, "mod@example.com", "moderator").await;
     let admin_cookie = cookie_pair(&sign_in(app, &admin, &current_code(&admin.secret)).await.1.unwrap());

@@ -462,6 +462,18 @@ impl SessionRepo for CqlStore {
         }
         Ok(())
     }
+    async fn live_sessions(&self, user_id: &UserId, now: i64) -> StoreResult<Vec<SessionRecord>> {
+        let tokens: Vec<(String,)> = self.paged(&self.statements.accounts.user_sessions, (user_id.as_str(),)).await?;
+        let mut sessions = Vec::with_capacity(tokens.len());
+        for (token_hash,) in tokens {
+            // A session ended between the two reads is simply not listed.
+            if let Some(session) = self.find_live(&token_hash, now).await? {
+                sessions.push(session);
+            }
+        }
+        sessions.sort_by(|a, b| (a.created_at, &a.token_hash).cmp(&(b.created_at, &b.token_hash)));
+        Ok(sessions)
+    }
 }
 
 #[async_trait]

@@ -353,6 +353,10 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("characters", "updated_at", "bigint"),
     ("group_messages", "versions", "list<text>"),
     ("group_messages", "chosen", "int"),
+    ("blog_posts", "publish_at", "bigint"),
+    ("blog_posts", "unpublished", "boolean"),
+    ("blog_posts_by_date", "publish_at", "bigint"),
+    ("blog_posts_by_date", "unpublished", "boolean"),
 ];
 
 async fn add_new_columns(session: &Session, keyspace: &str) -> StoreResult<()> {

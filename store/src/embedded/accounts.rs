@@ -261,6 +261,25 @@ impl SessionRepo for EmbeddedStore {
         })
         .await
     }
+    async fn live_sessions(&self, user_id: &UserId, now: i64) -> StoreResult<Vec<SessionRecord>> {
+        let user = user_id.clone();
+        self.with_conn(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT token_hash, created_at, expires_at FROM sessions
+                 WHERE user_id = ?1 AND expires_at > ?2 ORDER BY created_at, token_hash",
+            )?;
+            let rows = statement.query_map(params![user.as_str(), now], |row| {
+                Ok(SessionRecord {
+                    token_hash: row.get(0)?,
+                    user_id: user.clone(),
+                    created_at: row.get(1)?,
+                    expires_at: row.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
 }
 
 #[async_trait]

@@ -510,6 +510,10 @@ const STEPS: &[&str] = &[
         step           INTEGER NOT NULL,
         PRIMARY KEY (operator_id, step)
     ) STRICT, WITHOUT ROWID;",
+    // 25: blog posts scheduled and unpublished from the operator console (issue 33): from
+    // when a post shows (0: always, as every post before) and whether it was taken down.
+    "ALTER TABLE blog_posts ADD COLUMN publish_at INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE blog_posts ADD COLUMN unpublished INTEGER NOT NULL DEFAULT 0;",
 ];
 
 pub(super) fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -70,6 +70,8 @@ pub trait SessionRepo: Send + Sync {
     /// Revokes every session of the user except `keep_hash` (a password change keeps the
     /// session it was made in).
     async fn revoke_others(&self, user_id: &UserId, keep_hash: &str) -> StoreResult<()>;
+    /// The user's sessions live at `now`, oldest first (the operator console lists them).
+    async fn live_sessions(&self, user_id: &UserId, now: i64) -> StoreResult<Vec<SessionRecord>>;
 }
 
 /// One-time sign-in links sent by mail (hash of the token, as for sessions).

@@ -168,6 +168,36 @@ async fn sessions_expire_and_can_be_revoked_one_or_all() {
 }
 
 #[tokio::test]
+async fn a_users_live_sessions_are_listed_oldest_first() {
+    let (store, _guard) = backend::fresh().await;
+    let ann = user(&store, 1).await;
+    let bo = user(&store, 2).await;
+    let start = now();
+    let session = |user: &amora_domain::account::UserId, hash: &str, created: i64, lifetime: i64| SessionRecord {
+        token_hash: hash.into(),
+        user_id: user.clone(),
+        created_at: start + created,
+        expires_at: start + lifetime,
+    };
+    assert!(store.sessions.live_sessions(&ann, start).await.unwrap().is_empty());
+    store.sessions.create(session(&ann, "later", 5, 3_600)).await.unwrap();
+    store.sessions.create(session(&ann, "first", 0, 3_600)).await.unwrap();
+    store.sessions.create(session(&ann, "ending", 1, 30)).await.unwrap();
+    store.sessions.create(session(&bo, "bos", 0, 3_600)).await.unwrap();
+    let listed = store.sessions.live_sessions(&ann, start).await.unwrap();
+    assert_eq!(
+        listed,
+        vec![session(&ann, "first", 0, 3_600), session(&ann, "ending", 1, 30), session(&ann, "later", 5, 3_600)]
+    );
+    // Past its expiry a session is not listed; a revoked one neither.
+    let hashes = |list: Vec<SessionRecord>| list.into_iter().map(|s| s.token_hash).collect::<Vec<_>>();
+    assert_eq!(hashes(store.sessions.live_sessions(&ann, start + 60).await.unwrap()), ["first", "later"]);
+    store.sessions.revoke("first").await.unwrap();
+    assert_eq!(hashes(store.sessions.live_sessions(&ann, start).await.unwrap()), ["ending", "later"]);
+    assert_eq!(hashes(store.sessions.live_sessions(&bo, start).await.unwrap()), ["bos"]);
+}
+
+#[tokio::test]
 async fn revoking_the_others_keeps_one_session_and_touches_no_other_user() {
     let (store, _guard) = backend::fresh().await;
     let ann = user(&store, 1).await;

@@ -19,8 +19,12 @@ fn post(key: &str, date: &str) -> BlogPost {
         cover: format!("/blog/covers/{key}.svg"),
         markdown: format!("# {key}\n\nBody of *{key}*."),
         html: format!("<h1>{key}</h1>\n<p>Body of <em>{key}</em>.</p>\n"),
+        publish_at: Some(0),
     }
 }
+
+/// A time well after every post above was published, for the readers' lists.
+const NOW: i64 = 1_800_000_000;
 
 fn keys(list: &[amora_store::BlogSummary]) -> Vec<&str> {
     list.iter().map(|p| p.key.as_str()).collect()
@@ -30,16 +34,16 @@ fn keys(list: &[amora_store::BlogSummary]) -> Vec<&str> {
 async fn blog_posts_list_newest_first_and_republishing_replaces() {
     let (store, _guard) = backend::fresh().await;
     let page = |no, size| PageRequest::parse(no, size).unwrap();
-    assert!(store.blog.list(page(1, 10)).await.unwrap().is_empty());
+    assert!(store.blog.list(page(1, 10), NOW).await.unwrap().is_empty());
     for (key, date) in
         [("b-older", "2024-05-01"), ("a-newest", "2024-09-30"), ("c-middle", "2024-07-15"), ("d-middle", "2024-07-15")]
     {
         store.blog.put(post(key, date)).await.unwrap();
     }
-    assert_eq!(store.blog.count().await.unwrap(), 4);
-    let all = store.blog.list(page(1, 10)).await.unwrap();
+    assert_eq!(store.blog.count(NOW).await.unwrap(), 4);
+    let all = store.blog.list(page(1, 10), NOW).await.unwrap();
     assert_eq!(keys(&all), ["a-newest", "c-middle", "d-middle", "b-older"]);
-    assert_eq!(keys(&store.blog.list(page(2, 3)).await.unwrap()), ["b-older"]);
+    assert_eq!(keys(&store.blog.list(page(2, 3), NOW).await.unwrap()), ["b-older"]);
     assert_eq!(all[0].title, "Title of a-newest");
     assert_eq!(all[0].cover, "/blog/covers/a-newest.svg");
 
@@ -51,13 +55,60 @@ async fn blog_posts_list_newest_first_and_republishing_replaces() {
     changed.html = "<p>new</p>".into();
     store.blog.put(changed.clone()).await.unwrap();
     assert_eq!(store.blog.get(&key).await.unwrap().unwrap(), changed);
-    assert_eq!(store.blog.count().await.unwrap(), 4);
-    assert_eq!(keys(&store.blog.list(page(1, 10)).await.unwrap()), ["b-older", "a-newest", "c-middle", "d-middle"]);
+    assert_eq!(store.blog.count(NOW).await.unwrap(), 4);
+    assert_eq!(
+        keys(&store.blog.list(page(1, 10), NOW).await.unwrap()),
+        ["b-older", "a-newest", "c-middle", "d-middle"]
+    );
 
     assert!(store.blog.delete(&key).await.unwrap());
     assert!(!store.blog.delete(&key).await.unwrap());
     assert!(store.blog.get(&key).await.unwrap().is_none());
-    assert_eq!(keys(&store.blog.list(page(1, 10)).await.unwrap()), ["a-newest", "c-middle", "d-middle"]);
+    assert_eq!(keys(&store.blog.list(page(1, 10), NOW).await.unwrap()), ["a-newest", "c-middle", "d-middle"]);
+}
+
+#[tokio::test]
+async fn a_scheduled_post_shows_from_its_time_and_an_unpublished_one_is_kept_unseen() {
+    let (store, _guard) = backend::fresh().await;
+    let page = PageRequest::parse(1, 10).unwrap();
+    store.blog.put(post("live", "2024-05-01")).await.unwrap();
+    let mut scheduled = post("scheduled", "2024-06-01");
+    scheduled.publish_at = Some(NOW + 60);
+    store.blog.put(scheduled.clone()).await.unwrap();
+    let mut held = post("held", "2024-07-01");
+    held.publish_at = None;
+    store.blog.put(held.clone()).await.unwrap();
+
+    // Readers see only what is live at the time they read.
+    assert_eq!(keys(&store.blog.list(page, NOW).await.unwrap()), ["live"]);
+    assert_eq!(store.blog.count(NOW).await.unwrap(), 1);
+    assert_eq!(keys(&store.blog.list(page, NOW + 60).await.unwrap()), ["scheduled", "live"]);
+    assert_eq!(store.blog.count(NOW + 60).await.unwrap(), 2);
+    // The operator sees every post with its state; each reads back as it was stored.
+    let all = store.blog.list_all(10).await.unwrap();
+    assert_eq!(keys(&all), ["held", "scheduled", "live"]);
+    assert_eq!(all.iter().map(|p| p.publish_at).collect::<Vec<_>>(), [None, Some(NOW + 60), Some(0)]);
+    assert_eq!(keys(&store.blog.list_all(2).await.unwrap()), ["held", "scheduled"]);
+    assert_eq!(store.blog.get(&scheduled.key).await.unwrap().unwrap(), scheduled);
+    assert_eq!(store.blog.get(&held.key).await.unwrap().unwrap(), held);
+
+    // Unpublished: off the list, kept; published again: back.
+    let live = BlogKey::parse("live").unwrap();
+    assert!(store.blog.set_publish_at(&live, None).await.unwrap());
+    assert!(store.blog.list(page, NOW).await.unwrap().is_empty());
+    assert_eq!(store.blog.count(NOW).await.unwrap(), 0);
+    assert_eq!(store.blog.get(&live).await.unwrap().unwrap().publish_at, None);
+    assert!(store.blog.set_publish_at(&held.key, Some(NOW)).await.unwrap());
+    assert_eq!(keys(&store.blog.list(page, NOW).await.unwrap()), ["held"]);
+    assert_eq!(store.blog.get(&held.key).await.unwrap().unwrap().markdown, held.markdown);
+    assert!(!store.blog.set_publish_at(&BlogKey::parse("never").unwrap(), None).await.unwrap());
+    assert!(store.blog.get(&BlogKey::parse("never").unwrap()).await.unwrap().is_none(), "no post made");
+    // A post moved to another date keeps its state in the list.
+    let mut moved = post("live", "2025-01-01");
+    moved.publish_at = None;
+    store.blog.put(moved).await.unwrap();
+    assert_eq!(keys(&store.blog.list(page, NOW).await.unwrap()), ["held"]);
+    assert_eq!(keys(&store.blog.list_all(10).await.unwrap()), ["live", "held", "scheduled"]);
 }
 
 #[tokio::test]

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildPostFile, isRealDate, parsePostFile, postProblems, type PostFields } from '@/operator/lib/blog';
+import {
+  buildPostFile,
+  inputFromPublishAt,
+  isRealDate,
+  parsePostFile,
+  postProblems,
+  publishAtFromInput,
+  type PostFields,
+} from '@/operator/lib/blog';
 import { renderMarkdown } from '@/operator/lib/markdown';
 
 const post: PostFields = {
@@ -32,6 +40,16 @@ describe('blog post files', () => {
     expect(problems).toHaveLength(3);
     expect(isRealDate('2024-02-29')).toBe(true);
     expect(isRealDate('2023-02-29')).toBe(false);
+  });
+});
+
+describe('the time to publish at', () => {
+  it('reads the local date-time input as seconds since the epoch, and writes it back', () => {
+    const seconds = publishAtFromInput('2026-12-01T09:30');
+    expect(seconds).toBe(Math.floor(new Date(2026, 11, 1, 9, 30).getTime() / 1000));
+    expect(inputFromPublishAt(seconds!)).toBe('2026-12-01T09:30');
+    expect(publishAtFromInput('')).toBeNull();
+    expect(publishAtFromInput('not a time')).toBeNull();
   });
 });
 

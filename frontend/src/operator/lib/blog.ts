@@ -66,3 +66,17 @@ export function isRealDate(value: string): boolean {
 export function today(now: Date = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
+
+/** A `datetime-local` input's value (the operator's local time) as seconds since the epoch; null when empty or not a time. */
+export function publishAtFromInput(value: string): number | null {
+  if (!value) return null;
+  const ms = new Date(value).getTime();
+  return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
+}
+
+/** Seconds since the epoch as a `datetime-local` input's value, in local time. */
+export function inputFromPublishAt(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}

@@ -102,11 +102,20 @@ export interface Order {
   updatedAt: number;
 }
 
+/** A live session as the store keeps it: no address, agent or last use is recorded. */
+export interface UserSession {
+  /** The start of the token's hash; `user/endSession` takes it. */
+  sessionId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
 export interface UserDetail {
   account: UserAccount;
   ledger: LedgerRow[];
   orders: Order[];
   reportsMade: ReportView[];
+  sessions: UserSession[];
 }
 
 export interface AuditEntry {
@@ -121,11 +130,16 @@ export interface AuditEntry {
   at: number;
 }
 
+export type PostState = 'published' | 'scheduled' | 'unpublished';
+
 export interface BlogPostSummary {
   key: string;
   title: string;
   date: string;
   description: string;
+  /** Seconds since the epoch from which readers see it; null while unpublished. */
+  publishAt: number | null;
+  state: PostState;
 }
 
 export interface LegalVersion {
@@ -139,6 +153,23 @@ export interface LegalAnswer {
   doc: string;
   lang: string;
   current: { lastModified: string; text: unknown } | null;
+  versions: LegalVersion[];
+}
+
+export interface LandingCopy {
+  heading: string;
+  intro: string;
+  points: string[];
+  faq: { q: string; a: string }[];
+}
+
+export interface LandingAnswer {
+  topic: string;
+  lang: string;
+  /** The copy the app was built with; null when the server has no build. */
+  shipped: unknown;
+  /** The newest published copy; null while none. */
+  current: unknown;
   versions: LegalVersion[];
 }
 

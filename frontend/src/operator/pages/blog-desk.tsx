@@ -1,26 +1,59 @@
-/** The blog: its posts, and an editor (front matter fields + Markdown, preview beside it). */
+/**
+ * The blog: its posts with their state (published, scheduled with its time, unpublished),
+ * and an editor (front matter fields + Markdown, preview beside it, an optional time to
+ * publish at). Unpublishing keeps the post; publishing it again brings it back.
+ */
 import { useMemo, useState } from 'react';
 import { useLoad } from '@/hooks/use-load';
-import { LoadError } from '@/operator/components/bits';
+import { LoadError, When } from '@/operator/components/bits';
 import { useAction } from '@/operator/components/use-action';
 import { errorText, opGet, opPost } from '@/operator/lib/api';
-import { buildPostFile, parsePostFile, postProblems, today, type PostFields } from '@/operator/lib/blog';
+import {
+  buildPostFile,
+  inputFromPublishAt,
+  parsePostFile,
+  postProblems,
+  publishAtFromInput,
+  today,
+  type PostFields,
+} from '@/operator/lib/blog';
 import { renderMarkdown } from '@/operator/lib/markdown';
-import type { BlogPostSummary } from '@/operator/lib/types';
+import type { BlogPostSummary, PostState } from '@/operator/lib/types';
 
 const EMPTY = (): PostFields => ({ key: '', title: '', description: '', date: today(), cover: '', markdown: '' });
+
+/** What the editor holds: the post's file fields and when to publish it (`datetime-local`; empty: now). */
+interface Draft {
+  post: PostFields;
+  publishAt: string;
+}
+
+function PostStateCell({ state, publishAt }: { state: PostState; publishAt: number | null }) {
+  if (state === 'scheduled')
+    return (
+      <span data-testid="blog-state">
+        Scheduled <When at={publishAt} />
+      </span>
+    );
+  return <span data-testid="blog-state">{state === 'published' ? 'Published' : 'Unpublished'}</span>;
+}
 
 export function BlogDesk() {
   const list = useLoad((signal) => opGet<{ posts: BlogPostSummary[] }>('blog/posts', undefined, signal), []);
   const action = useAction(() => list.reload());
-  const [post, setPost] = useState<PostFields | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
 
   const open = async (key: string) => {
     setOpenError(null);
     try {
-      const answer = await opGet<{ key: string; file: string }>('blog/post', { key });
-      setPost(parsePostFile(answer.file));
+      const answer = await opGet<{ key: string; file: string; publishAt: number | null; state: PostState }>(
+        'blog/post',
+        { key },
+      );
+      // A scheduled post keeps its time unless changed; any other publishes now.
+      const publishAt = answer.state === 'scheduled' && answer.publishAt ? inputFromPublishAt(answer.publishAt) : '';
+      setDraft({ post: parsePostFile(answer.file), publishAt });
     } catch (caught) {
       setOpenError(errorText(caught));
     }
@@ -36,7 +69,7 @@ export function BlogDesk() {
       )}
       {action.notice}
       <div className="op-row">
-        <button type="button" onClick={() => setPost(EMPTY())} data-testid="blog-new">
+        <button type="button" onClick={() => setDraft({ post: EMPTY(), publishAt: '' })} data-testid="blog-new">
           New post
         </button>
       </div>
@@ -44,6 +77,7 @@ export function BlogDesk() {
         <thead>
           <tr>
             <th>Date</th>
+            <th>State</th>
             <th>Title</th>
             <th>Key</th>
             <th />
@@ -53,6 +87,9 @@ export function BlogDesk() {
           {(list.data?.posts ?? []).map((p) => (
             <tr key={p.key} data-testid="blog-post-row" data-key={p.key}>
               <td>{p.date}</td>
+              <td>
+                <PostStateCell state={p.state} publishAt={p.publishAt} />
+              </td>
               <td>{p.title}</td>
               <td>
                 <code>{p.key}</code>
@@ -61,36 +98,42 @@ export function BlogDesk() {
                 <button type="button" onClick={() => void open(p.key)} data-testid="blog-edit">
                   Edit
                 </button>
-                <button
-                  type="button"
-                  className="op-danger"
-                  data-testid="blog-unpublish"
-                  onClick={() =>
-                    action.ask({
-                      title: 'Unpublish post',
-                      detail: `“${p.title}” leaves the blog.`,
-                      run: (reason) => opPost('blog/unpublish', { key: p.key, reason }),
-                    })
-                  }
-                >
-                  Unpublish
-                </button>
+                {p.state !== 'unpublished' && (
+                  <button
+                    type="button"
+                    className="op-danger"
+                    data-testid="blog-unpublish"
+                    onClick={() =>
+                      action.ask({
+                        title: 'Unpublish post',
+                        detail: `“${p.title}” leaves the blog and the sitemap; it is kept, to publish again.`,
+                        run: (reason) => opPost('blog/unpublish', { key: p.key, reason }),
+                      })
+                    }
+                  >
+                    Unpublish
+                  </button>
+                )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {post && (
+      {draft && (
         <BlogEditor
-          post={post}
-          onChange={setPost}
-          onPublish={() =>
+          draft={draft}
+          onChange={setDraft}
+          onPublish={() => {
+            const publishAt = publishAtFromInput(draft.publishAt);
+            const file = buildPostFile(draft.post);
             action.ask({
-              title: 'Publish post',
-              detail: `“${post.title}” goes on /blog (a post with the same key is replaced).`,
-              run: (reason) => opPost('blog/publish', { file: buildPostFile(post), reason }),
-            })
-          }
+              title: publishAt ? 'Schedule post' : 'Publish post',
+              detail: publishAt
+                ? `“${draft.post.title}” goes on /blog at ${new Date(publishAt * 1000).toLocaleString()} (a post with the same key is replaced).`
+                : `“${draft.post.title}” goes on /blog now (a post with the same key is replaced).`,
+              run: (reason) => opPost('blog/publish', publishAt ? { file, publishAt, reason } : { file, reason }),
+            });
+          }}
         />
       )}
       {action.prompt}
@@ -99,16 +142,18 @@ export function BlogDesk() {
 }
 
 function BlogEditor({
-  post,
+  draft,
   onChange,
   onPublish,
 }: {
-  post: PostFields;
-  onChange: (post: PostFields) => void;
+  draft: Draft;
+  onChange: (draft: Draft) => void;
   onPublish: () => void;
 }) {
+  const { post } = draft;
   const preview = useMemo(() => renderMarkdown(post.markdown), [post.markdown]);
   const problems = postProblems(post);
+  if (draft.publishAt && publishAtFromInput(draft.publishAt) === null) problems.push('publish at: a date and time');
   const field = (name: Exclude<keyof PostFields, 'markdown'>, label: string, type = 'text') => (
     <label className="op-field">
       <span>{label}</span>
@@ -116,7 +161,7 @@ function BlogEditor({
         type={type}
         value={post[name]}
         data-testid={`blog-${name}`}
-        onChange={(e) => onChange({ ...post, [name]: e.target.value })}
+        onChange={(e) => onChange({ ...draft, post: { ...post, [name]: e.target.value } })}
       />
     </label>
   );
@@ -128,6 +173,15 @@ function BlogEditor({
         {field('description', 'Description')}
         {field('date', 'Date', 'date')}
         {field('cover', 'Cover image URL')}
+        <label className="op-field">
+          <span>Publish at (your local time; empty: now)</span>
+          <input
+            type="datetime-local"
+            value={draft.publishAt}
+            data-testid="blog-publish-at"
+            onChange={(e) => onChange({ ...draft, publishAt: e.target.value })}
+          />
+        </label>
       </div>
       <div className="op-split">
         <label className="op-field">
@@ -136,7 +190,7 @@ function BlogEditor({
             rows={20}
             value={post.markdown}
             data-testid="blog-markdown"
-            onChange={(e) => onChange({ ...post, markdown: e.target.value })}
+            onChange={(e) => onChange({ ...draft, post: { ...post, markdown: e.target.value } })}
           />
         </label>
         <div>
@@ -159,7 +213,7 @@ function BlogEditor({
         onClick={onPublish}
         data-testid="blog-publish"
       >
-        Publish
+        {draft.publishAt ? 'Schedule' : 'Publish'}
       </button>
     </section>
   );

@@ -1,35 +1,40 @@
-/** Content desk (admin): Blog (list, edit/new with preview, publish, unpublish) and Legal texts. */
+/**
+ * Content desk (admin): Blog (list, edit/new with preview, publish now or at a time,
+ * unpublish), Legal texts and Landing pages' copy.
+ */
 import { useSearchParams } from 'react-router';
 import { BlogDesk } from '@/operator/pages/blog-desk';
+import { LandingDesk } from '@/operator/pages/landing-desk';
 import { LegalDesk } from '@/operator/pages/legal-desk';
+
+const TABS = [
+  { tab: 'blog', label: 'Blog', desk: BlogDesk },
+  { tab: 'legal', label: 'Legal', desk: LegalDesk },
+  { tab: 'landing', label: 'Landing', desk: LandingDesk },
+] as const;
 
 export function ContentPage() {
   const [params, setParams] = useSearchParams();
-  const tab = params.get('tab') === 'legal' ? 'legal' : 'blog';
+  const current = TABS.find((t) => t.tab === params.get('tab')) ?? TABS[0];
+  const Desk = current.desk;
   return (
     <div>
       <h1>Content</h1>
       <div role="tablist" aria-label="Content" className="op-tabs">
-        <button
-          type="button"
-          role="tab"
-          aria-selected={tab === 'blog'}
-          data-testid="tab-blog"
-          onClick={() => setParams({ tab: 'blog' })}
-        >
-          Blog
-        </button>
-        <button
-          type="button"
-          role="tab"
-          aria-selected={tab === 'legal'}
-          data-testid="tab-legal"
-          onClick={() => setParams({ tab: 'legal' })}
-        >
-          Legal
-        </button>
+        {TABS.map(({ tab, label }) => (
+          <button
+            key={tab}
+            type="button"
+            role="tab"
+            aria-selected={tab === current.tab}
+            data-testid={`tab-${tab}`}
+            onClick={() => setParams({ tab })}
+          >
+            {label}
+          </button>
+        ))}
       </div>
-      {tab === 'blog' ? <BlogDesk /> : <LegalDesk />}
+      <Desk />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * One user (admin): account, plan, balance with its ledger, orders with refunds, reports
- * made; actions Credit, Set plan, End plan, Suspend/Unsuspend, End sessions, Delete (typed
+ * made, live sessions (each can be ended alone); actions Credit, Set plan, End plan, Suspend/Unsuspend, End sessions, Delete (typed
  * confirmation of the user number). The action bar shows even when the account did not
  * load, so a refused role (403) reads the server's message.
  */
@@ -8,6 +8,7 @@ import { useParams } from 'react-router';
 import { useLoad } from '@/hooks/use-load';
 import { LoadError, When } from '@/operator/components/bits';
 import { OrdersTable } from '@/operator/components/orders-table';
+import { SessionsTable } from '@/operator/components/sessions-table';
 import { useAction } from '@/operator/components/use-action';
 import { opGet, opPost } from '@/operator/lib/api';
 import type { UserDetail } from '@/operator/lib/types';
@@ -167,6 +168,8 @@ export function UserDetailPage() {
           </table>
           <h2>Orders</h2>
           <OrdersTable orders={detail.orders} ask={action.ask} />
+          <h2>Sessions</h2>
+          <SessionsTable user={userNo} sessions={detail.sessions ?? []} ask={action.ask} />
           <h2>Reports made</h2>
           {detail.reportsMade.length === 0 ? (
             <p className="op-muted">None.</p>

@@ -1,15 +1,13 @@
 //! The console's own desks, beside the `/lust/admin` handlers it mounts again: deciding on
-//! reports, finding a user and seeing their account, ledger, orders and reports, ending a
-//! user's sessions or deleting the account, editing blog posts and the legal texts, and
+//! reports, finding a user and seeing their account, ledger, orders, reports and sessions
+//! (`sessions`), ending a user's sessions or deleting the account, the legal texts, and
 //! the node's metrics for the health charts. Every change goes through the same code the
 //! product uses (the user's sessions, the account deletion, the billing actor's ledger).
 //! The guard (`super::guard`) has checked the role and, on acting routes, the reason.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::User;
-use amora_domain::blog::BlogKey;
-use amora_domain::paging::PageRequest;
-use amora_store::{LegalVersion, ReportDecision};
+use amora_store::ReportDecision;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -18,12 +16,12 @@ use crate::admin::{AdminError, find_user, internal};
 use crate::content::legal::{LEGAL_DOCS, check_text, is_day};
 use crate::state::AppState;
 
+use super::versions::{self, now_millis};
+
 /// Ledger rows and orders shown on a user's page.
 const USER_PAGE_ROWS: usize = 100;
 /// Reports scanned for the ones a user made.
 const REPORTS_SCANNED: u32 = 500;
-/// Versions of a legal text listed.
-const LEGAL_VERSIONS_SHOWN: u32 = 50;
 
 pub fn configure(scope: &mut web::ServiceConfig) {
     scope
@@ -32,17 +30,9 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/user", web::get().to(user_page))
         .route("/user/endSessions", web::post().to(end_sessions))
         .route("/user/delete", web::post().to(delete_user))
-        .route("/blog/posts", web::get().to(blog_posts))
-        .route("/blog/post", web::get().to(blog_post))
         .route("/legal", web::get().to(legal_versions))
         .route("/legal/publish", web::post().to(publish_legal))
         .route("/metrics", web::get().to(metrics));
-}
-
-/// Milliseconds since the epoch: two versions of a legal text published in one second
-/// stay apart.
-fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 fn bad_request(error: impl std::fmt::Display) -> AdminError {
@@ -124,7 +114,7 @@ struct UserQuery {
 }
 
 /// `GET user?user=`: the account, its ledger (newest first; the balance is its sum), its
-/// orders and the reports it made.
+/// orders, the reports it made and its live sessions.
 async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> Result<HttpResponse, AdminError> {
     let user = find_user(&state, query.user.trim()).await?;
     let ledger: Vec<Value> = state
@@ -168,6 +158,7 @@ async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> 
         "ledger": ledger,
         "orders": orders,
         "reportsMade": reports_made,
+        "sessions": super::sessions::list(&state, &user).await?,
     })))
 }
 
@@ -193,52 +184,12 @@ async fn delete_user(state: web::Data<AppState>, body: web::Json<UserRequest>) -
     Ok(HttpResponse::Ok().json(json!({ "userId": user.user_id.to_string(), "outcome": "deleted" })))
 }
 
-/// `GET blog/posts`: every post, newest first.
-async fn blog_posts(state: web::Data<AppState>) -> Result<HttpResponse, AdminError> {
-    let count = state.store.blog.count().await.map_err(internal)?;
-    let page = PageRequest::parse(1, count.clamp(1, 1000) as i64).map_err(bad_request)?;
-    let posts: Vec<Value> = state
-        .store
-        .blog
-        .list(page)
-        .await
-        .map_err(internal)?
-        .into_iter()
-        .map(|post| json!({ "key": post.key, "title": post.title, "date": post.date, "description": post.description }))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({ "posts": posts })))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KeyQuery {
-    key: String,
-}
-
-/// `GET blog/post?key=`: the post as the file `blog/publish` takes, to edit.
-async fn blog_post(state: web::Data<AppState>, query: web::Query<KeyQuery>) -> Result<HttpResponse, AdminError> {
-    let key = BlogKey::parse(&query.key).map_err(bad_request)?;
-    let post = state.store.blog.get(&key).await.map_err(internal)?;
-    let post = post.ok_or_else(|| AdminError::NotFound(format!("no blog post {key}")))?;
-    Ok(HttpResponse::Ok().json(json!({ "key": key, "file": crate::content::blog::post_file(&post) })))
-}
-
 fn legal_doc(doc: &str) -> Result<&'static str, AdminError> {
     LEGAL_DOCS
         .iter()
         .find(|known| **known == doc)
         .copied()
         .ok_or_else(|| bad_request(format!("doc: one of {}", LEGAL_DOCS.join(" "))))
-}
-
-fn version_view(version: LegalVersion) -> Value {
-    let text: Value = serde_json::from_str(&version.body).unwrap_or(Value::Null);
-    json!({
-        "lastModified": version.last_modified,
-        "text": text,
-        "operatorId": version.operator_id,
-        "at": version.published_at,
-    })
 }
 
 #[derive(Deserialize)]
@@ -253,8 +204,7 @@ struct LegalQuery {
 async fn legal_versions(state: web::Data<AppState>, query: web::Query<LegalQuery>) -> Result<HttpResponse, AdminError> {
     let doc = legal_doc(&query.doc)?;
     let lang = amora_domain::account::parse_language(&query.lang).map_err(bad_request)?;
-    let versions = state.store.legal.legal_versions(doc, &lang, LEGAL_VERSIONS_SHOWN).await.map_err(internal)?;
-    let versions: Vec<Value> = versions.into_iter().map(version_view).collect();
+    let versions = versions::list(&state, doc, &lang).await?;
     let current = versions.first().map(|v| json!({ "lastModified": v["lastModified"], "text": v["text"] }));
     Ok(HttpResponse::Ok().json(json!({ "doc": doc, "lang": lang, "current": current, "versions": versions })))
 }
@@ -283,18 +233,8 @@ async fn publish_legal(
         return Err(bad_request("lastModified: a real day written YYYY-MM-DD"));
     }
     check_text(&request.text).map_err(bad_request)?;
-    // After the newest version even within one millisecond: versions are keyed by it.
-    let newest = state.store.legal.legal_versions(doc, &lang, 1).await.map_err(internal)?;
-    let published_at = newest.first().map_or(now_millis(), |v| now_millis().max(v.published_at + 1));
-    let version = LegalVersion {
-        doc: doc.to_owned(),
-        lang: lang.clone(),
-        last_modified: request.last_modified.clone(),
-        body: request.text.to_string(),
-        operator_id: operator.operator_id,
-        published_at,
-    };
-    state.store.legal.publish_legal(version).await.map_err(internal)?;
+    let last_modified = request.last_modified.clone();
+    versions::publish(&state, operator.operator_id, doc, &lang, last_modified, &request.text).await?;
     Ok(HttpResponse::Ok().json(json!({ "doc": doc, "lang": lang, "lastModified": request.last_modified })))
 }
 

@@ -9,10 +9,13 @@
 //! token API run the same code, through the same actors and ledger.
 
 pub mod accounts;
+pub mod content;
 pub mod desks;
 pub mod money;
 pub mod policy;
+pub mod sessions;
 pub mod totp;
+pub mod versions;
 
 use actix_web::cookie::time::Duration as CookieDuration;
 use actix_web::cookie::{Cookie, SameSite};
@@ -49,6 +52,8 @@ pub fn configure(scope: &mut web::ServiceConfig) {
         .route("/audit", web::get().to(audit));
     desks::configure(scope);
     money::configure(scope);
+    content::configure(scope);
+    sessions::configure(scope);
 }
 
 /// An audit entry id: time-ordered (microseconds × 1000) with a random part so two
@@ -102,8 +107,20 @@ async fn signed_in(state: &AppState, req: &HttpRequest) -> Result<Option<(Operat
 
 /// What an acting call names as its target, read from its body for the audit log.
 fn target_of(body: &Value) -> String {
-    const FIELDS: [&str; 10] =
-        ["user", "orderId", "deliveryId", "characterId", "feedId", "reportId", "key", "email", "doc", "lang"];
+    const FIELDS: [&str; 12] = [
+        "user",
+        "orderId",
+        "deliveryId",
+        "characterId",
+        "feedId",
+        "reportId",
+        "key",
+        "email",
+        "doc",
+        "lang",
+        "topic",
+        "session",
+    ];
     let mut parts: Vec<String> = FIELDS
         .iter()
         .filter_map(|field| body.get(*field).and_then(Value::as_str).map(|value| format!("{field} {value}")))

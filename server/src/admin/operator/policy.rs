@@ -68,6 +68,9 @@ pub fn access(method: &actix_web::http::Method, path: &str) -> Option<Access> {
         | ("user/delete", _, true)
         | ("legal/publish", _, true)
         | ("money/webhook/replay", _, true) => Access::Act(Admin),
+        // Content: landing pages' copy. Users: one session ended (as `user/endSessions`).
+        ("landing", true, _) => Access::Read(Admin),
+        ("landing/publish", _, true) | ("user/endSession", _, true) => Access::Act(Admin),
         _ => return None,
     };
     Some(found)

@@ -12,7 +12,6 @@
 use amora_domain::blog::BlogPost;
 use amora_domain::character::{Character, CharacterCard};
 use amora_domain::chat::fill_placeholders;
-use amora_domain::gender::Gender;
 use amora_store::BlogSummary;
 use serde_json::{Value, json};
 
@@ -263,9 +262,14 @@ impl BodyWriter<'_> {
         Body { html, data: self.data("post", data) }
     }
 
-    /// A landing page: the topic's copy (`topics` namespace), its characters, its FAQ.
-    pub fn topic(&self, topic: &str, cards: &[CharacterCard]) -> Option<Body> {
-        let copy = self.texts.value("topics", self.lang, topic)?;
+    /// A landing page: the topic's copy (the version an operator published, `published`,
+    /// else the `topics` namespace's), its characters, its FAQ. The data carries the
+    /// published copy (null: as built) so the app shows the same without asking.
+    pub fn topic(&self, topic: &str, published: Option<Value>, cards: &[CharacterCard]) -> Option<Body> {
+        let copy = match &published {
+            Some(copy) => copy,
+            None => self.texts.value("topics", self.lang, topic)?,
+        };
         let text = |value: &Value| escape_html(value.as_str().unwrap_or_default());
         let mut html = format!(
             "<main id=\"ssr-page\">\n<h1>{}</h1>\n<p>{}</p>\n<ul>\n",
@@ -287,23 +291,13 @@ impl BodyWriter<'_> {
             html.push_str(&format!("<h3>{}</h3><p>{}</p>\n", text(&item["q"]), text(&item["a"])));
         }
         html.push_str("</section>\n</main>\n");
-        Some(Body { html, data: self.data("topic", json!({ "topic": topic, "list": cards })) })
+        let data = json!({ "topic": topic, "list": cards, "copy": published });
+        Some(Body { html, data: self.data("topic", data) })
     }
 }
 
-/// The landing pages: path, topic key (`topics.<key>`), catalogue and the tags whose
-/// characters the grid shows. The same as the frontend's `features/home/lib/topics.ts`
-/// (a test below reads that file and compares).
-pub const TOPICS: &[(&str, &str, Gender, &[&str])] = &[
-    ("/ai-sex", "aiSex", Gender::Girls, &["Passionate", "Flirty", "Bold", "Romantic"]),
-    ("/ai-porn", "aiPorn", Gender::Girls, &["Bold", "Confident", "Passionate", "Flirty"]),
-    ("/ai-nude", "aiNude", Gender::Girls, &["Artistic", "Confident", "Flirty", "Bold"]),
-    ("/spicy-ai", "spicyAi", Gender::Girls, &["Flirty", "Playful", "Passionate", "Witty"]),
-    ("/hentai-ai", "hentaiAi", Gender::Girls, &["Nerdy", "Playful", "Dreamy", "Artistic"]),
-    ("/ai-gay", "aiGay", Gender::Guys, &["Romantic", "Confident", "Flirty", "Passionate"]),
-    ("/ai-incest", "aiIncest", Gender::Girls, &["Mysterious", "Bold", "Passionate", "Ambitious"]),
-    ("/ai-futa", "aiFuta", Gender::Girls, &["Bold", "Confident", "Mysterious", "Adventurous"]),
-];
+/// The landing pages (path, topic key, catalogue, tags).
+pub use crate::content::landing::TOPICS;
 
 /// The legal documents (`legal` namespace `docs.<key>`), by their pages' `seo` key.
 pub use crate::content::legal::LEGAL_DOCS;
@@ -349,6 +343,7 @@ fn plural_category(lang: &str, n: u64) -> &'static str {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use amora_domain::gender::Gender;
 
     #[test]
     fn the_landing_topics_are_the_frontends() {

@@ -133,7 +133,8 @@ impl Site {
                 Err(_) => (None, None),
             },
             Route::BlogPost(key) => match BlogKey::parse(&key) {
-                Ok(key) => match store.blog.get(&key).await? {
+                // A post scheduled for later or unpublished is nobody's page yet.
+                Ok(key) => match store.blog.get(&key).await?.filter(|post| post.is_live(crate::auth::now())) {
                     Some(post) => (Some(writer.post(&post)), Some(bodies.post(&post))),
                     None => (None, None),
                 },
@@ -170,8 +171,9 @@ async fn page_body(bodies: &BodyWriter<'_>, store: &Store, page: &PageDef) -> St
         }
         ("/blog", _) => {
             let Some(request) = first_page(body::BLOG_PAGE_SIZE) else { return Ok(None) };
-            let posts = store.blog.list(request).await?;
-            Ok(Some(bodies.blog(&posts, store.blog.count().await?)))
+            let now = crate::auth::now();
+            let posts = store.blog.list(request, now).await?;
+            Ok(Some(bodies.blog(&posts, store.blog.count(now).await?)))
         }
         (_, MetaSource::Seo(key)) if body::LEGAL_DOCS.contains(&key) => {
             // The newest version an operator published shows here as in the app.
@@ -188,7 +190,9 @@ async fn page_body(bodies: &BodyWriter<'_>, store: &Store, page: &PageDef) -> St
                 return Ok(None);
             };
             let cards = store.characters.list_cards_tagged(*gender, &tags, Viewer::SignedOut, request).await?;
-            Ok(bodies.topic(topic, &localized_cards(cards)))
+            // The newest copy an operator published shows here as in the app.
+            let published = crate::content::landing::published(store, topic, bodies.lang).await?;
+            Ok(bodies.topic(topic, published, &localized_cards(cards)))
         }
     }
 }

@@ -74,9 +74,11 @@ pub async fn sitemap_xml(site: &Site, store: &Store) -> StoreResult<String> {
             }
         }
     }
+    // The posts live now: a scheduled one joins when its time comes, an unpublished one leaves.
+    let now = crate::auth::now();
     for page_no in 1..=MAX_PAGE_NO {
         let page = PageRequest::parse(i64::from(page_no), i64::from(MAX_PAGE_SIZE)).unwrap_or_else(|_| unreachable!());
-        let posts = store.blog.list(page).await?;
+        let posts = store.blog.list(page, now).await?;
         for post in &posts {
             let loc = format!("{base}/blogs/{}", post.key);
             out.push_str(&format!(

@@ -11,6 +11,7 @@ import { Spinner } from '@/components/splash';
 import { CharacterCard, CharacterCardSkeleton } from '@/features/home/components/character-card';
 import { CreateCta } from '@/features/home/components/create-cta';
 import styles from '@/features/home/components/landing-page.module.css';
+import { usePublishedLandingCopy } from '@/features/home/hooks/use-landing-copy';
 import { useTopicCharacters } from '@/features/home/hooks/use-topic-characters';
 import { TOPIC_GRID_SIZE, TOPICS, TOPICS_NAMESPACE, type TopicCopy, type TopicKey } from '@/features/home/lib/topics';
 import { useLocalizedPath } from '@/hooks/use-localized-path';
@@ -31,12 +32,16 @@ function Faq({ items }: { items: TopicCopy['faq'] }) {
   );
 }
 
-/** The page's body: the topic's copy (`topics` namespace), matching characters, FAQ, calls to chat or create. */
+/**
+ * The page's body: the topic's copy (the version an operator published, else the `topics`
+ * namespace's), matching characters, FAQ, calls to chat or create.
+ */
 function LandingBody({ topic }: { topic: TopicKey }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { t: topicT } = useTranslation(TOPICS_NAMESPACE);
   const read = topicT as unknown as (key: string, options?: object) => unknown;
-  const copy = read(topic, { returnObjects: true }) as TopicCopy;
+  const published = usePublishedLandingCopy(topic, i18n.resolvedLanguage ?? 'en');
+  const copy = published ?? (read(topic, { returnObjects: true }) as TopicCopy);
   const navigate = useNavigate();
   const localize = useLocalizedPath();
   const setChatBeforePath = useSetAtom(chatBeforePagePathAtom);
