@@ -323,6 +323,17 @@ const WHOLE_TYPES: &[(&str, &str, Kind)] = &[
     // admin signed in with a second factor publishes as written (audited): a legal text has
     // to name what the rules refuse, and the chat rule refuses naming it.
     ("server/src/admin/operator/desks.rs", "*", OPERATOR_ONLY),
+    // The landing pages' copy is published as written by an admin, as the legal texts are
+    // (it names what the site refuses too); a user's session ended by its hash; a failed
+    // payment notification replayed by its id.
+    ("server/src/admin/operator/content.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/operator/sessions.rs", "*", OPERATOR_ONLY),
+    ("server/src/admin/operator/money.rs", "*", OPERATOR_ONLY),
+    (
+        "server/src/content/landing_routes.rs",
+        "LandingCopyRequest",
+        NotFreeText("a language code and a landing page's topic key, each checked against the known ones"),
+    ),
     ("server/src/admin/content.rs", "KeyRequest", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "ReportsQuery", OPERATOR_ONLY),
     ("server/src/admin/content.rs", "CharacterRequest", OPERATOR_ONLY),
