@@ -6,22 +6,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OperatorApp } from '@/operator/app';
-
-type Route = (body: Record<string, unknown> | null) => { status: number; body: unknown };
-
-function serve(routes: Record<string, Route>) {
-  const calls: { path: string; body: Record<string, unknown> | null }[] = [];
-  const fetchMock = vi.fn(async (url: string, init: RequestInit) => {
-    const path = url.replace('/lust/operator/api/', '').split('?')[0]!;
-    const body = init.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : null;
-    calls.push({ path, body });
-    const route = routes[`${init.method} ${path}`];
-    const reply = route ? route(body) : { status: 404, body: { error: `no route ${path}` } };
-    return new Response(JSON.stringify(reply.body), { status: reply.status });
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return calls;
-}
+import { serve } from '@/operator/test-server';
 
 const ADMIN = { operatorId: 'op1', email: 'boss@amora.test', role: 'admin' };
 const MODERATOR = { operatorId: 'op2', email: 'mod@amora.test', role: 'moderator' };

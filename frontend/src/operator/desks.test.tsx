@@ -6,25 +6,8 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OperatorApp } from '@/operator/app';
+import { serve } from '@/operator/test-server';
 import { inputFromPublishAt } from '@/operator/lib/blog';
-
-type Route = (body: Record<string, unknown> | null) => { status: number; body: unknown };
-
-function serve(routes: Record<string, Route>) {
-  const calls: { path: string; query: string; body: Record<string, unknown> | null }[] = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit) => {
-      const [path = '', query = ''] = url.replace('/lust/operator/api/', '').split('?');
-      const body = init.body ? (JSON.parse(init.body as string) as Record<string, unknown>) : null;
-      calls.push({ path, query, body });
-      const route = routes[`${init.method} ${path}`];
-      const reply = route ? route(body) : { status: 404, body: { error: `no route ${path}` } };
-      return new Response(JSON.stringify(reply.body), { status: reply.status });
-    }),
-  );
-  return calls;
-}
 
 const ADMIN = { operatorId: 'op1', email: 'boss@amora.test', role: 'admin' };
 const FILE = '---\nkey: news\ntitle: News\ndescription: What is new.\ndate: 2026-11-30\ncover: /c.svg\n---\n\nBody.\n';
