@@ -3,7 +3,7 @@
  * selection, d dismiss, h hide, a approve, r reject, s restore, x remove, ? the keys; an
  * acting key opens the reason prompt, like the buttons.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { useLoad } from '@/hooks/use-load';
 import { LoadError, When } from '@/operator/components/bits';
@@ -20,19 +20,28 @@ const TABS = [
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
-/** Window key presses as shortcuts, unless a prompt is open. */
+/**
+ * Window key presses as shortcuts, unless a prompt is open. The listener is added once and
+ * reads the latest handler from a ref set during commit: a listener re-added in a passive
+ * effect lags the render, so a key pressed just after the rows appear went to the handler
+ * of the empty list (seen as a flaky test under CI load, and a lost key for a fast operator).
+ */
 function useShortcuts(enabled: boolean, handle: (shortcut: Shortcut) => void) {
+  const latest = useRef({ enabled, handle });
+  useLayoutEffect(() => {
+    latest.current = { enabled, handle };
+  });
   useEffect(() => {
-    if (!enabled) return;
     const onKey = (event: KeyboardEvent) => {
+      if (!latest.current.enabled) return;
       const shortcut = shortcutOf(event);
       if (!shortcut) return;
       event.preventDefault();
-      handle(shortcut);
+      latest.current.handle(shortcut);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [enabled, handle]);
+  }, []);
 }
 
 export function QueuesPage() {
