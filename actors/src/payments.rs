@@ -22,7 +22,7 @@ use amora_domain::account::UserId;
 use amora_domain::money::{Coins, TxnId};
 use amora_domain::payment::{
     Currency, Money, Order, OrderId, OrderRef, OrderState, PaymentEvent, PaymentRoute, PlanPeriod, ProductId,
-    Subscription, SubscriptionId, SubscriptionRef, SubscriptionState, add_months,
+    ReversalKind, Subscription, SubscriptionId, SubscriptionRef, SubscriptionState, add_months,
 };
 use amora_store::{LedgerOutcome, PaymentClaimKind, Reversal, Store, StoreError};
 use prometheus::{IntCounterVec, Opts};
@@ -277,9 +277,9 @@ impl Billing {
                 let order = self.order(route, &order).await?;
                 self.closed_unpaid(order, OrderState::Expired).await
             }
-            PaymentEvent::Refunded { order, provider_txn_id, amount } => {
+            PaymentEvent::Refunded { order, provider_txn_id, amount, kind } => {
                 let order = self.order(route, &order).await?;
-                self.refunded(route, order, &provider_txn_id, &amount).await
+                self.refunded(route, order, &provider_txn_id, &amount, kind).await
             }
             PaymentEvent::SubscriptionActivated { subscription, period_end } => {
                 let subscription = self.subscription(route, &subscription).await?;
@@ -463,7 +463,14 @@ impl Billing {
             // Refunded between the check above and the credit: the refund saw no credit
             // and took nothing, so this takes back what the whole refund is owed now.
             let reversal = format!("late-credit:{}", order.order_id);
-            self.take_back(route, &order, &reversal, 0).await?;
+            // The ledger row is worded as the reversal that came first was.
+            let claims = self.store.orders.claims_of(&order.order_id).await?;
+            let kind = if claims.iter().any(|claim| claim.kind == PaymentClaimKind::Chargeback) {
+                ReversalKind::Chargeback
+            } else {
+                ReversalKind::Refund
+            };
+            self.take_back(route, &order, &reversal, 0, kind).await?;
             return Ok(Vec::new());
         }
         if let Some(subscription_id) = &order.subscription_id
@@ -609,6 +616,7 @@ impl Billing {
         order: &Order,
         reversal_id: &str,
         refunded_minor: i64,
+        kind: ReversalKind,
     ) -> Result<Coins, BillingError> {
         let credited = self.credited(order).await?;
         let reversal = Reversal {
@@ -624,7 +632,9 @@ impl Billing {
             return Ok(Coins::ZERO);
         }
         let txn_id = TxnId::derived("refund", &[route.code(), reversal_id]);
-        let reason = format!("refund of {} ({})", order.order_id, route.code());
+        // The transaction ids stay "refund…" for both kinds: they are the reversal's
+        // idempotency key, and a chargeback is a reversal like any other.
+        let reason = format!("{} of {} ({})", kind.code(), order.order_id, route.code());
         Ok(match self.debit(&order.user_id, share, &reason, txn_id).await? {
             LedgerOutcome::Applied { .. } | LedgerOutcome::Replayed { .. } => share,
             // Spent already: take what is left, in a row of its own.
@@ -649,6 +659,7 @@ impl Billing {
         order: Order,
         provider_txn_id: &str,
         amount: &Money,
+        kind: ReversalKind,
     ) -> Result<Vec<Receipt>, BillingError> {
         if amount.currency != order.amount.currency || amount.minor > order.amount.minor || amount.minor == 0 {
             return Err(BillingError::Mismatch(format!(
@@ -659,9 +670,13 @@ impl Billing {
                 order.amount.currency
             )));
         }
-        self.claim(route, provider_txn_id, &order.order_id, PaymentClaimKind::Refund).await?;
+        let claim_kind = match kind {
+            ReversalKind::Refund => PaymentClaimKind::Refund,
+            ReversalKind::Chargeback => PaymentClaimKind::Chargeback,
+        };
+        self.claim(route, provider_txn_id, &order.order_id, claim_kind).await?;
         let refunded_minor = i64::try_from(amount.minor).unwrap_or(i64::MAX);
-        let taken = self.take_back(route, &order, provider_txn_id, refunded_minor).await?;
+        let taken = self.take_back(route, &order, provider_txn_id, refunded_minor, kind).await?;
         let moved = self.transition(&order, OrderState::Refunded).await?;
         if let Some(subscription_id) = &order.subscription_id
             && self.store.subscriptions.end(subscription_id, now()).await?

@@ -502,6 +502,24 @@ pub enum OrderRef {
 
 /// What a processor told us happened, after its signature was checked. Amounts are as the
 /// processor reports them; the billing service compares them with the order.
+/// Why money went back to the buyer. Both take back the order's coins the same way; the
+/// operator's Money desk and the ledger's wording tell them apart, because a chargeback
+/// costs a fee and, repeated, the processor account itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReversalKind {
+    Refund,
+    Chargeback,
+}
+
+impl ReversalKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            ReversalKind::Refund => "refund",
+            ReversalKind::Chargeback => "chargeback",
+        }
+    }
+}
+
 /// Made by a payment provider from a verified callback; acted on by the billing service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PaymentEvent {
@@ -528,11 +546,13 @@ pub enum PaymentEvent {
     Expired {
         order: OrderRef,
     },
-    /// Money went back to the buyer (refund or chargeback) for an earlier payment.
+    /// Money went back to the buyer for an earlier payment: a refund (we or the processor's
+    /// merchant side gave it back) or a chargeback (the buyer's bank took it back).
     Refunded {
         order: OrderRef,
         provider_txn_id: String,
         amount: Money,
+        kind: ReversalKind,
     },
     /// A subscription's first payment went through; it runs until `period_end` (seconds)
     /// when the processor says so.

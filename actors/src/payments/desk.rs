@@ -7,13 +7,16 @@ use amora_store::{FailedWebhook, PaymentClaim, PaymentClaimKind, ReversalTotals,
 
 use super::{Billing, BillingError};
 
-/// A refunded order (a refund or a chargeback: processors report both as a refund), with
-/// what its reversals gave back and the provider transactions that did, oldest first.
+/// A refunded order, with what its reversals gave back and the provider transactions that
+/// did (refunds and chargebacks, each claim saying which), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefundedOrder {
     pub order: Order,
     pub totals: ReversalTotals,
     pub refunds: Vec<PaymentClaim>,
+    /// Its money had arrived before it went back (a sale to count in revenue); false for
+    /// an order refunded unpaid, such as a partial crypto payment sent back.
+    pub was_paid: bool,
 }
 
 impl Billing {
@@ -28,9 +31,15 @@ impl Billing {
         let mut refunded = Vec::new();
         for order in orders.iter().filter(|order| order.state == OrderState::Refunded) {
             let totals = self.store.orders.reversed(&order.order_id).await?;
-            let mut refunds = self.store.orders.claims_of(&order.order_id).await?;
-            refunds.retain(|claim| claim.kind == PaymentClaimKind::Refund);
-            refunded.push(RefundedOrder { order: order.clone(), totals, refunds });
+            let (refunds, payments): (Vec<PaymentClaim>, Vec<PaymentClaim>) = self
+                .store
+                .orders
+                .claims_of(&order.order_id)
+                .await?
+                .into_iter()
+                .partition(|claim| claim.kind.space() == PaymentClaimKind::Refund.space());
+            let was_paid = !payments.is_empty() || totals.reversed.units() > 0;
+            refunded.push(RefundedOrder { order: order.clone(), totals, refunds, was_paid });
         }
         Ok(refunded)
     }

@@ -143,4 +143,77 @@ describe('content and users desks', () => {
     });
     expect(calls.some((c) => c.path === 'user/endSessions')).toBe(false);
   });
+
+  it("a user's page lists the reports on their characters with the decision, and their reported images", async () => {
+    const account = {
+      userId: 'u1',
+      userNo: '1001',
+      email: 'a@b.c',
+      userName: 'Ann',
+      createdAt: 1,
+      suspendedSince: null,
+      vipType: 0,
+      coin: 0,
+    };
+    const received = [
+      {
+        reportId: '31',
+        characterId: 'c9',
+        characterName: 'Juniper',
+        reporterId: 'u7',
+        reason: 'spam',
+        note: 'copies another card',
+        createdAt: 1_764_000_000,
+        decision: { decision: 'dismissed', operatorId: 'op1', at: 1_764_000_100 },
+      },
+      {
+        reportId: '32',
+        characterId: 'c9',
+        characterName: 'Juniper',
+        reporterId: 'u8',
+        reason: 'hate',
+        note: '',
+        createdAt: 1_764_000_200,
+        decision: null,
+      },
+    ];
+    const images = [
+      {
+        feedId: '77',
+        imageId: '76',
+        url: '/media/img-76',
+        characterName: null,
+        reports: 3,
+        hidden: true,
+        hiddenAt: 1_764_000_300,
+        sharedAt: 1_763_999_000_000,
+      },
+    ];
+    serve({
+      'GET me': () => ({ status: 200, body: ADMIN }),
+      'GET user': () => ({
+        status: 200,
+        body: {
+          account,
+          ledger: [],
+          orders: [],
+          reportsMade: [],
+          reportsReceived: received,
+          imagesReported: images,
+          sessions: [],
+        },
+      }),
+    });
+    open('/operator/users/1001');
+    const rows = await screen.findAllByTestId('received-row');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent('Juniper');
+    expect(rows[0]).toHaveTextContent('spam — copies another card');
+    expect(rows[0]).toHaveTextContent('dismissed');
+    expect(rows[1]).toHaveTextContent('open');
+    expect(within(rows[1]!).getByRole('link', { name: 'u8' })).toHaveAttribute('href', '/operator/users/u8');
+    const image = screen.getByTestId('reported-image');
+    expect(image).toHaveTextContent('3 reporters, hidden from the feed');
+    expect(within(image).getByRole('img')).toHaveAttribute('src', '/media/img-76');
+  });
 });

@@ -24,9 +24,11 @@ function overview(days: number): MoneyOverview {
       { route: 'aiglo', state: 'refunded', count: 1 },
     ],
     revenue: {
-      perDay: [{ day: '2025-11-30', currency: 'USD', orders: 2, amountMinor: 2598, amount: '25.98' }],
-      perProduct: [{ productId: 'coin_4', currency: 'USD', orders: 2, amountMinor: 2598, amount: '25.98' }],
-      totals: [{ scope: 'window', currency: 'USD', orders: 2, amountMinor: 2598, amount: '25.98' }],
+      perDay: [{ day: '2025-11-30', currency: 'USD', orders: 3, amountMinor: 3897, amount: '38.97' }],
+      perProduct: [{ productId: 'coin_4', currency: 'USD', orders: 3, amountMinor: 3897, amount: '38.97' }],
+      totals: [{ scope: 'window', currency: 'USD', orders: 3, amountMinor: 3897, amount: '38.97' }],
+      givenBack: [{ scope: 'window', currency: 'USD', orders: 1, amountMinor: 1299, amount: '12.99' }],
+      net: [{ currency: 'USD', amountMinor: 2598, amount: '25.98' }],
     },
     refunds: [
       {
@@ -34,13 +36,13 @@ function overview(days: number): MoneyOverview {
         userId: 'u_ann',
         route: 'aiglo',
         productId: 'coin_4',
-        kind: 'refund',
+        kind: 'chargeback',
         currency: 'USD',
         price: '12.99',
         refundedMinor: 1299,
         refunded: '12.99',
         coinsTakenBack: 12000,
-        providerTxnIds: ['rf_1'],
+        reversals: [{ providerTxnId: 'cb_1', kind: 'chargeback', at: NOW - 60 }],
         at: NOW - 60,
       },
     ],
@@ -92,17 +94,19 @@ describe('money desk', () => {
     const states = await screen.findByTestId('money-states');
     expect(within(states).getByText('refunded')).toBeInTheDocument();
     expect(states.querySelector('[data-route="aiglo"]')).toHaveTextContent('aiglo21');
-    expect(screen.getByTestId('money-totals')).toHaveTextContent('25.98 USD (2 orders)');
+    expect(screen.getByTestId('money-totals')).toHaveTextContent('38.97 USD (3 orders)');
+    expect(screen.getByTestId('money-net')).toHaveTextContent('Given back 12.99 USD (1 order); net 25.98 USD');
     expect(screen.getByTestId('money-per-product')).toHaveTextContent('coin_4');
     const refund = screen.getByTestId('refund-row');
     expect(refund).toHaveTextContent('12.99 of 12.99 USD');
     expect(refund).toHaveTextContent('u_ann');
+    expect(refund).toHaveTextContent('chargeback');
     expect(calls.find((c) => c.path === 'money')?.query).toBe('days=30');
     // The chart (loaded when needed) has a point for every day of the 30, the sales on the last.
     const chart = await screen.findByTestId('revenue-chart-USD');
     const values = chart.getAttribute('data-values')!.split(',').map(Number);
     expect(values.length).toBeGreaterThanOrEqual(30);
-    expect(values.filter((v) => v > 0)).toEqual([25.98]);
+    expect(values.filter((v) => v > 0)).toEqual([38.97]);
 
     fireEvent.change(screen.getByTestId('money-days'), { target: { value: '7' } });
     await waitFor(() => expect(calls.filter((c) => c.path === 'money').map((c) => c.query)).toContain('days=7'));

@@ -289,6 +289,7 @@ impl Gateway {
             order: amora_domain::payment::OrderRef::Ours(order.order_id.clone()),
             provider_txn_id: refund_id.clone(),
             amount: order.amount.clone(),
+            kind: amora_domain::payment::ReversalKind::Refund,
         };
         let receipts = self.billing.apply(order.route, event).await?;
         self.send_receipts(receipts).await;

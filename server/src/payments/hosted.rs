@@ -18,7 +18,7 @@
 //!
 //! The sandbox speaks this protocol to itself (`sandbox.rs`).
 
-use amora_domain::payment::{Currency, Money, OrderId, PaymentRoute, PlanPeriod, SubscriptionId};
+use amora_domain::payment::{Currency, Money, OrderId, PaymentRoute, PlanPeriod, ReversalKind, SubscriptionId};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
@@ -225,9 +225,12 @@ fn notification_events(n: &AdapterNotification) -> Result<Vec<PaymentEvent>, Pro
             reason: n.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| "declined".into()),
         }],
         "payment.expired" => vec![PaymentEvent::Expired { order: order()? }],
-        "payment.refunded" => {
-            vec![PaymentEvent::Refunded { order: order()?, provider_txn_id: transaction()?, amount: amount()? }]
-        }
+        "payment.refunded" | "payment.chargeback" => vec![PaymentEvent::Refunded {
+            order: order()?,
+            provider_txn_id: transaction()?,
+            amount: amount()?,
+            kind: if n.kind == "payment.chargeback" { ReversalKind::Chargeback } else { ReversalKind::Refund },
+        }],
         "subscription.renewed" => vec![PaymentEvent::SubscriptionRenewed {
             subscription: subscription()?,
             provider_txn_id: transaction()?,

@@ -23,7 +23,7 @@ pub mod signing;
 pub mod zpay;
 
 use amora_domain::payment::{Money, OrderId, PaymentRoute, PlanPeriod, ProductId, SubscriptionId};
-pub use amora_domain::payment::{OrderRef, PaymentEvent, SubscriptionRef};
+pub use amora_domain::payment::{OrderRef, PaymentEvent, ReversalKind, SubscriptionRef};
 use async_trait::async_trait;
 
 /// What the server asks a processor to collect: one order, priced from the catalogue.

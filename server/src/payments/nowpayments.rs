@@ -14,7 +14,7 @@
 //! payment and nothing renews by itself, so a plan ends at its period's end unless the
 //! buyer pays a new invoice. `cancel_subscription` therefore has nothing to stop.
 
-use amora_domain::payment::{Currency, Money, OrderId, PaymentRoute};
+use amora_domain::payment::{Currency, Money, OrderId, PaymentRoute, ReversalKind};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
@@ -213,7 +213,13 @@ fn ipn_events(ipn: &sorted_json::Document) -> Result<Vec<PaymentEvent>, Provider
         "finished" => PaymentEvent::Paid { order, provider_txn_id: payment_id()?, amount: price()? },
         "failed" => PaymentEvent::Failed { order, reason: "the crypto payment failed".into() },
         "expired" => PaymentEvent::Expired { order },
-        "refunded" => PaymentEvent::Refunded { order, provider_txn_id: payment_id()?, amount: price()? },
+        // Crypto has no chargebacks: a refund is the merchant sending coins back.
+        "refunded" => PaymentEvent::Refunded {
+            order,
+            provider_txn_id: payment_id()?,
+            amount: price()?,
+            kind: ReversalKind::Refund,
+        },
         other => {
             // A status NOWPayments may add later: acknowledged (so it is not resent for a
             // day) and logged, but it changes nothing.

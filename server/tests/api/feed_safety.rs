@@ -129,7 +129,7 @@ async fn operator_post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
 }
 
 /// Stores and shares an adult image of `who`; answers its image id and feed id.
-async fn shared(app: &TestApp, who: &Person, prompt: &str) -> (String, String) {
+pub(crate) async fn shared(app: &TestApp, who: &Person, prompt: &str) -> (String, String) {
     let image = stored(app, who, prompt).await;
     let (code, view) = share(app, who, &image, true).await;
     assert_eq!(code, 200, "{view}");

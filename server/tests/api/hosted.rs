@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use amora_domain::payment::{PaymentRoute, PlanPeriod};
+use amora_domain::payment::{PaymentRoute, PlanPeriod, ReversalKind};
 use amora_server::payments::hosted::{HostedProvider, HostedSettings};
 use amora_server::payments::{
     CheckoutRequest, OrderRef, PaymentEvent, PaymentProvider, ProviderError, SubscriptionRef,
@@ -80,7 +80,12 @@ async fn pending_declined_expired_and_refunded_callbacks_say_so() {
             PaymentEvent::Failed { order: ours(&request), reason: "card declined".into() },
             PaymentEvent::Expired { order: ours(&request) },
             PaymentEvent::Paid { order: ours(&request), provider_txn_id: txn.clone(), amount: money(1299, "USD") },
-            PaymentEvent::Refunded { order: ours(&request), provider_txn_id: txn, amount: money(1299, "USD") },
+            PaymentEvent::Refunded {
+                order: ours(&request),
+                provider_txn_id: txn,
+                amount: money(1299, "USD"),
+                kind: ReversalKind::Refund,
+            },
         ]
     );
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use amora_domain::payment::PlanPeriod;
+use amora_domain::payment::{PlanPeriod, ReversalKind};
 use amora_server::payments::nowpayments::{NowPaymentsProvider, NowPaymentsSettings};
 use amora_server::payments::{Checkout, CheckoutRequest, OrderRef, PaymentEvent, PaymentProvider, ProviderError};
 
@@ -88,7 +88,12 @@ async fn partial_failed_expired_and_refunded_ipns_say_so() {
             PaymentEvent::Failed { order: ours(&request), reason: "the crypto payment failed".into() },
             PaymentEvent::Expired { order: ours(&request) },
             PaymentEvent::Paid { order: ours(&request), provider_txn_id: txn.clone(), amount: money(1299, "USD") },
-            PaymentEvent::Refunded { order: ours(&request), provider_txn_id: txn, amount: money(1299, "USD") },
+            PaymentEvent::Refunded {
+                order: ours(&request),
+                provider_txn_id: txn,
+                amount: money(1299, "USD"),
+                kind: ReversalKind::Refund,
+            },
         ]
     );
 }

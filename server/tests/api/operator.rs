@@ -361,3 +361,77 @@ async fn blog_posts_are_listed_and_read_back_as_files_and_metrics_are_json() {
     assert_eq!(gauge("amora_ws_sockets"), Some(json!(0)));
     assert_eq!(console_get(&app, &moderator, "metrics").await.0, 403, "health is the admin's");
 }
+
+/// Calls the user API as `voucher`'s user; the data of a call that must succeed.
+async fn user_ok(app: &TestApp, voucher: &str, path: &str, payload: Value) -> Value {
+    let (envelope, _) = app.post_api_as(Some(voucher), path, payload.clone()).await;
+    assert_eq!(envelope.code, 200, "{path} {payload}: {}", envelope.msg);
+    envelope.data
+}
+
+/// Issue 33's "reports made and received": a user's page lists the reports others filed on
+/// the characters the user created, with the operator's decision, and the user's shared
+/// images that were reported; a report on someone else's character is not among them.
+#[actix_rt::test]
+async fn a_user_page_lists_the_reports_on_the_user_s_characters_and_shared_images() {
+    let app = spawn_app_with(&[("AMORA_ADMIN__TOKEN", TOKEN)]).await;
+    let (admin, _) = two_operators(&app).await;
+    let (maker_id, maker_no, maker) = make_user(&app.store, "Mara").await;
+    let (critic_id, critic_no, critic) = make_user(&app.store, "Cole").await;
+
+    // Mara's character, public after review, reported by Cole; Cole also reports a seeded one.
+    let draft = crate::creation::draft(&app, 0, "Juniper").await;
+    let created = user_ok(&app, &maker, "/user/v1/character/create", json!({ "draft": draft })).await;
+    let character_id = created["character"]["characterId"].as_str().unwrap().to_owned();
+    let public = json!({ "characterId": character_id, "visibility": "public" });
+    user_ok(&app, &maker, "/user/v1/character/setVisibility", public).await;
+    let approved = app
+        .client
+        .post(app.url("/lust/admin/character/approve"))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "characterId": character_id }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(approved.status(), 200);
+    let on_hers = json!({ "characterId": character_id, "reason": "spam", "note": "copies another card" });
+    let filed = user_ok(&app, &critic, "/user/v1/report/reportContent", on_hers).await;
+    let report_id = filed["reportId"].as_str().unwrap().to_owned();
+    let elsewhere = json!({ "characterId": FREE_CHARACTER, "reason": "hate" });
+    user_ok(&app, &critic, "/user/v1/report/reportContent", elsewhere).await;
+
+    // Mara shares an image to the feed; Cole reports it.
+    let mara = crate::images::Person { user_id: maker_id, user_no: maker_no.clone(), voucher: maker.clone() };
+    let (image_id, feed_id) = crate::feed_safety::shared(&app, &mara, "a woman of 30 reading by the window").await;
+    user_ok(&app, &critic, "/user/v1/report/reportContent", json!({ "feedId": feed_id, "reason": "minor" })).await;
+
+    let (status, page) = console_get(&app, &admin, &format!("user?user={maker_no}")).await;
+    assert_eq!(status, 200, "{page}");
+    let received = page["reportsReceived"].as_array().unwrap();
+    assert_eq!(received.len(), 1, "only the report on her own character: {page}");
+    assert_eq!(received[0]["reportId"], report_id.as_str());
+    assert_eq!(received[0]["characterName"], "Juniper");
+    assert_eq!(received[0]["reporterId"], critic_id.to_string());
+    assert_eq!(
+        (received[0]["reason"].as_str(), received[0]["note"].as_str()),
+        (Some("spam"), Some("copies another card"))
+    );
+    assert_eq!(received[0]["decision"], Value::Null);
+    let images = page["imagesReported"].as_array().unwrap();
+    assert_eq!(images.len(), 1, "{page}");
+    assert_eq!(
+        (images[0]["imageId"].as_str(), images[0]["feedId"].as_str()),
+        (Some(image_id.as_str()), Some(feed_id.as_str()))
+    );
+    assert_eq!((images[0]["reports"].as_u64(), images[0]["hidden"].as_bool()), (Some(1), Some(false)));
+    assert_eq!(page["reportsMade"], json!([]));
+
+    // The decision shows on her page; Cole's page has his two reports made and none received.
+    let decide = json!({ "reportId": report_id, "decision": "dismissed", "reason": "original work" });
+    assert_eq!(console_post(&app, &admin, "report/decide", decide).await.0, 200);
+    let (_, page) = console_get(&app, &admin, &format!("user?user={maker_no}")).await;
+    assert_eq!(page["reportsReceived"][0]["decision"]["decision"], "dismissed", "{page}");
+    let (_, page) = console_get(&app, &admin, &format!("user?user={critic_no}")).await;
+    assert_eq!(page["reportsMade"].as_array().map(Vec::len), Some(2), "{page}");
+    assert_eq!((page["reportsReceived"].clone(), page["imagesReported"].clone()), (json!([]), json!([])));
+}

@@ -86,14 +86,16 @@ async fn the_money_desk_counts_orders_lists_refunds_and_replays_a_failed_notific
     assert_eq!(console_get(&app, &cookie, "money?days=0").await.0, 400);
     assert_eq!(console_get(&app, &cookie, "money?days=367").await.0, 400);
 
-    // The operator refunds Ann's second order: it leaves the revenue for the refunds list.
+    // The operator refunds Ann's second order: still a sale of its day, and what went back.
     let (status, answer) =
         console_post(&app, &cookie, "refund", json!({ "orderId": second, "reason": "asked for it back" })).await;
     assert_eq!(status, 200, "{answer}");
     let (_, overview) = console_get(&app, &cookie, "money").await;
     assert_eq!(overview["days"], 30);
     assert_eq!(count(&overview, "aiglo", "refunded"), 1, "{overview}");
-    assert_eq!(overview["revenue"]["perDay"][0]["orders"], 1);
+    assert_eq!(overview["revenue"]["perDay"][0]["orders"], 2, "a refund does not unsell: {overview}");
+    assert_eq!(overview["revenue"]["givenBack"][0]["amountMinor"].as_u64(), Some(price.minor));
+    assert_eq!(overview["revenue"]["net"][0]["amountMinor"].as_u64(), Some(price.minor));
     let refunds = overview["refunds"].as_array().unwrap();
     assert_eq!(refunds.len(), 1, "{overview}");
     assert_eq!(refunds[0]["orderId"], second.as_str());
@@ -101,8 +103,26 @@ async fn the_money_desk_counts_orders_lists_refunds_and_replays_a_failed_notific
     assert_eq!(refunds[0]["kind"], "refund");
     assert_eq!(refunds[0]["refundedMinor"].as_u64(), Some(price.minor));
     assert_eq!(refunds[0]["coinsTakenBack"].as_i64(), Some(paid_coins / 2));
-    assert_eq!(refunds[0]["providerTxnIds"].as_array().unwrap().len(), 1);
+    assert_eq!(refunds[0]["reversals"].as_array().unwrap().len(), 1);
+    assert_eq!(refunds[0]["reversals"][0]["kind"], "refund");
     assert_eq!(balance(&app, &ann).await, paid_coins / 2);
+
+    // Ann's bank takes the first payment back: a chargeback, told apart from the refund in
+    // the list and in her ledger, and it takes back that order's coins.
+    assert_eq!(bridge.send(&first_checkout, "payment.chargeback").await.0, 200);
+    let (_, overview) = console_get(&app, &cookie, "money").await;
+    let refunds = overview["refunds"].as_array().unwrap();
+    assert_eq!(refunds.len(), 2, "{overview}");
+    let chargeback = refunds.iter().find(|r| r["orderId"] == first.as_str()).unwrap();
+    assert_eq!(chargeback["kind"], "chargeback", "{chargeback}");
+    assert_eq!(chargeback["reversals"][0]["kind"], "chargeback");
+    assert_eq!(chargeback["coinsTakenBack"].as_i64(), Some(paid_coins / 2));
+    assert_eq!(overview["revenue"]["givenBack"][0]["orders"], 2);
+    assert_eq!(overview["revenue"]["net"][0]["amountMinor"].as_i64(), Some(0));
+    assert_eq!(balance(&app, &ann).await, 0);
+    let reasons: Vec<String> = app.store.ledger.rows(&ann).await.unwrap().into_iter().map(|row| row.reason).collect();
+    assert!(reasons.iter().any(|r| r.starts_with(&format!("chargeback of {first}"))), "{reasons:?}");
+    assert!(reasons.iter().any(|r| r.starts_with(&format!("refund of {second}"))), "{reasons:?}");
 
     // The processor tells of Bob's payment before his order's row is here: the signature
     // holds, the order is unknown, so it is refused (400, the processor retries) and kept.

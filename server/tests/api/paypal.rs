@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use amora_domain::payment::{Currency, Money, OrderId, PlanPeriod, ProductId, SubscriptionId, add_months};
+use amora_domain::payment::{
+    Currency, Money, OrderId, PlanPeriod, ProductId, ReversalKind, SubscriptionId, add_months,
+};
 use amora_server::payments::paypal::{PaypalProvider, PaypalSettings};
 use amora_server::payments::{
     Callback, CallbackAnswer, CheckoutRequest, OrderRef, PaymentEvent, PaymentProvider, ProviderError,
@@ -215,7 +217,8 @@ async fn refunds_and_chargebacks_are_made_and_reported_against_our_order() {
         vec![PaymentEvent::Refunded {
             order: OrderRef::Ours(order.clone()),
             provider_txn_id: refund_id.clone(),
-            amount: usd("5.00")
+            amount: usd("5.00"),
+            kind: ReversalKind::Refund,
         }]
     );
 
@@ -232,7 +235,8 @@ async fn refunds_and_chargebacks_are_made_and_reported_against_our_order() {
         vec![PaymentEvent::Refunded {
             order: OrderRef::Ours(order),
             provider_txn_id: reversal_id,
-            amount: usd("7.99")
+            amount: usd("7.99"),
+            kind: ReversalKind::Chargeback,
         }]
     );
     assert_ne!(refund_id, capture_id);

@@ -67,21 +67,24 @@ pub trait LedgerRepo: Send + Sync {
 pub enum PaymentClaimKind {
     /// The money of an order arrived (a capture, a finished invoice, a notification).
     Payment,
-    /// The money of a paid order went back (a refund or a chargeback).
+    /// The money of a paid order went back by a refund.
     Refund,
+    /// The money of a paid order went back by a chargeback (the buyer's bank took it).
+    Chargeback,
     /// A subscription's provider charged another period.
     Renewal,
 }
 
 impl PaymentClaimKind {
-    pub const ALL: [PaymentClaimKind; 3] =
-        [PaymentClaimKind::Payment, PaymentClaimKind::Refund, PaymentClaimKind::Renewal];
+    pub const ALL: [PaymentClaimKind; 4] =
+        [PaymentClaimKind::Payment, PaymentClaimKind::Refund, PaymentClaimKind::Chargeback, PaymentClaimKind::Renewal];
 
     /// How every store writes the kind.
     pub fn code(self) -> &'static str {
         match self {
             PaymentClaimKind::Payment => "payment",
             PaymentClaimKind::Refund => "refund",
+            PaymentClaimKind::Chargeback => "chargeback",
             PaymentClaimKind::Renewal => "renewal",
         }
     }
@@ -100,7 +103,7 @@ impl PaymentClaimKind {
     pub fn space(self) -> &'static str {
         match self {
             PaymentClaimKind::Payment | PaymentClaimKind::Renewal => "in",
-            PaymentClaimKind::Refund => "out",
+            PaymentClaimKind::Refund | PaymentClaimKind::Chargeback => "out",
         }
     }
 }

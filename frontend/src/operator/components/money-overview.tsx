@@ -1,10 +1,13 @@
-/** The Money desk's overview of the last N days: orders by route and state, paid revenue per day and product, refunds. */
+/**
+ * The Money desk's overview of the last N days: orders by route and state, sales per day and
+ * per product or plan (refunded later or not), what refunds and chargebacks gave back, the net.
+ */
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useLoad } from '@/hooks/use-load';
 import { LoadError, When } from '@/operator/components/bits';
 import { opGet } from '@/operator/lib/api';
 import { currencies, revenueColumns, stateGrid } from '@/operator/lib/money';
-import type { MoneyOverview } from '@/operator/lib/types';
+import type { MoneyOverview, MoneySum } from '@/operator/lib/types';
 
 // uPlot comes with the chart, when the overview has something to draw.
 const Chart = lazy(() => import('@/operator/components/chart').then((m) => ({ default: m.Chart })));
@@ -17,7 +20,7 @@ function RevenueChart({ overview, currency }: { overview: MoneyOverview; currenc
   return (
     <Suspense fallback={<p className="op-muted">Loading chart…</p>}>
       <Chart
-        title={`Paid revenue per day (${currency})`}
+        title={`Sales per day (${currency})`}
         labels={labels}
         data={data}
         unit={currency}
@@ -51,7 +54,7 @@ export function MoneyOverviewPanel() {
       {overview && grid && (
         <>
           <p data-testid="money-order-count">
-            {overview.orderCount} orders
+            {plural(overview.orderCount, 'order')}
             {overview.truncated && <span className="op-muted"> (the newest only: more than the desk reads)</span>}
           </p>
           {grid.rows.length > 0 && (
@@ -76,57 +79,38 @@ export function MoneyOverviewPanel() {
               </tbody>
             </table>
           )}
-          <h3>Paid revenue</h3>
-          {overview.revenue.totals.length === 0 ? (
+          <h3>Revenue</h3>
+          {overview.revenue.totals.length === 0 && overview.revenue.givenBack.length === 0 ? (
             <p className="op-muted">No paid orders in the window.</p>
           ) : (
             <>
               <p data-testid="money-totals">
-                {overview.revenue.totals.map((t) => `${t.amount} ${t.currency} (${t.orders} orders)`).join(' · ')}
+                {overview.revenue.totals
+                  .map((t) => `${t.amount} ${t.currency} (${plural(t.orders, 'order')})`)
+                  .join(' · ')}
               </p>
+              {overview.revenue.givenBack.length > 0 && (
+                <p data-testid="money-net">
+                  Given back{' '}
+                  {overview.revenue.givenBack
+                    .map((t) => `${t.amount} ${t.currency} (${plural(t.orders, 'order')})`)
+                    .join(' · ')}
+                  ; net {overview.revenue.net.map((t) => `${t.amount} ${t.currency}`).join(' · ')}
+                </p>
+              )}
               {currencies(overview).map((currency) => (
                 <RevenueChart key={currency} overview={overview} currency={currency} />
               ))}
-              <table className="op-table" data-testid="money-per-day">
-                <thead>
-                  <tr>
-                    <th>Day (UTC)</th>
-                    <th>Orders</th>
-                    <th>Revenue</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {overview.revenue.perDay.map((row) => (
-                    <tr key={`${row.day} ${row.currency}`}>
-                      <td>{row.day}</td>
-                      <td>{row.orders}</td>
-                      <td>
-                        {row.amount} {row.currency}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <table className="op-table" data-testid="money-per-product">
-                <thead>
-                  <tr>
-                    <th>Product or plan</th>
-                    <th>Orders</th>
-                    <th>Revenue</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {overview.revenue.perProduct.map((row) => (
-                    <tr key={`${row.productId} ${row.currency}`}>
-                      <td>{row.productId}</td>
-                      <td>{row.orders}</td>
-                      <td>
-                        {row.amount} {row.currency}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <SumsTable
+                testId="money-per-day"
+                heading="Day (UTC)"
+                rows={overview.revenue.perDay.map((row) => ({ ...row, key: row.day }))}
+              />
+              <SumsTable
+                testId="money-per-product"
+                heading="Product or plan"
+                rows={overview.revenue.perProduct.map((row) => ({ ...row, key: row.productId }))}
+              />
             </>
           )}
           <h3>Refunds and chargebacks</h3>
@@ -162,7 +146,9 @@ export function MoneyOverviewPanel() {
                       {r.refunded} of {r.price} {r.currency}
                     </td>
                     <td>{r.coinsTakenBack}</td>
-                    <td>{r.kind}</td>
+                    <td title={r.reversals.map((v) => `${v.kind} ${v.providerTxnId}`).join('\n')}>
+                      {r.kind === 'chargeback' ? <strong className="op-danger">chargeback</strong> : 'refund'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -171,5 +157,43 @@ export function MoneyOverviewPanel() {
         </>
       )}
     </section>
+  );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** One revenue breakdown (per day, per product): orders and amount per key and currency. */
+function SumsTable({
+  testId,
+  heading,
+  rows,
+}: {
+  testId: string;
+  heading: string;
+  rows: (MoneySum & { key: string })[];
+}) {
+  return (
+    <table className="op-table" data-testid={testId}>
+      <thead>
+        <tr>
+          <th>{heading}</th>
+          <th>Orders</th>
+          <th>Sales</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={`${row.key} ${row.currency}`}>
+            <td>{row.key}</td>
+            <td>{row.orders}</td>
+            <td>
+              {row.amount} {row.currency}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -13,7 +13,7 @@ function overview(partial: Partial<MoneyOverview>): MoneyOverview {
     truncated: false,
     orderCount: 0,
     byRouteAndState: [],
-    revenue: { perDay: [], perProduct: [], totals: [] },
+    revenue: { perDay: [], perProduct: [], totals: [], givenBack: [], net: [] },
     refunds: [],
     ...partial,
   };
@@ -34,6 +34,8 @@ describe('money desk figures', () => {
         perDay: [sum('2025-11-28', 'USD', 1299), sum('2025-11-30', 'USD', 2598), sum('2025-11-30', 'EUR', 999)],
         perProduct: [],
         totals: [],
+        givenBack: [],
+        net: [],
       },
     });
     expect(currencies(data)).toEqual(['USD', 'EUR']);

@@ -110,11 +110,38 @@ export interface UserSession {
   expiresAt: number;
 }
 
+/** A report another user filed on a character this user created. */
+export interface ReportReceived {
+  reportId: string;
+  characterId: string;
+  characterName: string;
+  reporterId: string;
+  reason: string;
+  note: string;
+  createdAt: number;
+  decision: { decision: string; operatorId: string; at: number } | null;
+}
+
+/** One of this user's shared images that others reported or that is held out of the feed. */
+export interface ImageReported {
+  feedId: string;
+  imageId: string;
+  url: string;
+  characterName: string | null;
+  /** Distinct reporters since the operator last restored it. */
+  reports: number;
+  hidden: boolean;
+  hiddenAt: number | null;
+  sharedAt: number;
+}
+
 export interface UserDetail {
   account: UserAccount;
   ledger: LedgerRow[];
   orders: Order[];
   reportsMade: ReportView[];
+  reportsReceived: ReportReceived[];
+  imagesReported: ImageReported[];
   sessions: UserSession[];
 }
 
@@ -198,14 +225,15 @@ export interface RefundView {
   userId: string;
   route: string;
   productId: string;
-  /** Processors report refunds and chargebacks alike; `refund` for both today. */
-  kind: string;
+  /** `chargeback` when any of its reversals was one (the buyer's bank took the money), else `refund`. */
+  kind: 'refund' | 'chargeback';
   currency: string;
   price: string;
   refundedMinor: number;
   refunded: string;
   coinsTakenBack: number;
-  providerTxnIds: string[];
+  /** Each money movement back, oldest first. */
+  reversals: { providerTxnId: string; kind: 'refund' | 'chargeback'; at: number }[];
   /** Seconds. */
   at: number;
 }
@@ -220,7 +248,12 @@ export interface MoneyOverview {
   revenue: {
     perDay: (MoneySum & { day: string })[];
     perProduct: (MoneySum & { productId: string })[];
+    /** Sales in the window: paid orders, and refunded ones that had been paid. */
     totals: (MoneySum & { scope: string })[];
+    /** What refunds and chargebacks gave back in the window. */
+    givenBack: (MoneySum & { scope: string })[];
+    /** Sales less what went back, per currency; negative when more went back. */
+    net: { currency: string; amountMinor: number; amount: string }[];
   };
   refunds: RefundView[];
 }

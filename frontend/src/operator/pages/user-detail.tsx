@@ -1,17 +1,17 @@
 /**
  * One user (admin): account, plan, balance with its ledger, orders with refunds, reports
- * made, live sessions (each can be ended alone); actions Credit, Set plan, End plan, Suspend/Unsuspend, End sessions, Delete (typed
+ * made and received (on the user's characters and shared images), live sessions (each can be ended alone); actions Credit, Set plan, End plan, Suspend/Unsuspend, End sessions, Delete (typed
  * confirmation of the user number). The action bar shows even when the account did not
  * load, so a refused role (403) reads the server's message.
  */
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { useLoad } from '@/hooks/use-load';
 import { LoadError, When } from '@/operator/components/bits';
 import { OrdersTable } from '@/operator/components/orders-table';
 import { SessionsTable } from '@/operator/components/sessions-table';
 import { useAction } from '@/operator/components/use-action';
 import { opGet, opPost } from '@/operator/lib/api';
-import type { UserDetail } from '@/operator/lib/types';
+import type { ImageReported, ReportReceived, UserDetail } from '@/operator/lib/types';
 import { suspendRequest } from '@/operator/pages/users';
 
 export function UserDetailPage() {
@@ -182,9 +182,64 @@ export function UserDetailPage() {
               ))}
             </ul>
           )}
+          <h2>Reports received</h2>
+          <ReportsReceived reports={detail.reportsReceived ?? []} images={detail.imagesReported ?? []} />
         </>
       )}
       {action.prompt}
     </div>
+  );
+}
+
+/** Reports on the user's characters (with what the operator decided) and the user's reported feed images. */
+function ReportsReceived({ reports, images }: { reports: ReportReceived[]; images: ImageReported[] }) {
+  if (reports.length === 0 && images.length === 0) return <p className="op-muted">None.</p>;
+  return (
+    <>
+      {reports.length > 0 && (
+        <table className="op-table" data-testid="user-reports-received">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Character</th>
+              <th>Reason</th>
+              <th>Reporter</th>
+              <th>Decision</th>
+            </tr>
+          </thead>
+          <tbody>
+            {reports.map((r) => (
+              <tr key={r.reportId} data-testid="received-row">
+                <td>
+                  <When at={r.createdAt} ms={r.createdAt > 1e11} />
+                </td>
+                <td>{r.characterName || r.characterId}</td>
+                <td>
+                  {r.reason}
+                  {r.note && ` — ${r.note}`}
+                </td>
+                <td>
+                  <Link to={`/users/${encodeURIComponent(r.reporterId)}`}>{r.reporterId}</Link>
+                </td>
+                <td>{r.decision ? r.decision.decision : 'open'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {images.length > 0 && (
+        <ul className="op-reported-images" data-testid="user-images-reported">
+          {images.map((image) => (
+            <li key={image.feedId} data-testid="reported-image">
+              <img src={image.url} alt={image.characterName ?? 'Shared image'} className="op-image" loading="lazy" />
+              <span>
+                {image.reports} {image.reports === 1 ? 'reporter' : 'reporters'}
+                {image.hidden && ', hidden from the feed'}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

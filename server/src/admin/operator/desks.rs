@@ -5,9 +5,11 @@
 //! product uses (the user's sessions, the account deletion, the billing actor's ledger).
 //! The guard (`super::guard`) has checked the role and, on acting routes, the reason.
 
+use std::collections::HashMap;
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use amora_domain::account::User;
-use amora_store::ReportDecision;
+use amora_store::{FeedFilter, ModeratedFeedEntry, ReportDecision};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -20,7 +22,7 @@ use super::versions::{self, now_millis};
 
 /// Ledger rows and orders shown on a user's page.
 const USER_PAGE_ROWS: usize = 100;
-/// Reports scanned for the ones a user made.
+/// Reports (and flagged feed images) scanned for the ones a user made or received.
 const REPORTS_SCANNED: u32 = 500;
 
 pub fn configure(scope: &mut web::ServiceConfig) {
@@ -114,7 +116,8 @@ struct UserQuery {
 }
 
 /// `GET user?user=`: the account, its ledger (newest first; the balance is its sum), its
-/// orders, the reports it made and its live sessions.
+/// orders, the reports it made, those made on its characters and shared images, and its
+/// live sessions.
 async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> Result<HttpResponse, AdminError> {
     let user = find_user(&state, query.user.trim()).await?;
     let ledger: Vec<Value> = state
@@ -158,8 +161,74 @@ async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> 
         "ledger": ledger,
         "orders": orders,
         "reportsMade": reports_made,
+        "reportsReceived": reports_received(&state, &user).await?,
+        "imagesReported": images_reported(&state, &user).await?,
         "sessions": super::sessions::list(&state, &user).await?,
     })))
+}
+
+/// The recent reports on characters the user created, newest first, with the operator's
+/// decision on each (null while open): what others said of this user's work.
+async fn reports_received(state: &AppState, user: &User) -> Result<Vec<Value>, AdminError> {
+    let reports = state.store.reports.recent(REPORTS_SCANNED).await.map_err(internal)?;
+    let owner = user.user_id.to_string();
+    // Whose each reported character is, and its name, looked up once per character.
+    let mut characters: HashMap<String, Option<String>> = HashMap::new();
+    let mut received = Vec::new();
+    for report in reports {
+        let key = report.character_id.to_string();
+        if !characters.contains_key(&key) {
+            let character = state.store.characters.get(&report.character_id).await.map_err(internal)?;
+            let name =
+                character.filter(|c| c.creator_id.as_deref() == Some(owner.as_str())).map(|c| c.card.character_name);
+            characters.insert(key.clone(), name);
+        }
+        let Some(Some(name)) = characters.get(&key) else { continue };
+        received.push((
+            report.report_id.raw(),
+            json!({
+                "reportId": report.report_id,
+                "characterId": key,
+                "characterName": name,
+                "reporterId": report.reporter_id.to_string(),
+                "reason": report.reason.code(),
+                "note": report.note,
+                "createdAt": report.created_at,
+                "decision": Value::Null,
+            }),
+        ));
+    }
+    let ids: Vec<i64> = received.iter().map(|(id, _)| *id).collect();
+    for decision in state.store.operators.report_decisions(&ids).await.map_err(internal)? {
+        if let Some((_, view)) = received.iter_mut().find(|(id, _)| *id == decision.report_id) {
+            view["decision"] =
+                json!({ "decision": decision.decision, "operatorId": decision.operator_id, "at": decision.at });
+        }
+    }
+    Ok(received.into_iter().map(|(_, view)| view).collect())
+}
+
+/// The user's shared images that others reported or that are held out of the feed, among
+/// the newest flagged feed entries: how many reported each and whether it is hidden.
+async fn images_reported(state: &AppState, user: &User) -> Result<Vec<Value>, AdminError> {
+    let flagged =
+        state.store.feed_moderation.list(None, REPORTS_SCANNED, FeedFilter::Flagged).await.map_err(internal)?;
+    Ok(flagged
+        .into_iter()
+        .filter(|moderated| moderated.entry.owner == user.user_id)
+        .map(|ModeratedFeedEntry { entry, reports, hidden_at }| {
+            json!({
+                "feedId": entry.feed_id.raw().to_string(),
+                "imageId": entry.image_id.raw().to_string(),
+                "url": amora_store::image_media_url(entry.image_id),
+                "characterName": entry.character_name,
+                "reports": reports,
+                "hidden": hidden_at.is_some(),
+                "hiddenAt": hidden_at,
+                "sharedAt": entry.feed_id.unix_millis(),
+            })
+        })
+        .collect())
 }
 
 #[derive(Deserialize)]

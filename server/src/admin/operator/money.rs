@@ -1,15 +1,16 @@
 //! The console's Money desk (issue 33), admin only: orders of every user over the last
 //! days counted by route and state, paid revenue per day and per product (each currency
-//! apart), the refunds (and chargebacks, which processors report as refunds), and the
+//! apart, with what went back and the net), the refunds and chargebacks, and the
 //! payment notifications that failed after verification, replayed through the same path a
 //! processor's notification takes. Everything is read through `Billing`; a replay moves
 //! money only as `Billing::apply` does (claimed once, one ledger row per order).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use actix_web::{HttpResponse, web};
+use amora_actors::payments::RefundedOrder;
 use amora_domain::payment::{Currency, Money, Order, OrderState};
-use amora_store::{FailedWebhook, WebhookReplay};
+use amora_store::{FailedWebhook, PaymentClaimKind, WebhookReplay};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -85,21 +86,55 @@ fn sums_view<K: Ord>(sums: Sums<K>, key: impl Fn(&K) -> (&'static str, Value)) -
         .collect()
 }
 
-/// The overview of `orders` (made at or after `since`), as `GET money` answers it.
-fn summarise(orders: &[Order]) -> Value {
+/// Money given back in the window, per currency: `(currency, minor)` of each reversal.
+type GivenBack<'a> = [(&'a Currency, u64)];
+
+/// The overview of `orders` (made at or after `since`), as `GET money` answers it. Sales
+/// are the orders whose money arrived: paid ones, and refunded ones that had been paid
+/// (`refunded_after_payment`, by order id), so a refund does not rewrite the day it was
+/// sold; what went back in the window is `givenBack`, and `net` is sales less it.
+fn summarise(orders: &[Order], refunded_after_payment: &HashSet<&str>, given_back: &GivenBack<'_>) -> Value {
     let mut by_route_state: BTreeMap<(&'static str, &'static str), u64> = BTreeMap::new();
     let mut per_day: Sums<String> = BTreeMap::new();
     let mut per_product: Sums<String> = BTreeMap::new();
     let mut totals: Sums<()> = BTreeMap::new();
     for order in orders {
         *by_route_state.entry((order.route.code(), order.state.code())).or_default() += 1;
-        if order.state != OrderState::Paid {
+        let sold = order.state == OrderState::Paid
+            || (order.state == OrderState::Refunded && refunded_after_payment.contains(order.order_id.as_str()));
+        if !sold {
             continue;
         }
         add(&mut per_day, utc_day(order.created_at), order);
         add(&mut per_product, order.product.to_string(), order);
         add(&mut totals, (), order);
     }
+    let mut back: Sums<()> = BTreeMap::new();
+    for (currency, minor) in given_back {
+        let sum = back.entry(((), currency.to_string())).or_insert_with(|| Sum {
+            currency: (*currency).clone(),
+            orders: 0,
+            minor: 0,
+        });
+        sum.orders += 1;
+        sum.minor += minor;
+    }
+    let currencies: std::collections::BTreeSet<&String> = totals.keys().chain(back.keys()).map(|(_, c)| c).collect();
+    let net: Vec<Value> = currencies
+        .into_iter()
+        .map(|code| {
+            let sold = totals.get(&((), code.clone())).map_or(0, |s| s.minor);
+            let returned = back.get(&((), code.clone())).map_or(0, |s| s.minor);
+            let minor = i128::from(sold) - i128::from(returned);
+            let currency = totals.get(&((), code.clone())).or(back.get(&((), code.clone()))).map(|s| &s.currency);
+            let text = currency.map(|c| amount(minor.unsigned_abs() as u64, c)).unwrap_or_default();
+            json!({
+                "currency": code,
+                "amountMinor": minor,
+                "amount": if minor < 0 { format!("-{text}") } else { text },
+            })
+        })
+        .collect();
     let counts: Vec<Value> = by_route_state
         .into_iter()
         .map(|((route, state), count)| json!({ "route": route, "state": state, "count": count }))
@@ -111,12 +146,47 @@ fn summarise(orders: &[Order]) -> Value {
             "perDay": sums_view(per_day, |day| ("day", json!(day))),
             "perProduct": sums_view(per_product, |product| ("productId", json!(product))),
             "totals": sums_view(totals, |_| ("scope", json!("window"))),
+            "givenBack": sums_view(back, |_| ("scope", json!("window"))),
+            "net": net,
         },
     })
 }
 
+/// One refunded order as the desk lists it, and when its money last went back. Its kind is
+/// `chargeback` when any of its reversals was one (what the operator must answer for at
+/// the processor), else `refund`.
+fn refund_view(refunded: &RefundedOrder) -> (i64, Value) {
+    // When the money went back: its newest reversal (an order refunded before reversals
+    // were claimed has none; its last change says when).
+    let at = refunded.refunds.iter().map(|claim| claim.claimed_at).max().unwrap_or(refunded.order.updated_at);
+    let order = &refunded.order;
+    let refunded_minor = u64::try_from(refunded.totals.refunded_minor).unwrap_or(0);
+    let chargeback = refunded.refunds.iter().any(|claim| claim.kind == PaymentClaimKind::Chargeback);
+    let reversals: Vec<Value> = refunded
+        .refunds
+        .iter()
+        .map(|claim| json!({ "providerTxnId": claim.provider_txn_id, "kind": claim.kind.code(), "at": claim.claimed_at }))
+        .collect();
+    let view = json!({
+        "orderId": order.order_id.as_str(),
+        "userId": order.user_id.to_string(),
+        "route": order.route.code(),
+        "productId": order.product.to_string(),
+        "kind": if chargeback { "chargeback" } else { "refund" },
+        "currency": order.amount.currency.to_string(),
+        "price": order.amount.decimal(),
+        "refundedMinor": refunded_minor,
+        "refunded": amount(refunded_minor, &order.amount.currency),
+        "coinsTakenBack": refunded.totals.reversed.units(),
+        "reversals": reversals,
+        "at": at,
+    });
+    (at, view)
+}
+
 /// `GET money?days=N` (1 to 366, default 30): see the module's comment. Revenue counts the
-/// orders now paid (a refunded one is in the refunds instead), by the UTC day they were made.
+/// orders sold in the window by the UTC day they were made, refunded later or not; what
+/// went back in the window is apart (`givenBack`, `net`, `refunds`).
 async fn overview(state: web::Data<AppState>, query: web::Query<MoneyQuery>) -> Result<HttpResponse, AdminError> {
     let days = query.days.unwrap_or(DEFAULT_DAYS);
     if !(1..=MAX_DAYS).contains(&days) {
@@ -128,41 +198,20 @@ async fn overview(state: web::Data<AppState>, query: web::Query<MoneyQuery>) -> 
     let scanned = billing.orders_since(since - REFUND_LOOKBACK_DAYS * DAY_SECS, MAX_ORDERS).await.map_err(internal)?;
     let truncated = scanned.len() == MAX_ORDERS as usize;
     let in_window: Vec<Order> = scanned.iter().filter(|order| order.created_at >= since).cloned().collect();
-    let mut refunds: Vec<(i64, Value)> = billing
-        .refunds_of(&scanned)
-        .await
-        .map_err(internal)?
-        .into_iter()
-        .filter_map(|refunded| {
-            // When the money went back: its newest refund (an order refunded before
-            // refunds were claimed has none; its last change says when).
-            let at = refunded.refunds.iter().map(|claim| claim.claimed_at).max().unwrap_or(refunded.order.updated_at);
-            let order = &refunded.order;
-            let refunded_minor = u64::try_from(refunded.totals.refunded_minor).unwrap_or(0);
-            (at >= since).then(|| {
-                let txns: Vec<&str> = refunded.refunds.iter().map(|claim| claim.provider_txn_id.as_str()).collect();
-                (
-                    at,
-                    json!({
-                        "orderId": order.order_id.as_str(),
-                        "userId": order.user_id.to_string(),
-                        "route": order.route.code(),
-                        "productId": order.product.to_string(),
-                        "kind": "refund",
-                        "currency": order.amount.currency.to_string(),
-                        "price": order.amount.decimal(),
-                        "refundedMinor": refunded_minor,
-                        "refunded": amount(refunded_minor, &order.amount.currency),
-                        "coinsTakenBack": refunded.totals.reversed.units(),
-                        "providerTxnIds": txns,
-                        "at": at,
-                    }),
-                )
-            })
-        })
-        .collect();
+    let refunded = billing.refunds_of(&scanned).await.map_err(internal)?;
+    let refunded_after_payment: HashSet<&str> =
+        refunded.iter().filter(|r| r.was_paid).map(|r| r.order.order_id.as_str()).collect();
+    let mut refunds = Vec::new();
+    let mut given_back: Vec<(&Currency, u64)> = Vec::new();
+    for order in &refunded {
+        let (at, view) = refund_view(order);
+        if at >= since {
+            refunds.push((at, view));
+            given_back.push((&order.order.amount.currency, u64::try_from(order.totals.refunded_minor).unwrap_or(0)));
+        }
+    }
     refunds.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
-    let mut answer = summarise(&in_window);
+    let mut answer = summarise(&in_window, &refunded_after_payment, &given_back);
     if let Some(object) = answer.as_object_mut() {
         object.insert("days".into(), json!(days));
         object.insert("since".into(), json!(since));
@@ -264,7 +313,10 @@ mod tests {
             order(4, PaymentRoute::Paypal, OrderState::Failed, 1299, "usd", day - 10),
             order(5, PaymentRoute::Aiglo, OrderState::Refunded, 1299, "usd", day - 20),
         ];
-        let summary = summarise(&orders);
+        // Order 5 was paid and then refunded: a sale of its day; 4.00 of it went back.
+        let refunded_after_payment: HashSet<&str> = HashSet::from([orders[4].order_id.as_str()]);
+        let usd = Currency::parse("usd").unwrap_or_else(|e| panic!("{e}"));
+        let summary = summarise(&orders, &refunded_after_payment, &[(&usd, 400)]);
         assert_eq!(summary["orderCount"], 5);
         assert_eq!(
             summary["byRouteAndState"],
@@ -275,7 +327,12 @@ mod tests {
             ])
         );
         let per_day = &summary["revenue"]["perDay"];
-        assert_eq!(per_day.as_array().map(Vec::len), Some(2), "{per_day}");
+        assert_eq!(per_day.as_array().map(Vec::len), Some(3), "{per_day}");
+        assert_eq!(
+            per_day[0],
+            json!({"day": "2025-11-29", "currency": "USD", "orders": 1, "amountMinor": 1299, "amount": "12.99"})
+        );
+        let per_day = &json!(per_day.as_array().map(|days| days[1..].to_vec()));
         assert_eq!(
             per_day[0],
             json!({"day": "2025-11-30", "currency": "EUR", "orders": 1, "amountMinor": 999, "amount": "9.99"})
@@ -284,6 +341,17 @@ mod tests {
             per_day[1],
             json!({"day": "2025-11-30", "currency": "USD", "orders": 2, "amountMinor": 2598, "amount": "25.98"})
         );
-        assert_eq!(summary["revenue"]["totals"][1]["amountMinor"], 2598);
+        assert_eq!(summary["revenue"]["totals"][1]["amountMinor"], 2598 + 1299);
+        assert_eq!(summary["revenue"]["givenBack"][0]["amountMinor"], 400);
+        assert_eq!(
+            summary["revenue"]["net"],
+            json!([
+                {"currency": "EUR", "amountMinor": 999, "amount": "9.99"},
+                {"currency": "USD", "amountMinor": 2598 + 1299 - 400, "amount": "34.97"},
+            ])
+        );
+        // An order refunded unpaid (a partial crypto payment sent back) was never a sale.
+        let unpaid = summarise(&orders, &HashSet::new(), &[]);
+        assert_eq!(unpaid["revenue"]["totals"][1]["amountMinor"], 2598);
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::types::{Capture, Order, PaypalSubscription, Refund, Sale, order_ref, parse_time, subscription_ref};
 use super::{PaypalProvider, bad, parse_resource};
-use crate::payments::{OrderRef, PaymentEvent, ProviderError};
+use crate::payments::{OrderRef, PaymentEvent, ProviderError, ReversalKind};
 
 /// A subscription's sale this soon after the subscription started is its first payment
 /// (already reported as the activation), later ones are renewals. Every plan period is at
@@ -88,9 +88,15 @@ impl PaypalProvider {
                 let reason = capture.failure_reason();
                 Ok(vec![PaymentEvent::Failed { order, reason }])
             }
-            // A refund we (or the operator at PayPal) made, or a reversal (chargeback): both
-            // carry a refund, keyed by its own id so each partial refund counts once.
+            // A refund we (or the operator at PayPal) made, or PayPal reversing the capture
+            // (its event list: "PayPal reverses a payment capture", what a chargeback or a
+            // lost dispute does): both carry a refund, keyed by its own id so each partial
+            // refund counts once.
             "PAYMENT.CAPTURE.REFUNDED" | "PAYMENT.CAPTURE.REVERSED" => {
+                let kind = match event_type {
+                    "PAYMENT.CAPTURE.REVERSED" => ReversalKind::Chargeback,
+                    _ => ReversalKind::Refund,
+                };
                 let refund: Refund = parse_resource(event_type, resource)?;
                 let amount = refund
                     .amount
@@ -99,7 +105,7 @@ impl PaypalProvider {
                     .money()
                     .map_err(bad)?;
                 let order = self.order_of_refund(&refund).await?;
-                Ok(vec![PaymentEvent::Refunded { order, provider_txn_id: refund.id, amount }])
+                Ok(vec![PaymentEvent::Refunded { order, provider_txn_id: refund.id, amount, kind }])
             }
             "BILLING.SUBSCRIPTION.ACTIVATED" => {
                 let subscription: PaypalSubscription = parse_resource(event_type, resource)?;

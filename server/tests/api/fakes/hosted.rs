@@ -206,7 +206,7 @@ impl HostedFake {
             set(&mut event, "orderId", order["orderId"].clone());
             set(&mut event, "checkoutId", json!(checkout.checkout_id));
         }
-        if matches!(kind, "payment.succeeded" | "payment.refunded" | "subscription.renewed") {
+        if matches!(kind, "payment.succeeded" | "payment.refunded" | "payment.chargeback" | "subscription.renewed") {
             let transaction = if kind == "subscription.renewed" {
                 format!("txn_{}", random_letters(16))
             } else {
