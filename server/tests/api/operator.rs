@@ -433,5 +433,7 @@ async fn a_user_page_lists_the_reports_on_the_user_s_characters_and_shared_image
     assert_eq!(page["reportsReceived"][0]["decision"]["decision"], "dismissed", "{page}");
     let (_, page) = console_get(&app, &admin, &format!("user?user={critic_no}")).await;
     assert_eq!(page["reportsMade"].as_array().map(Vec::len), Some(2), "{page}");
+    let named = page["reportsMade"].as_array().unwrap().iter().any(|r| r["characterName"] == "Juniper");
+    assert!(named, "a report made names its character: {page}");
     assert_eq!((page["reportsReceived"].clone(), page["imagesReported"].clone()), (json!([]), json!([])));
 }

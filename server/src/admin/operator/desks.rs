@@ -138,24 +138,27 @@ async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> 
         .into_iter()
         .map(OrderView::from)
         .collect();
-    let reports_made: Vec<Value> = state
-        .store
-        .reports
-        .recent(REPORTS_SCANNED)
-        .await
-        .map_err(internal)?
-        .into_iter()
-        .filter(|report| report.reporter_id == user.user_id)
-        .map(|report| {
-            json!({
-                "reportId": report.report_id,
-                "characterId": report.character_id.to_string(),
-                "reason": report.reason.code(),
-                "note": report.note,
-                "createdAt": report.created_at,
-            })
-        })
-        .collect();
+    let mut reports_made: Vec<Value> = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for report in state.store.reports.recent(REPORTS_SCANNED).await.map_err(internal)? {
+        if report.reporter_id != user.user_id {
+            continue;
+        }
+        let key = report.character_id.to_string();
+        if !names.contains_key(&key) {
+            let character = state.store.characters.get(&report.character_id).await.map_err(internal)?;
+            names.insert(key.clone(), character.map(|c| c.card.character_name).unwrap_or_default());
+        }
+        reports_made.push(json!({
+            "reportId": report.report_id,
+            "characterId": key,
+            // Empty when the character no longer exists.
+            "characterName": names.get(&key).cloned().unwrap_or_default(),
+            "reason": report.reason.code(),
+            "note": report.note,
+            "createdAt": report.created_at,
+        }));
+    }
     Ok(HttpResponse::Ok().json(json!({
         "account": account_view(&state, &user).await?,
         "ledger": ledger,
