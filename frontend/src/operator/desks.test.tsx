@@ -31,6 +31,18 @@ afterEach(() => {
   window.history.pushState({}, '', '/');
 });
 
+/** The account every user-page test shows. */
+const ACCOUNT = {
+  userId: 'u1',
+  userNo: '1001',
+  email: 'a@b.c',
+  userName: 'Ann',
+  createdAt: 1,
+  suspendedSince: null,
+  vipType: 0,
+  coin: 0,
+};
+
 describe('content and users desks', () => {
   it('shows a scheduled post with its time, sends a time to publish at, and unpublishes only what is on', async () => {
     const posts = [
@@ -111,23 +123,16 @@ describe('content and users desks', () => {
   });
 
   it('lists a user’s sessions and ends one alone', async () => {
-    const account = {
-      userId: 'u1',
-      userNo: '1001',
-      email: 'a@b.c',
-      userName: 'Ann',
-      createdAt: 1,
-      suspendedSince: null,
-      vipType: 0,
-      coin: 0,
-    };
     const sessions = [
       { sessionId: 'aaaaaaaaaaaaaaaa', createdAt: 1_764_000_000, expiresAt: 1_766_592_000 },
       { sessionId: 'bbbbbbbbbbbbbbbb', createdAt: 1_764_100_000, expiresAt: 1_766_692_000 },
     ];
     const calls = serve({
       'GET me': () => ({ status: 200, body: ADMIN }),
-      'GET user': () => ({ status: 200, body: { account, ledger: [], orders: [], reportsMade: [], sessions } }),
+      'GET user': () => ({
+        status: 200,
+        body: { account: ACCOUNT, ledger: [], orders: [], reportsMade: [], sessions },
+      }),
       'POST user/endSession': () => ({ status: 200, body: { outcome: 'sessionEnded' } }),
     });
     open('/operator/users/1001');
@@ -145,16 +150,6 @@ describe('content and users desks', () => {
   });
 
   it("a user's page lists the reports on their characters with the decision, and their reported images", async () => {
-    const account = {
-      userId: 'u1',
-      userNo: '1001',
-      email: 'a@b.c',
-      userName: 'Ann',
-      createdAt: 1,
-      suspendedSince: null,
-      vipType: 0,
-      coin: 0,
-    };
     const received = [
       {
         reportId: '31',
@@ -194,7 +189,7 @@ describe('content and users desks', () => {
       'GET user': () => ({
         status: 200,
         body: {
-          account,
+          account: ACCOUNT,
           ledger: [],
           orders: [],
           reportsMade: [],
