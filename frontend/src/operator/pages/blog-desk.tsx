@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'react';
 import { useLoad } from '@/hooks/use-load';
-import { LoadError, When } from '@/operator/components/bits';
+import { LoadError, Problems, When } from '@/operator/components/bits';
 import { useAction } from '@/operator/components/use-action';
 import { errorText, opGet, opPost } from '@/operator/lib/api';
 import {
@@ -199,13 +199,7 @@ function BlogEditor({
           <div className="op-preview" data-testid="blog-preview" dangerouslySetInnerHTML={{ __html: preview }} />
         </div>
       </div>
-      {problems.length > 0 && (
-        <ul className="op-error" data-testid="blog-problems">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
+      <Problems problems={problems} testId="blog-problems" />
       <button
         type="button"
         className="op-primary"

@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import { useLoad } from '@/hooks/use-load';
-import { LoadError, When } from '@/operator/components/bits';
+import { Choice, LoadError, Problems, When } from '@/operator/components/bits';
 import { useAction } from '@/operator/components/use-action';
 import { opGet, opPost } from '@/operator/lib/api';
 import { asCopy, copyProblems, EMPTY_COPY, LANDING_TOPICS, pointsFromLines } from '@/operator/lib/landing';
@@ -22,26 +22,15 @@ export function LandingDesk() {
   return (
     <section aria-label="Landing pages">
       <div className="op-row">
-        <label className="op-field">
-          <span>Page</span>
-          <select value={topic} onChange={(e) => setTopic(e.target.value)} data-testid="landing-topic">
-            {LANDING_TOPICS.map((t) => (
-              <option key={t.topic} value={t.topic}>
-                {t.path}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="op-field">
-          <span>Language</span>
-          <select value={lang} onChange={(e) => setLang(e.target.value)} data-testid="landing-lang">
-            {LEGAL_LANGUAGES.map((l) => (
-              <option key={l} value={l}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Page"
+          value={topic}
+          options={LANDING_TOPICS.map((t) => t.topic)}
+          optionLabel={(option) => LANDING_TOPICS.find((t) => t.topic === option)?.path ?? option}
+          onChange={setTopic}
+          testId="landing-topic"
+        />
+        <Choice label="Language" value={lang} options={LEGAL_LANGUAGES} onChange={setLang} testId="landing-lang" />
       </div>
       <LoadError error={load.error} />
       {action.notice}
@@ -126,13 +115,7 @@ function LandingEditor({ answer, onPublish }: { answer: LandingAnswer; onPublish
           Add question
         </button>
       </div>
-      {problems.length > 0 && (
-        <ul className="op-error" data-testid="landing-problems">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
+      <Problems problems={problems} testId="landing-problems" />
       <button
         type="button"
         className="op-primary"

@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import { useLoad } from '@/hooks/use-load';
-import { LoadError, When } from '@/operator/components/bits';
+import { Choice, LoadError, When } from '@/operator/components/bits';
 import { useAction } from '@/operator/components/use-action';
 import { opGet, opPost } from '@/operator/lib/api';
 import { today, isRealDate } from '@/operator/lib/blog';
@@ -45,26 +45,8 @@ export function LegalDesk() {
   return (
     <section aria-label="Legal">
       <div className="op-row">
-        <label className="op-field">
-          <span>Document</span>
-          <select value={doc} onChange={(e) => setDoc(e.target.value)} data-testid="legal-doc">
-            {LEGAL_DOC_KEYS.map((key) => (
-              <option key={key} value={key}>
-                {key}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="op-field">
-          <span>Language</span>
-          <select value={lang} onChange={(e) => setLang(e.target.value)} data-testid="legal-lang">
-            {LEGAL_LANGUAGES.map((l) => (
-              <option key={l} value={l}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Document" value={doc} options={LEGAL_DOC_KEYS} onChange={setDoc} testId="legal-doc" />
+        <Choice label="Language" value={lang} options={LEGAL_LANGUAGES} onChange={setLang} testId="legal-lang" />
       </div>
       <LoadError error={load.error} />
       {action.notice}
