@@ -138,55 +138,48 @@ async fn user_page(state: web::Data<AppState>, query: web::Query<UserQuery>) -> 
         .into_iter()
         .map(OrderView::from)
         .collect();
-    let mut reports_made: Vec<Value> = Vec::new();
-    let mut names: HashMap<String, String> = HashMap::new();
-    for report in state.store.reports.recent(REPORTS_SCANNED).await.map_err(internal)? {
-        if report.reporter_id != user.user_id {
-            continue;
-        }
-        let key = report.character_id.to_string();
-        if !names.contains_key(&key) {
-            let character = state.store.characters.get(&report.character_id).await.map_err(internal)?;
-            names.insert(key.clone(), character.map(|c| c.card.character_name).unwrap_or_default());
-        }
-        reports_made.push(json!({
-            "reportId": report.report_id,
-            "characterId": key,
-            // Empty when the character no longer exists.
-            "characterName": names.get(&key).cloned().unwrap_or_default(),
-            "reason": report.reason.code(),
-            "note": report.note,
-            "createdAt": report.created_at,
-        }));
-    }
+    let (reports_made, reports_received) = reports_of(&state, &user).await?;
     Ok(HttpResponse::Ok().json(json!({
         "account": account_view(&state, &user).await?,
         "ledger": ledger,
         "orders": orders,
         "reportsMade": reports_made,
-        "reportsReceived": reports_received(&state, &user).await?,
+        "reportsReceived": reports_received,
         "imagesReported": images_reported(&state, &user).await?,
         "sessions": super::sessions::list(&state, &user).await?,
     })))
 }
 
-/// The recent reports on characters the user created, newest first, with the operator's
-/// decision on each (null while open): what others said of this user's work.
-async fn reports_received(state: &AppState, user: &User) -> Result<Vec<Value>, AdminError> {
-    let reports = state.store.reports.recent(REPORTS_SCANNED).await.map_err(internal)?;
+/// The recent reports the user made, and those others made on characters the user created
+/// (with the operator's decision on each, null while open), newest first: one read of the
+/// recent reports, each reported character looked up once.
+async fn reports_of(state: &AppState, user: &User) -> Result<(Vec<Value>, Vec<Value>), AdminError> {
     let owner = user.user_id.to_string();
-    // Whose each reported character is, and its name, looked up once per character.
-    let mut characters: HashMap<String, Option<String>> = HashMap::new();
-    let mut received = Vec::new();
-    for report in reports {
+    // Each reported character's name and creator; `None` when it no longer exists.
+    let mut characters: HashMap<String, Option<(String, Option<String>)>> = HashMap::new();
+    let (mut made, mut received) = (Vec::new(), Vec::new());
+    for report in state.store.reports.recent(REPORTS_SCANNED).await.map_err(internal)? {
         let key = report.character_id.to_string();
         if !characters.contains_key(&key) {
             let character = state.store.characters.get(&report.character_id).await.map_err(internal)?;
-            let name =
-                character.filter(|c| c.creator_id.as_deref() == Some(owner.as_str())).map(|c| c.card.character_name);
-            characters.insert(key.clone(), name);
+            characters.insert(key.clone(), character.map(|c| (c.card.character_name, c.creator_id)));
         }
-        let Some(Some(name)) = characters.get(&key) else { continue };
+        let character = characters.get(&key).and_then(Option::as_ref);
+        if report.reporter_id == user.user_id {
+            made.push(json!({
+                "reportId": report.report_id,
+                "characterId": key,
+                // Empty when the character no longer exists.
+                "characterName": character.map(|(name, _)| name.as_str()).unwrap_or_default(),
+                "reason": report.reason.code(),
+                "note": report.note,
+                "createdAt": report.created_at,
+            }));
+        }
+        let Some((name, Some(creator))) = character else { continue };
+        if *creator != owner {
+            continue;
+        }
         received.push((
             report.report_id.raw(),
             json!({
@@ -208,7 +201,7 @@ async fn reports_received(state: &AppState, user: &User) -> Result<Vec<Value>, A
                 json!({ "decision": decision.decision, "operatorId": decision.operator_id, "at": decision.at });
         }
     }
-    Ok(received.into_iter().map(|(_, view)| view).collect())
+    Ok((made, received.into_iter().map(|(_, view)| view).collect()))
 }
 
 /// The user's shared images that others reported or that are held out of the feed, among

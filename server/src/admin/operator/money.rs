@@ -60,15 +60,15 @@ struct Sum {
 /// Groups keyed by what they are of and the currency's code, in that order.
 type Sums<K> = BTreeMap<(K, String), Sum>;
 
-fn add<K: Ord>(sums: &mut Sums<K>, key: K, order: &Order) {
-    let currency = &order.amount.currency;
-    let sum = sums.entry((key, currency.to_string())).or_insert_with(|| Sum {
-        currency: currency.clone(),
+/// Counts one order's `money` (its price, or what went back of it) in `key`'s group.
+fn add<K: Ord>(sums: &mut Sums<K>, key: K, money: &Money) {
+    let sum = sums.entry((key, money.currency.to_string())).or_insert_with(|| Sum {
+        currency: money.currency.clone(),
         orders: 0,
         minor: 0,
     });
     sum.orders += 1;
-    sum.minor += order.amount.minor;
+    sum.minor += money.minor;
 }
 
 fn sums_view<K: Ord>(sums: Sums<K>, key: impl Fn(&K) -> (&'static str, Value)) -> Vec<Value> {
@@ -86,14 +86,11 @@ fn sums_view<K: Ord>(sums: Sums<K>, key: impl Fn(&K) -> (&'static str, Value)) -
         .collect()
 }
 
-/// Money given back in the window, per currency: `(currency, minor)` of each reversal.
-type GivenBack<'a> = [(&'a Currency, u64)];
-
 /// The overview of `orders` (made at or after `since`), as `GET money` answers it. Sales
 /// are the orders whose money arrived: paid ones, and refunded ones that had been paid
 /// (`refunded_after_payment`, by order id), so a refund does not rewrite the day it was
 /// sold; what went back in the window is `givenBack`, and `net` is sales less it.
-fn summarise(orders: &[Order], refunded_after_payment: &HashSet<&str>, given_back: &GivenBack<'_>) -> Value {
+fn summarise(orders: &[Order], refunded_after_payment: &HashSet<&str>, given_back: &[Money]) -> Value {
     let mut by_route_state: BTreeMap<(&'static str, &'static str), u64> = BTreeMap::new();
     let mut per_day: Sums<String> = BTreeMap::new();
     let mut per_product: Sums<String> = BTreeMap::new();
@@ -105,28 +102,22 @@ fn summarise(orders: &[Order], refunded_after_payment: &HashSet<&str>, given_bac
         if !sold {
             continue;
         }
-        add(&mut per_day, utc_day(order.created_at), order);
-        add(&mut per_product, order.product.to_string(), order);
-        add(&mut totals, (), order);
+        add(&mut per_day, utc_day(order.created_at), &order.amount);
+        add(&mut per_product, order.product.to_string(), &order.amount);
+        add(&mut totals, (), &order.amount);
     }
     let mut back: Sums<()> = BTreeMap::new();
-    for (currency, minor) in given_back {
-        let sum = back.entry(((), currency.to_string())).or_insert_with(|| Sum {
-            currency: (*currency).clone(),
-            orders: 0,
-            minor: 0,
-        });
-        sum.orders += 1;
-        sum.minor += minor;
+    for money in given_back {
+        add(&mut back, (), money);
     }
     let currencies: std::collections::BTreeSet<&String> = totals.keys().chain(back.keys()).map(|(_, c)| c).collect();
     let net: Vec<Value> = currencies
         .into_iter()
         .map(|code| {
-            let sold = totals.get(&((), code.clone())).map_or(0, |s| s.minor);
-            let returned = back.get(&((), code.clone())).map_or(0, |s| s.minor);
-            let minor = i128::from(sold) - i128::from(returned);
-            let currency = totals.get(&((), code.clone())).or(back.get(&((), code.clone()))).map(|s| &s.currency);
+            let key = ((), code.clone());
+            let (sold, returned) = (totals.get(&key), back.get(&key));
+            let minor = i128::from(sold.map_or(0, |s| s.minor)) - i128::from(returned.map_or(0, |s| s.minor));
+            let currency = sold.or(returned).map(|s| &s.currency);
             let text = currency.map(|c| amount(minor.unsigned_abs() as u64, c)).unwrap_or_default();
             json!({
                 "currency": code,
@@ -202,12 +193,13 @@ async fn overview(state: web::Data<AppState>, query: web::Query<MoneyQuery>) -> 
     let refunded_after_payment: HashSet<&str> =
         refunded.iter().filter(|r| r.was_paid).map(|r| r.order.order_id.as_str()).collect();
     let mut refunds = Vec::new();
-    let mut given_back: Vec<(&Currency, u64)> = Vec::new();
+    let mut given_back: Vec<Money> = Vec::new();
     for order in &refunded {
         let (at, view) = refund_view(order);
         if at >= since {
             refunds.push((at, view));
-            given_back.push((&order.order.amount.currency, u64::try_from(order.totals.refunded_minor).unwrap_or(0)));
+            let minor = u64::try_from(order.totals.refunded_minor).unwrap_or(0);
+            given_back.push(Money::new(minor, order.order.amount.currency.clone()));
         }
     }
     refunds.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
@@ -316,7 +308,7 @@ mod tests {
         // Order 5 was paid and then refunded: a sale of its day; 4.00 of it went back.
         let refunded_after_payment: HashSet<&str> = HashSet::from([orders[4].order_id.as_str()]);
         let usd = Currency::parse("usd").unwrap_or_else(|e| panic!("{e}"));
-        let summary = summarise(&orders, &refunded_after_payment, &[(&usd, 400)]);
+        let summary = summarise(&orders, &refunded_after_payment, &[Money::new(400, usd)]);
         assert_eq!(summary["orderCount"], 5);
         assert_eq!(
             summary["byRouteAndState"],
