@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use amora_ai::moderation::Classifier;
 use amora_domain::account::UserId;
-use amora_domain::moderation::{Policy, Refusal, check_with};
+use amora_domain::moderation::{Policy, Refusal, check_with, states_minor_age};
 use amora_store::{MODERATION_EXCERPT_CHARS, ModerationEvent, ModerationLogRepo};
 
 /// Where a text comes from. Each surface holds its text to one policy.
@@ -199,13 +199,32 @@ impl Moderator {
     /// it streams). A refusal is traced at once and written to the log in the background.
     pub fn check_rules(&self, surface: Surface, user: Option<&UserId>, text: &str) -> Result<(), Refusal> {
         let Some(refusal) = check_with(surface.policy(), text) else { return Ok(()) };
+        self.refused_now(surface, user, text, refusal);
+        Err(refusal)
+    }
+
+    /// The rules for a reply of the character `character_name` as it streams: chat's, and no
+    /// age under 18 stated for the one it describes or given to the character
+    /// (`states_minor_age`). Chat's rule lets a minor pass without a sexual word, but a
+    /// reply that makes the character 17 makes a minor of someone the user may take
+    /// anywhere next; as a character's own texts, a relative's age or a past one passes.
+    pub fn check_reply_rules(&self, user: Option<&UserId>, text: &str, character_name: &str) -> Result<(), Refusal> {
+        self.check_rules(Surface::ChatReply, user, text)?;
+        if states_minor_age(text, character_name) {
+            self.refused_now(Surface::ChatReply, user, text, Refusal::MinorCharacter);
+            return Err(Refusal::MinorCharacter);
+        }
+        Ok(())
+    }
+
+    /// Traces a refusal at once and writes it to the log in the background.
+    fn refused_now(&self, surface: Surface, user: Option<&UserId>, text: &str, refusal: Refusal) {
         let event = self.trace(surface, user, text, refusal.code(), Layer::Rules);
         if let Some(log) = self.log.clone()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             runtime.spawn(async move { write(log.as_ref(), event).await });
         }
-        Err(refusal)
     }
 
     /// Checks named texts in order; the first refused answers its name with the refusal.
@@ -386,6 +405,21 @@ mod tests {
         assert_eq!(refusing.check(Surface::Persona, None, text).await, Err(Refusal::Unchecked));
         let events = log.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         assert_eq!(events.iter().map(|e| e.refusal.as_str()).collect::<Vec<_>>(), [Refusal::Unchecked.code()]);
+    }
+
+    #[test]
+    fn a_reply_may_not_make_the_character_a_minor() {
+        let moderator = Moderator::default();
+        let name = "Harper Quinn";
+        for minor in ["Harper Quinn, 17, speaking in French.", "J'ai 16 ans, tu sais.", "I'm seventeen!"] {
+            assert_eq!(moderator.check_reply_rules(None, minor, name), Err(Refusal::MinorCharacter), "{minor}");
+        }
+        for fine in
+            ["My brother is 12.", "When I was 15 we moved to Rennes.", "Harper, 15 minutes from here.", "I'm 25."]
+        {
+            assert_eq!(moderator.check_reply_rules(None, fine, name), Ok(()), "{fine}");
+        }
+        assert_eq!(moderator.check_reply_rules(None, "sex with a child", name), Err(Refusal::Minors));
     }
 
     #[actix_rt::test]

@@ -158,6 +158,17 @@ impl Refusal {
     }
 }
 
+/// Whether `text` states an age under 18 that is the one of whoever it describes, not a
+/// relative's or a past one ("I'm 17", "j'ai 16 ans", "Harper, 17 years old"; not "my
+/// brother is 12", "when I was 15"), or gives `name` (a character's, or any word of it) an
+/// age under 18 the way a profile does: "Harper Quinn, 17." or "Harper (16)". A character's
+/// reply that says so makes the character a minor, which chat's rule alone lets pass
+/// without a sexual word; the chat engine does not show such a sentence
+/// (actors/src/chat/engine.rs `failed_check`).
+pub fn states_minor_age(text: &str, name: &str) -> bool {
+    age::find(&Views::of(text)).own || age::after_name(text, name)
+}
+
 /// `None` when a chat message or reply may pass, else why it may not: a minor named
 /// together with sexual content, a term that only ever means the sexual abuse of minors,
 /// non-consent or bestiality, in any language the lexicon knows and however it is spelled.

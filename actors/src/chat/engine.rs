@@ -461,7 +461,7 @@ impl ChatEngine {
                     self.metrics.observe(Phase::FirstToken, model_started.elapsed());
                 }
                 // The rules at every piece, so nothing refused reaches the user's screen.
-                if let Err(refusal) = self.moderator.check_rules(Surface::ChatReply, Some(&chatter.user_id), &text) {
+                if let Err(refusal) = self.moderator.check_reply_rules(Some(&chatter.user_id), &text, character_name) {
                     cancel.cancel();
                     if sent == 0 && checks.enforced {
                         return Ok(Attempt::Dropped(Dropped::Refused));

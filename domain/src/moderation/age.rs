@@ -761,6 +761,31 @@ fn joined_age(word: &str) -> bool {
     })
 }
 
+/// Whether a word of `name` is followed in `text` by an age under 18 in apposition: a comma
+/// or an opening bracket, the number, then the end of the phrase ("Harper Quinn, 17,",
+/// "Harper (16)"). A number followed by a word ("Harper, 15 minutes") is `scan`'s to read.
+pub(crate) fn after_name(text: &str, name: &str) -> bool {
+    let lower = text.to_lowercase();
+    name.split_whitespace().map(str::to_lowercase).filter(|word| word.chars().count() >= 2).any(|word| {
+        lower.match_indices(&word).any(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let rest = &lower[at + word.len()..];
+            if before.is_some_and(char::is_alphanumeric) || rest.starts_with(char::is_alphanumeric) {
+                return false;
+            }
+            let rest = rest.trim_start_matches(|c: char| c.is_whitespace() && c != '\n');
+            let Some(rest) = rest.strip_prefix([',', '(']) else { return false };
+            let rest = rest.trim_start_matches(' ');
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            // "3.5" and "1,80" are not ages.
+            let mut after = rest[digits..].chars();
+            let ends = after.next().is_none_or(|c| matches!(c, ',' | '.' | ')' | '!' | '?' | ';'))
+                && !after.next().is_some_and(|c| c.is_ascii_digit());
+            digits > 0 && digits <= 2 && ends && rest[..digits].parse().is_ok_and(minor)
+        })
+    })
+}
+
 /// Ages under 18 in a text's views.
 pub(crate) fn find(views: &Views) -> Ages {
     let mut ages = Ages::default();
@@ -1068,5 +1093,26 @@ mod tests {
         }
         let relative = ages("my daughter is 7");
         assert!(relative.any && !relative.own);
+    }
+
+    #[test]
+    fn an_age_after_a_name_is_the_named_one_s() {
+        for (text, name) in [
+            ("Harper Quinn, 17, speaking in French.", "Harper Quinn"),
+            ("Je suis Harper (16) et j'adore Rennes.", "Harper Quinn"),
+            ("Quinn, 15.", "Harper Quinn"),
+        ] {
+            assert!(after_name(text, name), "{text}");
+        }
+        for (text, name) in [
+            ("Harper Quinn, 25, speaking in French.", "Harper Quinn"),
+            ("Harper, 15 minutes from here.", "Harper Quinn"),
+            ("Harper, 3.5 stars is fine", "Harper Quinn"),
+            ("Harperville, 12, is a street.", "Harper Quinn"),
+            ("Room 12, 14 and 15.", "Harper Quinn"),
+            ("Harper, 170 cm.", "Harper Quinn"),
+        ] {
+            assert!(!after_name(text, name), "{text}");
+        }
     }
 }

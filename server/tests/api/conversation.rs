@@ -115,6 +115,32 @@ async fn a_reply_the_rules_refuse_is_written_again_or_ends_before_the_refused_se
     assert_eq!(model.prompts().len(), 3, "the start was kept, not written again");
 }
 
+/// On the bench a reply said "Harper Quinn, 17, speaking in French.": chat's rule refuses
+/// a minor only with a sexual word, but a reply that makes the character 17 makes her a
+/// minor. A start that says so is written again, nothing of it sent; past the start, the
+/// reply ends before that sentence. A relative's age passes.
+#[actix_rt::test]
+async fn a_reply_that_states_an_age_under_18_is_written_again_or_ends_before_it() {
+    let model = ChatApiFake::start().await;
+    let (_app, _voucher, mut socket) = app_on(&model).await;
+    model.answer_next(&[&["I'm 17 and I love the stars already, you know."], &["The dome is open tonight."]]);
+    send(&mut socket, FREE_CHARACTER, "How old are you?").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert!(named(&events, "chatError").is_empty(), "{events:?}");
+    assert_eq!(stored(&events), "The dome is open tonight.");
+    assert_eq!(streamed(&events), "The dome is open tonight.", "nothing of the minor's start was sent");
+    assert_eq!(model.prompts().len(), 2);
+
+    let kept = "Later the sky over the hills will be clear, and my brother, who is 12, will come too.";
+    model.answer_next(&[&[kept, " I'm only sixteen, you know.", " Shall we go up?"]]);
+    send(&mut socket, FREE_CHARACTER, "And after that?").await;
+    let events = until_reply_ends(&mut socket).await;
+    assert!(named(&events, "chatError").is_empty(), "{events:?}");
+    assert_eq!(stored(&events), kept);
+    assert_eq!(streamed(&events).trim_end(), kept, "nothing of the stated age was sent");
+    assert_eq!(model.prompts().len(), 3, "the start was kept, not written again");
+}
+
 /// On the bench, "Cześć! Ale dzień." (three words) from a user whose interface is English
 /// was answered in English: a short first message clearly in one language sets the
 /// conversation's, and an English reply to it is written again.
