@@ -20,6 +20,7 @@ pub mod payments;
 pub mod pending;
 pub mod registry;
 pub mod seeding;
+pub mod sessions;
 pub mod supervision;
 pub mod user;
 pub mod voice;
@@ -46,6 +47,7 @@ use crate::images::{ImageJobSettings, ImageJobs};
 use crate::moderation::{ModerationParts, Moderator};
 use crate::payments::{Billing, Catalogue};
 use crate::registry::{Registry, RegistryLimits};
+use crate::sessions::SessionCache;
 use crate::user::{Account, Credit, Debit, SessionLive, UpdateAccount, UserActor, UserAddr, UserError};
 
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +106,8 @@ pub struct Node {
     pub images: ImageJobs,
     /// The moderation service every path of this node asks (the chat engine's).
     pub moderator: Moderator,
+    /// Sessions this node has seen live (`sessions`): forgotten when they end, on any node.
+    pub sessions: Arc<SessionCache>,
 }
 
 impl Node {
@@ -150,7 +154,8 @@ impl Node {
         images: ImageParts,
     ) -> Self {
         let moderator = chat.moderator().clone();
-        let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits);
+        let sessions = Arc::new(SessionCache::default());
+        let registry = Registry::start(store.clone(), bus.clone(), inbox, chat.clone(), limits, sessions.clone());
         let conversations = Conversations::new(registry.clone(), chat.clone(), viewer_rules);
         let groups = Groups::new(conversations.clone(), chat.clone());
         let images = ImageJobs::new(
@@ -169,7 +174,7 @@ impl Node {
                 let _ = preload.model().await;
             });
         }
-        Self { registry, bus, chat, conversations, groups, billing, images, moderator }
+        Self { registry, bus, chat, conversations, groups, billing, images, moderator, sessions }
     }
 
     /// Runs one socket action of `user_id` at its door (a group's, or one-to-one chat's);
@@ -229,13 +234,16 @@ impl Node {
         Ok(self.user(user_id).await?.send(SessionLive { session_hash: session_hash.to_owned() }).await??)
     }
 
-    /// Sessions of the user ended: every socket of theirs on every node checks its own.
+    /// Sessions of the user ended: this node forgets them at once, every other node when
+    /// the notice arrives, and every socket of theirs on every node checks its own.
     pub async fn sessions_ended(&self, user_id: &UserId) {
+        self.sessions.forget_user(user_id);
         self.bus.notify(user_id, UserNotice::SessionsEnded).await;
     }
 
     /// The account changed outside its actor (deleted, suspended): every node reads it again.
     pub async fn account_changed(&self, user_id: &UserId) {
+        self.sessions.forget_user(user_id);
         self.bus.notify(user_id, UserNotice::AccountChanged).await;
     }
 

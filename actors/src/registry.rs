@@ -3,7 +3,8 @@
 //! spawned on demand across a few arbiters (threads), the least recently used stopped when
 //! a population is full, and forgotten when they passivate. It also drains this node's
 //! bus inbox, handing each delivery to the actor it concerns (a user without an actor here
-//! has no sockets here, so nothing is lost by dropping theirs). When the bus returns after
+//! has no sockets here, so nothing is lost by dropping theirs; the node's sessions of a
+//! user whose sessions ended are forgotten either way). When the bus returns after
 //! being down it passes every actor here a `Resync`: news may have been missed meanwhile.
 //! Passivation loses nothing: actors hold only caches of what the store already has.
 
@@ -17,10 +18,11 @@ use amora_domain::account::UserId;
 use amora_domain::character::CharacterId;
 use amora_store::Store;
 
-use crate::bus::{Delivery, EventBus, Inbox, Resync};
+use crate::bus::{BusMessage, Delivery, EventBus, Inbox, Resync, UserNotice};
 use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
 use crate::conversations::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
+use crate::sessions::SessionCache;
 use crate::supervision::{Passivated, Stop};
 use crate::user::{Notify, UserActor, UserAddr};
 
@@ -110,6 +112,8 @@ pub struct Registry {
     groups: Population<GroupKey, GroupActor>,
     arbiters: Vec<Arbiter>,
     next_incarnation: u64,
+    /// The node's sessions, forgotten here when a notice says they ended.
+    sessions: Arc<SessionCache>,
 }
 
 impl Registry {
@@ -120,6 +124,7 @@ impl Registry {
         inbox: Inbox,
         chat: Arc<ChatEngine>,
         limits: RegistryLimits,
+        sessions: Arc<SessionCache>,
     ) -> Addr<Self> {
         Registry::create(move |ctx| {
             let Inbox(receiver) = inbox;
@@ -140,6 +145,7 @@ impl Registry {
                 groups: Population::new(limits.max_users),
                 arbiters: (0..threads).map(|_| Arbiter::new()).collect(),
                 next_incarnation: 0,
+                sessions,
             }
         })
     }
@@ -249,6 +255,11 @@ impl StreamHandler<Delivery> for Registry {
     fn handle(&mut self, delivery: Delivery, _: &mut Self::Context) {
         match delivery {
             Delivery::ToUser { user_id, message } => {
+                // Whether or not the user has an actor here, a request may sign in with
+                // one of their sessions.
+                if matches!(message, BusMessage::Notice(UserNotice::SessionsEnded | UserNotice::AccountChanged)) {
+                    self.sessions.forget_user(&user_id);
+                }
                 if let Some(addr) = self.users.peek(&user_id) {
                     addr.do_send(Notify(message));
                 }
@@ -259,6 +270,7 @@ impl StreamHandler<Delivery> for Registry {
                 }
             }
             Delivery::Resync => {
+                self.sessions.clear();
                 tracing::info!(
                     users = self.users.entries.len(),
                     characters = self.characters.entries.len(),

@@ -8,7 +8,8 @@ use std::pin::Pin;
 use actix_web::cookie::time::Duration as CookieDuration;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::{FromRequest, HttpRequest, web};
-use amora_domain::account::User;
+use amora_actors::sessions::KnownSession;
+use amora_domain::account::{User, UserId};
 use amora_domain::viewer::Viewer;
 use amora_store::SessionRecord;
 
@@ -164,16 +165,48 @@ pub async fn lookup(state: &AppState, req: &HttpRequest) -> Result<Option<Signed
 
 /// Looks a session token (voucher) up.
 pub async fn lookup_token(state: &AppState, token: &str) -> Result<Option<SignedIn>, ApiError> {
+    let Some(found) = known_session(state, token).await? else { return Ok(None) };
+    // The account as the user's actor on this node holds it, read once per actor.
+    let user = match found.user {
+        Some(user) => Some(user),
+        None => state.node.account(&found.session.user_id).await?,
+    };
+    Ok(user.map(|user| SignedIn { user, session_hash: found.hash }))
+}
+
+/// A token's live session, and the account when it had to be read for it.
+struct Found {
+    hash: String,
+    session: KnownSession,
+    user: Option<User>,
+}
+
+/// Who a token signs in: from the sessions this node holds (`actors::sessions`) while the
+/// bus is healthy, so that ending a session anywhere reaches this node; else from the
+/// store, the account read through the user's actor and the session kept for the next
+/// request. `None` when the token has no live session or its account is gone.
+async fn known_session(state: &AppState, token: &str) -> Result<Option<Found>, ApiError> {
     if token.is_empty() || token.len() > 100 {
         return Ok(None);
     }
     let hash = token_hash(token);
-    let Some(session) = state.store.sessions.find_live(&hash, now()).await? else {
+    let sessions = &state.node.sessions;
+    let healthy = state.node.bus.is_healthy();
+    if healthy && let Some(session) = sessions.get(&hash, now()) {
+        return Ok(Some(Found { hash, session, user: None }));
+    }
+    // Taken before the read: a session that ends meanwhile is then not kept.
+    let generation = sessions.generation();
+    let Some(record) = state.store.sessions.find_live(&hash, now()).await? else {
         return Ok(None);
     };
-    // The account as the user's actor on this node holds it, read once per actor.
-    let user = state.node.account(&session.user_id).await?;
-    Ok(user.map(|user| SignedIn { user, session_hash: hash }))
+    let Some(user) = state.node.account(&record.user_id).await? else { return Ok(None) };
+    let session =
+        KnownSession { user_id: record.user_id, account_created_at: user.created_at, expires_at: record.expires_at };
+    if healthy {
+        sessions.keep(&hash, session.clone(), generation);
+    }
+    Ok(Some(Found { hash, session, user: Some(user) }))
 }
 
 fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
@@ -190,6 +223,42 @@ impl FromRequest for SignedIn {
         Box::pin(async move {
             let state = app_state(&req)?;
             lookup(&state, &req).await?.ok_or(ApiError::TokenInvalid)
+        })
+    }
+}
+
+/// Who a request is signed in as, without the account (the catalogue's routes): answered
+/// from the node's sessions without a message to the user's actor when it can be.
+pub struct Viewing(pub Option<KnownSession>);
+
+impl Viewing {
+    pub fn viewer(&self, state: &AppState) -> Viewer {
+        self.0.as_ref().map_or(Viewer::SignedOut, |session| {
+            Viewer::of_account(now() - session.account_created_at, state.settings.accounts.established_after_secs)
+        })
+    }
+
+    pub fn user_id(&self) -> Option<&UserId> {
+        self.0.as_ref().map(|session| &session.user_id)
+    }
+}
+
+impl FromRequest for Viewing {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = app_state(&req)?;
+            // The cookie first, as `lookup_presented`.
+            let presented = presented_in(req.headers());
+            for token in [presented.cookie, presented.voucher].into_iter().flatten() {
+                if let Some(found) = known_session(&state, &token).await? {
+                    return Ok(Viewing(Some(found.session)));
+                }
+            }
+            Ok(Viewing(None))
         })
     }
 }

@@ -10,7 +10,7 @@ use amora_store::seed::{localize_card, localize_character};
 use serde::Deserialize;
 
 use crate::api::{ApiError, ApiReply, ApiResult, Payload};
-use crate::auth::session::MaybeSignedIn;
+use crate::auth::session::Viewing;
 use crate::state::AppState;
 
 #[derive(Deserialize, ts_rs::TS)]
@@ -50,14 +50,14 @@ pub(crate) fn request_language(req: &HttpRequest) -> Option<&'static str> {
 pub async fn get_character_list(
     req: HttpRequest,
     state: web::Data<AppState>,
-    signed_in: MaybeSignedIn,
+    viewing: Viewing,
     payload: Payload<ListRequest>,
 ) -> ApiResult<Vec<CharacterCard>> {
     let request = payload.into_inner();
     let page = PageRequest::parse(request.page_no, request.page_size)?;
     let gender = Gender::try_from(request.gender)?;
     let tags = request.tags.as_deref().map(TagFilter::parse).transpose()?;
-    let viewer = signed_in.viewer(&state);
+    let viewer = viewing.viewer(&state);
     let viewer = if adult_content_off(&req) { viewer.without_adult_content() } else { viewer };
     let characters = &state.store.characters;
     let mut cards = match tags {
@@ -83,12 +83,12 @@ pub struct InfoRequest {
 pub async fn get_character_info(
     req: HttpRequest,
     state: web::Data<AppState>,
-    signed_in: MaybeSignedIn,
+    viewing: Viewing,
     payload: Payload<InfoRequest>,
 ) -> ApiResult<Character> {
     let id = CharacterId::parse(&payload.into_inner().character_id)?;
-    let user = signed_in.0.as_ref().map(|s| &s.user.user_id);
-    let character = state.store.characters.get(&id).await?.filter(|c| signed_in.viewer(&state).may_open(c, user));
+    let user = viewing.user_id();
+    let character = state.store.characters.get(&id).await?.filter(|c| viewing.viewer(&state).may_open(c, user));
     let hidden = character.is_some() && state.store.characters.is_hidden(&id).await?;
     match character {
         Some(mut character) if !hidden => {

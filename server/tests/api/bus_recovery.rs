@@ -243,3 +243,32 @@ async fn frozen(kind: StoreKind) {
     assert_eq!(status, 200);
     outage.b_socket_hears(80, Instant::now()).await;
 }
+
+/// Issue 35: a node answers sessions from memory only while the bus is healthy. With Redis
+/// frozen, a sign-out on node A (its notice cannot reach B) is refused on node B within the
+/// stated bound: B stops trusting what it holds once the bus is reported down, and reads
+/// the store (docs/security.md "Sessions held in memory").
+#[actix_rt::test]
+async fn a_session_ended_while_redis_is_frozen_is_refused_on_the_other_node() {
+    let outage = Outage::start(StoreKind::Sqlite).await;
+    let (on_a, on_b) = (
+        TestApp::remote(outage.a.url(""), outage.store.clone()),
+        TestApp::remote(outage.b.url(""), outage.store.clone()),
+    );
+    // B has seen the session (the socket and this request).
+    assert_eq!(on_b.user_info_as(&outage.voucher).await.data["userNo"], json!(outage.user_no));
+
+    outage.redis.pause();
+    let ended = Instant::now();
+    assert_eq!(on_a.sign_out(&outage.voucher).await.code, 200);
+    println!("the sign-out on node A answered after {} ms", ended.elapsed().as_millis());
+    loop {
+        if on_b.user_info_as(&outage.voucher).await.data.is_null() {
+            break;
+        }
+        assert!(ended.elapsed() < STATED_BOUND + SLACK, "node B signed the ended session in for {:?}", ended.elapsed());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!("with Redis frozen, a sign-out on node A held on node B {} ms after it was sent", ended.elapsed().as_millis());
+    outage.redis.resume();
+}

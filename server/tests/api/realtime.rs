@@ -1,12 +1,13 @@
 //! Realtime events and the coin ledger across two real nodes sharing a store and Redis.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::cluster::{Redis, ServerProcess, data_dir, make_user, shared_store};
+use crate::helpers::{TestApp, ids};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -414,4 +415,46 @@ async fn two_sockets_of_one_user_on_two_nodes_see_the_same_balance_after_concurr
         let answer = socket.wait_for("tokenCount", WAIT).await.expect("getBalance answers");
         assert_eq!(answer["data"]["coin"], balance, "node {name}'s actor holds the ledger's balance");
     }
+}
+
+/// The catalogue's first 60 female cards as the holder of `voucher` sees them.
+async fn catalogue_as(node: &TestApp, voucher: &str) -> Vec<String> {
+    let payload = json!({ "pageNo": 1, "pageSize": 60, "gender": 0 });
+    let (answer, _) = node.post_api_as(Some(voucher), "/user/v1/character/getCharacterList", payload).await;
+    assert_eq!(answer.code, 200, "{}", answer.msg);
+    ids(&answer.data)
+}
+
+/// Issue 35: each node keeps the sessions it has seen (actors/src/sessions.rs), so the
+/// catalogue signs a request in from memory alone. A session ended on node A is refused on
+/// node B as soon as A's notice comes through Redis, by the catalogue and by the account's
+/// routes alike; the time it took is printed (docs/security.md "Sessions held in memory").
+#[actix_rt::test]
+async fn a_session_ended_on_node_a_is_refused_on_node_b() {
+    let redis = Redis::start().await;
+    let (_temp, dir) = data_dir();
+    let (a, b) = two_nodes(&redis, &dir, &[]).await;
+    let store = shared_store(&dir);
+    let (_, user_no, voucher) = make_user(&store, "Eli").await;
+    let (on_a, on_b) = (TestApp::remote(a.url(""), store.clone()), TestApp::remote(b.url(""), store.clone()));
+
+    // A member (the account is old) sees restricted characters a signed-out visitor does not.
+    let signed_out = catalogue_as(&on_b, "no-such-session").await;
+    let member = catalogue_as(&on_b, &voucher).await;
+    assert_ne!(member, signed_out, "the member's catalogue is not a visitor's");
+    // Now B holds the session: these sign in from memory.
+    assert_eq!(catalogue_as(&on_b, &voucher).await, member);
+    assert_eq!(on_b.user_info_as(&voucher).await.data["userNo"], json!(user_no));
+
+    let ended = Instant::now();
+    assert_eq!(on_a.sign_out(&voucher).await.code, 200);
+    loop {
+        let (catalogue, info) = (catalogue_as(&on_b, &voucher).await, on_b.user_info_as(&voucher).await);
+        if catalogue == signed_out && info.data.is_null() {
+            break;
+        }
+        assert!(ended.elapsed() < WAIT, "node B still signs the ended session in");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    println!("a sign-out on node A held on node B {} ms after it was sent", ended.elapsed().as_millis());
 }

@@ -1,0 +1,151 @@
+//! Sessions this node has seen live, so that a request signs in without a store read and,
+//! for the catalogue, without a message to the user's actor (issue 35: the encrypted API
+//! made ~7 context switches a request against ~5 for a plain handler, the session's read
+//! and the account's round trip through the registry and the user's actor among them).
+//!
+//! What is kept never outlives what ends a session (docs/security.md "Sessions held in
+//! memory"):
+//!
+//! - Ending sessions (`auth::session::end`: sign-out, a password change, suspension,
+//!   deletion) writes the store first, then forgets the user's sessions here at once and
+//!   tells every node (`UserNotice::SessionsEnded`), whose registry forgets them on
+//!   delivery; a changed account (`UserNotice::AccountChanged`) is forgotten too.
+//! - News may be missed while the bus is down: nothing is answered from here while the bus
+//!   says it is unhealthy, everything is forgotten when it comes back (`Delivery::Resync`),
+//!   and an entry is read from the store again [`RECHECK_AFTER`] after it was read
+//!   whatever the bus says, which bounds a revocation a silently lost notice would hide.
+//! - An entry ends at its session's expiry.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+use amora_domain::account::UserId;
+
+/// How long an entry answers before the session is read from the store again.
+pub const RECHECK_AFTER: Duration = Duration::from_secs(30);
+
+/// At most this many sessions are kept; past it everything is forgotten (a node this busy
+/// reads each active session once more, which is what it did for every request before).
+const MAX_SESSIONS: usize = 100_000;
+
+/// A live session as this node last read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownSession {
+    pub user_id: UserId,
+    /// When the account was created (seconds): how the catalogue treats its viewer. It
+    /// never changes.
+    pub account_created_at: i64,
+    /// When the session expires (seconds).
+    pub expires_at: i64,
+}
+
+struct Entry {
+    session: KnownSession,
+    read_at: Instant,
+}
+
+/// The node's sessions, by the hash of their token.
+#[derive(Default)]
+pub struct SessionCache {
+    inner: RwLock<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: HashMap<String, Entry>,
+    /// Counts what was forgotten: a session read from the store while something was
+    /// forgotten may have ended after the read, and is not kept.
+    generation: u64,
+}
+
+impl SessionCache {
+    /// The session of `token_hash` if it was read live less than [`RECHECK_AFTER`] ago and
+    /// has not expired at `now` (seconds). The caller answers from it only while the bus
+    /// is healthy (`EventBus::is_healthy`).
+    pub fn get(&self, token_hash: &str, now: i64) -> Option<KnownSession> {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        let entry = inner.entries.get(token_hash)?;
+        (entry.read_at.elapsed() < RECHECK_AFTER && entry.session.expires_at > now).then(|| entry.session.clone())
+    }
+
+    /// What to pass to [`SessionCache::keep`] for a session about to be read from the store.
+    pub fn generation(&self) -> u64 {
+        self.inner.read().unwrap_or_else(|e| e.into_inner()).generation
+    }
+
+    /// Keeps a session read live from the store, unless anything was forgotten since
+    /// `generation` was taken before the read (the session may have ended after it).
+    pub fn keep(&self, token_hash: &str, session: KnownSession, generation: u64) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        if inner.generation != generation {
+            return;
+        }
+        if inner.entries.len() >= MAX_SESSIONS && !inner.entries.contains_key(token_hash) {
+            inner.entries.clear();
+        }
+        inner.entries.insert(token_hash.to_owned(), Entry { session, read_at: Instant::now() });
+    }
+
+    /// Forgets every session of `user_id` (their sessions ended, or the account changed).
+    pub fn forget_user(&self, user_id: &UserId) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        inner.generation += 1;
+        inner.entries.retain(|_, entry| entry.session.user_id != *user_id);
+    }
+
+    /// Forgets everything (the bus is back and news may have been missed).
+    pub fn clear(&self) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        inner.generation += 1;
+        inner.entries.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner.read().unwrap_or_else(|e| e.into_inner()).entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(n: u32) -> UserId {
+        UserId::parse(&format!("u{n:08}")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn session(n: u32, expires_at: i64) -> KnownSession {
+        KnownSession { user_id: user(n), account_created_at: 100, expires_at }
+    }
+
+    #[test]
+    fn a_kept_session_answers_until_it_expires_or_its_user_is_forgotten() {
+        let cache = SessionCache::default();
+        for (hash, n) in [("a", 1), ("b", 1), ("c", 2)] {
+            cache.keep(hash, session(n, 1_000), cache.generation());
+        }
+        assert_eq!(cache.get("a", 999), Some(session(1, 1_000)));
+        assert_eq!(cache.get("a", 1_000), None, "expired");
+        assert_eq!(cache.get("x", 0), None);
+        cache.forget_user(&user(1));
+        assert_eq!((cache.get("a", 0), cache.get("b", 0)), (None, None));
+        assert_eq!(cache.get("c", 0), Some(session(2, 1_000)));
+        cache.clear();
+        assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn a_session_read_while_sessions_were_forgotten_is_not_kept() {
+        let cache = SessionCache::default();
+        let before_the_read = cache.generation();
+        cache.forget_user(&user(1));
+        cache.keep("a", session(1, 1_000), before_the_read);
+        assert_eq!(cache.get("a", 0), None, "it may have ended after the read");
+        cache.keep("a", session(1, 1_000), cache.generation());
+        assert_eq!(cache.get("a", 0), Some(session(1, 1_000)));
+    }
+}
