@@ -1,6 +1,6 @@
 // The conversation-quality bench's driver (scripts/bench-conversation; BENCHMARKS.md
 // "Conversation quality (issue 30)"). The same scripted conversations
-// (scripts/lib/conversation-bench/{tuning,tuning-2,held-out,held-out-2,held-out-3,held-out-4}.json) are held twice:
+// (scripts/lib/conversation-bench/{tuning,tuning-2,held-out,held-out-2,held-out-3,held-out-4,held-out-5}.json) are held twice:
 //
 // - amora: a running Amora server over its public API only (amora-client.mjs: the
 //   operator's createUser, password sign-in, the WebSocket), a fresh account per
@@ -14,7 +14,7 @@
 // text, to the output JSON so a person can read them.
 //
 // Usage: node --experimental-websocket conversation-bench.mjs --amora URL --token TOKEN
-//          [--peer URL] [--side amora|peer|both] [--only tuning|tuning-2|held-out|held-out-2|held-out-3|held-out-4]
+//          [--peer URL] [--side amora|peer|both] [--only tuning|tuning-2|held-out|held-out-2|held-out-3|held-out-4|held-out-5]
 //          [--languages pl,de]
 //          [--conversations N] [--concurrent] --out FILE.json
 //        node conversation-bench.mjs --report FILE.json   (the table of an earlier run)
@@ -55,7 +55,10 @@ if (!options.report && options.side !== 'amora' && !options.peer) throw new Erro
 // held-out-4 were written together, blind, by someone who had seen neither the chat code
 // nor the other parts: tuning-2 to tune the answer openings on (its recalls are scored by
 // actors/src/chat/answer.rs `openings_answer_the_tuning_corpora`), held-out-4 never read.
-const PARTS = ['tuning', 'tuning-2', 'held-out', 'held-out-2', 'held-out-3', 'held-out-4'];
+// held-out-3's wrong-language replies were read on 2026-11-30 (run 14) and tuned against,
+// so held-out-5 was written then, blind (by someone who had seen neither the chat code nor
+// the other parts), before that tuning, and never read.
+const PARTS = ['tuning', 'tuning-2', 'held-out', 'held-out-2', 'held-out-3', 'held-out-4', 'held-out-5'];
 if (options.only && !PARTS.includes(options.only)) throw new Error(`--only is one of ${PARTS.join(', ')}`);
 
 const REPLY_TIMEOUT_MS = Number(process.env.REPLY_TIMEOUT_MS ?? 600_000);
