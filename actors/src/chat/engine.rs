@@ -657,6 +657,11 @@ fn failed_check(own: &str, checks: &Checks<'_>) -> Option<Dropped> {
     if let Some(detected) = super::language::clearly_other(own, checks.language) {
         return Some(Dropped::Language(detected));
     }
+    // English of names and content words ("In Germany, Fiona, 29, meets Ann, an American
+    // balloon pilot") has none of the function words `clearly_other` counts.
+    if super::language::english_rather_than(own, checks.language) {
+        return Some(Dropped::Language("en"));
+    }
     let opening = |text: &str| -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())

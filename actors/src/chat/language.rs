@@ -407,12 +407,13 @@ pub fn off_language_sentence(piece: &str, expected: &str) -> Option<usize> {
 /// ("Harper Quinn, 17, speaking in French.") scored 0.985.
 const ENGLISH_CONFIDENCE: f64 = 0.6;
 
-/// Whether `sentence`, in a conversation in the Latin-script language `expected`, is
-/// English when only those two are weighed. The function-word checks of `clearly_other`
+/// Whether `sentence` (of [`SENTENCE_WORDS`] words or more), in a conversation in the
+/// Latin-script language `expected`, is English when only those two are weighed (a reply's
+/// start is judged so too: `engine::failed_check`). The function-word checks of `clearly_other`
 /// miss an English sentence of names and content words; a judgement among all ten
 /// languages is too unsure on one short sentence to be called reliable, but between two
 /// it is clear.
-fn english_rather_than(sentence: &str, expected: &str) -> bool {
+pub fn english_rather_than(sentence: &str, expected: &str) -> bool {
     static PAIRS: OnceLock<Vec<(&'static str, Detector)>> = OnceLock::new();
     let pairs = PAIRS.get_or_init(|| {
         LANGUAGES
@@ -421,6 +422,9 @@ fn english_rather_than(sentence: &str, expected: &str) -> bool {
             .map(|(lang, code)| (*code, Detector::with_allowlist(vec![*lang, Lang::Eng])))
             .collect()
     });
+    if word_count(sentence) < SENTENCE_WORDS {
+        return false;
+    }
     let Some((_, detector)) = pairs.iter().find(|(code, _)| *code == expected) else { return false };
     detector.detect(sentence).is_some_and(|info| info.lang() == Lang::Eng && info.confidence() >= ENGLISH_CONFIDENCE)
 }
@@ -549,7 +553,7 @@ fn small_talk(language: &str) -> &'static [&'static str] {
         "id" => &[
             "hai", "halo", "selamat", "pagi", "siang", "sore", "malam", "terima", "kasih", "kabar", "lagi", "sayang",
             "ganteng", "cantik", "baik", "hari", "ngapain", "gimana", "kok", "dong", "sih", "deh", "nih", "yuk",
-            "baru", "pulang",
+            "baru", "pulang", "kak",
         ],
         _ => &[],
     }
@@ -574,13 +578,20 @@ fn own_letters(language: &str) -> &'static str {
 /// Japanese and Korean: two letters of their script or more, most of its letters.
 fn first_words_language(message: &str, current: &str) -> Option<&'static str> {
     let letters = message.chars().filter(|c| c.is_alphabetic()).count();
-    for (code, script) in [("ja", 0x3040..=0x30FF_u32), ("ko", 0xAC00..=0xD7AF_u32)] {
-        let own = message.chars().filter(|c| script.contains(&(*c as u32))).count();
+    let korean = |c: u32| matches!(c, 0xAC00..=0xD7AF | 0x3130..=0x318F);
+    for (code, own) in [
+        ("ja", message.chars().filter(|c| matches!(*c as u32, 0x3040..=0x30FF)).count()),
+        // "안녕ㅎㅎ": the laughing ㅎㅎ is Korean's letters written alone.
+        ("ko", message.chars().filter(|c| korean(*c as u32)).count()),
+    ] {
         if own >= 2 && own * 2 > letters {
             return (code != current).then_some(code);
         }
     }
-    let words = lower_words(message);
+    let words: Vec<String> = lower_words(message).iter().map(|word| undrawn(word)).collect();
+    if let [word] = words.as_slice() {
+        return greeting_language(word).filter(|code| *code != current);
+    }
     if words.len() < 2 {
         return None;
     }
@@ -588,6 +599,7 @@ fn first_words_language(message: &str, current: &str) -> Option<&'static str> {
     let score = |language: &str| {
         let said = words
             .iter()
+            .filter(|w| !BORROWED_GREETINGS.contains(&w.as_str()))
             .filter(|w| own_words(language).contains(&w.as_str()) || small_talk(language).contains(&w.as_str()))
             .count();
         let lettered = lowered.chars().any(|c| own_letters(language).contains(c));
@@ -618,6 +630,44 @@ const SHORT_SWITCH_WORDS: usize = 4;
 /// or more, detected for sure, or with two or more of `language`'s common words (one, in the
 /// user's `first` message) and more of them than of `current`'s (Japanese and Korean:
 /// written in their script).
+/// Greetings every language's speakers type ("hey du", "hey ¿qué tal?"): they say nothing
+/// of the language of a first message.
+const BORROWED_GREETINGS: &[&str] = &["hey", "heyy", "ok", "okay", "lol", "haha"];
+
+/// Greetings that, typed alone as a first message, are one language's ("holaaa",
+/// "coucou", "hejka"). A lone word that is not a greeting ("Merci !") starts nothing, nor
+/// does a lone English greeting: speakers of every language type "Hello!".
+const GREETINGS: &[(&str, &[&str])] = &[
+    ("de", &["hallo", "moin", "servus", "huhu", "grüß"]),
+    ("es", &["hola", "holis", "buenas", "wenas"]),
+    ("fr", &["salut", "coucou", "bonjour", "bonsoir", "slt", "cc"]),
+    ("it", &["ciao", "buongiorno", "buonasera", "ehilà", "ehila"]),
+    ("pt", &["olá", "oi", "oie", "eae", "eai"]),
+    ("pl", &["cześć", "czesc", "hejka", "hej", "siema", "siemka", "witaj", "witam"]),
+    ("id", &["hai", "halo", "permisi"]),
+];
+
+/// A word with its drawn-out last letter taken back: "haii" is "hai", "holaaa" "hola",
+/// "oiii" "oi" ("hallo" keeps its "ll", which is not at the end).
+fn undrawn(word: &str) -> String {
+    match word.chars().last() {
+        Some(last) if word.chars().count() - word.trim_end_matches(last).chars().count() >= 2 => {
+            format!("{}{last}", word.trim_end_matches(last))
+        }
+        _ => word.to_owned(),
+    }
+}
+
+/// The language a lone greeting (its drawn-out letters taken back) is, if exactly one of
+/// them has it.
+fn greeting_language(word: &str) -> Option<&'static str> {
+    let mut found = GREETINGS.iter().filter(|(_, words)| words.contains(&word));
+    match (found.next(), found.next()) {
+        (Some((code, _)), None) => Some(*code),
+        _ => None,
+    }
+}
+
 fn clearly_in(message: &str, language: &str, current: &str, first: bool) -> bool {
     if word_count(message) < SHORT_SWITCH_WORDS {
         return false;
@@ -767,6 +817,8 @@ mod tests {
         assert_eq!(off_language_sentence(drift, "de"), Some("Ich bin so froh, dass du da bist.".len()));
         assert_eq!(off_language_sentence("I love rain. It makes the café feel cozy.", "en"), None);
         // English of names and content words, which the function-word checks miss.
+        assert!(english_rather_than("In Germany, Fiona, 29, meets Ann, an American balloon pilot, in passing.", "de"));
+        assert!(!english_rather_than("Oh, Ann!", "de"), "too short to judge");
         let french = " Bien sûr que je m'en souviens : Rennes ! Harper Quinn, 17, speaking in French.";
         let at = off_language_sentence(french, "fr").unwrap_or_else(|| panic!("the English line is found"));
         assert_eq!(&french[..at], " Bien sûr que je m'en souviens : Rennes !");
@@ -800,6 +852,21 @@ mod tests {
             assert_eq!(reply_language(&said(&[first]), "en"), code, "{first}");
         }
         assert_eq!(reply_language(&said(&["Merci !"]), "en"), "en", "one word is no new language");
+        for (greeting, code) in [
+            ("holaaa", "es"),
+            ("coucou 🙂", "fr"),
+            ("ciao!!", "it"),
+            ("oiii", "pt"),
+            ("hejka", "pl"),
+            ("haii kak", "id"),
+            ("안녕ㅎㅎ", "ko"),
+            ("Hallo!", "de"),
+        ] {
+            assert_eq!(reply_language(&said(&[greeting]), "en"), code, "a lone greeting: {greeting}");
+        }
+        for english in ["hey", "hiii", "hey you!", "Hello there"] {
+            assert_eq!(reply_language(&said(&[english]), "en"), "en", "{english}");
+        }
         assert_eq!(reply_language(&said(&["ok cool"]), "fr"), "fr", "nothing speaks for a language");
         assert_eq!(reply_language(&said(&["Hey du!"]), "de"), "de", "the interface's language has a word");
         assert_eq!(reply_language(&said(&["Hi, how are you?"]), "it"), "en");

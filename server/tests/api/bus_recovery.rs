@@ -269,6 +269,9 @@ async fn a_session_ended_while_redis_is_frozen_is_refused_on_the_other_node() {
         assert!(ended.elapsed() < STATED_BOUND + SLACK, "node B signed the ended session in for {:?}", ended.elapsed());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("with Redis frozen, a sign-out on node A held on node B {} ms after it was sent", ended.elapsed().as_millis());
+    println!(
+        "with Redis frozen, a sign-out on node A held on node B {} ms after it was sent",
+        ended.elapsed().as_millis()
+    );
     outage.redis.resume();
 }
