@@ -57,9 +57,10 @@ ROWS = [
     ("model.batch8", "8 conversations replying at once, total tokens/s",
      "llama-server --parallel 8", ratio_at_least(0.8)),
     ("http.rps", "encrypted getCharacterList (30 cards), requests/s at saturation",
-     "plain actix-web handler, same 30 cards as JSON", ratio_at_least(0.6)),
+     "plain actix-web handler, same 30 cards as JSON", ratio_at_least(0.8)),
+    # Issue 35 raised both targets (0.6, 10 ms in issue 19).
     ("http.p99", "same, p99 at half of our saturation rate",
-     "the plain handler at the same rate", below(10, "ms")),
+     "the plain handler at the same rate", below(5, "ms")),
     ("sockets.count", "idle WebSockets held by one server process",
      "centrifuge library server, same client tool", at_least(18000, "sockets")),
     ("sockets.kib", "server memory per idle WebSocket",
