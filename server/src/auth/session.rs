@@ -154,7 +154,7 @@ pub struct SignedIn {
 impl SignedIn {
     /// How the catalogue treats this person.
     pub fn viewer(&self, state: &AppState) -> Viewer {
-        Viewer::of_account(now() - self.user.created_at, state.settings.accounts.established_after_secs)
+        account_viewer(state, self.user.created_at)
     }
 }
 
@@ -209,6 +209,11 @@ async fn known_session(state: &AppState, token: &str) -> Result<Option<Found>, A
     Ok(Some(Found { hash, session, user: Some(user) }))
 }
 
+/// How the catalogue treats an account created at `created_at` (seconds).
+fn account_viewer(state: &AppState, created_at: i64) -> Viewer {
+    Viewer::of_account(now() - created_at, state.settings.accounts.established_after_secs)
+}
+
 fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
     req.app_data::<web::Data<AppState>>().cloned().ok_or_else(|| ApiError::Internal("no application state".into()))
 }
@@ -233,9 +238,7 @@ pub struct Viewing(pub Option<KnownSession>);
 
 impl Viewing {
     pub fn viewer(&self, state: &AppState) -> Viewer {
-        self.0.as_ref().map_or(Viewer::SignedOut, |session| {
-            Viewer::of_account(now() - session.account_created_at, state.settings.accounts.established_after_secs)
-        })
+        self.0.as_ref().map_or(Viewer::SignedOut, |session| account_viewer(state, session.account_created_at))
     }
 
     pub fn user_id(&self) -> Option<&UserId> {
