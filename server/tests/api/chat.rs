@@ -607,11 +607,21 @@ async fn conversations_on_the_in_process_llama_cpp_engine() {
         .and_then(|n| n.parse::<f64>().ok());
     assert!(reused.is_some_and(|n| n > 0.0), "reused prompt tokens in:\n{metrics}");
 
-    send(&mut socket, FREE_CHARACTER, "Write a very long story about a dragon who learns to bake bread.").await;
-    socket.wait_for("chatDelta", REPLY).await.expect("the reply started");
-    act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
-    let stopped = socket.wait_for("chatDone", REPLY).await.expect("stopped");
-    assert_eq!(stopped["data"]["finishReason"], "cancelled");
+    // A small model sometimes ends a "very long story" in two sentences, before the stop
+    // reaches it (seen once under a loaded test run): the scene is played again, at most
+    // three times, until a stop lands inside a reply.
+    let mut finishes = Vec::new();
+    for _ in 0..3 {
+        send(&mut socket, FREE_CHARACTER, "Write a very long story about a dragon who learns to bake bread.").await;
+        socket.wait_for("chatDelta", REPLY).await.expect("the reply started");
+        act(&mut socket, "chatStop", json!({ "characterId": FREE_CHARACTER })).await;
+        let done = socket.wait_for("chatDone", REPLY).await.expect("the reply ended");
+        finishes.push(done["data"]["finishReason"].clone());
+        if done["data"]["finishReason"] == "cancelled" {
+            return;
+        }
+    }
+    panic!("no stop landed inside a reply: {finishes:?}");
 }
 
 /// A reply the model leaves empty (its turn ended at once, or it opened with the user's
