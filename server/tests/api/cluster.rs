@@ -91,25 +91,42 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Starts a node on a free port with `data_dir` and extra `AMORA_*` settings; waits until ready.
+    /// A node that exits before it is ready is started again on another port, at most
+    /// three times: `free_port` can hand out a port another test takes before the node
+    /// binds it (seen in CI: "Address already in use").
     pub async fn start(data_dir: &Path, extra: &[(&str, String)]) -> Self {
-        let port = free_port();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_amora"));
-        command
-            .env("AMORA_HTTP__HOST", "127.0.0.1")
-            .env("AMORA_HTTP__PORT", port.to_string())
-            .env("AMORA_HTTP__WORKERS", "2")
-            .env("AMORA_STORE__DATA_DIR", data_dir)
-            .env("AMORA_ADMIN__TOKEN", ADMIN_TOKEN)
-            .env("AMORA_LOG__FILTER", "warn")
-            .env("AMORA_CHAT__PRELOAD", "false")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
-        for (key, value) in extra {
-            command.env(key, value);
+        for _ in 0..3 {
+            let port = free_port();
+            let mut command = Command::new(env!("CARGO_BIN_EXE_amora"));
+            command
+                .env("AMORA_HTTP__HOST", "127.0.0.1")
+                .env("AMORA_HTTP__PORT", port.to_string())
+                .env("AMORA_HTTP__WORKERS", "2")
+                .env("AMORA_STORE__DATA_DIR", data_dir)
+                .env("AMORA_ADMIN__TOKEN", ADMIN_TOKEN)
+                .env("AMORA_LOG__FILTER", "warn")
+                .env("AMORA_CHAT__PRELOAD", "false")
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit());
+            for (key, value) in extra {
+                command.env(key, value);
+            }
+            let mut process = Self { port, child: command.spawn().unwrap() };
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while process.readiness().await != 200 {
+                if process.child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the node did not become ready");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            // (A port taken by another test's node answers too: ours is then seen exiting.)
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if process.child.try_wait().unwrap().is_none() {
+                return process;
+            }
         }
-        let mut process = Self { port, child: command.spawn().unwrap() };
-        process.wait_ready(Duration::from_secs(60)).await;
-        process
+        panic!("the node exited three times before it was ready");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -127,6 +127,9 @@ async fn calls_answer_try_again_while_cassandra_is_paused_and_nothing_applies_tw
     assert_eq!(api.user_info_as(&voucher).await.data["coin"], 10);
     let mut socket = server.socket(&voucher).await;
     socket.wait_for("hello", WAIT).await.expect("hello");
+    // A session the node has never read: the node holds the sessions it has read
+    // (docs/security.md "Sessions held in memory"), so only this one must read the store.
+    let (_, _, unseen) = make_user(&store, "Quentin").await;
 
     relay.pause();
     // The operator's credit: 503 with Retry-After, never 500, within the timeout.
@@ -146,9 +149,9 @@ async fn calls_answer_try_again_while_cassandra_is_paused_and_nothing_applies_tw
     eprintln!("figure: the operator credit answered {status} after {:?}", started.elapsed());
     assert!(retry_after.is_some(), "503 says when to try again");
 
-    // A user's call that reads the store (the session): the envelope's try-again answer.
+    // A user's call that reads the store (a session not yet read): the envelope's try-again answer.
     let started = Instant::now();
-    let info = tokio::time::timeout(STORE_TIMEOUT + SLACK, api.user_info_as(&voucher))
+    let info = tokio::time::timeout(STORE_TIMEOUT + SLACK, api.user_info_as(&unseen))
         .await
         .unwrap_or_else(|_| panic!("getUserInfo did not answer within the timeout ({:?})", started.elapsed()));
     assert_eq!((info.code, info.msg.as_str()), (50000, amora_actors::TRY_AGAIN), "{:?}", info.data);
