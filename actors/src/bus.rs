@@ -281,6 +281,12 @@ impl EventBus {
         if !link.state.subscribed.load(Ordering::Relaxed) {
             return Err("not subscribed".to_owned());
         }
+        // Until the health watch has seen the bus up, it has not yet resynchronised this
+        // node's actors: a socket opened before that could be told an older balance after
+        // news it already had (seen in CI on a node just started).
+        if !link.state.up.load(Ordering::Relaxed) {
+            return Err("not yet seen up by the health watch".to_owned());
+        }
         ping(&link.state.client).await
     }
 
