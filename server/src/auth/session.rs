@@ -99,6 +99,13 @@ pub struct Presented {
     pub voucher: Option<String>,
 }
 
+impl Presented {
+    /// The tokens to try, the cookie first (`lookup_presented` says why).
+    fn in_order(self) -> impl Iterator<Item = String> {
+        [self.cookie, self.voucher].into_iter().flatten()
+    }
+}
+
 /// `Presented` from a request's headers alone (the socket's upgrade has no `HttpRequest`).
 /// The cookie is read as actix-web's `HttpRequest::cookie` reads it.
 pub fn presented_in(headers: &actix_web::http::header::HeaderMap) -> Presented {
@@ -117,15 +124,12 @@ pub fn presented_in(headers: &actix_web::http::header::HeaderMap) -> Presented {
 /// signed-in visitor into the link's author (login CSRF, issue 28; docs/security.md
 /// "Vouchers in links"). An app's view has no cookie, so its voucher signs it in.
 pub async fn lookup_presented(state: &AppState, presented: Presented) -> Result<Option<SignedIn>, ApiError> {
-    if let Some(cookie) = presented.cookie
-        && let Some(signed_in) = lookup_token(state, &cookie).await?
-    {
-        return Ok(Some(signed_in));
+    for token in presented.in_order() {
+        if let Some(signed_in) = lookup_token(state, &token).await? {
+            return Ok(Some(signed_in));
+        }
     }
-    match presented.voucher {
-        Some(voucher) => lookup_token(state, &voucher).await,
-        None => Ok(None),
-    }
+    Ok(None)
 }
 
 /// The session cookie's value, if the request carries one (not yet looked up).
@@ -254,9 +258,7 @@ impl FromRequest for Viewing {
         let req = req.clone();
         Box::pin(async move {
             let state = app_state(&req)?;
-            // The cookie first, as `lookup_presented`.
-            let presented = presented_in(req.headers());
-            for token in [presented.cookie, presented.voucher].into_iter().flatten() {
+            for token in presented_in(req.headers()).in_order() {
                 if let Some(found) = known_session(&state, &token).await? {
                     return Ok(Viewing(Some(found.session)));
                 }
