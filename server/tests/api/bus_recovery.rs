@@ -73,7 +73,7 @@ impl Outage {
         let client = reqwest::Client::new();
         let (status, _) = a.admin_credit(&client, &user_no, 25, Some("opening")).await;
         assert_eq!(status, 200);
-        assert_eq!(on_b.wait_for("tokenCount", WAIT).await.expect("tokenCount on B")["data"]["coin"], 25);
+        on_b.wait_for_coin(25, WAIT).await.expect("a tokenCount of 25 on B");
         Self { redis, a, b, store, user_id, user_no, voucher, on_b, client, _temps: temps }
     }
 

@@ -228,6 +228,21 @@ impl Socket {
         None
     }
 
+    /// Waits for a `tokenCount` of `coin`, skipping other events and earlier counts: a node
+    /// whose bus came up just before the socket opened may still resynchronise its actors
+    /// and announce the balance of that moment (a true one, never older than what the
+    /// socket was told) before the news the test waits for.
+    pub async fn wait_for_coin(&mut self, coin: i64, within: Duration) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            let event = self.wait_for("tokenCount", deadline - Instant::now()).await?;
+            if event["data"]["coin"] == coin {
+                return Some(event);
+            }
+        }
+        None
+    }
+
     pub async fn send_action(&mut self, action: &str) {
         self.stream.send(Message::Text(json!({ "action": action, "data": {} }).to_string().into())).await.unwrap();
     }

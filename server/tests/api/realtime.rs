@@ -43,8 +43,7 @@ async fn a_credit_on_node_a_reaches_a_socket_on_node_b() {
     let client = reqwest::Client::new();
     let (status, answer) = a.admin_credit(&client, &user_no, 500, None).await;
     assert_eq!((status, answer["coin"].clone(), answer["outcome"].clone()), (200, json!(500), json!("applied")));
-    let event = on_b.wait_for("tokenCount", WAIT).await.expect("tokenCount on node B");
-    assert_eq!(event["data"]["coin"], 500);
+    on_b.wait_for_coin(500, WAIT).await.expect("a tokenCount of 500 on node B");
 }
 
 #[actix_rt::test]
@@ -107,7 +106,7 @@ async fn killing_redis_loses_no_ledger_row_and_delivery_resumes() {
     let mut on_b = b.socket(&voucher).await;
     on_b.wait_for("hello", WAIT).await.unwrap();
     a.admin_credit(&client, &user_no, 10, None).await;
-    assert_eq!(on_b.wait_for("tokenCount", WAIT).await.unwrap()["data"]["coin"], 10);
+    on_b.wait_for_coin(10, WAIT).await.expect("a tokenCount of 10 on node B");
 
     redis.kill();
     for n in 0..20 {
