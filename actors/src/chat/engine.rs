@@ -15,8 +15,8 @@ use amora_domain::account::UserId;
 use amora_domain::character::{Character, CharacterId};
 use amora_domain::chat::{
     CardPrompt, EntryId, HistoryMessage, LoreEntry, Persona, Prompt, PromptMessage, PromptParts, PromptRole, Recall,
-    RecallItem, Speaker, assemble_prompt, clean_reply, end_reply, last_sentence_end, says_only_names, says_too_little,
-    sentence_ends, speaker_turn_at, without_opening_label,
+    RecallItem, Speaker, assemble_prompt, clean_reply, could_open_a_preamble, end_reply, last_sentence_end,
+    says_only_names, says_too_little, sentence_ends, speaker_turn_at, without_opening_label,
 };
 use amora_domain::group::GroupId;
 use amora_store::{Memory, Store, StoredMessage};
@@ -415,7 +415,10 @@ impl ChatEngine {
                 };
                 text = after_opening(shown, own);
                 // The model's own words are what is judged: an opening written here does not count.
-                if !ended && own.trim().chars().count() < HELD_BACK_CHARS {
+                // A first line that may yet be a note about the reply ("Here's a sample
+                // response:") waits for its end, so that the note is never sent.
+                let may_be_note = shown.is_empty() && could_open_a_preamble(own);
+                if !ended && (own.trim().chars().count() < HELD_BACK_CHARS || may_be_note) {
                     continue;
                 }
                 held_back = false;

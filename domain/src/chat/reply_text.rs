@@ -10,9 +10,71 @@ const LABEL_WORDS: usize = 3;
 /// …and of at most this many characters.
 const LABEL_CHARS: usize = 32;
 
+/// What opens a model's note about its reply ("Here's a sample response:"), as a chat
+/// assistant's habit would have it: the note's first words…
+const PREAMBLE_OPENERS: &[&str] =
+    &["here's", "here’s", "here is", "sure", "okay", "ok", "certainly", "of course", "alright", "below is"];
+/// …and one of these words in it, so that a line of the character's own ending in a colon
+/// ("Here's what I think:") stays.
+const PREAMBLE_SUBJECTS: &[&str] = &[
+    "response",
+    "responses",
+    "reply",
+    "replies",
+    "example",
+    "sample",
+    "answer",
+    "message",
+    "version",
+    "continuation",
+    "roleplay",
+];
+/// A note is one short line: at most this many words.
+const PREAMBLE_WORDS: usize = 12;
+/// A start with no line break yet is held back as a possible note until this many
+/// characters at most.
+pub const PREAMBLE_CHARS: usize = 120;
+
+/// Whether `line` is a model's note about the reply that follows, not the reply: a short
+/// line ending with a colon that opens like an assistant's answer and names what it
+/// introduces ("Here's a sample response:", "Sure! Here is a reply as Hana Mori:"). Seen
+/// in a phone journey opening "Here's a sample response:\n\nHi Hana,…".
+fn is_preamble(line: &str) -> bool {
+    let line = line.trim().trim_matches('*').trim_end();
+    line.strip_suffix(':').is_some_and(could_open_a_preamble)
+        && line.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| PREAMBLE_SUBJECTS.contains(&w))
+}
+
+/// Whether `start`, a line not yet ended, may still become a note (`is_preamble`): it
+/// opens like one and is short enough.
+pub fn could_open_a_preamble(start: &str) -> bool {
+    let start = start.trim_start().trim_start_matches('*');
+    let lower = start.to_lowercase();
+    let opens = PREAMBLE_OPENERS.iter().any(|opener| {
+        lower
+            .strip_prefix(opener)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(|c: char| !c.is_alphanumeric()))
+    });
+    opens
+        && !start.contains('\n')
+        && start.split_whitespace().count() <= PREAMBLE_WORDS
+        && start.len() <= PREAMBLE_CHARS
+}
+
+/// `text` without a note about the reply on its first line (`is_preamble`): what follows
+/// it, nothing when the model stopped there ("Here's a reply as Hana Mori:", cut by the
+/// stop string "\nHana Mori:"), which is written again as an empty reply is.
+fn without_preamble(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+    if is_preamble(first) { rest.trim_start() } else { text }
+}
+
 /// `text` with a speaker label at its start removed ("Hana Mori: Hi!" → "Hi!"): a label
-/// naming `character` (its full name or first name), or `user`.
+/// naming `character` (its full name or first name), or `user`; and before it, a note
+/// about the reply on a line of its own ("Here's a sample response:").
 pub fn without_opening_label<'a>(text: &'a str, character: &str, user: &str) -> &'a str {
+    let text = without_preamble(text);
     let trimmed = text.trim_start();
     let Some((label, rest)) = trimmed.split_once(LABEL_END) else { return text };
     let label = label.trim().trim_matches('*');
@@ -42,11 +104,12 @@ fn opens_with_label(line: &str) -> bool {
 }
 
 /// `text` up to the first line, after its first, that opens with a speaker label: what
-/// follows is someone's next turn, the user's or the character's own, never this reply.
+/// follows is someone's next turn, the user's or the character's own, never this reply;
+/// or that is a note about another one ("Here's another version:").
 pub fn before_next_speaker(text: &str) -> &str {
     let mut at = 0;
     for (index, line) in text.split_inclusive('\n').enumerate() {
-        if index > 0 && opens_with_label(line) {
+        if index > 0 && (opens_with_label(line) || is_preamble(line)) {
             return text[..at].trim_end();
         }
         at += line.len();
@@ -208,6 +271,30 @@ mod tests {
         assert_eq!(without_opening_label("Sam: Aku senang.", "Hana Mori", "Ann"), "Aku senang.", "any name as a label");
         assert_eq!(without_opening_label("Time: 10:30 it is.", "Hana Mori", "Ann"), "10:30 it is.", "a label too");
         assert_eq!(without_opening_label("At 10:30 we meet.", "Hana Mori", "Ann"), "At 10:30 we meet.");
+    }
+
+    #[test]
+    fn a_note_about_the_reply_goes_and_a_line_of_the_characters_own_stays() {
+        let clean = |text| clean_reply(text, "Hana Mori", "Ann");
+        assert_eq!(clean("Here's a sample response:\n\nHi Ann, the dome is open."), "Hi Ann, the dome is open.");
+        assert_eq!(clean("Sure! Here is a reply as Hana Mori:\nHana Mori: Hi Ann!"), "Hi Ann!", "then a label");
+        assert_eq!(clean("**Here's an example:**\nThe dome is open."), "The dome is open.");
+        assert_eq!(
+            clean("Of course! Here is a possible reply written as Hana Mori:\nHana Mori: The dome is open, Ann."),
+            "The dome is open, Ann."
+        );
+        assert_eq!(clean("The dome is open.\n\nHere's another version:\nOpen is the dome."), "The dome is open.");
+        // The character's own words ending in a colon are the reply.
+        assert_eq!(clean("Here's what I think:\nwe should go."), "Here's what I think:\nwe should go.");
+        assert_eq!(clean("My answer is simple:\nyes."), "My answer is simple:\nyes.");
+        // A note alone says nothing: written again, as an empty reply is.
+        assert_eq!(clean("Here's a sample response:"), "");
+        assert_eq!(clean("Here's a sample response:\n\n"), "");
+        assert!(could_open_a_preamble("Here's a sam"));
+        assert!(could_open_a_preamble("Sure"));
+        assert!(!could_open_a_preamble("Surely not"));
+        assert!(!could_open_a_preamble("Hi Ann, here's a sample"));
+        assert!(!could_open_a_preamble("Here's a sample response:\nHi"), "the line ended");
     }
 
     #[test]

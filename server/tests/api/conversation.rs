@@ -54,6 +54,46 @@ async fn speaker_labels_user_lines_and_tails_never_reach_a_reply() {
     }
 }
 
+/// Seen in a phone journey: the model answered like an assistant, "Here's a sample
+/// response:" and then the reply. The note is neither kept nor sent, even when its line
+/// ends only after the characters a start is held back for; a note the stop string
+/// "\nHana Mori:" cut off alone is written again; a note about another version later on
+/// ends the reply (its line is dropped from `chatDone`'s text, as a next speaker's is).
+#[actix_rt::test]
+async fn a_note_about_the_reply_is_never_sent_or_kept() {
+    let model = ChatApiFake::start().await;
+    let (app, voucher, mut socket) = app_on(&model).await;
+    let cases: [(&[&[&str]], &str); 3] = [
+        (
+            &[&["Here's a ", "sample response:\n\n", "Hi Ann, the dome is open tonight. ", "Shall we look at Vega?"]],
+            "Hi Ann, the dome is open tonight. Shall we look at Vega?",
+        ),
+        (
+            &[
+                &[
+                    "Of course! Here is a possible reply written as Hana Mori",
+                    ":\n",
+                    "Hana Mori: The dome is open, Ann.",
+                ],
+                &["The dome is open tonight, Ann."],
+            ],
+            "The dome is open tonight, Ann.",
+        ),
+        (
+            &[&["Vega is bright enough to find at once.\n\nHere's another version:\n", "Vega shines."]],
+            "Vega is bright enough to find at once.",
+        ),
+    ];
+    for (pieces, clean) in cases {
+        model.answer_next(pieces);
+        send(&mut socket, FREE_CHARACTER, "Tell me about the sky tonight, please.").await;
+        let events = until_reply_ends(&mut socket).await;
+        assert_eq!(stored(&events), clean, "{pieces:?}");
+        assert!(streamed(&events).starts_with(clean), "nothing of an opening note was sent: {events:?}");
+        assert_eq!(contents(&messages(&app, &voucher, FREE_CHARACTER, None, 5).await)[0], clean);
+    }
+}
+
 /// Seen on the bench: a reply that is only the character's name ("Lena,"), written again
 /// like an empty one, and nothing of it sent.
 #[actix_rt::test]
