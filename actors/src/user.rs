@@ -197,6 +197,9 @@ pub struct UserActor {
     /// on another node (`UserNotice::AccountChanged`) drops them.
     personas: Option<Vec<StoredPersona>>,
     sockets: HashMap<u64, mpsc::Sender<Frame>>,
+    /// The timer that watches the store for the sockets while the bus is down
+    /// (`sockets_changed`); none while there are no sockets.
+    stale_watch: Option<SpawnHandle>,
     max_sockets: usize,
     /// Balance changes queue here as their messages are handled, and one task applies
     /// them to the ledger one after another, while the actor keeps answering everything
@@ -233,6 +236,7 @@ impl UserActor {
             free_messages: None,
             personas: None,
             sockets: HashMap::new(),
+            stale_watch: None,
             max_sockets,
             money_lane: None,
             idle_after,
@@ -268,6 +272,29 @@ impl UserActor {
             self.send_to_sockets(&Frame::from(ServerEvent::TokenCount { coin: coins }));
         }
         changed
+    }
+
+    /// Keeps the sockets' watch on the store running while there are sockets, and only
+    /// then: while the bus is down no notice tells them of a change made on another node,
+    /// so they hear it from the store instead, within `STALE_AFTER` and a read. An idle
+    /// actor has no such timer (a hundred thousand of them woke twice a second), and
+    /// gives back its emptied map of sockets.
+    fn sockets_changed(&mut self, ctx: &mut Context<Self>) {
+        if self.sockets.is_empty() {
+            if let Some(watch) = self.stale_watch.take() {
+                ctx.cancel_future(watch);
+            }
+            self.sockets = HashMap::new();
+        } else if self.stale_watch.is_none() {
+            self.stale_watch = Some(ctx.run_interval(STALE_AFTER / 2, |actor, ctx| {
+                if actor.sockets.is_empty() {
+                    // The last ones were dropped as slow or closed.
+                    actor.sockets_changed(ctx);
+                } else if actor.account.is_some() && actor.stale() {
+                    actor.reread(false, ctx);
+                }
+            }));
+        }
     }
 
     fn send_to_sockets(&mut self, frame: &Frame) {
@@ -473,13 +500,6 @@ impl Actor for UserActor {
                 ctx.stop();
             }
         });
-        // While the bus is down no notice tells the sockets of a change made on another
-        // node: they hear it from the store instead, within `STALE_AFTER` and a read.
-        ctx.run_interval(STALE_AFTER / 2, |actor, ctx| {
-            if !actor.sockets.is_empty() && actor.account.is_some() && actor.stale() {
-                actor.reread(false, ctx);
-            }
-        });
     }
 
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
@@ -504,7 +524,10 @@ impl Handler<Connect> for UserActor {
                 actor.sockets.insert(message.socket_id, message.sender);
                 Ok(account.coin)
             })
-            .map(|result, _, _| result.and_then(|inner| inner)),
+            .map(|result, actor, ctx| {
+                actor.sockets_changed(ctx);
+                result.and_then(|inner| inner)
+            }),
         )
     }
 }
@@ -512,8 +535,9 @@ impl Handler<Connect> for UserActor {
 impl Handler<Disconnect> for UserActor {
     type Result = ();
 
-    fn handle(&mut self, message: Disconnect, _: &mut Self::Context) {
+    fn handle(&mut self, message: Disconnect, ctx: &mut Self::Context) {
         self.sockets.remove(&message.socket_id);
+        self.sockets_changed(ctx);
         self.touch();
     }
 }

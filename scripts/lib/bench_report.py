@@ -69,6 +69,8 @@ ROWS = [
      "centrifuge, memory broker", below(5, "ms", and_peer=True)),
     ("fanout.two", "the same, two nodes via Redis",
      "centrifuge, Redis broker", below(15, "ms", and_peer=True)),
+    ("actors.user", "memory per idle user actor, 100,000 resident on one node",
+     "actix actor holding nothing, kept in a map", at_most(2, "KiB")),
     ("catalogue.sqlite", "character list page 3,000 of a 100,000-character catalogue, SQLite",
      "page 2 of the same listing", ratio_at_most(1.5)),
     ("catalogue.cql", "the same on Cassandra 5",
@@ -81,8 +83,8 @@ def number(value, unit):
         return "—"
     if unit == "sockets":
         return f"{value:,.0f}"
-    if unit == "ms" and value < 10:
-        return f"{value:.2f} ms"
+    if unit in ("ms", "KiB") and value < 10:
+        return f"{value:.2f} {unit}"
     if unit == "requests/s":
         return f"{value:,.0f}/s"
     return f"{value:,.1f} {unit}"

@@ -3,7 +3,7 @@
 //! Redis; a socket of the user is open on node B while credits go through
 //! node A with Redis killed, or frozen with SIGSTOP. While the bus is down B shows the
 //! ledger's balance within the staleness bound docs/architecture.md states (B reads the
-//! store again instead of trusting what it holds); once Redis is back, B's socket gets a
+//! store again instead of trusting what it holds, and its socket hears it unasked); once Redis is back, B's socket gets a
 //! `tokenCount` with the true balance within the stated bound, and B's `getUserInfo`
 //! agrees with the ledger. While Redis is frozen `/readyz` answers 503 promptly and names
 //! the bus.
@@ -187,6 +187,8 @@ async fn killed(kind: StoreKind) {
     outage.redis.kill();
     outage.credit_fifty("killed").await;
     assert_eq!(outage.ledger_balance().await, 75);
+    // B's socket hears it from the store, unasked, while the bus is down.
+    outage.b_socket_hears(75, Instant::now()).await;
     // While the bus is down B does not trust what it holds for longer than the bound.
     outage.b_shows(75, "Redis down").await;
 
@@ -227,6 +229,7 @@ async fn frozen(kind: StoreKind) {
     }
     outage.credit_fifty("frozen").await;
     assert_eq!(outage.ledger_balance().await, 75);
+    outage.b_socket_hears(75, Instant::now()).await;
     outage.b_shows(75, "Redis frozen").await;
     let (status, body) = probe(&outage.b).await;
     assert_eq!(status, 503, "still frozen: {body}");
