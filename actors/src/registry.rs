@@ -23,8 +23,11 @@ use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
 use crate::conversations::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
 use crate::sessions::SessionCache;
-use crate::supervision::{Passivated, Stop};
+use crate::supervision::{IdleCheck, Passivated, Stop};
 use crate::user::{Notify, UserActor, UserAddr};
+
+/// How often, at most, the registry asks every user's actor whether it is idle.
+const IDLE_CHECK: Duration = Duration::from_secs(10);
 
 /// Limits of the actor populations of one node.
 #[derive(Debug, Clone, Copy)]
@@ -132,6 +135,13 @@ impl Registry {
                 receiver.recv().await.map(|delivery| (delivery, receiver))
             });
             ctx.add_stream(deliveries);
+            // One sweep asks every user's actor whether it is idle, instead of a timer in each.
+            let every = IDLE_CHECK.min(limits.idle_after / 2).max(Duration::from_millis(10));
+            ctx.run_interval(every, |registry, _| {
+                for entry in registry.users.entries.values() {
+                    entry.addr.do_send(IdleCheck);
+                }
+            });
             // One arbiter per core keeps actors off the HTTP workers' threads.
             let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
             Registry {

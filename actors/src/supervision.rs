@@ -1,5 +1,6 @@
 //! What the `Registry` and the actors it supervises say to each other: it asks one to
-//! stop (`Stop`, eviction), and each says when it stopped (`Passivated`). Here, apart from
+//! stop (`Stop`, eviction) or whether it is idle (`IdleCheck`), and each says when it
+//! stopped (`Passivated`). Here, apart from
 //! both, so that a user's or a character's actor holds a `Recipient<Passivated>` and needs
 //! nothing of the registry's own type.
 
@@ -21,3 +22,10 @@ pub enum Passivated {
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Stop;
+
+/// Asks a user's actor whether it has been idle long enough to stop: the registry's sweep,
+/// one timer for all of them rather than one each (an idle actor's timer was ~143 bytes of
+/// its memory, issue 35).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct IdleCheck;

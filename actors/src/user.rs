@@ -31,7 +31,7 @@ use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bus::{BusMessage, EventBus, Resync, UserNotice};
-use crate::supervision::{Passivated, Stop};
+use crate::supervision::{IdleCheck, Passivated, Stop};
 use crate::wire::events::{Frame, ServerEvent};
 
 /// The actor of a user, spawned if this node has none (asked of the `Registry`).
@@ -151,8 +151,6 @@ impl From<StoreError> for UserError {
     }
 }
 
-/// How often an actor asks itself whether it has been idle long enough to stop, at most.
-const IDLE_CHECK: Duration = Duration::from_secs(10);
 /// While the bus is down, what an actor read of the account and balance is trusted for
 /// this long; it is read again after that (on use, and for the sockets, by the clock).
 pub const STALE_AFTER: Duration = Duration::from_secs(1);
@@ -493,15 +491,6 @@ pub fn utc_day() -> i64 {
 impl Actor for UserActor {
     type Context = Context<Self>;
 
-    fn started(&mut self, ctx: &mut Self::Context) {
-        let every = IDLE_CHECK.min(self.idle_after / 2).max(Duration::from_millis(10));
-        ctx.run_interval(every, |actor, ctx| {
-            if actor.sockets.is_empty() && actor.last_active.elapsed() >= actor.idle_after {
-                ctx.stop();
-            }
-        });
-    }
-
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         // Dropping the senders ends every socket task of this user on this node.
         self.sockets.clear();
@@ -728,6 +717,16 @@ impl Handler<Resync> for UserActor {
         self.account_changes += 1;
         self.rereading = false;
         self.reread(true, ctx);
+    }
+}
+
+impl Handler<IdleCheck> for UserActor {
+    type Result = ();
+
+    fn handle(&mut self, _: IdleCheck, ctx: &mut Self::Context) {
+        if self.sockets.is_empty() && self.last_active.elapsed() >= self.idle_after {
+            ctx.stop();
+        }
     }
 }
 
