@@ -266,7 +266,14 @@ mod tests {
     use crate::registry::ActorCount;
 
     fn limits(max_users: usize, idle_after: Duration) -> RegistryLimits {
-        RegistryLimits { max_users, max_characters: 100, idle_after, max_sockets_per_user: 4 }
+        RegistryLimits {
+            max_users,
+            max_characters: 100,
+            idle_after,
+            cool_after: idle_after,
+            max_sockets_per_user: 4,
+            memory_budget: None,
+        }
     }
 
     async fn node(limits: RegistryLimits) -> (tempfile::TempDir, Store, Node) {
@@ -346,6 +353,60 @@ mod tests {
             node.debit(&id, Coins::change(30).unwrap_or_else(|e| panic!("{e}")), "test", txn("t3")).await,
             Ok(LedgerOutcome::Insufficient { balance, .. }) if balance.units() == 25
         ));
+    }
+
+    #[actix_rt::test]
+    async fn an_idle_actor_cools_then_reads_the_account_again_with_the_balance_kept() {
+        let cooling = RegistryLimits { cool_after: Duration::from_millis(50), ..limits(100, DEFAULT_IDLE_AFTER) };
+        let (_dir, store, node) = node(cooling).await;
+        let id = user(&store, 1).await;
+        let credit = node.credit(&id, Coins::change(40).unwrap_or_else(|e| panic!("{e}")), "test", txn("t1")).await;
+        assert!(matches!(credit, Ok(LedgerOutcome::Applied { .. })));
+        let name = |node: &Node| {
+            let (node, id) = (node.clone(), id.clone());
+            async move { node.account(&id).await.ok().flatten().map(|a| (a.user_name, a.coin.units())) }
+        };
+        assert_eq!(name(&node).await, Some(("user 1".to_string(), 40)));
+        // Written behind the actor's back: a warm actor answers what it holds…
+        let change = UserChange::Profile { user_name: Some("renamed".into()), user_avatar: None };
+        store.users.update(&id, change).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(name(&node).await, Some(("user 1".to_string(), 40)), "cached");
+        // …and a cooled one reads it again, its balance whole, the actor still resident.
+        actix_rt::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(users_running(&node).await, 1, "cooled, not stopped");
+        assert_eq!(name(&node).await, Some(("renamed".to_string(), 40)), "read again after cooling");
+        let debit = node.debit(&id, Coins::change(15).unwrap_or_else(|e| panic!("{e}")), "test", txn("t2")).await;
+        assert!(matches!(debit, Ok(LedgerOutcome::Applied { balance, .. }) if balance.units() == 25));
+    }
+
+    #[actix_rt::test]
+    async fn over_its_memory_budget_a_node_lets_go_of_conversations_and_reads_them_again_whole() {
+        let tight = RegistryLimits { memory_budget: Some(1), ..limits(100, DEFAULT_IDLE_AFTER) };
+        let (_dir, store, node) = node(tight).await;
+        crate::seeding::seed_catalogue(&store).await.unwrap_or_else(|e| panic!("{e}"));
+        let id = user(&store, 1).await;
+        let character = CharacterId::parse("gf-002").unwrap_or_else(|e| panic!("{e}"));
+        let messages = |node: &Node| {
+            let (node, id, character) = (node.clone(), id.clone(), character.clone());
+            async move {
+                let page = node.conversations.history(&id, &character, None, 30).await;
+                page.unwrap_or_else(|e| panic!("{e}")).messages.len()
+            }
+        };
+        assert_eq!(messages(&node).await, 1, "the greeting");
+        // Written behind the actor's back: a conversation held answers what it holds…
+        let message = amora_store::StoredMessage {
+            message_id: crate::chat::new_entry_id(),
+            speaker: amora_domain::chat::Speaker::User,
+            content: "written elsewhere".into(),
+            image: None,
+        };
+        store.conversations.append(&id, &character, message).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(messages(&node).await, 1, "held");
+        // …and once shed (over budget at every reading, the unused time shortening from
+        // 300 s to under one in three), it is read again whole.
+        actix_rt::time::sleep(Duration::from_secs(7)).await;
+        assert_eq!(messages(&node).await, 2, "shed, then read again from the store");
     }
 
     #[actix_rt::test]

@@ -7,6 +7,13 @@
 //! user whose sessions ended are forgotten either way). When the bus returns after
 //! being down it passes every actor here a `Resync`: news may have been missed meanwhile.
 //! Passivation loses nothing: actors hold only caches of what the store already has.
+//!
+//! Under a memory budget (`RegistryLimits::memory_budget`), the registry reads the
+//! process's resident memory four times a second; while it is over, it asks every actor
+//! to give back what was not used for a while (`Shed`), the while halving at each reading
+//! that is still over (`SHED_FIRST`): the least recently used conversations and cached
+//! accounts go first, nothing at work goes (a reply being written, a user with a socket),
+//! and all of it is in the store.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -23,11 +30,19 @@ use crate::character::{CharacterActor, CharacterAddr, CharacterNews};
 use crate::chat::ChatEngine;
 use crate::conversations::groups::{GroupActor, GroupActorParts, GroupAddr, GroupKey};
 use crate::sessions::SessionCache;
-use crate::supervision::{IdleCheck, Passivated, Stop};
-use crate::user::{Notify, UserActor, UserAddr};
+use crate::supervision::{IdleCheck, Passivated, Shed, Stop};
+use crate::user::{Notify, UserActor, UserActorNode, UserAddr};
 
 /// How often, at most, the registry asks every user's actor whether it is idle.
 const IDLE_CHECK: Duration = Duration::from_secs(10);
+/// How often the registry reads the process's memory when it has a budget.
+const MEMORY_CHECK: Duration = Duration::from_millis(250);
+/// Over budget, what was unused for this long goes first; then half as long at each
+/// reading still over (300 s, 150, 75… 0.3 s after ten), an eighth as long while more than
+/// a tenth over (0.6 s after four readings, one second): a node filling fast is brought
+/// back sooner. (Checked once a second and shortened by four, a server filling at
+/// ~25 MB/s peaked at 1.8 times its budget; BENCHMARKS.md.)
+const SHED_FIRST: Duration = Duration::from_secs(300);
 
 /// Limits of the actor populations of one node.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +54,13 @@ pub struct RegistryLimits {
     pub max_characters: usize,
     /// An actor with nothing to do stops after this long without activity.
     pub idle_after: Duration,
+    /// A user's actor with no sockets gives back what it caches after this long without
+    /// activity (`UserActorNode::cool_after`).
+    pub cool_after: Duration,
     pub max_sockets_per_user: usize,
+    /// The process's resident memory, in bytes, past which actors give back what they
+    /// hold (`Shed`); `None`: no budget.
+    pub memory_budget: Option<u64>,
 }
 
 /// How many actors of each kind run on this node: `(users, characters)`.
@@ -106,8 +127,6 @@ where
 }
 
 pub struct Registry {
-    store: Store,
-    bus: EventBus,
     chat: Arc<ChatEngine>,
     limits: RegistryLimits,
     users: Population<UserId, UserActor>,
@@ -117,6 +136,10 @@ pub struct Registry {
     next_incarnation: u64,
     /// The node's sessions, forgotten here when a notice says they ended.
     sessions: Arc<SessionCache>,
+    /// What every user actor here shares.
+    user_node: Arc<UserActorNode>,
+    /// While over the memory budget: how long unused what was last shed had been.
+    shedding: Option<Duration>,
 }
 
 impl Registry {
@@ -135,18 +158,32 @@ impl Registry {
                 receiver.recv().await.map(|delivery| (delivery, receiver))
             });
             ctx.add_stream(deliveries);
-            // One sweep asks every user's actor whether it is idle, instead of a timer in each.
-            let every = IDLE_CHECK.min(limits.idle_after / 2).max(Duration::from_millis(10));
+            // One sweep asks every user's actor whether it is idle, instead of a timer in each,
+            // and gives back the sessions that can no longer answer.
+            let every = IDLE_CHECK.min(limits.idle_after / 2).min(limits.cool_after).max(Duration::from_millis(10));
             ctx.run_interval(every, |registry, _| {
                 for entry in registry.users.entries.values() {
                     entry.addr.do_send(IdleCheck);
                 }
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |since| since.as_secs() as i64);
+                registry.sessions.forget_stale(now);
+            });
+            if limits.memory_budget.is_some() {
+                ctx.run_interval(MEMORY_CHECK, |registry, _| registry.keep_to_budget());
+            }
+            let user_node = Arc::new(UserActorNode {
+                store,
+                bus,
+                passivated: ctx.address().recipient(),
+                max_sockets: limits.max_sockets_per_user,
+                idle_after: limits.idle_after,
+                cool_after: limits.cool_after,
             });
             // One arbiter per core keeps actors off the HTTP workers' threads.
             let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
             Registry {
-                store,
-                bus,
                 chat,
                 limits,
                 users: Population::new(limits.max_users),
@@ -156,8 +193,35 @@ impl Registry {
                 arbiters: (0..threads).map(|_| Arbiter::new()).collect(),
                 next_incarnation: 0,
                 sessions,
+                user_node,
+                shedding: None,
             }
         })
+    }
+
+    /// Over the memory budget, asks every actor to give back what was unused for a while,
+    /// shorter at each reading (`SHED_FIRST`); under it, starts again from `SHED_FIRST`.
+    fn keep_to_budget(&mut self) {
+        let (Some(budget), Some(resident)) = (self.limits.memory_budget, resident_bytes()) else { return };
+        if resident <= budget {
+            if self.shedding.take().is_some() {
+                tracing::info!(resident, budget, "back under the memory budget");
+            }
+            return;
+        }
+        let far_over = resident > budget + budget / 10;
+        let unused_for = self.shedding.map_or(SHED_FIRST, |before| before / if far_over { 8 } else { 2 });
+        if self.shedding.is_none() {
+            tracing::info!(resident, budget, "over the memory budget: shedding what is least recently used");
+        }
+        self.shedding = Some(unused_for);
+        let shed = Shed { unused_for };
+        for entry in self.characters.entries.values() {
+            entry.addr.do_send(shed);
+        }
+        for entry in self.users.entries.values() {
+            entry.addr.do_send(shed);
+        }
     }
 
     /// The arbiter for the next actor, and its incarnation number.
@@ -181,17 +245,14 @@ impl Actor for Registry {
 impl Handler<UserAddr> for Registry {
     type Result = MessageResult<UserAddr>;
 
-    fn handle(&mut self, UserAddr(user_id): UserAddr, ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, UserAddr(user_id): UserAddr, _: &mut Self::Context) -> Self::Result {
         if let Some(addr) = self.users.get(&user_id) {
             return MessageResult(addr);
         }
         self.users.make_room();
         let (home, incarnation) = self.next_home();
-        let (store, bus, passivated, limits, id) =
-            (self.store.clone(), self.bus.clone(), ctx.address().recipient(), self.limits, user_id.clone());
-        let addr = UserActor::start_in_arbiter(&home, move |_| {
-            UserActor::new(id, store, bus, passivated, incarnation, limits.max_sockets_per_user, limits.idle_after)
-        });
+        let (node, id) = (self.user_node.clone(), user_id.clone());
+        let addr = UserActor::start_in_arbiter(&home, move |_| UserActor::new(id, node, incarnation));
         self.users.insert(user_id, addr.clone(), incarnation);
         MessageResult(addr)
     }
@@ -306,4 +367,11 @@ impl Handler<ActorCount> for Registry {
     fn handle(&mut self, _: ActorCount, _: &mut Self::Context) -> Self::Result {
         MessageResult((self.users.entries.len(), self.characters.entries.len()))
     }
+}
+
+/// The process's resident memory in bytes (Linux); `None` where it cannot be read.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = status.lines().find_map(|line| line.strip_prefix("VmRSS:"))?.split_whitespace().next()?;
+    kib.parse::<u64>().ok().map(|kib| kib * 1024)
 }

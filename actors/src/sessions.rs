@@ -113,6 +113,23 @@ impl SessionCache {
         inner.entries.retain(|_, entry| entry.session.user_id != *user_id);
     }
 
+    /// Forgets the sessions that can no longer answer (read [`RECHECK_AFTER`] ago or
+    /// more, or expired), and gives back the table's room once most of it is empty: a
+    /// hundred thousand users who came and went no longer hold ~150 bytes each here
+    /// (issue 35). Nothing answered changes, so this is not a forgetting that
+    /// [`SessionCache::keep`] must hear of.
+    pub fn forget_stale(&self, now: i64) {
+        self.forget_read_before(RECHECK_AFTER, now);
+    }
+
+    fn forget_read_before(&self, age: Duration, now: i64) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        inner.entries.retain(|_, entry| entry.read_at.elapsed() < age && entry.session.expires_at > now);
+        if inner.entries.capacity() > 4 * inner.entries.len().max(64) {
+            inner.entries.shrink_to_fit();
+        }
+    }
+
     /// Forgets everything (the bus is back and news may have been missed).
     pub fn clear(&self) {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
@@ -172,6 +189,22 @@ mod tests {
         assert_eq!(cache.get(&hash("c"), 0), Some(session(2, 1_000)));
         cache.clear();
         assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn sessions_that_can_no_longer_answer_are_given_back() {
+        let cache = SessionCache::default();
+        for n in 0..1_000 {
+            cache.keep(&hash(&format!("s{n}")), session(n, if n % 2 == 0 { 1_000 } else { 5_000 }), cache.generation());
+        }
+        let room = cache.inner.read().unwrap_or_else(|e| e.into_inner()).entries.capacity();
+        cache.forget_stale(2_000);
+        assert_eq!(cache.len(), 500, "the expired half is forgotten, the rest still answers");
+        assert_eq!(cache.get(&hash("s1"), 2_000), Some(session(1, 5_000)));
+        cache.forget_read_before(Duration::ZERO, 2_000);
+        assert!(cache.is_empty(), "read too long ago");
+        let now_room = cache.inner.read().unwrap_or_else(|e| e.into_inner()).entries.capacity();
+        assert!(now_room < room / 4, "the table's room is given back: {room} -> {now_room}");
     }
 
     #[test]

@@ -17,7 +17,6 @@
 //! moved. When the bus returns (`Resync`), it reads them again at once and sends its
 //! sockets a `tokenCount` (docs/architecture.md, "When the bus fails").
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,7 +30,7 @@ use amora_store::{LedgerEntry, LedgerOutcome, Store, StoreError, StoredPersona, 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bus::{BusMessage, EventBus, Resync, UserNotice};
-use crate::supervision::{IdleCheck, Passivated, Stop};
+use crate::supervision::{IdleCheck, Passivated, Shed, Stop};
 use crate::wire::events::{Frame, ServerEvent};
 
 /// The actor of a user, spawned if this node has none (asked of the `Registry`).
@@ -171,73 +170,77 @@ struct KnownBalance {
 
 pub struct UserActor {
     user_id: UserId,
-    store: Store,
-    bus: EventBus,
-    /// The registry, told when this actor stops.
-    passivated: Recipient<Passivated>,
+    /// What every user actor of the node shares (one pointer here): the store, the bus.
+    node: Arc<UserActorNode>,
     /// Distinguishes this incarnation from a later one of the same user in the registry.
     incarnation: u64,
-    /// The account as last read; `None` until first needed.
-    account: Option<User>,
-    /// The user's plans as last read with the account: the best in force decides
-    /// `userVipType` (with the operator's grant), and it lapses at its period's end.
-    plans: Vec<Subscription>,
+    /// What was read of the user; `None` until first needed, and again once the actor has
+    /// cooled (boxed: an idle actor then carries a pointer, not ~420 bytes).
+    cache: Option<Box<Cache>>,
     /// Newer than `account.coin` whenever the ledger told us more recently.
     balance: Option<KnownBalance>,
-    /// When the account and balance were last read from the store.
-    read_at: Option<Instant>,
     /// Counts changes of `account` made here, so a read begun before one does not undo it.
     account_changes: u64,
     /// A read of the account and balance is under way (while the bus is down one at a time).
     rereading: bool,
-    free_messages: Option<FreeMessages>,
-    /// The user's personas as last read (`None` until first needed); a change here or
-    /// on another node (`UserNotice::AccountChanged`) drops them.
-    personas: Option<Vec<StoredPersona>>,
-    sockets: HashMap<u64, mpsc::Sender<Frame>>,
+    /// The user's sockets on this node, by id: a few at most (`max_sockets`).
+    sockets: Vec<(u64, mpsc::Sender<Frame>)>,
     /// The timer that watches the store for the sockets while the bus is down
     /// (`sockets_changed`); none while there are no sockets.
     stale_watch: Option<SpawnHandle>,
-    max_sockets: usize,
     /// Balance changes queue here as their messages are handled, and one task applies
     /// them to the ledger one after another, while the actor keeps answering everything
     /// else. The queue is joined in the handler itself: a lock taken inside each change's
     /// future would be queued in the order actix first polls those futures, and actix
     /// reorders them whenever an earlier one finishes.
     money_lane: Option<mpsc::UnboundedSender<QueuedChange>>,
-    idle_after: Duration,
     last_active: Instant,
 }
 
+/// What a user's actor caches of the user, given back when it cools.
+#[derive(Default)]
+struct Cache {
+    /// The account as last read (`None`: not read, or read and gone).
+    account: Option<User>,
+    /// The user's plans as last read with the account: the best in force decides
+    /// `userVipType` (with the operator's grant), and it lapses at its period's end.
+    plans: Vec<Subscription>,
+    /// When the account and balance were last read from the store.
+    read_at: Option<Instant>,
+    free_messages: Option<FreeMessages>,
+    /// The user's personas as last read (`None` until first needed); a change here or
+    /// on another node (`UserNotice::AccountChanged`) drops them.
+    personas: Option<Vec<StoredPersona>>,
+}
+
+/// What the user actors of one node share, and the limits they keep.
+pub struct UserActorNode {
+    pub store: Store,
+    pub bus: EventBus,
+    /// The registry, told when an actor stops.
+    pub passivated: Recipient<Passivated>,
+    pub max_sockets: usize,
+    /// An actor with no sockets stops after this long without activity…
+    pub idle_after: Duration,
+    /// …and gives back what it caches (the account, plans, personas, free messages) after
+    /// this long: a hundred thousand resident users then hold ~1 KiB each beyond actix's
+    /// own (issue 35), and a user who comes back costs one read of the account.
+    pub cool_after: Duration,
+}
+
 impl UserActor {
-    pub fn new(
-        user_id: UserId,
-        store: Store,
-        bus: EventBus,
-        passivated: Recipient<Passivated>,
-        incarnation: u64,
-        max_sockets: usize,
-        idle_after: Duration,
-    ) -> Self {
+    pub fn new(user_id: UserId, node: Arc<UserActorNode>, incarnation: u64) -> Self {
         Self {
             user_id,
-            store,
-            bus,
-            passivated,
+            node,
             incarnation,
-            account: None,
-            plans: Vec::new(),
+            cache: None,
             balance: None,
-            read_at: None,
             account_changes: 0,
             rereading: false,
-            free_messages: None,
-            personas: None,
-            sockets: HashMap::new(),
+            sockets: Vec::new(),
             stale_watch: None,
-            max_sockets,
             money_lane: None,
-            idle_after,
             last_active: Instant::now(),
         }
     }
@@ -246,14 +249,25 @@ impl UserActor {
         self.last_active = Instant::now();
     }
 
+    /// What is cached, made on first need.
+    fn cache_mut(&mut self) -> &mut Cache {
+        self.cache.get_or_insert_with(Box::default)
+    }
+
+    /// Whether the account is held.
+    fn has_account(&self) -> bool {
+        self.cache.as_ref().is_some_and(|cache| cache.account.is_some())
+    }
+
     /// The account with the newest balance this actor knows folded in, and the plan in
     /// force now: `userVipType` is the operator's grant or the best plan, whichever is higher.
     fn current_account(&self) -> Option<User> {
-        let mut account = self.account.clone()?;
+        let cache = self.cache.as_deref()?;
+        let mut account = cache.account.clone()?;
         if let Some(balance) = self.balance {
             account.coin = balance.coins;
         }
-        account.user_vip_type = account.user_vip_type.max(vip_type(&self.plans, now()));
+        account.user_vip_type = account.user_vip_type.max(vip_type(&cache.plans, now()));
         Some(account)
     }
 
@@ -282,13 +296,13 @@ impl UserActor {
             if let Some(watch) = self.stale_watch.take() {
                 ctx.cancel_future(watch);
             }
-            self.sockets = HashMap::new();
+            self.sockets = Vec::new();
         } else if self.stale_watch.is_none() {
             self.stale_watch = Some(ctx.run_interval(STALE_AFTER / 2, |actor, ctx| {
                 if actor.sockets.is_empty() {
                     // The last ones were dropped as slow or closed.
                     actor.sockets_changed(ctx);
-                } else if actor.account.is_some() && actor.stale() {
+                } else if actor.has_account() && actor.stale() {
                     actor.reread(false, ctx);
                 }
             }));
@@ -298,7 +312,7 @@ impl UserActor {
     fn send_to_sockets(&mut self, frame: &Frame) {
         // A socket whose queue is full is a slow client: drop it rather than buffer
         // without bound. Dropping the sender ends its task, which closes the socket.
-        self.sockets.retain(|socket_id, sender| match sender.try_send(frame.clone()) {
+        self.sockets.retain(|(socket_id, sender)| match sender.try_send(frame.clone()) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 tracing::info!(socket = socket_id, "disconnecting a slow socket");
@@ -311,7 +325,8 @@ impl UserActor {
     /// Whether the account and balance held may have missed news: the bus is down and
     /// they were read more than `STALE_AFTER` ago.
     fn stale(&self) -> bool {
-        !self.bus.is_healthy() && self.read_at.is_none_or(|read_at| read_at.elapsed() >= STALE_AFTER)
+        let read_at = self.cache.as_ref().and_then(|cache| cache.read_at);
+        !self.node.bus.is_healthy() && read_at.is_none_or(|read_at| read_at.elapsed() >= STALE_AFTER)
     }
 
     /// Runs `then` with the account loaded: read from the store on first need, and again
@@ -321,7 +336,7 @@ impl UserActor {
         then: impl FnOnce(&mut Self, Option<User>) -> R + 'static,
     ) -> ResponseActFuture<Self, Result<R, UserError>> {
         self.touch();
-        if self.account.is_some() && !self.stale() {
+        if self.has_account() && !self.stale() {
             let account = self.current_account();
             return Box::pin(actix::fut::ready(Ok(then(self, account))));
         }
@@ -335,7 +350,7 @@ impl UserActor {
     /// Reads the account, plans and balance from the store and keeps them; tells the
     /// sockets when the balance moved (answers whether it did).
     fn read_again(&mut self) -> impl ActorFuture<Self, Output = Result<bool, UserError>> + 'static {
-        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        let (store, bus, user_id) = (self.node.store.clone(), self.node.bus.clone(), self.user_id.clone());
         let changes = self.account_changes;
         let read = async move {
             let mut account = store.users.by_id(&user_id).await?;
@@ -356,11 +371,13 @@ impl UserActor {
         read.into_actor(self).map(move |read, actor, _| {
             let (account, plans, balance) = read?;
             // A change applied here while the read was under way is newer: keep it.
-            if actor.account.is_none() || actor.account_changes == changes {
-                actor.account = account;
-                actor.plans = plans;
+            let unchanged = actor.account_changes == changes;
+            let cache = actor.cache_mut();
+            if cache.account.is_none() || unchanged {
+                cache.account = account;
+                cache.plans = plans;
             }
-            actor.read_at = Some(Instant::now());
+            cache.read_at = Some(Instant::now());
             // The ledger's sequence keeps a notice still on its way from undoing this.
             Ok(balance.is_some_and(|(coins, seq)| actor.learn_balance(coins, seq)))
         })
@@ -427,7 +444,7 @@ impl UserActor {
     fn money_lane(&mut self) -> &mpsc::UnboundedSender<QueuedChange> {
         self.money_lane.get_or_insert_with(|| {
             let (lane, queue) = mpsc::unbounded_channel();
-            actix::spawn(apply_in_turn(self.store.clone(), self.bus.clone(), self.user_id.clone(), queue));
+            actix::spawn(apply_in_turn(self.node.store.clone(), self.node.bus.clone(), self.user_id.clone(), queue));
             lane
         })
     }
@@ -440,22 +457,33 @@ impl UserActor {
     ) -> ResponseActFuture<Self, Result<R, UserError>> {
         self.touch();
         let today = utc_day();
-        let trusted = self.free_messages.filter(|known| known.day == today && self.bus.is_healthy());
+        let known = self.cache.as_ref().and_then(|cache| cache.free_messages);
+        let trusted = known.filter(|known| known.day == today && self.node.bus.is_healthy());
         if let Some(known) = trusted {
             return Box::pin(actix::fut::ready(Ok(then(self, known.used))));
         }
-        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        let (store, user_id) = (self.node.store.clone(), self.user_id.clone());
         Box::pin(async move { store.message_credits.used(&user_id, today).await }.into_actor(self).map(
             move |used, actor, _| {
                 let used = used?;
-                actor.free_messages = Some(FreeMessages { day: today, used });
+                actor.cache_mut().free_messages = Some(FreeMessages { day: today, used });
                 Ok(then(actor, used))
             },
         ))
     }
 
     fn learn_free_messages(&mut self, day: i64, used: u32) {
-        self.free_messages = Some(FreeMessages { day, used });
+        self.cache_mut().free_messages = Some(FreeMessages { day, used });
+    }
+
+    /// Gives back what this idle actor caches; the next use reads it again, as a new actor
+    /// would. The balance stays: its ledger sequence keeps an older notice from undoing a
+    /// newer read. The queue of balance changes stays too: a change still in it must be
+    /// applied before any later one, by the same task.
+    fn cool(&mut self) {
+        if !self.rereading {
+            self.cache = None;
+        }
     }
 }
 
@@ -494,7 +522,7 @@ impl Actor for UserActor {
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         // Dropping the senders ends every socket task of this user on this node.
         self.sockets.clear();
-        self.passivated.do_send(Passivated::User { user_id: self.user_id.clone(), incarnation: self.incarnation });
+        self.node.passivated.do_send(Passivated::User { user_id: self.user_id.clone(), incarnation: self.incarnation });
         Running::Stop
     }
 }
@@ -504,13 +532,13 @@ impl Handler<Connect> for UserActor {
 
     fn handle(&mut self, message: Connect, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        if self.sockets.len() >= self.max_sockets {
+        if self.sockets.len() >= self.node.max_sockets {
             return Box::pin(actix::fut::ready(Err(UserError::TooManySockets)));
         }
         Box::pin(
             self.with_account(move |actor, account| {
                 let account = account.ok_or(UserError::NoAccount)?;
-                actor.sockets.insert(message.socket_id, message.sender);
+                actor.sockets.push((message.socket_id, message.sender));
                 Ok(account.coin)
             })
             .map(|result, actor, ctx| {
@@ -525,7 +553,7 @@ impl Handler<Disconnect> for UserActor {
     type Result = ();
 
     fn handle(&mut self, message: Disconnect, ctx: &mut Self::Context) {
-        self.sockets.remove(&message.socket_id);
+        self.sockets.retain(|(socket_id, _)| *socket_id != message.socket_id);
         self.sockets_changed(ctx);
         self.touch();
     }
@@ -544,9 +572,11 @@ impl Handler<Notify> for UserActor {
             BusMessage::Notice(UserNotice::AccountChanged) => {
                 // Read it again (the balance too), then tell the sockets, whose clients
                 // refetch user info on tokenCount (spec §4).
-                self.account = None;
+                if let Some(cache) = self.cache.as_mut() {
+                    cache.account = None;
+                    cache.personas = None;
+                }
                 self.account_changes += 1;
-                self.personas = None;
                 self.rereading = false;
                 self.reread(true, ctx);
             }
@@ -608,7 +638,7 @@ impl Handler<UpdateAccount> for UserActor {
 
     fn handle(&mut self, UpdateAccount(change): UpdateAccount, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        let (store, bus, user_id) = (self.node.store.clone(), self.node.bus.clone(), self.user_id.clone());
         let plan_changed = matches!(change, UserChange::VipType(_));
         Box::pin(
             async move {
@@ -619,7 +649,7 @@ impl Handler<UpdateAccount> for UserActor {
             .into_actor(self)
             .map(move |updated, actor, _| {
                 let updated = updated?;
-                actor.account = updated;
+                actor.cache_mut().account = updated;
                 actor.account_changes += 1;
                 let account = actor.current_account();
                 if plan_changed && let Some(account) = &account {
@@ -637,7 +667,8 @@ impl Handler<TakeFreeMessage> for UserActor {
 
     fn handle(&mut self, message: TakeFreeMessage, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        let (store, bus, user_id, day) = (self.store.clone(), self.bus.clone(), self.user_id.clone(), utc_day());
+        let (store, bus, user_id, day) =
+            (self.node.store.clone(), self.node.bus.clone(), self.user_id.clone(), utc_day());
         // Taken in the store, which is atomic across nodes; the count is news for the others.
         Box::pin(
             async move {
@@ -664,7 +695,8 @@ impl Handler<GiveBackFreeMessage> for UserActor {
 
     fn handle(&mut self, _: GiveBackFreeMessage, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        let (store, bus, user_id, day) = (self.store.clone(), self.bus.clone(), self.user_id.clone(), utc_day());
+        let (store, bus, user_id, day) =
+            (self.node.store.clone(), self.node.bus.clone(), self.user_id.clone(), utc_day());
         Box::pin(
             async move {
                 store.message_credits.give_back(&user_id, day).await?;
@@ -694,7 +726,7 @@ impl Handler<SessionLive> for UserActor {
 
     fn handle(&mut self, message: SessionLive, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        let store = self.store.clone();
+        let store = self.node.store.clone();
         let user_id = self.user_id.clone();
         Box::pin(async move {
             let session = store.sessions.find_live(&message.session_hash, now()).await?;
@@ -709,9 +741,11 @@ impl Handler<Resync> for UserActor {
     /// The bus is back after news may have been lost: read account, balance and personas
     /// again (the free-message count too, on its next use) and tell the sockets.
     fn handle(&mut self, _: Resync, ctx: &mut Self::Context) {
-        self.personas = None;
-        self.free_messages = None;
-        if self.account.is_none() {
+        if let Some(cache) = self.cache.as_mut() {
+            cache.personas = None;
+            cache.free_messages = None;
+        }
+        if !self.has_account() {
             return;
         }
         self.account_changes += 1;
@@ -724,8 +758,24 @@ impl Handler<IdleCheck> for UserActor {
     type Result = ();
 
     fn handle(&mut self, _: IdleCheck, ctx: &mut Self::Context) {
-        if self.sockets.is_empty() && self.last_active.elapsed() >= self.idle_after {
+        if !self.sockets.is_empty() {
+            return;
+        }
+        let idle = self.last_active.elapsed();
+        if idle >= self.node.idle_after {
             ctx.stop();
+        } else if idle >= self.node.cool_after {
+            self.cool();
+        }
+    }
+}
+
+impl Handler<Shed> for UserActor {
+    type Result = ();
+
+    fn handle(&mut self, Shed { unused_for }: Shed, _: &mut Self::Context) {
+        if self.sockets.is_empty() && self.last_active.elapsed() >= unused_for {
+            self.cool();
         }
     }
 }
@@ -758,14 +808,14 @@ impl Handler<Personas> for UserActor {
 
     fn handle(&mut self, _: Personas, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        if let Some(personas) = &self.personas {
+        if let Some(personas) = self.cache.as_ref().and_then(|cache| cache.personas.as_ref()) {
             return Box::pin(actix::fut::ready(Ok(personas.clone())));
         }
-        let (store, user_id) = (self.store.clone(), self.user_id.clone());
+        let (store, user_id) = (self.node.store.clone(), self.user_id.clone());
         Box::pin(async move { store.personas.personas(&user_id).await }.into_actor(self).map(|read, actor, _| {
             let personas = read?;
             // A change applied while the read was under way is newer: keep it.
-            Ok(actor.personas.get_or_insert(personas).clone())
+            Ok(actor.cache_mut().personas.get_or_insert(personas).clone())
         }))
     }
 }
@@ -775,7 +825,7 @@ impl Handler<ChangePersona> for UserActor {
 
     fn handle(&mut self, change: ChangePersona, _: &mut Self::Context) -> Self::Result {
         self.touch();
-        let (store, bus, user_id) = (self.store.clone(), self.bus.clone(), self.user_id.clone());
+        let (store, bus, user_id) = (self.node.store.clone(), self.node.bus.clone(), self.user_id.clone());
         Box::pin(
             async move {
                 let character = change.character.as_ref();
@@ -795,7 +845,7 @@ impl Handler<ChangePersona> for UserActor {
             .into_actor(self)
             .map(|result, actor, _| {
                 let (changed, personas) = result?;
-                actor.personas = Some(personas.clone());
+                actor.cache_mut().personas = Some(personas.clone());
                 Ok((changed, personas))
             }),
         )

@@ -44,6 +44,10 @@ def at_most(bound, unit):
     return (f"≤ {bound} {unit}", lambda ours, peer: ours <= bound)
 
 
+def recorded():
+    return ("recorded", lambda ours, peer: True)
+
+
 # id, workload, peer, target (text, test on ours and peer).
 ROWS = [
     ("model.tps.60", "embedded model, reply tokens/s, 60-token prompt",
@@ -71,6 +75,10 @@ ROWS = [
      "centrifuge, Redis broker", below(15, "ms", and_peer=True)),
     ("actors.user", "memory per idle user actor, 100,000 resident on one node",
      "actix actor holding nothing, kept in a map", at_most(2, "KiB")),
+    ("actors.conversation", "memory per resident conversation of 40 messages, 20,000 resident on one node",
+     "the text of its messages", recorded()),
+    ("actors.budget", "resident memory under a budget once the 20,000 conversations were opened",
+     "the budget (actors.memory_budget_mib)", ratio_at_most(1.0)),
     ("catalogue.sqlite", "character list page 3,000 of a 100,000-character catalogue, SQLite",
      "page 2 of the same listing", ratio_at_most(1.5)),
     ("catalogue.cql", "the same on Cassandra 5",

@@ -212,6 +212,11 @@ pub struct ActorSettings {
     pub max_characters: usize,
     /// A user actor with no sockets stops after this long without activity.
     pub idle_secs: u64,
+    /// …and gives back what it caches (the account, plans, personas) after this long.
+    pub cool_secs: u64,
+    /// The process's resident memory (MiB, the model's included) past which actors give
+    /// back the conversations and accounts they hold, least recently used first; 0: none.
+    pub memory_budget_mib: u64,
     /// A node's lease on its pending debits (issue 28, `actors/src/pending.rs`): renewed
     /// every third of it; once it lapses another node (or the next start) settles them.
     pub lease_secs: u64,

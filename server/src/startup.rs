@@ -60,6 +60,9 @@ impl Application {
                 max_users: settings.actors.max_users.max(1),
                 max_characters: settings.actors.max_characters.max(1),
                 idle_after: Duration::from_secs(settings.actors.idle_secs),
+                cool_after: Duration::from_secs(settings.actors.cool_secs),
+                memory_budget: (settings.actors.memory_budget_mib > 0)
+                    .then(|| settings.actors.memory_budget_mib * 1024 * 1024),
                 max_sockets_per_user: settings.realtime.max_sockets_per_user.max(1),
             },
             chat: settings.chat.clone(),

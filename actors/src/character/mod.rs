@@ -48,7 +48,7 @@ use amora_store::{Memory, StoredMessage};
 use crate::bus::{CharacterNotice, Resync};
 use crate::chat::lore::CardLore;
 use crate::chat::{ChatEngine, ChatError, Chatter, new_entry_id};
-use crate::supervision::{Passivated, Stop};
+use crate::supervision::{Passivated, Shed, Stop};
 use crate::user::UserAddr;
 use crate::wire::chat::MessageView;
 use crate::wire::events::ServerEvent;
@@ -128,6 +128,12 @@ struct Pair {
 impl Pair {
     fn is_busy(&self) -> bool {
         self.reply.is_some() || self.extracting
+    }
+
+    /// Whether the pair may leave memory: nothing is at work in it (a reply, an
+    /// extraction, a free message not yet settled) and nobody used it for `unused_for`.
+    fn may_leave(&self, unused_for: Duration) -> bool {
+        !self.is_busy() && self.credit.is_none() && self.last_used.is_none_or(|t| t.elapsed() >= unused_for)
     }
 }
 
@@ -209,6 +215,15 @@ impl CharacterActor {
         let pair = self.pairs.entry(user_id.clone()).or_default();
         pair.last_used = Some(Instant::now());
         pair
+    }
+
+    /// Lets go of the conversations nobody used for `unused_for` (`Pair::may_leave`), and of
+    /// the map's room once most of it is empty.
+    fn shed(&mut self, unused_for: Duration) {
+        self.pairs.retain(|_, pair| !pair.may_leave(unused_for));
+        if self.pairs.capacity() > 4 * self.pairs.len().max(8) {
+            self.pairs.shrink_to_fit();
+        }
     }
 
     /// Holds the character as just read, and its card's lorebook.
@@ -400,7 +415,7 @@ impl Actor for CharacterActor {
         let every = IDLE_CHECK.min(self.idle_after / 2).max(Duration::from_millis(10));
         ctx.run_interval(every, |actor, ctx| {
             // Conversations nobody touched for a while leave memory; they are all stored.
-            actor.pairs.retain(|_, pair| pair.is_busy() || pair.last_used.is_some_and(|t| t.elapsed() < PAIR_IDLE));
+            actor.shed(PAIR_IDLE);
             let busy = actor.pairs.values().any(Pair::is_busy);
             if !busy && (actor.evicted || actor.last_active.elapsed() >= actor.idle_after) {
                 ctx.stop();
@@ -414,6 +429,14 @@ impl Actor for CharacterActor {
         self.passivated
             .do_send(Passivated::Character { character_id: self.character_id.clone(), incarnation: self.incarnation });
         Running::Stop
+    }
+}
+
+impl Handler<Shed> for CharacterActor {
+    type Result = ();
+
+    fn handle(&mut self, Shed { unused_for }: Shed, _: &mut Self::Context) {
+        self.shed(unused_for);
     }
 }
 

@@ -812,3 +812,51 @@ async fn every_client_action_is_answered() {
     assert_eq!(answered, amora_actors::wire::actions::ClientAction::NAMES);
     drop(app);
 }
+
+/// Issue 35: a node over its memory budget (here always: 1 MiB) sheds the conversations
+/// its actors hold, the while shortening at each reading until even one used a moment
+/// ago goes. A reply held at the model all that while is not shed with its conversation (a
+/// second send meanwhile is still refused as busy): it is stored, its free message spent
+/// once, and the next turn, on a conversation read again from the store, finds every
+/// message.
+#[actix_rt::test]
+async fn a_node_over_its_memory_budget_sheds_conversations_and_loses_no_message() {
+    let model = HeldModel::start().await;
+    let (app, _, voucher, mut socket) = chat_app(&[
+        ("AMORA_CHAT__MODEL__KIND", "openai"),
+        ("AMORA_CHAT__MODEL__OPENAI__BASE_URL", &model.base),
+        ("AMORA_CHAT__MODEL__OPENAI__MODEL", "held"),
+        ("AMORA_ACTORS__MEMORY_BUDGET_MIB", "1"),
+    ])
+    .await;
+    let greeting = contents(&messages(&app, &voucher, FREE_CHARACTER, None, 30).await);
+    assert_eq!(greeting.len(), 1);
+
+    send(&mut socket, FREE_CHARACTER, "First, while the node sheds.").await;
+    model.a_request_is_held(REPLY).await;
+    // Over budget at every reading: within three seconds everything not at work has been shed, but the
+    // conversation with a reply being written is still held: a second send is refused.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    send(&mut socket, FREE_CHARACTER, "Meanwhile.").await;
+    let busy = socket.wait_for("chatError", REPLY).await.expect("the second send is refused");
+    assert_eq!(busy["data"]["code"], 10003, "the reply in flight was kept: {busy}");
+    model.release_one();
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+
+    // Shed again between the turns, then a second turn on the conversation read again.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    send(&mut socket, FREE_CHARACTER, "Second, after it was shed.").await;
+    model.a_request_is_held(REPLY).await;
+    model.release_one();
+    let events = until_reply_ends(&mut socket).await;
+    assert_eq!(named(&events, "chatDone").len(), 1, "{events:?}");
+
+    let page = messages(&app, &voucher, FREE_CHARACTER, None, 30).await;
+    assert_eq!(
+        contents(&page),
+        ["Hello.", "Second, after it was shed.", "Hello.", "First, while the node sheds.", greeting[0].as_str()],
+        "every message, in order"
+    );
+    assert_eq!(page["creditsLeft"], 28, "each turn took one free message, once");
+}
