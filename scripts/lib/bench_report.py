@@ -79,6 +79,8 @@ ROWS = [
      "the text of its messages", recorded()),
     ("actors.budget", "resident memory under a budget once the 20,000 conversations were opened",
      "the budget (actors.memory_budget_mib)", ratio_at_most(1.0)),
+    ("turn.two", "chat turn on two nodes (Cassandra + Redis), server's added latency p99",
+     "the same turns on one node, embedded store and bus", below(10, "ms")),
     ("catalogue.sqlite", "character list page 3,000 of a 100,000-character catalogue, SQLite",
      "page 2 of the same listing", ratio_at_most(1.5)),
     ("catalogue.cql", "the same on Cassandra 5",

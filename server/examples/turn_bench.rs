@@ -7,9 +7,16 @@
 //! server added: the socket, the actors, accepting and storing the message, the prompt,
 //! storing the reply and the events back.
 //!
+//! With `--nodes 2` a second node runs in this process on the same store and event bus
+//! (Redis must be set: `AMORA_REDIS__URL`), and the user has a socket on each: the turns
+//! are sent on the first, and each turn also waits for its `chatDone` on the second, as a
+//! deployment of two nodes serves a user with a tab on each.
+//!
 //! Run by `scripts/bench-turn` (see BENCHMARKS.md). Options: `--turns N` (30),
 //! `--characters N` (conversations the turns rotate over, so history stays short: 5),
-//! `--max-tokens N` (reply length, 24).
+//! `--max-tokens N` (reply length, 24), `--nodes N` (1 or 2), `--baseline-out FILE` (writes
+//! the added latency's p99 there), `--baseline FILE` (records the row `turn.two`: this run's
+//! p99 against the one in FILE, `scripts/lib/bench_record.rs`).
 //!
 //! The embedded model's prompt cache: each turn's prompt tokens and how many of them came
 //! from the cache (`amora_chat_model_prompt_tokens` on `/metrics`); the hit rate is the
@@ -17,6 +24,9 @@
 //! prompt from the cache.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../../scripts/lib/bench_record.rs"]
+mod bench_record;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -38,18 +48,29 @@ struct Options {
     turns: usize,
     characters: usize,
     max_tokens: u32,
+    nodes: usize,
+    baseline_out: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
 }
 
 fn options() -> Options {
-    let mut options = Options { turns: 30, characters: 5, max_tokens: 24 };
+    let mut options =
+        Options { turns: 30, characters: 5, max_tokens: 24, nodes: 1, baseline_out: None, baseline: None };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
         let value = || pair.get(1).and_then(|v| v.parse::<usize>().ok()).expect("a number after the option");
+        let path = || std::path::PathBuf::from(pair.get(1).expect("a path after the option"));
         match pair[0].as_str() {
             "--turns" => options.turns = value(),
             "--characters" => options.characters = value().max(1),
             "--max-tokens" => options.max_tokens = value() as u32,
-            other => panic!("unknown option {other}: --turns N, --characters N, --max-tokens N"),
+            "--nodes" => options.nodes = value().clamp(1, 2),
+            "--baseline-out" => options.baseline_out = Some(path()),
+            "--baseline" => options.baseline = Some(path()),
+            other => panic!(
+                "unknown option {other}: --turns N, --characters N, --max-tokens N, --nodes N, \
+                 --baseline-out FILE, --baseline FILE"
+            ),
         }
     }
     options
@@ -69,6 +90,8 @@ struct Turn {
     /// The turn's prompt tokens, and how many the model's prompt cache held.
     prompt_tokens: f64,
     cached_tokens: f64,
+    /// `chatSend` sent to `chatDone` read on the user's socket on the second node.
+    elsewhere: Option<f64>,
 }
 
 impl Turn {
@@ -103,21 +126,34 @@ async fn main() {
     ];
     // The caller's settings win (the model path, another store, Redis).
     env.extend(std::env::vars());
-    let settings = Settings::load_from(None, env).expect("settings");
+    let settings = Settings::load_from(None, env.clone()).expect("settings");
     amora_server::observability::init_logging(&settings.log);
     let described = describe(&settings);
     let operator = settings.admin.token.clone();
 
-    let app = Application::build(settings).await.expect("the server starts");
+    let app = Application::build(settings.clone()).await.expect("the server starts");
     let address = format!("127.0.0.1:{}", app.port());
     let store = app.store();
     actix_rt::spawn(app.run_until_stopped());
+    // The second node: the same store and bus; the model loads there only if asked.
+    let second = if options.nodes > 1 {
+        assert!(!settings.redis.url.is_empty(), "two nodes share events through Redis: set AMORA_REDIS__URL");
+        env.push(("AMORA_CHAT__PRELOAD".into(), "false".into()));
+        let settings = Settings::load_from(None, env).expect("settings");
+        let app = Application::build(settings).await.expect("the second node starts");
+        let address = format!("127.0.0.1:{}", app.port());
+        actix_rt::spawn(app.run_until_stopped());
+        Some(address)
+    } else {
+        None
+    };
 
     let voucher = paid_user(&store).await;
-    let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{address}/lust/api/ws?voucher={voucher}"))
-        .await
-        .expect("the socket opens");
-    wait_for(&mut socket, "hello").await;
+    let mut socket = open_socket(&address, &voucher).await;
+    let mut elsewhere = match &second {
+        Some(address) => Some(open_socket(address, &voucher).await),
+        None => None,
+    };
     let mut operator_headers = reqwest::header::HeaderMap::new();
     operator_headers.insert(reqwest::header::AUTHORIZATION, format!("Bearer {operator}").parse().unwrap());
     let http = reqwest::Client::builder().default_headers(operator_headers).build().unwrap();
@@ -125,7 +161,8 @@ async fn main() {
 
     // Warm-up: loads the model, opens every conversation.
     for character in &characters {
-        let _ = turn(&mut socket, &http, &address, &store, character, "Hi! Nice to meet you.").await;
+        let _ =
+            turn(&mut socket, elsewhere.as_mut(), &http, &address, &store, character, "Hi! Nice to meet you.").await;
     }
     let lines = [
         "I just got home from work, it was a long day.",
@@ -139,7 +176,7 @@ async fn main() {
     let mut failed = Vec::new();
     for n in 0..options.turns {
         let character = &characters[n % characters.len()];
-        match turn(&mut socket, &http, &address, &store, character, lines[n % lines.len()]).await {
+        match turn(&mut socket, elsewhere.as_mut(), &http, &address, &store, character, lines[n % lines.len()]).await {
             Ok(mut measured) => {
                 measured.prompt_history = 2 + 2 * (1 + n / characters.len());
                 turns.push(measured);
@@ -149,16 +186,50 @@ async fn main() {
             Err(error) => failed.push(format!("turn {}: {}", n + 1, error["data"]["msg"])),
         }
     }
+    let described = if second.is_some() { format!("two nodes, {described}") } else { described };
     report(&options, &described, &turns);
     if !failed.is_empty() {
         println!("\n{} of {} turns failed and are left out: {}", failed.len(), options.turns, failed.join("; "));
     }
+    if turns.is_empty() {
+        panic!("every turn failed: {}", failed.join("; "));
+    }
+    let p99 = percentile(&mut turns.iter().map(Turn::added).collect::<Vec<f64>>(), 99.0);
+    if let Some(path) = &options.baseline_out {
+        std::fs::write(path, p99.to_string()).expect("the baseline is written");
+    }
+    if let Some(path) = &options.baseline {
+        let baseline: f64 = std::fs::read_to_string(path).expect("the baseline").trim().parse().expect("a number");
+        bench_record::record(
+            "turn.two",
+            p99,
+            baseline,
+            "ms",
+            &format!(
+                "{} turns over {} conversations, replies up to {} tokens, {described}; the peer: the same turns on \
+                 one node with the embedded store and bus; failed turns left out: {}",
+                turns.len(),
+                options.characters,
+                options.max_tokens,
+                failed.len()
+            ),
+        );
+    }
+}
+
+/// A socket of the holder of `voucher` on the node at `address`, once it said hello.
+async fn open_socket(address: &str, voucher: &str) -> Socket {
+    let url = format!("ws://{address}/lust/api/ws?voucher={voucher}");
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("the socket opens");
+    wait_for(&mut socket, "hello").await;
+    socket
 }
 
 /// Sends one message and reads every event of its reply; the phases come from `/metrics`.
 /// A failed reply answers its `chatError` event.
 async fn turn(
     socket: &mut Socket,
+    elsewhere: Option<&mut Socket>,
     http: &reqwest::Client,
     address: &str,
     store: &Store,
@@ -181,6 +252,19 @@ async fn turn(
         }
     }
     let total = sent.elapsed();
+    // The same reply's end on the user's socket on the other node.
+    let elsewhere = match elsewhere {
+        Some(other) => {
+            loop {
+                let event = next_event(other).await;
+                if event["event"] == "chatDone" || event["event"] == "chatError" {
+                    break;
+                }
+            }
+            Some(ms(sent.elapsed()))
+        }
+        None => None,
+    };
     let store_round_trips = (store.health.round_trips() - round_trips_before) as f64;
     let after = phase_sums(http, address).await;
     let phases = PHASES.iter().map(|&p| (p, 1000.0 * (after[p] - before.get(p).copied().unwrap_or(0.0)))).collect();
@@ -195,6 +279,7 @@ async fn turn(
         prompt_history: 0,
         prompt_tokens,
         cached_tokens,
+        elsewhere,
     })
 }
 
@@ -281,10 +366,13 @@ fn percentile(values: &mut [f64], p: f64) -> f64 {
 }
 
 fn row(name: &str, mut values: Vec<f64>) -> String {
+    if values.is_empty() {
+        return format!("| {name} | | | | | |");
+    }
     let mean = values.iter().sum::<f64>() / values.len() as f64;
-    let (p50, p95) = (percentile(&mut values, 50.0), percentile(&mut values, 95.0));
+    let (p50, p95, p99) = (percentile(&mut values, 50.0), percentile(&mut values, 95.0), percentile(&mut values, 99.0));
     let max = values.last().copied().unwrap_or(0.0);
-    format!("| {name} | {p50:.2} | {p95:.2} | {max:.2} | {mean:.2} |")
+    format!("| {name} | {p50:.2} | {p95:.2} | {p99:.2} | {max:.2} | {mean:.2} |")
 }
 
 fn report(options: &Options, described: &str, turns: &[Turn]) {
@@ -297,8 +385,8 @@ fn report(options: &Options, described: &str, turns: &[Turn]) {
         turns.iter().map(|t| t.prompt_history).max().unwrap_or(0),
     );
     println!();
-    println!("| per turn | p50 ms | p95 ms | max ms | mean ms |");
-    println!("|---|---|---|---|---|");
+    println!("| per turn | p50 ms | p95 ms | p99 ms | max ms | mean ms |");
+    println!("|---|---|---|---|---|---|");
     println!("{}", row("**server's added latency** (turn wall time − model time)", of(&|t| t.added())));
     println!(
         "{}",
@@ -311,9 +399,13 @@ fn report(options: &Options, described: &str, turns: &[Turn]) {
     println!("{}", row("model: whole reply", of(&|t| t.phase("generate"))));
     println!("{}", row("client: `chatSend` → first `chatDelta`", of(&|t| t.first_delta)));
     println!("{}", row("client: `chatSend` → `chatDone`", of(&|t| t.total)));
+    let elsewhere: Vec<f64> = turns.iter().filter_map(|t| t.elsewhere).collect();
+    if !elsewhere.is_empty() {
+        println!("{}", row("client: `chatSend` → `chatDone` on the second node's socket", elsewhere));
+    }
     println!();
-    println!("| per turn | p50 | p95 | max | mean |");
-    println!("|---|---|---|---|---|");
+    println!("| per turn | p50 | p95 | p99 | max | mean |");
+    println!("|---|---|---|---|---|---|");
     println!(
         "{}",
         row("store round trips (reads and writes) from `chatSend` to `chatDone`", of(&|t| t.store_round_trips))
