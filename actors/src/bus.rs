@@ -234,7 +234,11 @@ impl EventBus {
     /// Delivers here and, through Redis at `url`, on every other node. Starts the
     /// subscriber, the health check and the publisher, which live as long as the bus.
     pub fn with_redis(url: &str) -> Result<(Self, Inbox), redis::RedisError> {
-        let client = redis::Client::open(url)?;
+        // Without Nagle's algorithm (redis-rs keeps the OS default): a publish queued
+        // behind one not yet acknowledged would wait for Redis's delayed ACK.
+        let info = redis::IntoConnectionInfo::into_connection_info(url)?;
+        let tcp = info.tcp_settings().clone().set_nodelay(true);
+        let client = redis::Client::open(info.set_tcp_settings(tcp))?;
         let state = Arc::new(LinkState {
             client,
             subscribed: AtomicBool::new(false),

@@ -41,7 +41,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-const PHASES: [&str; 5] = ["accept", "prepare", "first_token", "generate", "store_reply"];
+const PHASES: [&str; 6] = ["accept", "recall", "prepare", "first_token", "generate", "store_reply"];
 const WAIT: Duration = Duration::from_secs(300);
 
 struct Options {
@@ -105,6 +105,11 @@ impl Turn {
     }
 
     /// Time to the first delta less the model's time to its first token.
+    /// The added latency no phase accounts for: the socket, the actors' mailboxes, the events.
+    fn unaccounted(&self) -> f64 {
+        self.added() - ["accept", "recall", "prepare", "store_reply"].iter().map(|p| self.phase(p)).sum::<f64>()
+    }
+
     fn added_before_first_delta(&self) -> f64 {
         self.first_delta - self.phase("first_token")
     }
@@ -220,7 +225,9 @@ async fn main() {
 /// A socket of the holder of `voucher` on the node at `address`, once it said hello.
 async fn open_socket(address: &str, voucher: &str) -> Socket {
     let url = format!("ws://{address}/lust/api/ws?voucher={voucher}");
-    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("the socket opens");
+    // As a browser opens it: without Nagle's algorithm.
+    let (mut socket, _) =
+        tokio_tungstenite::connect_async_with_config(url, None, true).await.expect("the socket opens");
     wait_for(&mut socket, "hello").await;
     socket
 }
@@ -393,8 +400,10 @@ fn report(options: &Options, described: &str, turns: &[Turn]) {
         row("added before the first delta (client − model first token)", of(&|t| t.added_before_first_delta()))
     );
     println!("{}", row("· accept (moderation, credit, store the message, `chatMessage`)", of(&|t| t.phase("accept"))));
-    println!("{}", row("· prepare (character, history, memories, prompt)", of(&|t| t.phase("prepare"))));
+    println!("{}", row("· recall (lorebook entries, recall index)", of(&|t| t.phase("recall"))));
+    println!("{}", row("· prepare (prompt built and counted, the model's turn)", of(&|t| t.phase("prepare"))));
     println!("{}", row("· store the reply", of(&|t| t.phase("store_reply"))));
+    println!("{}", row("· the rest (socket, actors' mailboxes, events)", of(&Turn::unaccounted)));
     println!("{}", row("model: first token", of(&|t| t.phase("first_token"))));
     println!("{}", row("model: whole reply", of(&|t| t.phase("generate"))));
     println!("{}", row("client: `chatSend` → first `chatDelta`", of(&|t| t.first_delta)));

@@ -227,6 +227,11 @@ fn serve(
                     async move { signal.notified().await }
                 })
                 .keep_alive(KeepAlive::default())
+                // Small writes go at once: a socket streams a reply as many small frames,
+                // and with Nagle's algorithm on (the OS default, which actix keeps) one
+                // written while the previous is unacknowledged waited for the client's
+                // delayed ACK: 40 ms added to ~2% of chat turns (BENCHMARKS.md, "Two nodes").
+                .tcp_nodelay(true)
                 .client_request_timeout(request_timeout)
                 .client_disconnect_timeout(Duration::from_secs(1))
                 .h1_allow_half_closed(true)

@@ -254,6 +254,7 @@ impl CharacterActor {
             reply.partial.clone()
         });
         actix::spawn(async move {
+            let started = Instant::now();
             let nothing = Found::default();
             // Once for the reply (recall and the reply assemble the prompt three times), off this thread.
             let lore = engine.choose_lore(lorebook, &window).await;
@@ -272,6 +273,7 @@ impl CharacterActor {
             };
             let found = engine.recall(&context).await;
             context.recall = &found;
+            engine.metrics().observe(Phase::Recall, started.elapsed());
             // A panic while writing (a bug) still ends the reply, with an error the user sees,
             // rather than leaving the conversation waiting for a reply that never comes.
             let written = std::panic::AssertUnwindSafe(engine.write_reply(&context, reply_id, cancel))

@@ -13,8 +13,11 @@ use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, 
 pub enum Phase {
     /// Moderation, the credit, storing the user's message and telling their sockets.
     Accept,
-    /// From the reply's start to the model's stream opening: the character, history and
-    /// memories read, the prompt built and counted.
+    /// From the reply's start to its prompt's assembly: the lorebook's entries chosen for
+    /// the window and the recall index searched for the user's newest message.
+    Recall,
+    /// From the recall found to the model's stream opening: the prompt built and counted,
+    /// the model's turn taken (`fair.rs`).
     Prepare,
     /// The model's stream opening to its first text (model time, its queue included).
     FirstToken,
@@ -29,6 +32,7 @@ impl Phase {
     fn label(self) -> &'static str {
         match self {
             Phase::Accept => "accept",
+            Phase::Recall => "recall",
             Phase::Prepare => "prepare",
             Phase::FirstToken => "first_token",
             Phase::Generate => "generate",

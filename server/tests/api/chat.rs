@@ -161,7 +161,7 @@ async fn a_conversation_streams_real_replies_from_the_embedded_model_and_keeps_t
 
     // The operator sees each phase of the two turns on /metrics.
     let metrics = app.metrics(OPERATOR).await;
-    for phase in ["accept", "prepare", "first_token", "generate", "store_reply"] {
+    for phase in ["accept", "recall", "prepare", "first_token", "generate", "store_reply"] {
         let line = format!("amora_chat_turn_phase_seconds_count{{phase=\"{phase}\"}} 2");
         assert!(metrics.contains(&line), "{line} in:\n{metrics}");
     }

@@ -218,17 +218,17 @@ impl ConversationRepo for CqlStore {
         let s = &self.statements.chat;
         let (user, character) = (user_id.as_str(), character_id.as_str());
         let id = message.message_id.raw();
-        self.run(&s.insert_partner, (user, character)).await?;
         // Indexed first: a failed append leaves at most an entry for a message that does
         // not exist, which recall skips, never a message recall cannot find.
         if message.speaker == Speaker::User {
             self.index_doc(user, character, (RecallKind::Message, id), &message.content, false).await?;
         }
+        // The message, its chat-list entry and the pair's partner row (what deleting the
+        // account finds the pair's messages by) in one round trip: none without the others.
         let image = message.image.as_ref().map(MessageImage::code);
         let values = (user, character, id, message.speaker.code(), &message.content, &image);
-        self.run(&s.insert_message, values).await?;
-        self.run(&s.upsert_conversation, values).await?;
-        Ok(())
+        let statements = [&s.insert_partner, &s.insert_message, &s.upsert_conversation];
+        self.write_together(&statements, ((user, character), values, values)).await
     }
 
     async fn messages(

@@ -41,7 +41,9 @@ use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::deserialize::row::DeserializeRow;
 use scylla::response::query_result::QueryResult;
+use scylla::serialize::batch::BatchValues;
 use scylla::serialize::row::SerializeRow;
+use scylla::statement::batch::{Batch, BatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency};
 use scylla::value::{CqlValue, Row};
@@ -227,6 +229,21 @@ impl CqlStore {
     async fn run(&self, statement: &PreparedStatement, values: impl SerializeRow) -> StoreResult<QueryResult> {
         self.count_round_trip();
         self.session.execute_unpaged(statement, values).await.map_err(unavailable)
+    }
+
+    /// Writes `statements` with `values` (one row of values each) as one logged batch: all
+    /// of them or none, in one round trip. For writes that must not be seen one without
+    /// the other, across partitions.
+    async fn write_together(&self, statements: &[&PreparedStatement], values: impl BatchValues) -> StoreResult<()> {
+        let mut batch = Batch::new(BatchType::Logged);
+        for statement in statements {
+            batch.append_statement((*statement).clone());
+        }
+        batch.set_consistency(self.settings.consistency);
+        batch.set_request_timeout(Some(self.settings.request_timeout));
+        batch.set_is_idempotent(true);
+        self.count_round_trip();
+        self.session.batch(&batch, values).await.map(|_| ()).map_err(unavailable)
     }
 
     /// Runs a query and reads every row of its (single-page) result.

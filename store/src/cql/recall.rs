@@ -197,17 +197,20 @@ impl RecallRepo for CqlStore {
         terms: &[String],
     ) -> StoreResult<RecallMatches> {
         let (user, character) = (user_id.as_str(), character_id.as_str());
-        let (messages, memories) = tokio::try_join!(
+        type PostingRow = (String, String, i64, i32, i32);
+        // The three reads at once: one round trip's wait, not two.
+        let postings = async {
+            if terms.is_empty() {
+                return Ok(Vec::new());
+            }
+            self.paged::<PostingRow>(&self.statements.recall.postings, (user, character, terms.to_vec())).await
+        };
+        let (messages, memories, rows) = tokio::try_join!(
             self.collection_size(user, character, RecallKind::Message),
             self.collection_size(user, character, RecallKind::Memory),
+            postings,
         )?;
         let mut matches = RecallMatches { postings: Vec::new(), messages, memories };
-        if terms.is_empty() {
-            return Ok(matches);
-        }
-        type PostingRow = (String, String, i64, i32, i32);
-        let rows: Vec<PostingRow> =
-            self.paged(&self.statements.recall.postings, (user, character, terms.to_vec())).await?;
         for (term, kind, id, count, length) in rows {
             matches.postings.push(RecallPosting {
                 term,

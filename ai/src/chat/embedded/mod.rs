@@ -10,6 +10,7 @@
 
 #[cfg(feature = "candle")]
 mod candle;
+mod counts;
 mod dry;
 mod gguf;
 mod language;
@@ -235,11 +236,6 @@ fn start_reply(
 /// Either engine's `ChatModel::info`.
 fn embedded_info(name: &str, context_window: usize, max_tokens: u32) -> ModelInfo {
     ModelInfo { provider: "embedded", model: name.to_owned(), context_window: Some(context_window), max_tokens }
-}
-
-/// Either engine's `ChatModel::count_tokens`: exact, by the GGUF's tokenizer.
-fn count_tokens_with(tokenizer: &GgufTokenizer, text: &str) -> usize {
-    tokenizer.encode(text, false).map_or_else(|_| super::estimate_tokens(text), |ids| ids.len())
 }
 
 /// A request made into a worker's job, and the caller's stream of its events; or, for a

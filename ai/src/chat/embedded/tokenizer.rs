@@ -13,6 +13,7 @@ use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{AddedToken, PreTokenizerWrapper, SplitDelimiterBehavior, Tokenizer};
 
+use super::counts::RecentCounts;
 use super::gguf::{GgufMetadata, GgufValue};
 use crate::AiError;
 use crate::chat::{ChatMessage, Role};
@@ -54,6 +55,8 @@ pub struct GgufTokenizer {
     /// Each language's logit bias over the vocabulary (`language::language_bias`), built on
     /// first use and shared by the clones.
     language_biases: Arc<Mutex<HashMap<String, Arc<[f32]>>>>,
+    /// Counts of the texts counted lately, shared by the clones (`counts.rs`).
+    counts: Arc<RecentCounts>,
 }
 
 impl std::fmt::Debug for GgufTokenizer {
@@ -224,6 +227,7 @@ impl GgufTokenizer {
             default_system,
             pre,
             language_biases: Arc::default(),
+            counts: Arc::default(),
         })
     }
 
@@ -232,6 +236,14 @@ impl GgufTokenizer {
     pub fn encode(&self, text: &str, parse_special: bool) -> Result<Vec<u32>, AiError> {
         let tokenizer = if parse_special { &self.parsing } else { &self.plain };
         Ok(tokenizer.encode(text, false).map_err(tk)?.get_ids().to_vec())
+    }
+
+    /// Tokens of `text` as plain text (control tokens in it not read as such), as a prompt
+    /// is measured against its budget; remembered for the texts counted lately.
+    pub fn count(&self, text: &str) -> usize {
+        self.counts.get_or_count(text, |text| {
+            self.encode(text, false).map_or_else(|_| crate::chat::estimate_tokens(text), |ids| ids.len())
+        })
     }
 
     /// Text of `ids`; control tokens are written out unless `skip_control`. Invalid UTF-8

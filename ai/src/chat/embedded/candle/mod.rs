@@ -22,8 +22,8 @@ pub use convert::{SOURCE_SHA256_KEY, converted_path, prepare_model, sha256_file}
 
 use self::prefix_cache::PrefixCache;
 use super::{
-    GgufMetadata, GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, count_tokens_with,
-    drop_abandoned, embedded_info, existing_model_file, start_reply,
+    GgufMetadata, GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, drop_abandoned,
+    embedded_info, existing_model_file, start_reply,
 };
 use crate::chat::{
     AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream,
@@ -191,7 +191,7 @@ impl ChatModel for EmbeddedChatModel {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        count_tokens_with(&self.shared.tokenizer, text)
+        self.shared.tokenizer.count(text)
     }
 
     fn prompt_cache(&self) -> Option<PromptCacheStats> {

@@ -31,8 +31,8 @@ use std::time::Instant;
 
 use self::ffi::{Batch, Decoded, Llama, OpenParams};
 use super::{
-    GgufMetadata, GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, count_tokens_with,
-    drop_abandoned, embedded_info, existing_model_file, start_reply,
+    GgufMetadata, GgufTokenizer, Job, Queue, RepeatPenalty, Scheduler, WorkerGuard, Writing, drop_abandoned,
+    embedded_info, existing_model_file, start_reply,
 };
 use crate::chat::{
     AiError, ChatModel, ChatRequest, FinishReason, ModelInfo, ModelSettings, PromptCacheStats, TokenStream,
@@ -213,7 +213,7 @@ impl ChatModel for LlamaCppChatModel {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        count_tokens_with(&self.shared.tokenizer, text)
+        self.shared.tokenizer.count(text)
     }
 
     fn prompt_cache(&self) -> Option<PromptCacheStats> {
