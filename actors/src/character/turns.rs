@@ -140,7 +140,7 @@ impl CharacterActor {
                 Err(error) => {
                     actor.release(&chatter.user_id, turn);
                     if took_credit {
-                        actor.give_back_credit(ctx, &chatter);
+                        actor.give_back_credit(ctx, &chatter, None);
                     }
                     Err(error)
                 }
@@ -199,9 +199,14 @@ impl CharacterActor {
     }
 
     /// Gives back a free message taken for a message whose reply never came: only if its
-    /// pending row is still there (a recovery may have given it back already).
-    pub(super) fn give_back_credit(&mut self, ctx: &mut Context<Self>, chatter: &Chatter) {
+    /// pending row is still there (a recovery may have given it back already). `then` is
+    /// published once it is back, so a client told the reply failed reads its credits
+    /// whole (on Cassandra the pending row's removal takes a few milliseconds).
+    pub(super) fn give_back_credit(&mut self, ctx: &mut Context<Self>, chatter: &Chatter, then: Option<ServerEvent>) {
         if chatter.paid {
+            if let Some(event) = then {
+                self.publish(ctx, &chatter.user_id, event);
+            }
             return;
         }
         let (users, user_id) = (self.users.clone(), chatter.user_id.clone());
@@ -222,8 +227,14 @@ impl CharacterActor {
                 if let Err(error) = given.await {
                     tracing::error!(%error, user = %user_id, "a free message could not be given back");
                 }
+                user_id
             }
-            .into_actor(self),
+            .into_actor(self)
+            .map(move |user_id, actor, ctx| {
+                if let Some(event) = then {
+                    actor.publish(ctx, &user_id, event);
+                }
+            }),
         );
     }
 
@@ -524,9 +535,8 @@ impl Handler<ReplyEnded> for CharacterActor {
                         let code = error.code().value();
                         tracing::info!(%error, code, user = %chatter.user_id, character = %character_id, "a reply was refused");
                     }
-                    actor.give_back_credit(ctx, &chatter);
                     let event = actor.error_event(Some(reply_id), &error);
-                    actor.publish(ctx, &chatter.user_id, event);
+                    actor.give_back_credit(ctx, &chatter, Some(event));
                 }
             }
             actor.stands_again(ctx, &user_id, back);
