@@ -104,12 +104,12 @@ impl Turn {
         self.total - self.phase("generate")
     }
 
-    /// Time to the first delta less the model's time to its first token.
     /// The added latency no phase accounts for: the socket, the actors' mailboxes, the events.
     fn unaccounted(&self) -> f64 {
         self.added() - ["accept", "recall", "prepare", "store_reply"].iter().map(|p| self.phase(p)).sum::<f64>()
     }
 
+    /// Time to the first delta less the model's time to its first token.
     fn added_before_first_delta(&self) -> f64 {
         self.first_delta - self.phase("first_token")
     }

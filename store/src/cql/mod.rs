@@ -235,7 +235,18 @@ impl CqlStore {
     /// of them or none, in one round trip. For writes that must not be seen one without
     /// the other, across partitions.
     async fn write_together(&self, statements: &[&PreparedStatement], values: impl BatchValues) -> StoreResult<()> {
-        let mut batch = Batch::new(BatchType::Logged);
+        self.write_batch(BatchType::Logged, statements, values).await
+    }
+
+    /// Writes `statements` with `values` as one batch of `kind` (idempotent writes only),
+    /// with the store's consistency and time-out.
+    async fn write_batch(
+        &self,
+        kind: BatchType,
+        statements: &[&PreparedStatement],
+        values: impl BatchValues,
+    ) -> StoreResult<()> {
+        let mut batch = Batch::new(kind);
         for statement in statements {
             batch.append_statement((*statement).clone());
         }

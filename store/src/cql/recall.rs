@@ -11,10 +11,10 @@ use amora_domain::chat::EntryId;
 use amora_domain::recall::{CollectionSize, term_counts};
 use async_trait::async_trait;
 use scylla::serialize::row::SerializeRow;
-use scylla::statement::batch::{Batch, BatchType};
+use scylla::statement::batch::BatchType;
 use scylla::statement::prepared::PreparedStatement;
 
-use super::{CqlStore, Kind, Preparer, corrupt, unavailable};
+use super::{CqlStore, Kind, Preparer, corrupt};
 use crate::{RecallKind, RecallMatches, RecallPosting, RecallRepo, StoreResult};
 
 /// Statements per batch: a posting row is under 100 bytes, so a batch stays near the
@@ -166,16 +166,9 @@ impl CqlStore {
     /// Runs `rows` as unlogged batches of at most `BATCH_ROWS`, in order.
     async fn write_batches(&self, rows: Vec<(&PreparedStatement, Row)>) -> StoreResult<()> {
         for chunk in rows.chunks(BATCH_ROWS) {
-            let mut batch = Batch::new(BatchType::Unlogged);
-            for (statement, _) in chunk {
-                batch.append_statement((*statement).clone());
-            }
-            batch.set_consistency(self.settings.consistency);
-            batch.set_request_timeout(Some(self.settings.request_timeout));
-            batch.set_is_idempotent(true);
+            let statements: Vec<&PreparedStatement> = chunk.iter().map(|(statement, _)| *statement).collect();
             let values: Vec<&Row> = chunk.iter().map(|(_, values)| values).collect();
-            self.count_round_trip();
-            self.session.batch(&batch, values).await.map_err(unavailable)?;
+            self.write_batch(BatchType::Unlogged, &statements, values).await?;
         }
         Ok(())
     }
